@@ -1,0 +1,58 @@
+"""The bot protocol: given a view of the game and an ``rng``, return a legal action."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from projectl_sim.actions import Action, Finish, Reward
+from projectl_sim.engine import FINISHING, REWARD, GameState
+
+
+class Bot:
+    """Base class: ``act`` picks a Play action; reward and Finishing Touches have defaults.
+
+    A bot receives ``view`` (what its seat may know; never the deck order) and must not mutate
+    it. Parameters are keyword arguments declared in ``params`` (name -> (default, help));
+    ``repr`` gives the normalised spec string, the bot's id in result tables.
+    """
+
+    name: ClassVar[str] = "bot"
+    summary: ClassVar[str] = ""
+    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.options = {k: d for k, (d, _) in self.params.items()}
+        self.options.update(kwargs)
+
+    def __call__(self, view: GameState, rng: random.Random) -> Action:
+        """Answer whatever the engine asks of this seat now."""
+        if view.phase == REWARD:
+            return Reward(self.choose_reward(view, view.reward_options, rng))
+        if view.phase == FINISHING:
+            return self.finishing_touches(view, rng)
+        return self.act(view, rng)
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        """Return one legal Play-phase action."""
+        raise NotImplementedError
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        """Return the reward piece to take among ``options`` (default: a random one)."""
+        return rng.choice(options)
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        """Return this seat's Finishing Touches (default: none)."""
+        return Finish(())
+
+    def __repr__(self) -> str:
+        changed = [
+            f"{k}={_fmt(v)}" for k, v in self.options.items() if v != self.params[k][0]
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)

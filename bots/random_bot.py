@@ -1,0 +1,113 @@
+"""The baseline ``random`` bot: sensible random play.
+
+Uniform over action kinds, then over instances of the chosen kind, so that Place (often hundreds
+of instances) doesn't drown the rest. Two pieces of sense keep games finishing by the rules:
+it always takes a Place that completes a puzzle when there is one, and it never places a piece
+that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bots.base import Bot
+from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
+from projectl_sim.engine import GameState, finish_options
+from projectl_sim.fill import can_tile
+
+
+def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: list[int]) -> bool:
+    t = view.t
+    rest = t.recess[card] & ~filled & ~mask
+    return not rest or can_tile(t.cat, rest, avail)
+
+
+def completing_places(view: GameState) -> list[Place]:
+    """Return the Place actions that complete a puzzle of the player to move."""
+    t = view.t
+    supply = view.supply[view.current]
+    out = []
+    for card, filled, _ in view.slots[view.current]:
+        empty = t.recess[card] & ~filled
+        for piece in t.cat.piece_of_mask.get(empty, ()):
+            if supply[piece]:
+                out.append(Place(card, piece, empty))
+    return out
+
+
+def finish_gain(view: GameState, action: Finish) -> int:
+    """Return the points a Finish gains: completed puzzles (and penalties avoided) minus pieces."""
+    t = view.t
+    p = view.current
+    filled = {card: f for card, f, _ in view.slots[p]}
+    for card, _, mask in action.placements:
+        filled[card] |= mask
+    per_puzzle = 2 if view.rules.unfinished_penalty else 1
+    gain = sum(per_puzzle * t.points[c] for c, f in filled.items() if f == t.recess[c])
+    return gain - len(action.placements)
+
+
+class RandomBot(Bot):
+    name = "random"
+    summary = (
+        "sensible random: uniform over action kinds then instances; completes puzzles when it "
+        "can and never strands an unfillable hole"
+    )
+    params = {}
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        done = completing_places(view)
+        if done:
+            return rng.choice(done)
+        p = view.current
+        avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
+        kinds: list[str] = ["take", "recycle", "basic", "upgrade", "place", "master"]
+        rng.shuffle(kinds)
+        for kind in kinds:
+            if kind == "take":
+                acts = view.take_actions()
+            elif kind == "recycle":
+                acts = view.recycle_actions()
+            elif kind == "basic":
+                acts = [TakeBasic()] if view.basic_piece() is not None else []
+            elif kind == "upgrade":
+                acts = view.upgrade_actions()
+            elif kind == "place":
+                action = self._place(view, rng, avail)
+                if action is not None:
+                    return action
+                continue
+            else:
+                action = self._master(view, rng, avail)
+                if action is not None:
+                    return action
+                continue
+            if acts:
+                return rng.choice(acts)
+        # Everything left strands a hole: any legal action is still better than none.
+        return rng.choice(view.legal_actions(master="none"))
+
+    def _place(self, view: GameState, rng: random.Random, avail: list[int]) -> Place | None:
+        places = view.place_actions()
+        filled = {card: f for card, f, _ in view.slots[view.current]}
+        rng.shuffle(places)
+        for a in places:
+            if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
+                return a  # type: ignore[return-value]
+        return None
+
+    def _master(self, view: GameState, rng: random.Random, avail: list[int]) -> Master | None:
+        filled = {card: f for card, f, _ in view.slots[view.current]}
+        for _ in range(4):
+            m = view.sample_master(rng)
+            if m is None:
+                return None
+            if len(m.placements) > 1 and all(
+                _leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements
+            ):
+                return m
+        return None
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
+        return best if finish_gain(view, best) > 0 else Finish(())  # type: ignore[return-value,arg-type]

@@ -1,0 +1,187 @@
+"""The ``projectl-sim`` command line: play, replay, bots (and fill, puzzles)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.errors import ProjectLError, UsageError
+from projectl_sim.rules import _SWITCHES, Rules
+
+PROG = "projectl-sim"
+
+
+def _catalogue(args: argparse.Namespace) -> Catalogue:
+    path = getattr(args, "catalogue", None)
+    return load_catalogue(path) if path else base_catalogue()
+
+
+def _parse_switches(items: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or key not in _SWITCHES:
+            raise UsageError(f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}")
+        default = _SWITCHES[key][0]
+        if isinstance(default, bool):
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise UsageError(f"--rule {key}: expected true or false, got {raw!r}")
+            out[key] = raw.lower() in ("true", "1")
+        elif isinstance(default, int):
+            try:
+                out[key] = int(raw)
+            except ValueError:
+                raise UsageError(f"--rule {key}: expected a whole number, got {raw!r}") from None
+        else:
+            out[key] = raw
+    return out
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from bots import make_bot
+    from projectl_sim.play import BotError, play_game
+    from projectl_sim.record import write_record
+    from projectl_sim.render import render
+
+    specs = [s for s in args.bots.split(",") if s.strip()]
+    players = args.players or len(specs)
+    if len(specs) < players:
+        specs = [specs[i % len(specs)] for i in range(players)]
+    if len(specs) != players:
+        raise UsageError(f"{players} players but {len(specs)} bots given")
+    bots = [make_bot(s) for s in specs]
+    try:
+        rules = Rules(players=players, catalogue=_catalogue(args), **_parse_switches(args.rule))
+    except TypeError as exc:
+        raise UsageError(str(exc)) from None
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        outcome = play_game(rules, bots, seed)
+    except BotError as exc:
+        partial = exc.outcome  # type: ignore[attr-defined]
+        if args.record and partial.record is not None:
+            write_record(partial.record_json(), args.record)
+            print(f"partial record written to {args.record}", file=sys.stderr)
+        raise
+    state = outcome.state
+    if args.record:
+        write_record(outcome.record_json(), args.record)
+    if args.json:
+        from projectl_sim.record import result_of
+
+        print(json.dumps({"seed": seed, "seats": [repr(b) for b in bots]} | result_of(state)))
+    else:
+        scores = state.final_scores()
+        cat = rules.catalogue
+        print(f"seed {seed}, {players} players, first player {state.first_player}")
+        for p in range(players):
+            pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
+            print(
+                f"  seat {p} {repr(bots[p]):<10} score {scores[p]:>3}  "
+                f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
+            )
+        ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
+        print(
+            f"winners: {', '.join(f'seat {w}' for w in state.winners())}; "
+            f"{state.round} rounds, {state.turn - 1} turns, ended {ended}"
+        )
+        if args.record:
+            print(f"record written to {args.record}")
+    if args.show:
+        print(render(state))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from projectl_sim.record import read_record, replay, summary_json
+    from projectl_sim.render import render
+
+    record = read_record(args.file)
+    rep = replay(record, _catalogue(args))
+    for w in rep.warnings:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+    state = rep.state
+    if args.json:
+        print(json.dumps(summary_json(rep)))
+    else:
+        over = state.is_over
+        scores = state.final_scores() if over else state.scores
+        status = "game over" if over else f"in progress ({state.phase}, round {state.round})"
+        print(f"valid: {rep.actions} actions, {status}")
+        print("scores: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores)))
+        if over:
+            print(f"winners: {', '.join(f'seat {w}' for w in state.winners())}")
+    if args.show:
+        print(render(state))
+    return 0
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    from bots import describe_bots
+
+    print("\n".join(describe_bots()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play one seeded game and print its summary")
+    play.add_argument("--seed", type=int, help="game seed (chosen and printed if absent)")
+    play.add_argument("--bots", default="random,random", help="comma list of bot specs, one per seat")
+    play.add_argument("--players", type=int, help="player count (default: number of bots)")
+    play.add_argument("--record", metavar="FILE", help="write the game record here")
+    play.add_argument("--show", action="store_true", help="draw the final state as text")
+    play.add_argument("--json", action="store_true", help="print the result as JSON")
+    play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
+    play.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                      help=f"set a rules switch ({', '.join(_SWITCHES)})")
+    play.set_defaults(func=cmd_play)
+
+    rep = sub.add_parser("replay", help="replay and validate a game record")
+    rep.add_argument("file", help="record JSON file")
+    rep.add_argument("--json", action="store_true", help="print the final state as JSON")
+    rep.add_argument("--show", action="store_true", help="draw the final state as text")
+    rep.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
+    rep.set_defaults(func=cmd_replay)
+
+    bots = sub.add_parser("bots", help="list every bot with its parameters")
+    bots.set_defaults(func=cmd_bots)
+
+    try:
+        from projectl_sim import fill_cli
+    except ImportError:  # pragma: no cover - the fill commands are optional until built
+        pass
+    else:
+        fill_cli.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; user mistakes print one line and exit non-zero."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ProjectLError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        print(f"{PROG}: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,901 @@
+"""The base-game engine: state, legal actions, checked and fast application, scoring.
+
+State is a handful of lists of ints and tuples, copied by a hand-written ``copy()``. Decks and rows
+are tuples (top of a deck first) so copies share them; a player's puzzle slot is a tuple
+``(card, filled_mask, placed)`` where ``placed`` is a tuple of ``(piece, mask)``.
+
+``apply`` is the fast path (no checks); ``check`` raises ``IllegalActionError`` saying why an
+action is illegal, and ``step`` is ``check`` then ``apply``. After every transition the engine
+advances by itself through what needs no decision: end of turn, passing when no action is legal,
+the end of the round, the final round, and scoring.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from projectl_sim.actions import (
+    BLACK,
+    COLOURS,
+    WHITE,
+    Action,
+    Finish,
+    Master,
+    Place,
+    Placement,
+    Recycle,
+    Reward,
+    Take,
+    TakeBasic,
+    TakeDeck,
+    Upgrade,
+    describe,
+)
+from projectl_sim.catalogue import Catalogue, Mask25
+from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
+
+# Phases
+PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
+# Why a game ended
+END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
+
+HIDDEN = -1  # a deck card the viewing player cannot see
+
+Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
+
+
+def rng_from_seed(seed: int | np.random.SeedSequence) -> random.Random:
+    """Return a fast ``random.Random`` derived from a seed or a numpy ``SeedSequence``."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return random.Random(int(ss.generate_state(2, dtype=np.uint64)[0]))
+
+
+class _Tables:
+    """Per-catalogue derived tables and caches shared by every game in the process."""
+
+    def __init__(self, cat: Catalogue) -> None:
+        self.cat = cat
+        self.n_pieces = len(cat.pieces)
+        self.levels = tuple(p.level for p in cat.pieces)
+        self.by_level: dict[int, tuple[int, ...]] = {}
+        for p in cat.pieces:
+            self.by_level.setdefault(p.level, ())
+            self.by_level[p.level] += (p.index,)
+        self.max_level = max(self.by_level)
+        self.recess = tuple(p.recess for p in cat.puzzles)
+        self.points = tuple(p.points for p in cat.puzzles)
+        self.is_black = tuple(p.is_black for p in cat.puzzles)
+        self.reward = tuple(cat.piece_index(p.reward) for p in cat.puzzles)
+        self.mono = cat.piece_index("mono")
+        self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
+        self.upgrade_actions = {
+            (g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)
+        }
+        self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
+        # (card, empty mask) -> per piece, the Place actions that fit
+        self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = {}
+
+    def place_actions(self, card: int, empty: Mask25) -> tuple[tuple[Place, ...], ...]:
+        key = (card, empty)
+        hit = self.place_cache.get(key)
+        if hit is None:
+            fits = self.cat.fits(empty)
+            hit = tuple(tuple(Place(card, piece, m) for m in masks) for piece, masks in enumerate(fits))
+            if len(self.place_cache) > 300_000:
+                self.place_cache.clear()
+            self.place_cache[key] = hit
+        return hit
+
+
+_TABLES: dict[int, _Tables] = {}
+
+
+def tables(cat: Catalogue) -> _Tables:
+    """Return the derived tables of a catalogue (built once per catalogue object)."""
+    t = _TABLES.get(id(cat))
+    if t is None or t.cat is not cat:
+        t = _TABLES[id(cat)] = _Tables(cat)
+    return t
+
+
+def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[int, ...]:
+    """Return the shapes a player may take when asking the reserve for ``wanted``.
+
+    Rulings, reserve shortage: the wanted shape if there is one; else any other shape of the same
+    level; if that level is empty, a shape one level higher or of any lower level; else nothing.
+    """
+    if reserve[wanted] > 0:
+        return (wanted,)
+    level = t.levels[wanted]
+    same = tuple(p for p in t.by_level[level] if reserve[p] > 0)
+    if same:
+        return same
+    return tuple(
+        p for p in range(t.n_pieces) if reserve[p] > 0 and (t.levels[p] == level + 1 or t.levels[p] < level)
+    )
+
+
+class GameState:
+    """One game of Project L (base game, 2-4 players)."""
+
+    __slots__ = (
+        "actions_left",
+        "black_taken",
+        "current",
+        "decks",
+        "end_reason",
+        "finished",
+        "first_player",
+        "ft_pieces",
+        "known_bottom",
+        "last_progress_round",
+        "master_used",
+        "n",
+        "pending",
+        "phase",
+        "piles",
+        "reserve",
+        "reward_options",
+        "round",
+        "rows",
+        "rules",
+        "scores",
+        "slots",
+        "supply",
+        "t",
+        "trigger_round",
+        "turn",
+        "viewer",
+    )
+
+    def __init__(self, rules: Rules, setup: dict[str, Any]) -> None:
+        """Start a game from an explicit setup (see ``new_game`` to deal from a seed)."""
+        self.rules = rules
+        cat = rules.catalogue
+        self.t = t = tables(cat)
+        self.n = n = rules.players
+        self.reserve = [p.copies for p in cat.pieces]
+        self.supply = [[0] * t.n_pieces for _ in range(n)]
+        for pid in STARTING_SUPPLY:
+            i = cat.piece_index(pid)
+            for s in self.supply:
+                s[i] += 1
+                self.reserve[i] -= 1
+        self.slots: list[list[Slot]] = [[] for _ in range(n)]
+        self.piles: list[tuple[int, ...]] = [() for _ in range(n)]
+        self.scores = [0] * n
+        self.ft_pieces = [0] * n
+        first, white, black = _parse_setup(setup, rules)
+        self.first_player = first
+        self.current = first
+        self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
+        self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+        self.known_bottom = [0, 0]
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.round = 1
+        self.turn = 1
+        self.trigger_round = 0
+        self.black_taken = 0
+        self.phase = PLAY
+        self.pending: tuple[int, ...] = ()
+        self.reward_options: tuple[int, ...] = ()
+        self.finished = [False] * n
+        self.end_reason: str | None = None
+        self.last_progress_round = 1
+        self.viewer: int | None = None
+        if not self.decks[BLACK]:  # a tiny black deck is empty from the start
+            self.trigger_round = 1
+        self._advance()
+
+    # -- copying and views ---------------------------------------------------------------------
+    def copy(self) -> GameState:
+        """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
+        g = object.__new__(GameState)
+        g.rules = self.rules
+        g.t = self.t
+        g.n = self.n
+        g.reserve = self.reserve[:]
+        g.supply = [s[:] for s in self.supply]
+        g.slots = [s[:] for s in self.slots]
+        g.piles = self.piles[:]
+        g.scores = self.scores[:]
+        g.ft_pieces = self.ft_pieces[:]
+        g.first_player = self.first_player
+        g.current = self.current
+        g.rows = self.rows[:]
+        g.decks = self.decks[:]
+        g.known_bottom = self.known_bottom[:]
+        g.actions_left = self.actions_left
+        g.master_used = self.master_used
+        g.round = self.round
+        g.turn = self.turn
+        g.trigger_round = self.trigger_round
+        g.black_taken = self.black_taken
+        g.phase = self.phase
+        g.pending = self.pending
+        g.reward_options = self.reward_options
+        g.finished = self.finished[:]
+        g.end_reason = self.end_reason
+        g.last_progress_round = self.last_progress_round
+        g.viewer = self.viewer
+        return g
+
+    def view(self, player: int) -> GameState:
+        """Return what ``player`` may know: a copy whose unseen deck cards are ``HIDDEN``.
+
+        The order of the cards recycled to the bottom of a deck is public (the recycling player
+        chose it in the open), so those stay visible.
+        """
+        g = self.copy()
+        g.viewer = player
+        g.decks = [
+            (HIDDEN,) * (len(d) - kb) + d[len(d) - kb :]
+            for d, kb in zip(self.decks, self.known_bottom, strict=True)
+        ]
+        return g
+
+    def unseen_cards(self, colour: int) -> list[int]:
+        """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
+        seen: set[int] = set(self.rows[colour])
+        for d, kb in zip(self.decks, self.known_bottom, strict=True):
+            seen.update(d[len(d) - kb :])
+        for slots in self.slots:
+            seen.update(s[0] for s in slots)
+        for pile in self.piles:
+            seen.update(pile)
+        cat = self.rules.catalogue
+        return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
+
+    def redeal(self, rng: random.Random) -> GameState:
+        """Return a copy whose unseen deck cards are re-dealt at random (determinization).
+
+        Works on a view (fills its ``HIDDEN`` cards) and on a full state alike.
+        """
+        g = self.copy()
+        decks = []
+        for colour, (d, kb) in enumerate(zip(self.decks, self.known_bottom, strict=True)):
+            hidden = len(d) - kb
+            pool = self.unseen_cards(colour)
+            decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
+        g.decks = decks
+        return g
+
+    # -- queries -------------------------------------------------------------------------------
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.rules.catalogue
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def truncated(self) -> bool:
+        return self.end_reason not in (None, END_RULES)
+
+    def unfinished(self, player: int) -> list[int]:
+        """Return the cards of a player's unfinished puzzles, in the order taken."""
+        return [s[0] for s in self.slots[player]]
+
+    def completed(self, player: int) -> list[int]:
+        """Return the cards of a player's victory pile, in the order completed."""
+        return list(self.piles[player])
+
+    def final_scores(self) -> list[int]:
+        """Return each player's score: victory pile, minus unfinished puzzles, minus touches."""
+        out = []
+        for p in range(self.n):
+            score = self.scores[p] - self.ft_pieces[p]
+            if self.rules.unfinished_penalty:
+                score -= sum(self.t.points[s[0]] for s in self.slots[p])
+            out.append(score)
+        return out
+
+    def winners(self) -> list[int]:
+        """Return the winning seats (several on a shared win), by the configured tie-break."""
+        scores = self.final_scores()
+        best = max(scores)
+        tied = [p for p in range(self.n) if scores[p] == best]
+        if len(tied) == 1:
+            return tied
+        if self.rules.tie_break == "later_in_turn_order":
+            return [max(tied, key=lambda p: (p - self.first_player) % self.n)]
+        key = {p: (len(self.piles[p]), sum(self.supply[p])) for p in tied}
+        top = max(key.values())
+        return [p for p in tied if key[p] == top]
+
+    def to_move(self) -> int:
+        """Return the seat that decides next (also during Finishing Touches)."""
+        return self.current
+
+    # -- legal actions -------------------------------------------------------------------------
+    def legal_actions(self, master: str = "all") -> list[Action]:
+        """Return the legal actions of the player to move, in a deterministic order.
+
+        ``master``: ``"all"`` enumerates every Master combination (can be large), ``"none"``
+        leaves them out (see ``master_actions`` / ``sample_master``). During Finishing Touches the
+        list holds the empty Finish plus one Finish per completable set found by ``finish_options``
+        (any Finish is checked exactly by ``check``).
+        """
+        phase = self.phase
+        if phase == PLAY:
+            acts = self._play_actions()
+            if master == "all" and not self.master_used and self.slots[self.current]:
+                acts.extend(self.master_actions())
+            return acts
+        if phase == REWARD:
+            return [self.t.reward_actions[p] for p in self.reward_options]
+        if phase == FINISHING:
+            return finish_options(self)
+        return []
+
+    def _can_take(self) -> bool:
+        return len(self.slots[self.current]) < MAX_UNFINISHED
+
+    def take_actions(self) -> list[Action]:
+        """Return the legal Take actions (rows left to right, then blind from each deck)."""
+        if not self._can_take():
+            return []
+        t = self.t
+        acts: list[Action] = [t.take_actions[c] for c in self.rows[WHITE]]
+        black_ok = not (self.trigger_round and self.black_taken >= 1)
+        if black_ok:
+            acts.extend(t.take_actions[c] for c in self.rows[BLACK])
+        if self.decks[WHITE]:
+            acts.append(TakeDeck(WHITE))
+        if black_ok and self.decks[BLACK]:
+            acts.append(TakeDeck(BLACK))
+        return acts
+
+    def recycle_actions(self) -> list[Action]:
+        """Return every Recycle: each non-empty row in each drawing order."""
+        acts: list[Action] = []
+        for colour in (WHITE, BLACK):
+            row = self.rows[colour]
+            if row:
+                acts.extend(Recycle(colour, order) for order in itertools.permutations(row))
+        return acts
+
+    def upgrade_actions(self) -> list[Action]:
+        """Return every Upgrade B (give, get) pair the reserve allows."""
+        t = self.t
+        reserve = self.reserve
+        supply = self.supply[self.current]
+        acts: list[Action] = []
+        for give in range(t.n_pieces):
+            if supply[give]:
+                for get in self._upgrade_targets(give, reserve):
+                    acts.append(t.upgrade_actions[give, get])
+        return acts
+
+    def _upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
+        # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
+        # higher; reserve shortage: if that higher level is empty, one level above it.
+        t = self.t
+        level = t.levels[give]
+        up = t.by_level.get(level + 1, ())
+        targets_levels = {level + 1} if any(reserve[p] for p in up) else {level + 2}
+        return [
+            p
+            for p in range(t.n_pieces)
+            if p != give and reserve[p] > 0 and (t.levels[p] <= level or t.levels[p] in targets_levels)
+        ]
+
+    def basic_piece(self) -> int | None:
+        """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
+        options = shortage_options(self.reserve, self.t.mono, self.t)
+        return options[0] if options else None
+
+    def place_actions(self) -> list[Action]:
+        """Return every Place of an owned piece into an own unfinished puzzle."""
+        t = self.t
+        supply = self.supply[self.current]
+        acts: list[Action] = []
+        for card, filled, _ in self.slots[self.current]:
+            per_piece = t.place_actions(card, t.recess[card] & ~filled)
+            for piece, places in enumerate(per_piece):
+                if supply[piece] and places:
+                    acts.extend(places)
+        return acts
+
+    def _play_actions(self) -> list[Action]:
+        acts = self.take_actions()
+        acts.extend(self.recycle_actions())
+        if self.basic_piece() is not None:
+            acts.append(TakeBasic())
+        acts.extend(self.upgrade_actions())
+        acts.extend(self.place_actions())
+        return acts
+
+    def master_actions(self) -> Iterator[Master]:
+        """Yield every Master action (one or more placements, at most one per puzzle)."""
+        if self.master_used or self.phase != PLAY:
+            return
+        t = self.t
+        supply = self.supply[self.current]
+        per_slot = []
+        for card, filled, _ in self.slots[self.current]:
+            fits = t.cat.fits(t.recess[card] & ~filled)
+            per_slot.append([(card, piece, m) for piece, masks in enumerate(fits) for m in masks])
+
+        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Master]:
+            if i == len(per_slot):
+                if chosen:
+                    yield Master(tuple(chosen))
+                return
+            yield from go(i + 1, left, chosen)
+            for pl in per_slot[i]:
+                piece = pl[1]
+                if left[piece]:
+                    left[piece] -= 1
+                    chosen.append(pl)
+                    yield from go(i + 1, left, chosen)
+                    chosen.pop()
+                    left[piece] += 1
+
+        yield from go(0, supply[:], [])
+
+    def sample_master(self, rng: random.Random, p_each: float = 0.75) -> Master | None:
+        """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
+        if self.master_used or self.phase != PLAY or not self.slots[self.current]:
+            return None
+        t = self.t
+        left = self.supply[self.current][:]
+        chosen: list[Placement] = []
+        for card, filled, _ in self.slots[self.current]:
+            if rng.random() >= p_each and chosen:
+                continue
+            fits = t.cat.fits(t.recess[card] & ~filled)
+            options = [(card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks]
+            if options:
+                pl = rng.choice(options)
+                left[pl[1]] -= 1
+                chosen.append(pl)
+        return Master(tuple(chosen)) if chosen else None
+
+    # -- checking ------------------------------------------------------------------------------
+    def check(self, player: int, action: Action) -> None:
+        """Raise ``IllegalActionError`` (saying why) unless ``player`` may take ``action`` now."""
+        if self.phase == OVER:
+            raise IllegalActionError("the game is over")
+        if isinstance(action, Finish):
+            if self.phase != FINISHING:
+                raise IllegalActionError("Finishing Touches only come after the last round")
+            if not 0 <= player < self.n or self.finished[player]:
+                raise IllegalActionError("this player has already made Finishing Touches")
+            self._check_placements(player, action.placements, one_per_puzzle=False)
+            return
+        if player != self.current:
+            raise IllegalActionError(f"it is player {self.current}'s turn")
+        if self.phase == REWARD:
+            if not isinstance(action, Reward):
+                raise IllegalActionError("a reward piece must be chosen first")
+            if action.piece not in self.reward_options:
+                names = ", ".join(self.t.cat.pieces[p].id for p in self.reward_options)
+                raise IllegalActionError(f"the reward must be one of {names}")
+            return
+        if self.phase == FINISHING:
+            raise IllegalActionError("only Finishing Touches are allowed now")
+        t = self.t
+        supply = self.supply[player]
+        match action:
+            case Take(card):
+                if not self._can_take():
+                    raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                colour = BLACK if t.is_black[card] else WHITE
+                if card not in self.rows[colour]:
+                    raise IllegalActionError(f"{t.cat.puzzles[card].id} is not in a row")
+                if colour == BLACK and self.trigger_round and self.black_taken >= 1:
+                    raise IllegalActionError("only one black puzzle per turn after the end trigger")
+            case TakeDeck(colour):
+                if not self._can_take():
+                    raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                if not self.decks[colour]:
+                    raise IllegalActionError(f"the {COLOURS[colour]} deck is empty")
+                if colour == BLACK and self.trigger_round and self.black_taken >= 1:
+                    raise IllegalActionError("only one black puzzle per turn after the end trigger")
+            case Recycle(colour, order):
+                row = self.rows[colour]
+                if not row:
+                    raise IllegalActionError(f"the {COLOURS[colour]} row is empty")
+                if order and sorted(order) != sorted(row):
+                    raise IllegalActionError(f"the order must list exactly the {COLOURS[colour]} row")
+            case TakeBasic():
+                if self.basic_piece() is None:
+                    raise IllegalActionError("the reserve has no piece to take")
+            case Upgrade(give, get):
+                if not supply[give]:
+                    raise IllegalActionError(f"has no {t.cat.pieces[give].id} to give")
+                if get not in self._upgrade_targets(give, self.reserve):
+                    if get == give:
+                        why = "must take a different piece"
+                    elif self.reserve[get] == 0:
+                        why = f"the reserve has no {t.cat.pieces[get].id}"
+                    else:
+                        why = "may only take the same level, a lower one or one level higher"
+                    raise IllegalActionError(why)
+            case Place(card, piece, mask):
+                self._check_placements(player, ((card, piece, mask),), one_per_puzzle=True)
+            case Master(placements):
+                if self.master_used:
+                    raise IllegalActionError("Master was already used this turn")
+                if not placements:
+                    raise IllegalActionError("Master needs at least one placement")
+                self._check_placements(player, placements, one_per_puzzle=True)
+            case Reward():
+                raise IllegalActionError("no reward choice is open")
+            case _:
+                raise IllegalActionError(f"unknown action {action!r}")
+
+    def _check_placements(
+        self, player: int, placements: Sequence[Placement], one_per_puzzle: bool
+    ) -> None:
+        t = self.t
+        cat = t.cat
+        supply = self.supply[player]
+        slots = {s[0]: s for s in self.slots[player]}
+        used = [0] * t.n_pieces
+        filled_now: dict[int, Mask25] = {}
+        several = len(placements) > 1
+        for card, piece, mask in placements:
+            name = cat.pieces[piece].id
+            where = cat.puzzles[card].id
+            # a single Place is already named by the action; name the placement in a list
+            prefix = f"{name} on {where} " if several else ""
+            if card not in slots:
+                raise IllegalActionError(f"{where} is not an own unfinished puzzle")
+            if one_per_puzzle and card in filled_now:
+                raise IllegalActionError(f"places two pieces on {where} in one action")
+            used[piece] += 1
+            if used[piece] > supply[piece]:
+                raise IllegalActionError(f"{prefix}needs a {name} the supply does not have")
+            if not cat.shape_of(piece, mask):
+                raise IllegalActionError(f"{prefix}cells do not form a {name}")
+            if mask & ~t.recess[card]:
+                raise IllegalActionError(f"{prefix}lies outside the recess")
+            filled = filled_now.get(card, slots[card][1])
+            if mask & filled:
+                raise IllegalActionError(f"{prefix}overlaps a placed piece")
+            filled_now[card] = filled | mask
+
+    def step(self, player: int, action: Action) -> None:
+        """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
+        self.check(player, action)
+        if isinstance(action, Finish):
+            self._finish(player, action.placements)
+        else:
+            self.apply(action)
+
+    # -- applying (fast path: no checks) -------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply a legal action of the player to move (no checks: see ``step``)."""
+        kind = action.kind
+        p = self.current
+        if kind == "place":
+            self._place(p, action.card, action.piece, action.mask)  # type: ignore[union-attr]
+            self._complete(p)
+        elif kind == "reward":
+            self._take_reward(p, action.piece)  # type: ignore[union-attr]
+            self._resolve_rewards(p)
+            if self.phase == REWARD:
+                return
+        elif kind == "take":
+            self._take(p, action.card)  # type: ignore[union-attr]
+        elif kind == "take_deck":
+            self._take_deck(p, action.colour)  # type: ignore[union-attr]
+        elif kind == "upgrade":
+            give, get = action.give, action.get  # type: ignore[union-attr]
+            self.supply[p][give] -= 1
+            self.reserve[give] += 1
+            self.reserve[get] -= 1
+            self.supply[p][get] += 1
+        elif kind == "take_basic":
+            piece = self.basic_piece()
+            if piece is not None:
+                self.reserve[piece] -= 1
+                self.supply[p][piece] += 1
+        elif kind == "recycle":
+            self._recycle(action.colour, action.order)  # type: ignore[union-attr]
+        elif kind == "master":
+            self.master_used = True
+            for card, piece, mask in action.placements:  # type: ignore[union-attr]
+                self._place(p, card, piece, mask)
+            self._complete(p)
+        elif kind == "finish":
+            self._finish(p, action.placements)  # type: ignore[union-attr]
+            return
+        else:
+            raise IllegalActionError(f"unknown action {action!r}")
+        if kind != "reward":
+            self.actions_left -= 1
+        if self.phase == PLAY or (self.phase == REWARD and not self.reward_options):
+            self.phase = PLAY
+            self._advance()
+        elif self.phase == REWARD:
+            return
+
+    def _place(self, p: int, card: int, piece: int, mask: Mask25) -> None:
+        slots = self.slots[p]
+        for i, (c, filled, placed) in enumerate(slots):
+            if c == card:
+                slots[i] = (c, filled | mask, (*placed, (piece, mask)))
+                self.supply[p][piece] -= 1
+                return
+
+    def _complete(self, p: int) -> None:
+        """Complete every full puzzle of ``p``: pieces back, card to the pile, rewards."""
+        t = self.t
+        slots = self.slots[p]
+        done = [s for s in slots if s[1] == t.recess[s[0]]]
+        if not done:
+            return
+        self.slots[p] = [s for s in slots if s[1] != t.recess[s[0]]]
+        supply = self.supply[p]
+        for card, _, placed in done:
+            for piece, _ in placed:
+                supply[piece] += 1
+            self.piles[p] = (*self.piles[p], card)
+            self.scores[p] += t.points[card]
+        self.last_progress_round = self.round
+        self.pending = self.pending + tuple(t.reward[card] for card, _, _ in done)
+        self._resolve_rewards(p)
+
+    def _resolve_rewards(self, p: int) -> None:
+        # Rewards in the order the puzzles were taken; a choice stops the queue until made.
+        while self.pending:
+            wanted = self.pending[0]
+            options = shortage_options(self.reserve, wanted, self.t)
+            if len(options) > 1:
+                self.phase = REWARD
+                self.reward_options = options
+                return
+            self.pending = self.pending[1:]
+            if options:
+                self.reserve[options[0]] -= 1
+                self.supply[p][options[0]] += 1
+        self.reward_options = ()
+        if self.phase == REWARD:
+            self.phase = PLAY
+
+    def _take_reward(self, p: int, piece: int) -> None:
+        self.pending = self.pending[1:]
+        self.reward_options = ()
+        self.reserve[piece] -= 1
+        self.supply[p][piece] += 1
+
+    def _draw(self, colour: int) -> int | None:
+        deck = self.decks[colour]
+        if not deck:
+            return None
+        card = deck[0]
+        if card == HIDDEN:
+            raise IllegalActionError("this view hides the deck order: redeal() it first")
+        self.decks[colour] = deck = deck[1:]
+        if self.known_bottom[colour] > len(deck):
+            self.known_bottom[colour] = len(deck)
+        self.last_progress_round = self.round
+        if colour == BLACK and not deck and not self.trigger_round:
+            # rulings, End: the black deck just became empty; black puzzles taken earlier in
+            # this turn don't count towards the one-per-turn limit.
+            self.trigger_round = self.round
+            self.black_taken = 0
+        return card
+
+    def _take(self, p: int, card: int) -> None:
+        colour = BLACK if self.t.is_black[card] else WHITE
+        row = list(self.rows[colour])
+        i = row.index(card)
+        if colour == BLACK and self.trigger_round:
+            self.black_taken += 1
+        new = self._draw(colour)
+        if new is None:
+            del row[i]
+        else:
+            row[i] = new
+        self.rows[colour] = tuple(row)
+        self.slots[p].append((card, 0, ()))
+
+    def _take_deck(self, p: int, colour: int) -> None:
+        if colour == BLACK and self.trigger_round:
+            self.black_taken += 1
+        card = self._draw(colour)
+        assert card is not None
+        self.slots[p].append((card, 0, ()))
+
+    def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
+        order = order or self.rows[colour]
+        self.decks[colour] = self.decks[colour] + tuple(order)
+        self.known_bottom[colour] += len(order)
+        n = min(ROW_SIZE, len(self.decks[colour]))
+        progress = self.last_progress_round
+        self.rows[colour] = tuple(self._draw(colour) for _ in range(n))  # type: ignore[misc]
+        self.last_progress_round = progress  # cycling a row is no progress
+
+    def _finish(self, p: int, placements: Sequence[Placement]) -> None:
+        # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
+        # completed puzzles score but give no reward, and the pieces stay spent.
+        for card, piece, mask in placements:
+            self._place(p, card, piece, mask)
+        self.ft_pieces[p] += len(placements)
+        t = self.t
+        done = [s for s in self.slots[p] if s[1] == t.recess[s[0]]]
+        self.slots[p] = [s for s in self.slots[p] if s[1] != t.recess[s[0]]]
+        for card, _, _ in done:
+            self.piles[p] = (*self.piles[p], card)
+            self.scores[p] += t.points[card]
+        self.finished[p] = True
+        self._next_finisher()
+
+    # -- turn flow -----------------------------------------------------------------------------
+    def _has_play_action(self) -> bool:
+        if self._can_take() and (self.rows[WHITE] or self.rows[BLACK] or any(self.decks)):
+            return True
+        if self.rows[WHITE] or self.rows[BLACK]:
+            return True  # Recycle
+        if self.basic_piece() is not None:
+            return True
+        if self.upgrade_actions():
+            return True
+        return bool(self.place_actions())
+
+    def _advance(self) -> None:
+        """Move on through everything that needs no decision: turn end, passes, round end."""
+        guard = 0
+        while self.phase == PLAY:
+            if self.actions_left > 0:
+                if self._has_play_action():
+                    return
+                self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
+            self._end_turn()
+            guard += 1
+            if guard > 4 * self.n:
+                self._end_game(END_STALL)
+
+    def _end_turn(self) -> None:
+        self.current = (self.current + 1) % self.n
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.black_taken = 0
+        self.turn += 1
+        if self.current != self.first_player:
+            return
+        # end of a round
+        if self.trigger_round and self.round >= self.trigger_round + 1:
+            self._start_finishing()
+        elif self.round >= self.rules.max_rounds:
+            self._end_game(END_MAX_ROUNDS)
+        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
+            self._end_game(END_STALL)
+        else:
+            self.round += 1
+
+    def _start_finishing(self) -> None:
+        self.phase = FINISHING
+        self.finished = [False] * self.n
+        self.current = self.first_player
+        self._next_finisher()
+
+    def _next_finisher(self) -> None:
+        for k in range(self.n):
+            p = (self.first_player + k) % self.n
+            if not self.finished[p]:
+                self.current = p
+                return
+        self._end_game(END_RULES)
+
+    def _end_game(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+
+    # -- text ----------------------------------------------------------------------------------
+    def describe(self, action: Action) -> str:
+        """Return a short text form of an action."""
+        return describe(action, self.t.cat)
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState round {self.round} player {self.current} phase {self.phase} "
+            f"scores {self.scores}>"
+        )
+
+
+def finish_options(state: GameState) -> list[Action]:
+    """Return Finishing Touches candidates: none, and each completable set of puzzles.
+
+    For each subset of the unfinished puzzles (largest first), one plan that completes exactly
+    those puzzles with the pieces in supply, found by the fillability module.
+    """
+    from projectl_sim.fill import plan
+
+    p = state.current
+    t = state.t
+    options: list[Action] = [Finish(())]
+    slots = state.slots[p]
+    seen: set[tuple[Placement, ...]] = set()
+    for size in range(len(slots), 0, -1):
+        for subset in itertools.combinations(slots, size):
+            left = state.supply[p][:]
+            placements: list[Placement] = []
+            ok = True
+            for card, filled, _ in subset:
+                found = plan(t.cat, t.recess[card] & ~filled, left)
+                if found is None:
+                    ok = False
+                    break
+                for piece, mask in found:
+                    left[piece] -= 1
+                    placements.append((card, piece, mask))
+            key = tuple(placements)
+            if ok and key not in seen:
+                seen.add(key)
+                options.append(Finish(key))
+    return options
+
+
+def _parse_setup(setup: dict[str, Any], rules: Rules) -> tuple[int, list[int], list[int]]:
+    cat = rules.catalogue
+    if not isinstance(setup, dict):
+        raise RecordError("setup must be an object")
+    first = setup.get("first_player")
+    if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < rules.players:
+        raise RecordError(f"setup.first_player must be a seat 0-{rules.players - 1}, got {first!r}")
+    decks = []
+    seen: set[str] = set()
+    for colour in COLOURS:
+        key = f"{colour}_deck"
+        ids = setup.get(key)
+        if not isinstance(ids, list):
+            raise RecordError(f"setup.{key} must be a list of puzzle ids")
+        deck = []
+        for pid in ids:
+            try:
+                card = cat.puzzle_index(pid)
+            except KeyError:
+                raise RecordError(f"setup.{key}: unknown puzzle {pid!r}") from None
+            if cat.puzzles[card].colour != colour:
+                raise RecordError(f"setup.{key}: {pid} is not a {colour} puzzle")
+            if pid in seen:
+                raise RecordError(f"setup.{key}: {pid} appears twice")
+            seen.add(pid)
+            deck.append(card)
+        decks.append(deck)
+    return first, decks[0], decks[1]
+
+
+def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
+    """Deal a setup: shuffled white deck, a random black deck of the player count's size."""
+    cat = rules.catalogue
+    white = [cat.puzzles[c].id for c in cat.of_colour("white")]
+    rng.shuffle(white)
+    black = [cat.puzzles[c].id for c in cat.of_colour("black")]
+    black = rng.sample(black, rules.black_deck_size)
+    first = rng.randrange(rules.players)
+    return {"first_player": first, "white_deck": white, "black_deck": black}
+
+
+def new_game(
+    rules: Rules, seed: int | np.random.SeedSequence | None = None, setup: dict[str, Any] | None = None
+) -> GameState:
+    """Start a game from an explicit ``setup``, or dealt from ``seed`` (one of them is needed)."""
+    if setup is None:
+        if seed is None:
+            raise ValueError("new_game needs a seed or a setup")
+        setup = deal(rules, rng_from_seed(seed))
+    return GameState(rules, setup)
+
+
+def setup_of(state: GameState) -> dict[str, Any]:
+    """Return the setup (as a record writes it) of a state that has not moved yet."""
+    cat = state.rules.catalogue
+    return {
+        "first_player": state.first_player,
+        "white_deck": [cat.puzzles[c].id for c in state.rows[WHITE] + state.decks[WHITE]],
+        "black_deck": [cat.puzzles[c].id for c in state.rows[BLACK] + state.decks[BLACK]],
+    }

@@ -1,0 +1,111 @@
+"""Play one game with bots: seeding, the decision loop, and the record.
+
+Seeding discipline: a game's seed is a numpy ``SeedSequence``; its first child deals the setup and
+the next ones (one per seat) seed each bot's ``random.Random``. The engine itself draws nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from projectl_sim.actions import Action
+from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
+from projectl_sim.errors import IllegalActionError, ProjectLError
+from projectl_sim.record import RecordWriter
+from projectl_sim.rules import Rules
+
+BotFn = Callable[[GameState, random.Random], Action]
+
+# A bot that keeps answering without ending the game is cut off after this many decisions.
+MAX_DECISIONS = 20_000
+
+
+class BotError(ProjectLError):
+    """A bot raised or returned an illegal action; the message names the seat and the bot."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, seat: int, detail: str = "") -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.detail = detail
+
+
+@dataclass
+class GameOutcome:
+    """A played game: final state, its record writer, and the seed it came from."""
+
+    state: GameState
+    record: RecordWriter | None
+    seed: int | None
+
+    def record_json(self) -> dict[str, Any]:
+        assert self.record is not None
+        return self.record.to_json(self.state)
+
+
+def game_seeds(seed: int | np.random.SeedSequence, players: int) -> tuple[random.Random, list[random.Random]]:
+    """Return the dealing rng and one rng per seat, all derived from one game seed."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    children = ss.spawn(1 + players)
+    return rng_from_seed(children[0]), [rng_from_seed(c) for c in children[1:]]
+
+
+def play_game(
+    rules: Rules,
+    bots: Sequence[BotFn],
+    seed: int,
+    *,
+    record: bool = True,
+    seat_names: Sequence[str] | None = None,
+    on_step: Callable[[GameState, int, Action], None] | None = None,
+) -> GameOutcome:
+    """Play one game to the end; every bot decision is checked before it is applied.
+
+    Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
+    attached to it (``exc.outcome``) so nothing played is lost.
+    """
+    if len(bots) != rules.players:
+        raise ValueError(f"{rules.players} players need {rules.players} bots, got {len(bots)}")
+    deal_rng, bot_rngs = game_seeds(seed, rules.players)
+    state = new_game(rules, setup=deal(rules, deal_rng))
+    names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
+    writer = RecordWriter.start(state, seed, names) if record else None
+    decisions = 0
+    while state.phase != OVER:
+        seat = state.current
+        view = state.view(seat)
+        try:
+            action = bots[seat](view, bot_rngs[seat])
+        except Exception as exc:  # a bot's bug must not lose the game played so far
+            err = BotError(
+                f"bot {names[seat]} (seat {seat}) raised {type(exc).__name__}: {exc}",
+                seat,
+                traceback.format_exc(limit=4),
+            )
+            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+            raise err from None
+        try:
+            state.step(seat, action)
+        except IllegalActionError as exc:
+            err = BotError(
+                f"bot {names[seat]} (seat {seat}) chose an illegal action: "
+                f"{state.describe(action)} {exc}",
+                seat,
+            )
+            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+            raise err from None
+        if writer is not None:
+            writer.add(seat, action)
+        if on_step is not None:
+            on_step(state, seat, action)
+        decisions += 1
+        if decisions > MAX_DECISIONS:
+            state._end_game("max_decisions")
+    return GameOutcome(state, writer, seed)

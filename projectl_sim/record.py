@@ -1,0 +1,207 @@
+"""Game records (format ``projectl-record/1``): writing, reading and validating replay."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from projectl_sim.actions import Action, describe, from_json, to_json
+from projectl_sim.catalogue import Catalogue, base_catalogue
+from projectl_sim.engine import OVER, GameState, new_game, setup_of
+from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
+from projectl_sim.rules import Rules
+
+RECORD_FORMAT = "projectl-record/1"
+
+
+class RecordMismatchError(ProjectLError):
+    """A record's ``result`` disagrees with what replaying its actions gives (exit 1)."""
+
+    exit_code = 1
+
+
+def result_of(state: GameState) -> dict[str, Any]:
+    """Return the ``result`` object of a finished game."""
+    return {
+        "scores": state.final_scores(),
+        "winners": state.winners(),
+        "completed": [len(p) for p in state.piles],
+        "end_reason": state.end_reason,
+        "rounds": state.round,
+    }
+
+
+@dataclass
+class RecordWriter:
+    """Accumulates a game's record as it is played."""
+
+    rules: Rules
+    seed: int | None
+    setup: dict[str, Any]
+    seats: list[str]
+    actions: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, state: GameState, seed: int | None, seats: list[str]) -> RecordWriter:
+        """Begin the record of a game that has not moved yet."""
+        return cls(state.rules, seed, setup_of(state), seats)
+
+    def add(self, player: int, action: Action) -> None:
+        """Append one action."""
+        self.actions.append(to_json(action, self.rules.catalogue, player))
+
+    def to_json(self, state: GameState | None = None) -> dict[str, Any]:
+        """Return the record; with a finished ``state``, its ``result`` too."""
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "rules": self.rules.to_json(),
+            "seed": self.seed,
+            "setup": self.setup,
+            "seats": self.seats,
+            "actions": self.actions,
+        }
+        if self.rules.catalogue.source != "builtin":
+            rec["catalogue"] = self.rules.catalogue.name
+        if state is not None and state.phase == OVER:
+            rec["result"] = result_of(state)
+        return rec
+
+
+def write_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a record as JSON (one action per line, readable in a diff)."""
+    head = {k: v for k, v in record.items() if k != "actions"}
+    lines = ["{"]
+    items = list(head.items())
+    for k, v in items:
+        if k == "result":
+            continue
+        lines.append(f" {json.dumps(k)}: {json.dumps(v)},")
+    lines.append(' "actions": [')
+    acts = record.get("actions", [])
+    for i, a in enumerate(acts):
+        lines.append("  " + json.dumps(a) + ("," if i < len(acts) - 1 else ""))
+    lines.append(" ]" + ("," if "result" in record else ""))
+    if "result" in record:
+        lines.append(f' "result": {json.dumps(record["result"])}')
+    lines.append("}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file; raise ``RecordError`` if it is not a JSON object."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"record {p}: cannot read ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"record {p}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"record {p}: must be a JSON object")
+    return data
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record."""
+
+    state: GameState
+    actions: int
+    warnings: list[str]
+
+
+def start_state(record: dict[str, Any], catalogue: Catalogue | None = None) -> tuple[GameState, list[str]]:
+    """Return the initial state of a record (its setup, or dealt from its seed)."""
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    fmt = record.get("format")
+    if fmt != RECORD_FORMAT:
+        raise RecordError(f"unknown record format {fmt!r} (expected {RECORD_FORMAT!r})")
+    warnings: list[str] = []
+    try:
+        rules = Rules.from_json(
+            record.get("rules", {}), catalogue or base_catalogue(), warnings=warnings
+        )
+    except RulesError as exc:
+        raise RecordError(str(exc)) from None
+    setup = record.get("setup")
+    seed = record.get("seed")
+    if setup is None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise RecordError("a record needs a setup or an integer seed")
+        return new_game(rules, seed=seed), warnings
+    return new_game(rules, setup=setup), warnings
+
+
+def replay(record: dict[str, Any], catalogue: Catalogue | None = None) -> Replay:
+    """Replay and validate every action of a record.
+
+    Raises ``RecordError`` (exit 2) for a malformed record, ``IllegalActionError`` (exit 1) naming
+    the first illegal action, and ``RecordMismatchError`` (exit 1) when ``result`` disagrees.
+    """
+    state, warnings = start_state(record, catalogue)
+    actions = record.get("actions", [])
+    if not isinstance(actions, list):
+        raise RecordError("actions must be a list")
+    cat = state.rules.catalogue
+    for i, raw in enumerate(actions):
+        try:
+            player, action = from_json(raw, cat)
+        except RecordError as exc:
+            raise RecordError(f"action {i}: {exc}") from None
+        try:
+            state.step(player, action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(
+                f"action {i} (player {player}): {describe(action, cat)} {exc}"
+            ) from None
+    recorded = record.get("result")
+    if recorded is not None:
+        if not isinstance(recorded, dict):
+            raise RecordError("result must be an object")
+        if state.phase != OVER:
+            raise RecordMismatchError(
+                f"the record has a result but its game is not over after {len(actions)} actions"
+            )
+        replayed = result_of(state)
+        for key in ("scores", "winners", "completed"):
+            if key in recorded and recorded[key] != replayed[key]:
+                raise RecordMismatchError(
+                    f"result disagrees with the replay: {key} {recorded[key]} recorded, "
+                    f"{replayed[key]} replayed"
+                )
+    return Replay(state, len(actions), warnings)
+
+
+def summary_json(rep: Replay) -> dict[str, Any]:
+    """Return the replay summary printed by ``projectl-sim replay --json``."""
+    state = rep.state
+    cat = state.rules.catalogue
+    over = state.phase == OVER
+    scores = state.final_scores() if over else state.scores
+    players = []
+    for p in range(state.n):
+        players.append(
+            {
+                "score": scores[p],
+                "supply": {
+                    cat.pieces[i].id: c for i, c in enumerate(state.supply[p]) if c
+                },
+                "completed": [cat.puzzles[c].id for c in state.piles[p]],
+                "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
+            }
+        )
+    out: dict[str, Any] = {
+        "valid": True,
+        "actions": rep.actions,
+        "phase": state.phase,
+        "players": players,
+    }
+    if over:
+        out["winners"] = state.winners()
+        out["end_reason"] = state.end_reason
+    return out

@@ -1,0 +1,77 @@
+"""Text drawings of a game state: rows, each player's puzzles as 5x5 grids, supplies, scores."""
+
+from __future__ import annotations
+
+from projectl_sim.actions import BLACK, WHITE
+from projectl_sim.catalogue import SIZE
+from projectl_sim.engine import OVER, GameState
+
+# One letter per piece in the drawings (mono, domino, tri_I, tri_L, tet_I, tet_O, tet_T, ...).
+_LETTERS = "mdilIOTLSpuvwxyz"
+
+
+def piece_letter(index: int) -> str:
+    """Return the letter drawing piece ``index`` in a grid."""
+    return _LETTERS[index] if index < len(_LETTERS) else "?"
+
+
+def draw_puzzle(state: GameState, card: int, placed: tuple[tuple[int, int], ...] = ()) -> list[str]:
+    """Return 5 lines: '.' an empty recess cell, a piece letter a filled one, ' ' outside."""
+    recess = state.t.recess[card]
+    owner = {}
+    for piece, mask in placed:
+        for i in range(SIZE * SIZE):
+            if mask >> i & 1:
+                owner[i] = piece_letter(piece)
+    lines = []
+    for r in range(SIZE):
+        line = ""
+        for c in range(SIZE):
+            i = r * SIZE + c
+            line += owner.get(i, "." if recess >> i & 1 else " ")
+        lines.append(line)
+    return lines
+
+
+def _side_by_side(blocks: list[tuple[str, list[str]]]) -> list[str]:
+    if not blocks:
+        return ["  (none)"]
+    width = max(9, *(len(title) for title, _ in blocks))
+    out = ["  " + "  ".join(title.ljust(width) for title, _ in blocks)]
+    for r in range(SIZE):
+        out.append("  " + "  ".join(body[r].ljust(width) for _, body in blocks))
+    return out
+
+
+def render(state: GameState) -> str:
+    """Return a text drawing of the whole state."""
+    cat = state.rules.catalogue
+    t = state.t
+    lines = [
+        f"round {state.round}, phase {state.phase}"
+        + (f" (ended: {state.end_reason})" if state.phase == OVER else f", player {state.current} to move")
+    ]
+    for colour, name in ((WHITE, "white"), (BLACK, "black")):
+        row = [(f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c)) for c in state.rows[colour]]
+        lines.append(f"{name} row ({len(state.decks[colour])} in deck):")
+        lines.extend(_side_by_side(row))
+    final = state.final_scores() if state.phase == OVER else None
+    for p in range(state.n):
+        supply = ", ".join(
+            f"{cat.pieces[i].id}({piece_letter(i)})x{c}" for i, c in enumerate(state.supply[p]) if c
+        )
+        score = f"score {final[p]}" if final else f"pile {state.scores[p]}"
+        lines.append(
+            f"player {p}: {score}, completed {len(state.piles[p])} "
+            f"[{' '.join(cat.puzzles[c].id for c in state.piles[p])}], supply: {supply or 'empty'}"
+        )
+        blocks = [
+            (f"{cat.puzzles[card].id} {t.points[card]}p", draw_puzzle(state, card, placed))
+            for card, _, placed in state.slots[p]
+        ]
+        lines.extend(_side_by_side(blocks))
+    reserve = ", ".join(f"{cat.pieces[i].id}x{c}" for i, c in enumerate(state.reserve))
+    lines.append(f"reserve: {reserve}")
+    if state.phase == OVER:
+        lines.append(f"winners: {', '.join(map(str, state.winners()))}")
+    return "\n".join(lines)
