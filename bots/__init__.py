@@ -24,7 +24,9 @@ def _parse_value(name: str, raw: str, default: Any) -> Any:
         if isinstance(default, float):
             return float(raw)
     except ValueError:
-        raise UsageError(f"bot parameter {name}={raw!r} is not a {type(default).__name__}") from None
+        raise UsageError(
+            f"bot parameter {name}={raw!r} is not a {type(default).__name__}"
+        ) from None
     return raw
 
 

@@ -46,9 +46,7 @@ class Bot:
         return Finish(())
 
     def __repr__(self) -> str:
-        changed = [
-            f"{k}={_fmt(v)}" for k, v in self.options.items() if v != self.params[k][0]
-        ]
+        changed = [f"{k}={_fmt(v)}" for k, v in self.options.items() if v != self.params[k][0]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
 

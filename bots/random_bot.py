@@ -9,6 +9,7 @@ that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
 from __future__ import annotations
 
 import random
+from typing import Any, ClassVar
 
 from bots.base import Bot
 from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
@@ -53,7 +54,7 @@ class RandomBot(Bot):
         "sensible random: uniform over action kinds then instances; completes puzzles when it "
         "can and never strands an unfillable hole"
     )
-    params = {}
+    params: ClassVar[dict[str, tuple[Any, str]]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
         done = completing_places(view)
@@ -61,6 +62,9 @@ class RandomBot(Bot):
             return rng.choice(done)
         p = view.current
         avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
+        # Level-1 pieces are the scarcest resource of random play (every stranded single cell
+        # eats one): only monos already owned count as obtainable for the holes a piece leaves.
+        avail[view.t.mono] = view.supply[p][view.t.mono]
         kinds: list[str] = ["take", "recycle", "basic", "upgrade", "place", "master"]
         rng.shuffle(kinds)
         for kind in kinds:
@@ -90,8 +94,14 @@ class RandomBot(Bot):
     def _place(self, view: GameState, rng: random.Random, avail: list[int]) -> Place | None:
         places = view.place_actions()
         filled = {card: f for card, f, _ in view.slots[view.current]}
+        supply = view.supply[view.current]
+        # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
+        # nothing to upgrade or take: only the supply itself is obtainable then.
+        last_piece = sum(supply) == 1 and view.basic_piece() is None
         rng.shuffle(places)
         for a in places:
+            if last_piece:
+                continue
             if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
                 return a  # type: ignore[return-value]
         return None
@@ -102,6 +112,8 @@ class RandomBot(Bot):
             m = view.sample_master(rng)
             if m is None:
                 return None
+            if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
+                return None  # would empty the supply with nothing left to take
             if len(m.placements) > 1 and all(
                 _leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements
             ):

@@ -273,7 +273,9 @@ def _parse_rows(where: str, rows: Any) -> Mask25:
     return mask
 
 
-def catalogue_from_dict(data: Any, *, source: str = "<dict>", check_fillable: bool = True) -> Catalogue:
+def catalogue_from_dict(
+    data: Any, *, source: str = "<dict>", check_fillable: bool = True
+) -> Catalogue:
     """Build and validate a catalogue from its parsed JSON form."""
     if not isinstance(data, dict):
         raise _fail("catalogue", "must be a JSON object with 'pieces' and 'puzzles'")
@@ -338,7 +340,9 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CatalogueError(f"catalogue {p}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise CatalogueError(
+            f"catalogue {p}: not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
     try:
         return catalogue_from_dict(data, source=str(p))
     except CatalogueError as exc:
@@ -351,7 +355,9 @@ _BASE: list[Catalogue] = []
 def base_catalogue() -> Catalogue:
     """Return the shipped base catalogue (9 pieces, 52 puzzles), loaded once per process."""
     if not _BASE:
-        text = resources.files("projectl_sim").joinpath("data/base_catalogue.json").read_text("utf-8")
+        text = (
+            resources.files("projectl_sim").joinpath("data/base_catalogue.json").read_text("utf-8")
+        )
         _BASE.append(catalogue_from_dict(json.loads(text), source="builtin"))
     return _BASE[0]
 

@@ -26,7 +26,9 @@ def _parse_switches(items: Sequence[str]) -> dict[str, Any]:
     for item in items:
         key, eq, raw = item.partition("=")
         if not eq or key not in _SWITCHES:
-            raise UsageError(f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}")
+            raise UsageError(
+                f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}"
+            )
         default = _SWITCHES[key][0]
         if isinstance(default, bool):
             if raw.lower() not in ("true", "false", "1", "0"):
@@ -82,7 +84,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         for p in range(players):
             pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
             print(
-                f"  seat {p} {repr(bots[p]):<10} score {scores[p]:>3}  "
+                f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
         ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
@@ -135,14 +137,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one seeded game and print its summary")
     play.add_argument("--seed", type=int, help="game seed (chosen and printed if absent)")
-    play.add_argument("--bots", default="random,random", help="comma list of bot specs, one per seat")
+    play.add_argument(
+        "--bots", default="random,random", help="comma list of bot specs, one per seat"
+    )
     play.add_argument("--players", type=int, help="player count (default: number of bots)")
     play.add_argument("--record", metavar="FILE", help="write the game record here")
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
-    play.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                      help=f"set a rules switch ({', '.join(_SWITCHES)})")
+    play.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"set a rules switch ({', '.join(_SWITCHES)})",
+    )
     play.set_defaults(func=cmd_play)
 
     rep = sub.add_parser("replay", help="replay and validate a game record")

@@ -78,15 +78,28 @@ class _Tables:
             (g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)
         }
         self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
+        # (colour, row) -> every Recycle of that row, one per drawing order
+        self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = {}
         # (card, empty mask) -> per piece, the Place actions that fit
         self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = {}
+
+    def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:
+        hit = self.recycle_cache.get((colour, row))
+        if hit is None:
+            hit = tuple(Recycle(colour, order) for order in itertools.permutations(row))
+            if len(self.recycle_cache) > 100_000:
+                self.recycle_cache.clear()
+            self.recycle_cache[colour, row] = hit
+        return hit
 
     def place_actions(self, card: int, empty: Mask25) -> tuple[tuple[Place, ...], ...]:
         key = (card, empty)
         hit = self.place_cache.get(key)
         if hit is None:
             fits = self.cat.fits(empty)
-            hit = tuple(tuple(Place(card, piece, m) for m in masks) for piece, masks in enumerate(fits))
+            hit = tuple(
+                tuple(Place(card, piece, m) for m in masks) for piece, masks in enumerate(fits)
+            )
             if len(self.place_cache) > 300_000:
                 self.place_cache.clear()
             self.place_cache[key] = hit
@@ -117,7 +130,9 @@ def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[i
     if same:
         return same
     return tuple(
-        p for p in range(t.n_pieces) if reserve[p] > 0 and (t.levels[p] == level + 1 or t.levels[p] < level)
+        p
+        for p in range(t.n_pieces)
+        if reserve[p] > 0 and (t.levels[p] == level + 1 or t.levels[p] < level)
     )
 
 
@@ -127,6 +142,7 @@ class GameState:
     __slots__ = (
         "actions_left",
         "black_taken",
+        "cards_in_play",
         "current",
         "decks",
         "end_reason",
@@ -174,6 +190,7 @@ class GameState:
         first, white, black = _parse_setup(setup, rules)
         self.first_player = first
         self.current = first
+        self.cards_in_play = (len(white), len(black))
         self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
         self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
         self.known_bottom = [0, 0]
@@ -208,6 +225,7 @@ class GameState:
         g.scores = self.scores[:]
         g.ft_pieces = self.ft_pieces[:]
         g.first_player = self.first_player
+        g.cards_in_play = self.cards_in_play
         g.current = self.current
         g.rows = self.rows[:]
         g.decks = self.decks[:]
@@ -360,7 +378,7 @@ class GameState:
         for colour in (WHITE, BLACK):
             row = self.rows[colour]
             if row:
-                acts.extend(Recycle(colour, order) for order in itertools.permutations(row))
+                acts.extend(self.t.recycle_actions(colour, row))
         return acts
 
     def upgrade_actions(self) -> list[Action]:
@@ -385,7 +403,9 @@ class GameState:
         return [
             p
             for p in range(t.n_pieces)
-            if p != give and reserve[p] > 0 and (t.levels[p] <= level or t.levels[p] in targets_levels)
+            if p != give
+            and reserve[p] > 0
+            and (t.levels[p] <= level or t.levels[p] in targets_levels)
         ]
 
     def basic_piece(self) -> int | None:
@@ -453,7 +473,9 @@ class GameState:
             if rng.random() >= p_each and chosen:
                 continue
             fits = t.cat.fits(t.recess[card] & ~filled)
-            options = [(card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks]
+            options = [
+                (card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks
+            ]
             if options:
                 pl = rng.choice(options)
                 left[pl[1]] -= 1
@@ -506,7 +528,9 @@ class GameState:
                 if not row:
                     raise IllegalActionError(f"the {COLOURS[colour]} row is empty")
                 if order and sorted(order) != sorted(row):
-                    raise IllegalActionError(f"the order must list exactly the {COLOURS[colour]} row")
+                    raise IllegalActionError(
+                        f"the order must list exactly the {COLOURS[colour]} row"
+                    )
             case TakeBasic():
                 if self.basic_piece() is None:
                     raise IllegalActionError("the reserve has no piece to take")
@@ -720,16 +744,23 @@ class GameState:
 
     def _finish(self, p: int, placements: Sequence[Placement]) -> None:
         # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
-        # completed puzzles score but give no reward, and the pieces stay spent.
+        # a completed puzzle goes to the pile and its pieces back to supply (completion step 1),
+        # but it gives no reward.
         for card, piece, mask in placements:
             self._place(p, card, piece, mask)
         self.ft_pieces[p] += len(placements)
         t = self.t
-        done = [s for s in self.slots[p] if s[1] == t.recess[s[0]]]
-        self.slots[p] = [s for s in self.slots[p] if s[1] != t.recess[s[0]]]
-        for card, _, _ in done:
+        keep = []
+        for slot in self.slots[p]:
+            card, filled, placed = slot
+            if filled != t.recess[card]:
+                keep.append(slot)
+                continue
+            for piece, _ in placed:
+                self.supply[p][piece] += 1
             self.piles[p] = (*self.piles[p], card)
             self.scores[p] += t.points[card]
+        self.slots[p] = keep
         self.finished[p] = True
         self._next_finisher()
 
@@ -789,6 +820,10 @@ class GameState:
                 self.current = p
                 return
         self._end_game(END_RULES)
+
+    def truncate(self, reason: str) -> None:
+        """End the game now, scored as it stands and flagged with ``reason`` (a safety cap)."""
+        self._end_game(reason)
 
     def _end_game(self, reason: str) -> None:
         self.phase = OVER
@@ -881,7 +916,9 @@ def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
 
 
 def new_game(
-    rules: Rules, seed: int | np.random.SeedSequence | None = None, setup: dict[str, Any] | None = None
+    rules: Rules,
+    seed: int | np.random.SeedSequence | None = None,
+    setup: dict[str, Any] | None = None,
 ) -> GameState:
     """Start a game from an explicit ``setup``, or dealt from ``seed`` (one of them is needed)."""
     if setup is None:

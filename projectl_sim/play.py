@@ -50,7 +50,9 @@ class GameOutcome:
         return self.record.to_json(self.state)
 
 
-def game_seeds(seed: int | np.random.SeedSequence, players: int) -> tuple[random.Random, list[random.Random]]:
+def game_seeds(
+    seed: int | np.random.SeedSequence, players: int
+) -> tuple[random.Random, list[random.Random]]:
     """Return the dealing rng and one rng per seat, all derived from one game seed."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     children = ss.spawn(1 + players)
@@ -107,5 +109,5 @@ def play_game(
             on_step(state, seat, action)
         decisions += 1
         if decisions > MAX_DECISIONS:
-            state._end_game("max_decisions")
+            state.truncate("max_decisions")
     return GameOutcome(state, writer, seed)

@@ -114,7 +114,9 @@ class Replay:
     warnings: list[str]
 
 
-def start_state(record: dict[str, Any], catalogue: Catalogue | None = None) -> tuple[GameState, list[str]]:
+def start_state(
+    record: dict[str, Any], catalogue: Catalogue | None = None
+) -> tuple[GameState, list[str]]:
     """Return the initial state of a record (its setup, or dealt from its seed)."""
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
@@ -188,9 +190,7 @@ def summary_json(rep: Replay) -> dict[str, Any]:
         players.append(
             {
                 "score": scores[p],
-                "supply": {
-                    cat.pieces[i].id: c for i, c in enumerate(state.supply[p]) if c
-                },
+                "supply": {cat.pieces[i].id: c for i, c in enumerate(state.supply[p]) if c},
                 "completed": [cat.puzzles[c].id for c in state.piles[p]],
                 "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
             }

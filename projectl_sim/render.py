@@ -49,10 +49,17 @@ def render(state: GameState) -> str:
     t = state.t
     lines = [
         f"round {state.round}, phase {state.phase}"
-        + (f" (ended: {state.end_reason})" if state.phase == OVER else f", player {state.current} to move")
+        + (
+            f" (ended: {state.end_reason})"
+            if state.phase == OVER
+            else f", player {state.current} to move"
+        )
     ]
     for colour, name in ((WHITE, "white"), (BLACK, "black")):
-        row = [(f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c)) for c in state.rows[colour]]
+        row = [
+            (f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c))
+            for c in state.rows[colour]
+        ]
         lines.append(f"{name} row ({len(state.decks[colour])} in deck):")
         lines.extend(_side_by_side(row))
     final = state.final_scores() if state.phase == OVER else None

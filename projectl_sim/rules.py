@@ -116,9 +116,7 @@ class Rules:
                             f"rules.{key}: unknown value {value!r} "
                             f"(valid: {', '.join(map(str, allowed))})"
                         )
-                elif not isinstance(value, allowed) or (
-                    allowed is int and isinstance(value, bool)
-                ):
+                elif not isinstance(value, allowed) or (allowed is int and isinstance(value, bool)):
                     raise RulesError(f"rules.{key}: {value!r} is not a {allowed.__name__}")
             kwargs[key] = value
         if "players" not in kwargs:

@@ -1,0 +1,78 @@
+"""A checker every state must pass: pieces, cards and scores conserved and consistent."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from projectl_sim.actions import BLACK, WHITE
+from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
+from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED
+
+
+class InvariantError(AssertionError):
+    """A state broke an invariant; the message says which."""
+
+
+def check_invariants(state: GameState) -> None:
+    """Raise ``InvariantError`` unless every invariant of the game holds in ``state``."""
+    t = state.t
+    cat = t.cat
+    n = state.n
+    # Pieces: every copy is in the reserve, a supply, or placed on an unfinished puzzle.
+    on_puzzles = [0] * t.n_pieces
+    for p in range(n):
+        if len(state.slots[p]) > MAX_UNFINISHED:
+            raise InvariantError(f"player {p} has {len(state.slots[p])} unfinished puzzles")
+        for card, filled, placed in state.slots[p]:
+            union = 0
+            for piece, mask in placed:
+                if not cat.shape_of(piece, mask):
+                    raise InvariantError(f"{cat.puzzles[card].id}: a placed mask is not a {piece}")
+                if union & mask:
+                    raise InvariantError(f"{cat.puzzles[card].id}: placed pieces overlap")
+                union |= mask
+                on_puzzles[piece] += 1
+            if union != filled or filled & ~t.recess[card]:
+                raise InvariantError(f"{cat.puzzles[card].id}: filled cells disagree with pieces")
+            if filled == t.recess[card] and state.phase != FINISHING:
+                raise InvariantError(f"{cat.puzzles[card].id} is full but not completed")
+    for i, piece in enumerate(cat.pieces):
+        held = state.reserve[i] + sum(s[i] for s in state.supply) + on_puzzles[i]
+        if held != piece.copies:
+            raise InvariantError(f"{piece.id}: {held} copies accounted for, not {piece.copies}")
+        if state.reserve[i] < 0 or any(s[i] < 0 for s in state.supply):
+            raise InvariantError(f"{piece.id}: a negative count")
+    # Cards: each card in play exactly once across rows, decks, unfinished puzzles and piles
+    # (a view's HIDDEN deck cards count for their deck's colour).
+    per_colour = [0, 0]
+    cards: Counter[int] = Counter()
+    for colour in (WHITE, BLACK):
+        per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
+        cards.update(state.rows[colour])
+        cards.update(c for c in state.decks[colour] if c != HIDDEN)
+    for p in range(n):
+        held = [s[0] for s in state.slots[p]] + list(state.piles[p])
+        cards.update(held)
+        for c in held:
+            per_colour[BLACK if t.is_black[c] else WHITE] += 1
+    dup = [cat.puzzles[c].id for c, k in cards.items() if k > 1]
+    if dup:
+        raise InvariantError(f"cards in two places: {', '.join(dup)}")
+    for colour in (WHITE, BLACK):
+        if per_colour[colour] != state.cards_in_play[colour]:
+            raise InvariantError(
+                f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
+                f"not {state.cards_in_play[colour]}"
+            )
+    # Scores equal the sum of the victory pile.
+    for p in range(n):
+        if state.scores[p] != sum(t.points[c] for c in state.piles[p]):
+            raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
+    if state.phase not in (PLAY, REWARD, FINISHING, OVER):
+        raise InvariantError(f"unknown phase {state.phase!r}")
+    if state.phase == PLAY and not 1 <= state.actions_left <= ACTIONS_PER_TURN:
+        raise InvariantError(f"{state.actions_left} actions left in the play phase")
+    if state.phase == REWARD and len(state.reward_options) < 2:
+        raise InvariantError("a reward choice with fewer than two options")
+    if len(state.rows[WHITE]) > 4 or len(state.rows[BLACK]) > 4:
+        raise InvariantError("a row holds more than 4 puzzles")

@@ -1,0 +1,12 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+from projectl_sim.catalogue import Catalogue, base_catalogue
+
+
+@pytest.fixture(scope="session")
+def cat() -> Catalogue:
+    return base_catalogue()
