@@ -65,43 +65,48 @@ class RandomBot(Bot):
         # Level-1 pieces are the scarcest resource of random play (every stranded single cell
         # eats one): only monos already owned count as obtainable for the holes a piece leaves.
         avail[view.t.mono] = view.supply[p][view.t.mono]
-        kinds: list[str] = ["take", "recycle", "basic", "upgrade", "place", "master"]
-        rng.shuffle(kinds)
-        for kind in kinds:
-            if kind == "take":
-                acts = view.take_actions()
-            elif kind == "recycle":
+        kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
+        while kinds:
+            kind = kinds.pop(rng.randrange(len(kinds)))  # uniform over the kinds left
+            action: Action | None
+            if kind == 0:
+                acts: list[Action] = view.take_actions()
+            elif kind == 1:
                 acts = view.recycle_actions()
-            elif kind == "basic":
+            elif kind == 2:
                 acts = [TakeBasic()] if view.basic_piece() is not None else []
-            elif kind == "upgrade":
+            elif kind == 3:
                 acts = view.upgrade_actions()
-            elif kind == "place":
-                action = self._place(view, rng, avail)
-                if action is not None:
-                    return action
-                continue
             else:
-                action = self._master(view, rng, avail)
+                action = (
+                    self._place(view, rng, avail) if kind == 4 else self._master(view, rng, avail)
+                )
                 if action is not None:
                     return action
                 continue
             if acts:
-                return rng.choice(acts)
+                return acts[rng.randrange(len(acts))]
         # Everything left strands a hole: any legal action is still better than none.
         return rng.choice(view.legal_actions(master="none"))
 
     def _place(self, view: GameState, rng: random.Random, avail: list[int]) -> Place | None:
-        places = view.place_actions()
-        filled = {card: f for card, f, _ in view.slots[view.current]}
         supply = view.supply[view.current]
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
-        last_piece = sum(supply) == 1 and view.basic_piece() is None
+        if sum(supply) == 1 and view.basic_piece() is None:
+            return None
+        places = view.place_actions()
+        if not places:
+            return None
+        filled = {card: f for card, f, _ in view.slots[view.current]}
+        # A few uniform draws find a good placement almost always; then scan the rest in a
+        # random order so that "no good placement" is exact.
+        for _ in range(6):
+            a = places[rng.randrange(len(places))]
+            if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
+                return a  # type: ignore[return-value]
         rng.shuffle(places)
         for a in places:
-            if last_piece:
-                continue
             if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
                 return a  # type: ignore[return-value]
         return None

@@ -249,10 +249,18 @@ class GameState:
         """Return what ``player`` may know: a copy whose unseen deck cards are ``HIDDEN``.
 
         The order of the cards recycled to the bottom of a deck is public (the recycling player
-        chose it in the open), so those stay visible.
+        chose it in the open), so those stay visible. Unless the rules say victory points are
+        known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
         """
         g = self.copy()
         g.viewer = player
+        if not self.rules.known_victory_points:
+            # rulings: victory piles are face down unless "known victory points" is played;
+            # the viewer sees how many cards the others completed, not which, nor their points.
+            for q in range(self.n):
+                if q != player:
+                    g.piles[q] = (HIDDEN,) * len(self.piles[q])
+                    g.scores[q] = 0
         g.decks = [
             (HIDDEN,) * (len(d) - kb) + d[len(d) - kb :]
             for d, kb in zip(self.decks, self.known_bottom, strict=True)
@@ -268,6 +276,7 @@ class GameState:
             seen.update(s[0] for s in slots)
         for pile in self.piles:
             seen.update(pile)
+        seen.discard(HIDDEN)
         cat = self.rules.catalogue
         return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
 
@@ -289,6 +298,10 @@ class GameState:
     @property
     def catalogue(self) -> Catalogue:
         return self.rules.catalogue
+
+    def pile_hidden(self, player: int) -> bool:
+        """Return whether this view hides ``player``'s victory pile."""
+        return HIDDEN in self.piles[player]
 
     @property
     def is_over(self) -> bool:

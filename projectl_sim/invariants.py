@@ -50,8 +50,10 @@ def check_invariants(state: GameState) -> None:
         per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
         cards.update(state.rows[colour])
         cards.update(c for c in state.decks[colour] if c != HIDDEN)
+    hidden_piles = False
     for p in range(n):
-        held = [s[0] for s in state.slots[p]] + list(state.piles[p])
+        held = [s[0] for s in state.slots[p]] + [c for c in state.piles[p] if c != HIDDEN]
+        hidden_piles = hidden_piles or state.pile_hidden(p)
         cards.update(held)
         for c in held:
             per_colour[BLACK if t.is_black[c] else WHITE] += 1
@@ -59,6 +61,8 @@ def check_invariants(state: GameState) -> None:
     if dup:
         raise InvariantError(f"cards in two places: {', '.join(dup)}")
     for colour in (WHITE, BLACK):
+        if hidden_piles:
+            break  # a view that hides piles cannot tell their colours
         if per_colour[colour] != state.cards_in_play[colour]:
             raise InvariantError(
                 f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
@@ -66,6 +70,8 @@ def check_invariants(state: GameState) -> None:
             )
     # Scores equal the sum of the victory pile.
     for p in range(n):
+        if state.pile_hidden(p):
+            continue
         if state.scores[p] != sum(t.points[c] for c in state.piles[p]):
             raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
     if state.phase not in (PLAY, REWARD, FINISHING, OVER):

@@ -1,0 +1,95 @@
+"""Engine speed: random 2-player games per second on one core, and the cost of the primitives.
+
+Run: ``.venv/bin/python benchmarks/engine.py [--games N]``. Seeds are fresh every run (reused
+seeds would make every cache hit and inflate the figures); the root seed is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import time
+from collections import Counter
+
+import numpy as np
+
+from bots import make_bot
+from projectl_sim import Rules, new_game, play_game
+from projectl_sim.engine import OVER
+
+
+def bench_games(n_games: int, root: int) -> None:
+    rules = Rules(players=2)
+    bots = [make_bot("random")] * 2
+    seeds = np.random.SeedSequence(root).generate_state(n_games)
+    reasons: Counter[str] = Counter()
+    actions = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        outcome = play_game(rules, bots, int(seed), record=True)
+        reasons[outcome.state.end_reason] += 1
+        actions += len(outcome.record.actions)  # type: ignore[union-attr]
+    elapsed = time.perf_counter() - start
+    rate = n_games / elapsed
+    print(f"games:        {rate:8.1f} random 2-player games/s (one core, {n_games} games)")
+    print(f"actions:      {actions / elapsed:8.0f} actions/s ({actions / n_games:.0f} per game)")
+    share = reasons["rules"] / n_games
+    print(f"ended by the rules: {share:.1%} ({dict(reasons)})")
+
+
+def _per_call(fn, repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat * 1e6
+
+
+def bench_primitives(root: int) -> None:
+    """Time copy, legal-action listing and apply on mid-game states of random play."""
+    rules = Rules(players=2)
+    bot = make_bot("random")
+    rng = np.random.default_rng(root)
+    import random
+
+    prng = random.Random(root)
+    states = []
+    for seed in rng.integers(0, 2**31, size=40):
+        state = new_game(rules, seed=int(seed))
+        steps = int(rng.integers(20, 120))
+        for _ in range(steps):
+            if state.phase == OVER:
+                break
+            state.step(state.current, bot(state.view(state.current), prng))
+        if state.phase == "play":
+            states.append(state)
+    reps = 2000
+    copy_us = np.mean([_per_call(s.copy, reps) for s in states])
+    legal_us = np.mean(
+        [_per_call(lambda s=s: s.legal_actions(master="none"), reps // 4) for s in states]
+    )
+    applies = []
+    for s in states:
+        acts = s.legal_actions(master="none")
+        pairs = [(s.copy(), acts[i % len(acts)]) for i in range(200)]
+        start = time.perf_counter()
+        for g, a in pairs:
+            g.apply(a)
+        applies.append((time.perf_counter() - start) / len(pairs) * 1e6)
+    print(f"state copy:   {copy_us:8.2f} us")
+    print(f"legal list:   {legal_us:8.2f} us (without Master combinations)")
+    print(f"apply:        {np.mean(applies):8.2f} us (unchecked)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    root = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    print(f"root seed {root}")
+    bench_games(args.games, root)
+    bench_primitives(root)
+
+
+if __name__ == "__main__":
+    main()
