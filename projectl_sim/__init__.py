@@ -25,6 +25,21 @@ from projectl_sim.catalogue import (
 )
 from projectl_sim.engine import GameState, finish_options, new_game
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
+from projectl_sim.fill import (
+    FillResult,
+    TilingIndex,
+    all_completions,
+    can_tile,
+    cheapest_completion,
+    count_tilings,
+    counts_of,
+    fill_puzzle,
+    fill_region,
+    min_pieces,
+    plan,
+    puzzle_empty,
+    tiling_index,
+)
 from projectl_sim.play import BotError, play_game
 from projectl_sim.record import read_record, replay, write_record
 from projectl_sim.rules import Rules
@@ -36,6 +51,7 @@ __all__ = [
     "BotError",
     "Catalogue",
     "CatalogueError",
+    "FillResult",
     "Finish",
     "GameState",
     "IllegalActionError",
@@ -55,13 +71,25 @@ __all__ = [
     "Take",
     "TakeBasic",
     "TakeDeck",
+    "TilingIndex",
     "Upgrade",
+    "all_completions",
     "base_catalogue",
+    "can_tile",
+    "cheapest_completion",
+    "count_tilings",
+    "counts_of",
+    "fill_puzzle",
+    "fill_region",
     "finish_options",
     "load_catalogue",
+    "min_pieces",
     "new_game",
+    "plan",
     "play_game",
+    "puzzle_empty",
     "read_record",
     "replay",
+    "tiling_index",
     "write_record",
 ]

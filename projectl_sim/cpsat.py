@@ -64,9 +64,13 @@ def _build(
     return model, placements, literals, used
 
 
-def _solver() -> Any:
+def _solver(*, enumerate_all: bool = False) -> Any:
     solver = _cp_model().CpSolver()
     solver.parameters.num_workers = 1
+    if enumerate_all:
+        solver.parameters.enumerate_all_solutions = True
+        # Without the LP relaxation, enumeration runs ~70x faster here (B06: 0.5 s, not 35 s).
+        solver.parameters.linearization_level = 0
     return solver
 
 
@@ -95,7 +99,9 @@ def can_tile(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> bool:
     return solve(cat, empty, counts, minimise_pieces=False) is not None
 
 
-def tiling_vectors(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> Counter[tuple[int, ...]]:
+def tiling_vectors(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int]
+) -> Counter[tuple[int, ...]]:
     """Enumerate every tiling of ``empty`` within ``counts``; count them per piece-count vector."""
     found: Counter[tuple[int, ...]] = Counter()
     if not empty:
@@ -109,8 +115,7 @@ def tiling_vectors(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> Coun
             # Reading the nine counts, not every placement boolean, keeps the callback cheap.
             found[tuple(self.value(n) for n in used)] += 1
 
-    solver = _solver()
-    solver.parameters.enumerate_all_solutions = True
+    solver = _solver(enumerate_all=True)
     solver.solve(model, _Collect())
     return found
 
@@ -133,7 +138,6 @@ def enumerate_tilings(
             if limit is not None and len(tilings) >= limit:
                 self.stop_search()
 
-    solver = _solver()
-    solver.parameters.enumerate_all_solutions = True
+    solver = _solver(enumerate_all=True)
     solver.solve(model, _Collect())
     return tilings

@@ -1,45 +1,425 @@
-"""Fillability: can an empty region be tiled with owned pieces, and how.
+"""Fillability: can an empty region be tiled with owned pieces, with which, and in how few.
 
-Provisional minimal implementation (depth-first exact cover); the tiling index and the CP-SAT
-reference solver replace the internals behind the same functions.
+The hot path is a tiling index: for each empty-cell mask, the piece-count vectors of all its
+tilings, sorted cheapest first. It is built lazily by recursion on the lowest empty cell (every
+tiling covers that cell with exactly one placement) and memoised per mask, globally across
+puzzles since masks are absolute cells. The whole base catalogue takes ~50 ms to index; a warm
+query is a scan of at most a few hundred ints.
+
+A count vector is packed into one int, ``_FIELD_BITS`` bits per piece type, so adding a piece is
+int addition and "the owned pieces cover this vector" is one subtraction and one mask test
+(the SWAR borrow test in ``TilingIndex.first``).
+
+``projectl_sim.cpsat`` answers the same questions with OR-Tools CP-SAT; the tests hold the two to
+the same answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import mul
+from typing import Any, Literal
 
-from projectl_sim.catalogue import Catalogue, Mask25
+from projectl_sim.catalogue import Catalogue, Mask25, PieceId, mask_cells
+
+Placement = tuple[int, Mask25]  # (piece index, placement mask)
+Vector = int  # a packed piece-count vector, _FIELD_BITS bits per piece index
+Solver = Literal["index", "cpsat"]
+
+# One byte per piece type: seven bits for the count (a tiling of at most 25 cells uses at most 25
+# of a piece) and the top bit as the guard of the borrow test. A byte per field lets the owned
+# counts be packed in C, ``int.from_bytes(bytes(counts))``, which is most of a query's cost
+# otherwise; owned counts above 127 are clamped, which changes no answer.
+_FIELD_BITS = 8
+_FIELD = (1 << _FIELD_BITS) - 1
+_GUARD = 1 << (_FIELD_BITS - 1)
+_COUNT_MAX = _GUARD - 1
+# The base-256 digits of a vector sum to its number of pieces, and a digit sum is congruent to the
+# number modulo 255 (casting out nines, in base 256); at most 25 pieces < 255 makes it exact.
+_DIGIT_SUM_MOD = _FIELD
+
+# Memo bound, in stored vectors (~45 bytes each). Every subset of a 16-cell recess takes ~1.7M;
+# a game touches far fewer. On overflow the memo is dropped whole and refills on demand (the whole
+# catalogue re-indexes in ~50 ms), which is cheaper than tracking recency on every hit.
+DEFAULT_MAX_VECTORS = 1_000_000
 
 
 def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def plan(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> list[tuple[int, Mask25]] | None:
-    """Return placements ``(piece, mask)`` exactly tiling ``empty`` within ``counts``, or None."""
-    left = list(counts)
-    out: list[tuple[int, Mask25]] = []
+class TilingIndex:
+    """For each empty mask, the piece-count vectors of all its tilings, cheapest first."""
 
-    def go(mask: Mask25) -> bool:
-        if not mask:
-            return True
-        cell = _lowest_cell(mask)
-        for piece, masks in enumerate(cat.placements_at[cell]):
-            if left[piece] <= 0:
-                continue
+    def __init__(self, cat: Catalogue, *, max_vectors: int = DEFAULT_MAX_VECTORS) -> None:
+        self.cat = cat
+        self.max_vectors = max_vectors
+        n = len(cat.pieces)
+        self._shifts = tuple(_FIELD_BITS * i for i in range(n))
+        self._units = tuple(1 << s for s in self._shifts)
+        self._guards = sum(_GUARD << s for s in self._shifts)
+        self._levels = cat.levels
+        # Sort key shift: the number of pieces sits above every field of the vector.
+        self._key_shift = _FIELD_BITS * n
+        # cell -> ((piece, unit vector, placements covering the cell), ...), empty tables dropped
+        self._at = tuple(
+            tuple(
+                (piece, self._units[piece], masks)
+                for piece, masks in enumerate(cat.placements_at[cell])
+                if masks
+            )
+            for cell in range(25)
+        )
+        self._memo: dict[Mask25, tuple[Vector, ...]] = {}
+        # mask -> ends[k] = how many of its vectors use at most k pieces (built on first query)
+        self._ends: dict[Mask25, tuple[int, ...]] = {}
+        # mask -> its vectors as a set, for exact membership (built on first plan through it)
+        self._sets: dict[Mask25, frozenset[Vector]] = {}
+        self._stored = 0
+        self.clear()
+
+    def clear(self) -> None:
+        """Drop every memoised mask."""
+        self._memo = {0: (0,)}
+        self._ends = {}
+        self._sets = {}
+        self._stored = 1
+
+    @property
+    def stored_masks(self) -> int:
+        return len(self._memo)
+
+    @property
+    def stored_vectors(self) -> int:
+        return self._stored
+
+    # -- packing -------------------------------------------------------------------------------
+    def pack(self, counts: Sequence[int]) -> Vector:
+        """Return the packed vector of per-piece counts (each must be 0..127)."""
+        v = 0
+        for c, s in zip(counts, self._shifts, strict=True):
+            if not 0 <= c <= _COUNT_MAX:
+                raise ValueError(f"count {c} outside 0..{_COUNT_MAX}")
+            v |= c << s
+        return v
+
+    def unpack(self, v: Vector) -> tuple[int, ...]:
+        """Return the per-piece counts of a packed vector."""
+        return tuple(v >> s & _FIELD for s in self._shifts)
+
+    @staticmethod
+    def size(v: Vector) -> int:
+        """Return the number of pieces in a packed vector."""
+        return v % _DIGIT_SUM_MOD
+
+    def _owned(self, counts: Sequence[int]) -> tuple[Vector, int, int]:
+        """Return the owned counts packed with their guard bits, and how many pieces and cells."""
+        # Each field holds the clamped count with its guard bit set, so subtracting a vector never
+        # borrows across fields, and a field's guard survives exactly when owned >= needed.
+        try:
+            raw = int.from_bytes(bytes(counts), "little")
+        except ValueError:  # a count outside 0..255
+            raw = self._guards
+        if raw & self._guards or len(counts) != len(self._levels):
+            if len(counts) != len(self._levels):
+                raise ValueError(f"expected {len(self._levels)} counts, got {len(counts)}")
+            counts = [0 if c < 0 else c if c < _COUNT_MAX else _COUNT_MAX for c in counts]
+            raw = int.from_bytes(bytes(counts), "little")
+        return raw | self._guards, sum(counts), sum(map(mul, counts, self._levels))
+
+    # -- the index -----------------------------------------------------------------------------
+    def vectors(self, empty: Mask25) -> tuple[Vector, ...]:
+        """Return the vectors of every tiling of ``empty``, by (pieces, packed value)."""
+        hit = self._memo.get(empty)
+        if hit is not None:
+            return hit
+        if self._stored > self.max_vectors:
+            self.clear()
+        return self._build(empty)
+
+    def _build(self, empty: Mask25) -> tuple[Vector, ...]:
+        memo = self._memo
+        cell = _lowest_cell(empty)
+        found: set[Vector] = set()
+        for _, unit, masks in self._at[cell]:
             for m in masks:
-                if m & mask == m:
-                    left[piece] -= 1
-                    out.append((piece, m))
-                    if go(mask ^ m):
-                        return True
-                    out.pop()
-                    left[piece] += 1
-        return False
+                if m & empty == m:
+                    rest = empty ^ m
+                    sub = memo.get(rest)
+                    if sub is None:
+                        sub = self._build(rest)
+                    found.update([v + unit for v in sub])
+        shift = self._key_shift
+        # Fewest pieces first; ties go to the smaller packed value, i.e. fewer copies of the
+        # later (higher-level) pieces in catalogue order. Total level cannot break ties: in an
+        # exact cover it always equals the number of cells.
+        vecs = tuple(sorted(found, key=lambda v: (v % _DIGIT_SUM_MOD) << shift | v))
+        memo[empty] = vecs
+        self._stored += len(vecs)
+        return vecs
 
-    return out if go(empty) else None
+    def _ends_of(self, empty: Mask25, vecs: tuple[Vector, ...]) -> tuple[int, ...]:
+        ends = self._ends.get(empty)
+        if ends is None:
+            most = self.size(vecs[-1]) if vecs else 0
+            sizes = [self.size(v) for v in vecs]
+            ends = tuple(bisect_left(sizes, k + 1) for k in range(most + 1))
+            self._ends[empty] = ends
+        return ends
+
+    def _candidates(
+        self, empty: Mask25, counts: Sequence[int]
+    ) -> tuple[tuple[Vector, ...], Vector]:
+        """Return the vectors of ``empty`` that could fit ``counts`` by size, and owned packed."""
+        vecs = self._memo.get(empty)
+        if vecs is None:
+            vecs = self.vectors(empty)
+        owned, pieces, cells = self._owned(counts)
+        if cells < empty.bit_count() or not vecs:
+            return (), owned
+        ends = self._ends.get(empty)
+        if ends is None:
+            ends = self._ends_of(empty, vecs)
+        if pieces < len(ends) - 1:
+            vecs = vecs[: ends[pieces]]  # sorted by size: only these use few enough pieces
+        return vecs, owned
+
+    def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
+        """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""
+        vecs, owned = self._candidates(empty, counts)
+        guards = self._guards
+        for v in vecs:
+            if (owned - v) & guards == guards:
+                return v
+        return None
+
+    def covered(self, empty: Mask25, counts: Sequence[int]) -> list[Vector]:
+        """Return every vector of ``empty`` that ``counts`` covers, cheapest first."""
+        vecs, owned = self._candidates(empty, counts)
+        guards = self._guards
+        return [v for v in vecs if (owned - v) & guards == guards]
+
+    def contains(self, empty: Mask25, v: Vector) -> bool:
+        """Return whether some tiling of ``empty`` uses exactly the pieces of ``v``."""
+        found = self._sets.get(empty)
+        if found is None:
+            # Only plans ask this, on the few masks along their way: a set per such mask is worth
+            # its memory (it counts towards the bound) next to a bisect per question.
+            found = self._sets[empty] = frozenset(self.vectors(empty))
+            self._stored += len(found)
+        return v in found
+
+    def plan_for(self, empty: Mask25, v: Vector) -> list[Placement] | None:
+        """Return placements tiling ``empty`` with exactly the pieces of ``v``, or None."""
+        if not self.contains(empty, v):
+            return None
+        return self._placements(empty, v)
+
+    def _placements(self, empty: Mask25, v: Vector) -> list[Placement]:
+        out: list[Placement] = []
+        mask = empty
+        while mask:
+            # The index says the rest is tileable with exactly the rest of the pieces, so some
+            # placement on the lowest cell keeps that true: the search never backtracks.
+            step = self._step(mask, v)
+            out.append(step)
+            mask ^= step[1]
+            v -= self._units[step[0]]
+        return out
+
+    def _step(self, mask: Mask25, v: Vector) -> Placement:
+        for piece, unit, masks in self._at[_lowest_cell(mask)]:
+            if not v >> self._shifts[piece] & _FIELD:
+                continue
+            rest = v - unit
+            for m in masks:
+                if m & mask == m and self.contains(mask ^ m, rest):
+                    return piece, m
+        raise AssertionError("tiling index is inconsistent")  # unreachable if the index is right
+
+    def tiling_counts(self, empty: Mask25) -> dict[Vector, int]:
+        """Return, per vector, how many distinct tilings of ``empty`` use exactly those pieces."""
+        memo: dict[Mask25, dict[Vector, int]] = {0: {0: 1}}
+
+        def count(mask: Mask25) -> dict[Vector, int]:
+            hit = memo.get(mask)
+            if hit is not None:
+                return hit
+            out: dict[Vector, int] = {}
+            for _, unit, masks in self._at[_lowest_cell(mask)]:
+                for m in masks:
+                    if m & mask == m:
+                        for v, n in count(mask ^ m).items():
+                            out[v + unit] = out.get(v + unit, 0) + n
+            memo[mask] = out
+            return out
+
+        return count(empty)
+
+    def count_tilings(self, empty: Mask25, counts: Sequence[int]) -> int:
+        """Return how many distinct tilings of ``empty`` fit within ``counts``."""
+        owned = self._owned(counts)[0]
+        guards = self._guards
+        return sum(
+            n for v, n in self.tiling_counts(empty).items() if (owned - v) & guards == guards
+        )
 
 
+_INDEXES: weakref.WeakKeyDictionary[Catalogue, TilingIndex] = weakref.WeakKeyDictionary()
+
+
+def tiling_index(cat: Catalogue) -> TilingIndex:
+    """Return the catalogue's tiling index (one per catalogue, shared by every game)."""
+    index = _INDEXES.get(cat)
+    if index is None:
+        index = _INDEXES[cat] = TilingIndex(cat)
+    return index
+
+
+# -- the questions, on an empty mask and owned counts (per piece index) --------------------------
 def can_tile(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> bool:
     """Return whether ``empty`` can be tiled exactly using at most ``counts[i]`` of piece i."""
-    return plan(cat, empty, counts) is not None
+    if not empty:
+        return True
+    return tiling_index(cat).first(empty, counts) is not None
+
+
+def plan(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> list[Placement] | None:
+    """Return placements ``(piece, mask)`` exactly tiling ``empty`` within ``counts``, or None.
+
+    The plan uses the cheapest multiset (fewest pieces), lowest empty cell first.
+    """
+    index = tiling_index(cat)
+    v = index.first(empty, counts) if empty else 0
+    return None if v is None else index._placements(empty, v)  # v is known to tile empty
+
+
+def cheapest_completion(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int]
+) -> tuple[int, ...] | None:
+    """Return the per-piece counts of the cheapest tiling of ``empty`` within ``counts``."""
+    index = tiling_index(cat)
+    v = index.first(empty, counts) if empty else 0
+    return None if v is None else index.unpack(v)
+
+
+def min_pieces(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> int | None:
+    """Return the fewest placements that complete ``empty`` within ``counts``, or None."""
+    best = cheapest_completion(cat, empty, counts)
+    return None if best is None else sum(best)
+
+
+def all_completions(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> list[tuple[int, ...]]:
+    """Return the per-piece counts of every distinct tiling multiset within ``counts``."""
+    index = tiling_index(cat)
+    return [index.unpack(v) for v in index.covered(empty, counts)]
+
+
+def count_tilings(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> int:
+    """Return how many distinct tilings (sets of placed pieces) of ``empty`` fit ``counts``."""
+    return tiling_index(cat).count_tilings(empty, counts)
+
+
+# -- convenience: puzzles, piece names, one result object ---------------------------------------
+def counts_of(cat: Catalogue, pieces: Mapping[PieceId, int] | Sequence[int]) -> tuple[int, ...]:
+    """Return per-piece-index counts from ``{piece id: count}`` (or pass a sequence through)."""
+    if isinstance(pieces, Mapping):
+        counts = [0] * len(cat.pieces)
+        for piece_id, n in pieces.items():
+            counts[cat.piece_index(piece_id)] += n
+        return tuple(counts)
+    counts = tuple(pieces)
+    if len(counts) != len(cat.pieces):
+        raise ValueError(f"expected {len(cat.pieces)} counts, got {len(counts)}")
+    return counts
+
+
+def puzzle_empty(cat: Catalogue, puzzle_id: str, filled: Iterable[tuple[int, int]] = ()) -> Mask25:
+    """Return the still-empty cells of a puzzle's recess; ``filled`` are (row, col) cells.
+
+    Raise ``KeyError`` for an unknown puzzle and ``ValueError`` for a filled cell outside it.
+    """
+    recess = cat.puzzle(puzzle_id).recess
+    empty = recess
+    for r, c in filled:
+        if not (0 <= r < 5 and 0 <= c < 5) or not recess >> (r * 5 + c) & 1:
+            raise ValueError(f"cell ({r},{c}) is not in the recess of puzzle {puzzle_id}")
+        empty &= ~(1 << (r * 5 + c))
+    return empty
+
+
+@dataclass(frozen=True)
+class FillResult:
+    """The answer for one empty region: the cheapest multiset and a plan placing it."""
+
+    empty: Mask25
+    counts: tuple[int, ...] | None  # per piece index; None when no owned pieces fill it
+    plan: tuple[Placement, ...] = ()
+
+    @property
+    def fillable(self) -> bool:
+        return self.counts is not None
+
+    @property
+    def min_pieces(self) -> int | None:
+        return None if self.counts is None else sum(self.counts)
+
+    def pieces(self, cat: Catalogue) -> dict[PieceId, int]:
+        """Return the multiset as ``{piece id: count}``, catalogue order, zeros left out."""
+        if self.counts is None:
+            return {}
+        return {p.id: n for p, n in zip(cat.pieces, self.counts, strict=True) if n}
+
+    def to_json(self, cat: Catalogue) -> dict[str, Any]:
+        """Return the CLI's JSON form; cells are ``[row, col]`` in the printed grid."""
+        return {
+            "fillable": self.fillable,
+            "min_pieces": self.min_pieces,
+            "pieces": self.pieces(cat),
+            "plan": [
+                {"piece": cat.pieces[piece].id, "cells": [[r, c] for r, c in mask_cells(mask)]}
+                for piece, mask in self.plan
+            ],
+        }
+
+
+def fill_region(
+    cat: Catalogue,
+    empty: Mask25,
+    counts: Mapping[PieceId, int] | Sequence[int],
+    *,
+    solver: Solver = "index",
+) -> FillResult:
+    """Return the cheapest way to tile ``empty`` with the owned pieces, by either solver."""
+    owned = counts_of(cat, counts)
+    if solver == "index":
+        steps = plan(cat, empty, owned)
+    elif solver == "cpsat":
+        from projectl_sim import cpsat  # lazy: OR-Tools is a heavy import
+
+        steps = cpsat.solve(cat, empty, owned)
+        if steps is not None:
+            steps.sort(key=lambda step: _lowest_cell(step[1]))
+    else:
+        raise ValueError(f"unknown solver {solver!r} (use 'index' or 'cpsat')")
+    if steps is None:
+        return FillResult(empty, None)
+    used = [0] * len(cat.pieces)
+    for piece, _ in steps:
+        used[piece] += 1
+    return FillResult(empty, tuple(used), tuple(steps))
+
+
+def fill_puzzle(
+    cat: Catalogue,
+    puzzle_id: str,
+    counts: Mapping[PieceId, int] | Sequence[int],
+    filled: Iterable[tuple[int, int]] = (),
+    *,
+    solver: Solver = "index",
+) -> FillResult:
+    """Return the cheapest way to complete a puzzle whose ``filled`` cells are already covered."""
+    return fill_region(cat, puzzle_empty(cat, puzzle_id, filled), counts, solver=solver)

@@ -1,0 +1,306 @@
+"""The tiling index: its answers against a naive enumeration, pinned counts, plans and the API."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from projectl_sim.catalogue import Catalogue, CatalogueError, catalogue_from_dict, cell_mask
+from projectl_sim.fill import (
+    FillResult,
+    TilingIndex,
+    all_completions,
+    can_tile,
+    cheapest_completion,
+    count_tilings,
+    counts_of,
+    fill_puzzle,
+    fill_region,
+    min_pieces,
+    plan,
+    puzzle_empty,
+    tiling_index,
+)
+
+NINE = 9
+
+
+def supply(cat: Catalogue) -> tuple[int, ...]:
+    return tuple(p.copies for p in cat.pieces)
+
+
+def assert_tiling(cat: Catalogue, empty: int, placements, counts) -> None:
+    """Check cell by cell that ``placements`` cover ``empty`` exactly, within ``counts``."""
+    covered = [0] * 25
+    used = Counter()
+    for piece, mask in placements:
+        assert mask in cat.placements[piece], f"{mask} is not a placement of piece {piece}"
+        used[piece] += 1
+        for cell in range(25):
+            if mask >> cell & 1:
+                covered[cell] += 1
+    for cell in range(25):
+        assert covered[cell] == (empty >> cell & 1), (
+            f"cell {divmod(cell, 5)} covered {covered[cell]}x"
+        )
+    for piece, n in used.items():
+        assert n <= counts[piece]
+
+
+def naive_tilings(cat: Catalogue, empty: int) -> Counter:
+    """Count every tiling per count vector by plain recursion, with no memo and no packing."""
+    found: Counter = Counter()
+
+    def go(mask: int, used: list[int]) -> None:
+        if not mask:
+            found[tuple(used)] += 1
+            return
+        cell = (mask & -mask).bit_length() - 1
+        for piece, masks in enumerate(cat.placements):
+            for m in masks:
+                if m >> cell & 1 and m & mask == m:
+                    used[piece] += 1
+                    go(mask ^ m, used)
+                    used[piece] -= 1
+
+    go(empty, [0] * len(cat.pieces))
+    return found
+
+
+def random_region(rng: random.Random, recess: int) -> int:
+    cells = [c for c in range(25) if recess >> c & 1]
+    keep = rng.sample(cells, rng.randint(1, min(len(cells), 8)))
+    return sum(1 << c for c in keep)
+
+
+# -- the index against a naive enumeration ----------------------------------------------------
+def test_vectors_match_a_naive_enumeration_on_small_regions(cat: Catalogue) -> None:
+    index = TilingIndex(cat)
+    rng = random.Random(11)
+    for _ in range(150):
+        empty = random_region(rng, rng.choice(cat.puzzles).recess)
+        naive = naive_tilings(cat, empty)
+        got = index.vectors(empty)
+        assert sorted(index.unpack(v) for v in got) == sorted(naive)
+        assert {index.unpack(v): n for v, n in index.tiling_counts(empty).items()} == dict(naive)
+
+
+def test_vectors_are_sorted_fewest_pieces_first(cat: Catalogue) -> None:
+    index = TilingIndex(cat)
+    for puzzle in cat.puzzles:
+        sizes = [index.size(v) for v in index.vectors(puzzle.recess)]
+        assert sizes == sorted(sizes)
+        assert all(sum(index.unpack(v)) == index.size(v) for v in index.vectors(puzzle.recess))
+
+
+def test_first_is_the_cheapest_covered_vector(cat: Catalogue) -> None:
+    index = TilingIndex(cat)
+    rng = random.Random(5)
+    for _ in range(300):
+        puzzle = rng.choice(cat.puzzles)
+        counts = [rng.randint(0, 2) for _ in cat.pieces]
+        covered = [
+            v
+            for v in index.vectors(puzzle.recess)
+            if all(a <= b for a, b in zip(index.unpack(v), counts, strict=True))
+        ]
+        assert index.covered(puzzle.recess, counts) == covered
+        assert index.first(puzzle.recess, counts) == (covered[0] if covered else None)
+
+
+# -- pinned figures (checked against CP-SAT's full enumeration) --------------------------------
+@pytest.mark.parametrize(
+    ("puzzle_id", "tilings", "multisets", "least"),
+    [
+        ("W01", 15, 8, 2),
+        ("W09", 2, 2, 1),
+        ("W05", 652, 54, 3),
+        ("B13", 234, 42, 2),
+        ("B16", 1208, 77, 3),
+        ("B06", 9436, 196, 3),
+        # 16 cells: the all-mono tiling is out, there are only 15 monos.
+        ("B03", 369471, 662, 4),
+    ],
+)
+def test_pinned_tiling_figures(cat, puzzle_id, tilings, multisets, least) -> None:
+    recess = cat.puzzle(puzzle_id).recess
+    assert count_tilings(cat, recess, supply(cat)) == tilings
+    assert len(all_completions(cat, recess, supply(cat))) == multisets
+    assert min_pieces(cat, recess, supply(cat)) == least
+
+
+def test_every_base_puzzle_is_fillable_from_the_supply(cat: Catalogue) -> None:
+    assert all(can_tile(cat, p.recess, supply(cat)) for p in cat.puzzles)
+
+
+# -- the questions ---------------------------------------------------------------------------
+def test_small_cases_by_hand(cat: Catalogue) -> None:
+    mono, domino = cat.piece_index("mono"), cat.piece_index("domino")
+    two = cell_mask([(2, 2), (3, 2)])  # two cells, one above the other
+    only = [0] * NINE
+    assert not can_tile(cat, two, only)
+    monos = only[:]
+    monos[mono] = 2
+    assert can_tile(cat, two, monos)
+    assert cheapest_completion(cat, two, monos) == tuple(2 if i == mono else 0 for i in range(9))
+    both = monos[:]
+    both[domino] = 1
+    assert min_pieces(cat, two, both) == 1
+    assert plan(cat, two, both) == [(domino, two)]
+    assert all_completions(cat, two, both) == [
+        tuple(1 if i == domino else 0 for i in range(9)),
+        tuple(2 if i == mono else 0 for i in range(9)),
+    ]
+    monos[mono] = 1
+    assert not can_tile(cat, two, monos)
+    assert plan(cat, two, monos) is None
+
+
+def test_the_empty_region_needs_nothing(cat: Catalogue) -> None:
+    nothing = [0] * NINE
+    assert can_tile(cat, 0, nothing)
+    assert plan(cat, 0, nothing) == []
+    assert min_pieces(cat, 0, nothing) == 0
+    assert all_completions(cat, 0, nothing) == [(0,) * NINE]
+
+
+def test_a_diagonal_pair_needs_two_monos(cat: Catalogue) -> None:
+    diagonal = cell_mask([(1, 1), (2, 2)])
+    lots = [15] * NINE
+    assert cheapest_completion(cat, diagonal, lots) == (2, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def test_counts_beyond_the_packed_field_are_clamped_not_wrapped(cat: Catalogue) -> None:
+    recess = cat.puzzle("B03").recess
+    assert min_pieces(cat, recess, [200] * NINE) == 4  # fits a byte, but not the field
+    huge = [1000] * NINE
+    assert min_pieces(cat, recess, huge) == 4
+    monos_only = [1000] + [0] * 8
+    assert min_pieces(cat, recess, monos_only) == 16
+
+
+def test_negative_counts_count_as_none(cat: Catalogue) -> None:
+    two = cell_mask([(2, 2), (3, 2)])
+    assert not can_tile(cat, two, [-3, -1, 0, 0, 0, 0, 0, 0, 0])
+    assert min_pieces(cat, two, [-3, 1, 0, 0, 0, 0, 0, 0, 0]) == 1
+
+
+def test_plan_for_places_exactly_the_chosen_multiset(cat: Catalogue) -> None:
+    index = tiling_index(cat)
+    for puzzle in cat.puzzles[::5]:
+        for v in index.vectors(puzzle.recess)[:40]:
+            steps = index.plan_for(puzzle.recess, v)
+            assert_tiling(cat, puzzle.recess, steps, index.unpack(v))
+            assert Counter(p for p, _ in steps) == Counter(
+                {i: n for i, n in enumerate(index.unpack(v)) if n}
+            )
+
+
+def test_plan_for_refuses_a_multiset_with_no_tiling(cat: Catalogue) -> None:
+    index = tiling_index(cat)
+    recess = cat.puzzle("W09").recess  # two cells
+    assert index.plan_for(recess, index.pack([0, 0, 1, 0, 0, 0, 0, 0, 0])) is None
+
+
+def test_pack_round_trips_and_rejects_out_of_range(cat: Catalogue) -> None:
+    index = tiling_index(cat)
+    counts = (3, 0, 1, 127, 2, 0, 0, 7, 1)
+    assert index.unpack(index.pack(counts)) == counts
+    assert index.size(index.pack((25, 0, 0, 0, 0, 0, 0, 0, 0))) == 25
+    with pytest.raises(ValueError):
+        index.pack((128, 0, 0, 0, 0, 0, 0, 0, 0))
+
+
+def test_a_tiny_memo_bound_keeps_answers_and_stays_bounded(cat: Catalogue) -> None:
+    small = TilingIndex(cat, max_vectors=2_000)
+    big = TilingIndex(cat)
+    small.vectors(cat.puzzle("B03").recess)
+    assert small.stored_vectors > 2_000  # one build may overshoot the bound...
+    small.vectors(cat.puzzle("W09").recess)
+    alone = TilingIndex(cat)
+    alone.vectors(cat.puzzle("W09").recess)
+    assert small.stored_vectors == alone.stored_vectors  # ...the next miss drops the memo first
+    rng = random.Random(3)
+    for _ in range(200):
+        puzzle = rng.choice(cat.puzzles)
+        counts = [rng.randint(0, 3) for _ in cat.pieces]
+        assert small.first(puzzle.recess, counts) == big.first(puzzle.recess, counts)
+
+
+def test_the_index_is_one_per_catalogue(cat: Catalogue) -> None:
+    assert tiling_index(cat) is tiling_index(cat)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_plan_agrees_with_can_tile_on_random_partial_fills(cat: Catalogue, data) -> None:
+    puzzle = cat.puzzles[data.draw(st.integers(0, len(cat.puzzles) - 1), label="puzzle")]
+    cells = [c for c in range(25) if puzzle.recess >> c & 1]
+    filled = data.draw(st.sets(st.sampled_from(cells)), label="filled")
+    counts = data.draw(st.lists(st.integers(0, 4), min_size=9, max_size=9), label="counts")
+    empty = puzzle.recess & ~sum(1 << c for c in filled)
+    steps = plan(cat, empty, counts)
+    assert (steps is not None) == can_tile(cat, empty, counts)
+    if steps is not None:
+        assert_tiling(cat, empty, steps, counts)
+        assert len(steps) == min_pieces(cat, empty, counts)
+
+
+# -- convenience API -------------------------------------------------------------------------
+def test_counts_of_reads_piece_ids(cat: Catalogue) -> None:
+    assert counts_of(cat, {"tet_L": 2, "mono": 3}) == (3, 0, 0, 0, 0, 0, 0, 2, 0)
+    with pytest.raises(KeyError, match="unknown piece"):
+        counts_of(cat, {"pentomino": 1})
+    with pytest.raises(ValueError, match="expected 9"):
+        counts_of(cat, [1, 2])
+
+
+def test_puzzle_empty_removes_filled_cells_and_rejects_outsiders(cat: Catalogue) -> None:
+    recess = cat.puzzle("B03").recess
+    assert puzzle_empty(cat, "B03", [(2, 0), (2, 1)]) == recess & ~cell_mask([(2, 0), (2, 1)])
+    with pytest.raises(ValueError, match="not in the recess"):
+        puzzle_empty(cat, "B03", [(0, 0)])
+    with pytest.raises(KeyError):
+        puzzle_empty(cat, "Z99")
+
+
+def test_fill_puzzle_gives_a_result_with_a_real_plan(cat: Catalogue) -> None:
+    owned = {"tet_L": 2, "tri_I": 1, "mono": 3, "tet_O": 2}
+    result = fill_puzzle(cat, "B03", owned, [(2, 0), (2, 1)])
+    assert result.fillable
+    assert result.min_pieces == 5
+    assert_tiling(cat, result.empty, result.plan, counts_of(cat, owned))
+    assert sum(result.pieces(cat).values()) == 5
+    doc = result.to_json(cat)
+    assert list(doc) == ["fillable", "min_pieces", "pieces", "plan"]
+    assert all(set(step) == {"piece", "cells"} for step in doc["plan"])
+
+
+def test_fill_reports_no_way_to_fill(cat: Catalogue) -> None:
+    result = fill_puzzle(cat, "B03", {"mono": 3})
+    assert result == FillResult(cat.puzzle("B03").recess, None)
+    assert result.to_json(cat) == {"fillable": False, "min_pieces": None, "pieces": {}, "plan": []}
+
+
+def test_fill_rejects_an_unknown_solver(cat: Catalogue) -> None:
+    with pytest.raises(ValueError, match="unknown solver"):
+        fill_region(cat, 0, [0] * NINE, solver="magic")  # type: ignore[arg-type]
+
+
+# -- the catalogue validator -----------------------------------------------------------------
+def test_the_catalogue_validator_rejects_an_unfillable_recess() -> None:
+    data = {
+        "pieces": {"domino": {"cells": [[0, 0], [0, 1]]}},
+        "puzzles": [
+            {"id": "ok", "colour": "white", "points": 1, "reward": "domino",
+             "rows": ["##...", ".....", ".....", ".....", "....."]},
+            {"id": "odd", "colour": "white", "points": 1, "reward": "domino",
+             "rows": ["###..", ".....", ".....", ".....", "....."]},
+        ],
+    }  # fmt: skip
+    with pytest.raises(CatalogueError, match="puzzle odd: no combination of pieces can fill"):
+        catalogue_from_dict(data)
