@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from bots.base import Bot
+from bots.greedy import GreedyBot
 from bots.random_bot import RandomBot
 from projectl_sim.errors import UsageError
 
-REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot,)}
+REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot)}
 
 
 def _parse_value(name: str, raw: str, default: Any) -> Any:
@@ -58,4 +59,4 @@ def describe_bots() -> list[str]:
     return out
 
 
-__all__ = ["REGISTRY", "Bot", "RandomBot", "describe_bots", "make_bot"]
+__all__ = ["REGISTRY", "Bot", "GreedyBot", "RandomBot", "describe_bots", "make_bot"]

@@ -1,0 +1,316 @@
+"""The ``greedy`` family: plan-driven heuristic play.
+
+Each decision the bot plans with the tiling index: for every held puzzle, the cheapest way to
+finish it (placements, plus the upgrades or takes for pieces it lacks) and its rate, the value of
+its points and reward per action. Then, in order:
+
+1. complete a puzzle now if a Place (or a Master on several puzzles) does it;
+2. Master when two or more held puzzles can each take a piece of their plan;
+3. take the face-up puzzle with the best rate when fewer than ``min_held`` are held, or when it
+   beats every held puzzle's rate (only if it can be finished before the game ends);
+4. work on the held puzzle with the best rate: place the largest piece of its plan, or get a
+   piece the plan lacks (an upgrade of a spare piece, or a level-1 piece);
+5. otherwise build the engine (upgrade the smallest spare piece) or recycle a row.
+
+It knows the end: after the trigger it counts the actions it has left, never takes a puzzle it
+can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
+when they pay; a reward choice takes the highest level.
+
+Presets (``preset=``): ``balanced`` (default), ``engine`` (upgrades spare pieces before working
+on cheap puzzles, values rewards), ``rush_black`` (black puzzles' points count 1.8x), ``cautious``
+(white puzzles only, holds few, risk-averse). Any weight can be overridden, e.g.
+``greedy:preset=engine,reward=1.2``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
+
+from bots.base import Bot
+from bots.heuristics import UNREACHABLE, CostModel, Weights, cost_model, remaining_actions
+from bots.random_bot import completing_places, finish_gain
+from projectl_sim.actions import (
+    Action,
+    Finish,
+    Master,
+    Place,
+    Placement,
+    Recycle,
+    Take,
+    TakeBasic,
+    Upgrade,
+)
+from projectl_sim.engine import GameState, finish_options
+from projectl_sim.errors import UsageError
+
+PRESETS: dict[str, Weights] = {
+    "balanced": Weights(),
+    "engine": Weights(reward=1.0, build=0.45, min_held=2),
+    "rush_black": Weights(black_bias=1.8, reward=0.3, min_held=3),
+    "cautious": Weights(white_only=True, risk=1.5, min_held=1, horizon=20),
+}
+
+_WEIGHT_HELP = {
+    "points": "value of one victory point",
+    "reward": "value per level of a puzzle's reward piece",
+    "engine": "value per level of each owned piece (in the evaluation MCTS uses)",
+    "discount": "per-action discount of a held puzzle's value (evaluation)",
+    "black_bias": "multiplier on black puzzles' points",
+    "white_only": "never take black puzzles (0/1)",
+    "risk": "multiplier on the unfinished penalty of a puzzle it can't finish",
+    "horizon": "actions assumed left before the end is triggered",
+    "min_held": "keep at least this many puzzles in progress",
+    "build": "upgrade spare pieces first while the best rate is below this",
+}
+
+
+@dataclass
+class _Target:
+    card: int
+    empty: int
+    cost: int
+    need: tuple[int, ...]
+    rate: float
+
+
+def _gain(state: GameState, card: int, w: Weights) -> float:
+    t = state.t
+    bias = w.black_bias if t.is_black[card] else 1.0
+    return w.points * t.points[card] * bias + w.reward * t.levels[t.reward[card]]
+
+
+def _actions_left(state: GameState, player: int, w: Weights) -> int:
+    left = remaining_actions(state, player)
+    if left is not None:
+        return left
+    # Before the trigger: the black deck empties at about one black puzzle per player-turn.
+    return max(w.horizon, 3 * (len(state.decks[1]) // max(1, state.n) + 2))
+
+
+class GreedyBot(Bot):
+    name = "greedy"
+    summary = (
+        "plans completions with the tiling index, takes and works on the best points per "
+        "action, knows the end game; presets balanced/engine/rush_black/cautious"
+    )
+    params: ClassVar[dict[str, tuple[Any, str]]] = {
+        "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}"),
+        **{f.name: (getattr(Weights(), f.name), _WEIGHT_HELP[f.name]) for f in fields(Weights)},
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        preset = self.options["preset"]
+        if preset not in PRESETS:
+            raise UsageError(f"unknown greedy preset {preset!r} (valid: {', '.join(PRESETS)})")
+        overrides = {k: v for k, v in kwargs.items() if k != "preset"}
+        self.weights = replace(PRESETS[preset], **overrides)
+        for k in self.options:
+            if k != "preset":
+                self.options[k] = getattr(self.weights, k)
+
+    def __repr__(self) -> str:
+        preset = self.options["preset"]
+        base = PRESETS[preset]
+        changed = [f"preset={preset}"] if preset != "balanced" else []
+        changed += [
+            f"{f.name}={_fmt(getattr(self.weights, f.name))}"
+            for f in fields(Weights)
+            if getattr(self.weights, f.name) != getattr(base, f.name)
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+    # -- decisions -----------------------------------------------------------------------------
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        action = self.choose(view)
+        return action if action is not None else rng.choice(view.legal_actions(master="none"))
+
+    def choose(self, state: GameState) -> Action | None:
+        """Return the greedy action for the player to move (None: nothing sensible)."""
+        w = self.weights
+        model = cost_model(state)
+        me = state.current
+        done = completing_places(state)
+        if done:
+            # Master finishes several at once; otherwise the most valuable completion.
+            master = self._completing_master(state)
+            if master is not None:
+                return master
+            return max(done, key=lambda a: _gain(state, a.card, w))
+        left = _actions_left(state, me, w)
+        targets = self._targets(state, model, left)
+        if not state.master_used:
+            master = self._plan_master(state, model, targets)
+            if master is not None:
+                return master
+        take = self._best_take(state, model, targets, left)
+        if take is not None:
+            return take
+        live = [tg for tg in targets if tg.cost <= left]
+        if live:
+            best = max(live, key=lambda tg: (tg.rate, -tg.cost))
+            if best.rate >= w.build or not self._spare_upgrade(state, best.need):
+                action = self._work_on(state, model, best)
+                if action is not None:
+                    return action
+        build = self._spare_upgrade(state, live[0].need if live else ())
+        if build is not None:
+            return build
+        if state.basic_piece() is not None and sum(state.supply[me]) < 4:
+            return TakeBasic()
+        for colour in (0, 1):
+            if state.rows[colour]:
+                return Recycle(colour, state.rows[colour])
+        return None
+
+    def _targets(self, state: GameState, model: CostModel, left: int) -> list[_Target]:
+        t = state.t
+        me = state.current
+        supply = list(state.supply[me])
+        out = []
+        # cheapest first, each planned with what the cheaper ones leave of the supply
+        slots = sorted(state.slots[me], key=lambda s: model.cost(t.recess[s[0]] & ~s[1], supply)[0])
+        for card, filled, _ in slots:
+            empty = t.recess[card] & ~filled
+            cost, need = model.cost(empty, supply)
+            rate = _gain(state, card, self.weights) / max(1, cost) if cost < UNREACHABLE else 0.0
+            if state.rules.unfinished_penalty:
+                rate += t.points[card] / max(1, cost)  # finishing also saves the penalty
+            out.append(_Target(card, empty, cost, need, rate))
+            supply = [max(0, s - k) for s, k in zip(supply, need, strict=True)]
+        return out
+
+    def _best_take(
+        self, state: GameState, model: CostModel, targets: list[_Target], left: int
+    ) -> Action | None:
+        w = self.weights
+        t = state.t
+        me = state.current
+        held = len(state.slots[me])
+        if held >= 4:
+            return None
+        supply = list(state.supply[me])
+        for tg in targets:
+            supply = [max(0, s - k) for s, k in zip(supply, tg.need, strict=True)]
+        committed = sum(tg.cost for tg in targets if tg.cost <= left)
+        best, best_rate = None, 0.0
+        for a in state.take_actions():
+            if not isinstance(a, Take):
+                continue
+            card = a.card
+            if w.white_only and t.is_black[card]:
+                continue
+            cost, _ = model.cost(t.recess[card], supply)
+            if 1 + cost + committed > left:
+                continue  # rulings: an unfinished puzzle costs its points at the end
+            rate = _gain(state, card, w) / (1 + cost)
+            if rate > best_rate:
+                best, best_rate = a, rate
+        if best is None:
+            return None
+        held_rate = max((tg.rate for tg in targets if tg.cost <= left), default=0.0)
+        if held < w.min_held or best_rate > held_rate:
+            return best
+        return None
+
+    def _plan_master(
+        self, state: GameState, model: CostModel, targets: list[_Target]
+    ) -> Master | None:
+        t = state.t
+        left = list(state.supply[state.current])
+        index = model.index
+        chosen: list[Placement] = []
+        for tg in targets:
+            v = index.first(tg.empty, left)
+            if v is None:
+                continue
+            steps = index._placements(tg.empty, v)
+            piece, mask = max(steps, key=lambda s: t.levels[s[0]])
+            left[piece] -= 1
+            chosen.append((tg.card, piece, mask))
+        return Master(tuple(chosen)) if len(chosen) >= 2 else None
+
+    def _completing_master(self, state: GameState) -> Master | None:
+        t = state.t
+        me = state.current
+        left = list(state.supply[me])
+        chosen: list[Placement] = []
+        for card, filled, _ in state.slots[me]:
+            empty = t.recess[card] & ~filled
+            for piece in t.cat.piece_of_mask.get(empty, ()):
+                if left[piece]:
+                    left[piece] -= 1
+                    chosen.append((card, piece, empty))
+                    break
+        if len(chosen) >= 2 and not state.master_used:
+            return Master(tuple(chosen))
+        return None
+
+    def _work_on(self, state: GameState, model: CostModel, tg: _Target) -> Action | None:
+        t = state.t
+        me = state.current
+        supply = state.supply[me]
+        index = model.index
+        v = index.first(tg.empty, supply)
+        if v is not None:
+            steps = index._placements(tg.empty, v)
+            piece, mask = max(steps, key=lambda s: (t.levels[s[0]], -s[1]))
+            return Place(tg.card, piece, mask)
+        return self._acquire(state, tg.need)
+
+    def _acquire(self, state: GameState, need: tuple[int, ...]) -> Action | None:
+        """Return the action that best moves the supply towards ``need``."""
+        t = state.t
+        me = state.current
+        supply = state.supply[me]
+        levels = t.levels
+        missing = [i for i, (k, s) in enumerate(zip(need, supply, strict=True)) if k > s]
+        spares = [i for i, (k, s) in enumerate(zip(need, supply, strict=True)) if s > k]
+        legal = set(state.upgrade_actions())
+        # biggest missing piece first: it takes the longest to build
+        for want in sorted(missing, key=lambda i: -levels[i]):
+            # the spare whose level is closest below (or at) the wanted level
+            for give in sorted(spares, key=lambda i: (abs(levels[want] - 1 - levels[i]), i)):
+                a = Upgrade(give, want)
+                if a in legal:
+                    return a
+            # climb one level towards it from the largest spare below
+            below = [i for i in spares if levels[i] < levels[want] - 1]
+            for give in sorted(below, key=lambda i: -levels[i]):
+                for get in t.by_level.get(levels[give] + 1, ()):
+                    a = Upgrade(give, get)
+                    if a in legal:
+                        return a
+        if missing and state.basic_piece() is not None:
+            return TakeBasic()
+        return None
+
+    def _spare_upgrade(self, state: GameState, need: tuple[int, ...]) -> Action | None:
+        """Return an upgrade of the smallest spare piece one level up (engine building)."""
+        t = state.t
+        supply = state.supply[state.current]
+        need = need or (0,) * t.n_pieces
+        legal = set(state.upgrade_actions())
+        spares = [i for i, (k, s) in enumerate(zip(need, supply, strict=True)) if s > k]
+        for give in sorted(spares, key=lambda i: t.levels[i]):
+            for get in t.by_level.get(t.levels[give] + 1, ()):
+                a = Upgrade(give, get)
+                if a in legal:
+                    return a
+        return None
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        levels = view.t.levels
+        return max(options, key=lambda p: (levels[p], -p))
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
+        return best if finish_gain(view, best) > 0 else Finish(())  # type: ignore[arg-type,return-value]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)
