@@ -37,6 +37,13 @@ class BotError(ProjectLError):
         self.detail = detail
 
 
+def _describe(state: GameState, action: object) -> str:
+    try:
+        return state.describe(action)  # type: ignore[arg-type]
+    except Exception:  # a bot may return anything at all
+        return repr(action)
+
+
 @dataclass
 class GameOutcome:
     """A played game: final state, its record writer, and the seed it came from."""
@@ -87,7 +94,8 @@ def play_game(
             action = bots[seat](view, bot_rngs[seat])
         except Exception as exc:  # a bot's bug must not lose the game played so far
             err = BotError(
-                f"bot {names[seat]} (seat {seat}) raised {type(exc).__name__}: {exc}",
+                f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
+                f"{type(exc).__name__}: {exc}",
                 seat,
                 traceback.format_exc(limit=4),
             )
@@ -95,10 +103,12 @@ def play_game(
             raise err from None
         try:
             state.step(seat, action)
-        except IllegalActionError as exc:
+        except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            # anything a bot returns that the checked path can't accept is the bot's illegal
+            # action (an out-of-range card or piece raises IndexError in the check)
             err = BotError(
-                f"bot {names[seat]} (seat {seat}) chose an illegal action: "
-                f"{state.describe(action)} {exc}",
+                f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
+                f"{_describe(state, action)}: {exc}",
                 seat,
             )
             err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
