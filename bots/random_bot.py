@@ -17,6 +17,11 @@ from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import can_tile
 
 
+def _pick(rng: random.Random, n: int) -> int:
+    # uniform index in range(n): random() is ~20x cheaper than randrange() in the hot loop
+    return int(rng.random() * n)
+
+
 def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: list[int]) -> bool:
     t = view.t
     rest = t.recess[card] & ~filled & ~mask
@@ -67,7 +72,7 @@ class RandomBot(Bot):
         avail[view.t.mono] = view.supply[p][view.t.mono]
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
         while kinds:
-            kind = kinds.pop(rng.randrange(len(kinds)))  # uniform over the kinds left
+            kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
             action: Action | None
             if kind == 0:
                 acts: list[Action] = view.take_actions()
@@ -85,7 +90,7 @@ class RandomBot(Bot):
                     return action
                 continue
             if acts:
-                return acts[rng.randrange(len(acts))]
+                return acts[_pick(rng, len(acts))]
         # Everything left strands a hole: any legal action is still better than none.
         return rng.choice(view.legal_actions(master="none"))
 
@@ -102,7 +107,7 @@ class RandomBot(Bot):
         # A few uniform draws find a good placement almost always; then scan the rest in a
         # random order so that "no good placement" is exact.
         for _ in range(6):
-            a = places[rng.randrange(len(places))]
+            a = places[_pick(rng, len(places))]
             if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
                 return a  # type: ignore[return-value]
         rng.shuffle(places)
@@ -112,17 +117,14 @@ class RandomBot(Bot):
         return None
 
     def _master(self, view: GameState, rng: random.Random, avail: list[int]) -> Master | None:
+        m = view.sample_master(rng)
+        if m is None or len(m.placements) < 2:
+            return None  # a one-piece Master is a Place that wastes the Master
+        if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
+            return None  # would empty the supply with nothing left to take
         filled = {card: f for card, f, _ in view.slots[view.current]}
-        for _ in range(4):
-            m = view.sample_master(rng)
-            if m is None:
-                return None
-            if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
-                return None  # would empty the supply with nothing left to take
-            if len(m.placements) > 1 and all(
-                _leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements
-            ):
-                return m
+        if all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements):
+            return m
         return None
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:

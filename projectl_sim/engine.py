@@ -486,13 +486,18 @@ class GameState:
             if rng.random() >= p_each and chosen:
                 continue
             fits = t.cat.fits(t.recess[card] & ~filled)
-            options = [
-                (card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks
-            ]
-            if options:
-                pl = rng.choice(options)
-                left[pl[1]] -= 1
-                chosen.append(pl)
+            # uniform over this puzzle's placements of the pieces left, without listing them
+            total = sum(len(masks) for piece, masks in enumerate(fits) if left[piece])
+            if not total:
+                continue
+            r = int(rng.random() * total)  # cheaper than randrange in hot loops
+            for piece, masks in enumerate(fits):
+                if left[piece]:
+                    if r < len(masks):
+                        left[piece] -= 1
+                        chosen.append((card, piece, masks[r]))
+                        break
+                    r -= len(masks)
         return Master(tuple(chosen)) if chosen else None
 
     # -- checking ------------------------------------------------------------------------------
