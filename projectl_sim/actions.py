@@ -14,6 +14,9 @@ from projectl_sim.errors import RecordError
 
 COLOURS = ("white", "black")
 WHITE, BLACK = 0, 1
+# The decks a blind take may name: the two colours, and the solo variant's one puzzle deck.
+DECKS = (*COLOURS, "puzzle")
+PUZZLE = 2
 
 # (card, piece, mask): one piece placed into one puzzle
 Placement = tuple[int, int, Mask25]
@@ -29,7 +32,7 @@ class Take:
 
 @dataclass(frozen=True, slots=True)
 class TakeDeck:
-    """Take the top card of a deck blind (colour 0 white, 1 black)."""
+    """Take the top card of a deck blind (colour 0 white, 1 black, 2 the solo puzzle deck)."""
 
     colour: int
     kind: ClassVar[str] = "take_deck"
@@ -113,7 +116,7 @@ def to_json(action: Action, cat: Catalogue, player: int) -> dict[str, Any]:
         case Take(card):
             out |= {"type": "take", "puzzle": cat.puzzles[card].id}
         case TakeDeck(colour):
-            out |= {"type": "take", "deck": COLOURS[colour]}
+            out |= {"type": "take", "deck": DECKS[colour]}
         case Recycle(colour, order):
             out |= {
                 "type": "recycle",
@@ -161,6 +164,14 @@ def _colour(value: Any, key: str) -> int:
     return COLOURS.index(value)
 
 
+def _deck(value: Any) -> int:
+    if value not in DECKS:
+        raise RecordError(
+            f"deck must be 'white' or 'black', got {value!r} ('puzzle' in the solo variant)"
+        )
+    return DECKS.index(value)
+
+
 def _mask(value: Any) -> Mask25:
     try:
         return cells_to_mask(value)
@@ -197,7 +208,7 @@ def from_json(d: Any, cat: Catalogue) -> tuple[int, Action]:
         if "puzzle" in d and "deck" in d:
             raise RecordError("take has both 'puzzle' and 'deck'")
         if "deck" in d:
-            action = TakeDeck(_colour(d["deck"], "deck"))
+            action = TakeDeck(_deck(d["deck"]))
         else:
             action = Take(_puzzle(cat, _field(d, "puzzle")))
     elif kind == "recycle":
@@ -238,7 +249,7 @@ def describe(action: Action, cat: Catalogue) -> str:
         case Take(card):
             return f"take {pz[card].id}"
         case TakeDeck(colour):
-            return f"take blind from the {COLOURS[colour]} deck"
+            return f"take blind from the {DECKS[colour]} deck"
         case Recycle(colour, order):
             text = f"recycle the {COLOURS[colour]} row"
             return text + (f" as {' '.join(pz[c].id for c in order)}" if order else "")

@@ -58,7 +58,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"{players} players but {len(specs)} bots given")
     bots = [make_bot(s) for s in specs]
     try:
-        rules = Rules(players=players, catalogue=_catalogue(args), **_parse_switches(args.rule))
+        variant = {"variant": args.variant} | (
+            {"difficulty": args.difficulty} if args.difficulty else {}
+        )
+        rules = Rules(
+            players=players, catalogue=_catalogue(args), **variant, **_parse_switches(args.rule)
+        )
     except TypeError as exc:
         raise UsageError(str(exc)) from None
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -80,16 +85,25 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         scores = state.final_scores()
         cat = rules.catalogue
-        print(f"seed {seed}, {players} players, first player {state.first_player}")
+        if state.solo is not None:
+            print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind")
+        else:
+            print(f"seed {seed}, {players} players, first player {state.first_player}")
         for p in range(players):
             pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
             print(
                 f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
+        if state.solo is not None:
+            pile = " ".join(cat.puzzles[c].id for c in state.solo.opponent_pile)
+            print(
+                f"  opponent ({rules.difficulty}) score {state.opponent_score():>3}  "
+                f"completed {len(state.solo.opponent_pile):>2}  [{pile}]"
+            )
         ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
         print(
-            f"winners: {', '.join(f'seat {w}' for w in state.winners())}; "
+            f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}; "
             f"{state.round} rounds, {state.turn - 1} turns, ended {ended}"
         )
         if args.record:
@@ -115,9 +129,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         scores = state.final_scores() if over else state.scores
         status = "game over" if over else f"in progress ({state.phase}, round {state.round})"
         print(f"valid: {rep.actions} actions, {status}")
-        print("scores: " + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores)))
+        print(
+            "scores: "
+            + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores))
+            + (f", opponent {state.opponent_score()}" if state.solo is not None else "")
+        )
         if over:
-            print(f"winners: {', '.join(f'seat {w}' for w in state.winners())}")
+            print(f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}")
     if args.show:
         print(render(state))
     return 0
@@ -145,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
+    play.add_argument("--variant", default="standard", help="standard (default) or solo")
+    play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
     play.add_argument(
         "--rule",
         action="append",

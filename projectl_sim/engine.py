@@ -1,4 +1,4 @@
-"""The base-game engine: state, legal actions, checked and fast application, scoring.
+"""The engine: state, legal actions, checked and fast application, scoring.
 
 State is a handful of lists of ints and tuples, copied by a hand-written ``copy()``. Decks and rows
 are tuples (top of a deck first) so copies share them; a player's puzzle slot is a tuple
@@ -8,6 +8,10 @@ are tuples (top of a deck first) so copies share them; a player's puzzle slot is
 action is illegal, and ``step`` is ``check`` then ``apply``. After every transition the engine
 advances by itself through what needs no decision: end of turn, passing when no action is legal,
 the end of the round, the final round, and scoring.
+
+The solo variant (``projectl_sim.solo``) is the base game plus a table block ``solo`` (grid,
+locks, opponent) and a few named hooks: dealing, taking from the grid, drawing from its one deck,
+and the mastermind's turn, which the engine plays by itself at the end of each player turn.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import numpy as np
 from projectl_sim.actions import (
     BLACK,
     COLOURS,
+    DECKS,
+    PUZZLE,
     WHITE,
     Action,
     Finish,
@@ -39,6 +45,19 @@ from projectl_sim.actions import (
 from projectl_sim.catalogue import Catalogue, Mask25
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
+from projectl_sim.solo import (
+    EMPTY,
+    Solo,
+    column,
+    deal_solo,
+    fill_gap,
+    lock_to_opponent,
+    mastermind_choice,
+    mastermind_take,
+    parse_solo_setup,
+    setup_json,
+    unlock,
+)
 
 # Phases
 PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
@@ -137,7 +156,7 @@ def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[i
 
 
 class GameState:
-    """One game of Project L (base game, 2-4 players)."""
+    """One game of Project L (base game, 2-4 players; or the solo variant, 1 player)."""
 
     __slots__ = (
         "actions_left",
@@ -163,6 +182,7 @@ class GameState:
         "rules",
         "scores",
         "slots",
+        "solo",
         "supply",
         "t",
         "trigger_round",
@@ -187,12 +207,16 @@ class GameState:
         self.piles: list[tuple[int, ...]] = [() for _ in range(n)]
         self.scores = [0] * n
         self.ft_pieces = [0] * n
-        first, white, black = _parse_setup(setup, rules)
-        self.first_player = first
-        self.current = first
-        self.cards_in_play = (len(white), len(black))
-        self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
-        self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+        self.solo: Solo | None = None
+        if rules.solo:
+            self._setup_solo(setup)
+        else:
+            first, white, black = _parse_setup(setup, rules)
+            self.first_player = first
+            self.current = first
+            self.cards_in_play = (len(white), len(black))
+            self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
+            self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
         self.known_bottom = [0, 0]
         self.actions_left = ACTIONS_PER_TURN
         self.master_used = False
@@ -207,9 +231,33 @@ class GameState:
         self.end_reason: str | None = None
         self.last_progress_round = 1
         self.viewer: int | None = None
-        if not self.decks[BLACK]:  # a tiny black deck is empty from the start
+        if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
         self._advance()
+
+    def _setup_solo(self, setup: dict[str, Any]) -> None:
+        """Deal the solo table: grid from the deck's top, locks and opponent from the reserve."""
+        if not isinstance(setup, dict):
+            raise RecordError("setup must be an object")
+        grid, white, black, locks, opponent = parse_solo_setup(setup, self.rules)
+        cat = self.rules.catalogue
+        for piece in [p for col in locks for p in col] + list(opponent):
+            if self.reserve[piece] == 0:
+                raise RecordError(
+                    f"setup: the reserve has too few {cat.pieces[piece].id} pieces for the locks "
+                    "and the opponent's supply"
+                )
+            self.reserve[piece] -= 1
+        self.solo = Solo(grid, locks, opponent)
+        self.first_player = self.current = 0  # rulings, Solo: the player moves first
+        on_grid = [c for c in grid if c != EMPTY]
+        black_on_grid = sum(self.t.is_black[c] for c in on_grid)
+        self.cards_in_play = (
+            len(on_grid) - black_on_grid + len(white),
+            black_on_grid + len(black),
+        )
+        self.rows = [(), ()]
+        self.decks = [tuple(white), tuple(black)]  # one deck: drawn white first
 
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
@@ -243,6 +291,7 @@ class GameState:
         g.end_reason = self.end_reason
         g.last_progress_round = self.last_progress_round
         g.viewer = self.viewer
+        g.solo = self.solo  # immutable: shared
         return g
 
     def view(self, player: int) -> GameState:
@@ -250,7 +299,8 @@ class GameState:
 
         The order of the cards recycled to the bottom of a deck is public (the recycling player
         chose it in the open), so those stay visible. Unless the rules say victory points are
-        known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
+        known, the other players' piles are ``HIDDEN`` cards and their scores read 0. In solo the
+        grid, the locks and the opponent's pile are public (the opponent takes face-up puzzles).
         """
         g = self.copy()
         g.viewer = player
@@ -276,14 +326,19 @@ class GameState:
             seen.update(s[0] for s in slots)
         for pile in self.piles:
             seen.update(pile)
-        seen.discard(HIDDEN)
+        if self.solo is not None:
+            seen.update(self.solo.grid)
+            seen.update(self.solo.opponent_pile)
+        seen.discard(HIDDEN)  # also EMPTY, the same value
         cat = self.rules.catalogue
         return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
 
     def redeal(self, rng: random.Random) -> GameState:
         """Return a copy whose unseen deck cards are re-dealt at random (determinization).
 
-        Works on a view (fills its ``HIDDEN`` cards) and on a full state alike.
+        Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
+        re-dealt among its own unseen cards, so the solo deck keeps its whites on top of its
+        blacks, and how many of each remain.
         """
         g = self.copy()
         decks = []
@@ -319,6 +374,12 @@ class GameState:
         """Return the cards of a player's victory pile, in the order completed."""
         return list(self.piles[player])
 
+    def opponent_score(self) -> int:
+        """Return the solo opponent's score: the points of its pile (solo variant only)."""
+        if self.solo is None:
+            raise ValueError("only the solo variant has an opponent")
+        return self.solo.opponent_score
+
     def final_scores(self) -> list[int]:
         """Return each player's score: victory pile, minus unfinished puzzles, minus touches."""
         out = []
@@ -330,8 +391,14 @@ class GameState:
         return out
 
     def winners(self) -> list[int]:
-        """Return the winning seats (several on a shared win), by the configured tie-break."""
+        """Return the winning seats (several on a shared win), by the configured tie-break.
+
+        Solo: ``[0]`` when the player's score beats the opponent's, else ``[]`` (the opponent
+        wins; rulings: a tie goes to the opponent).
+        """
         scores = self.final_scores()
+        if self.solo is not None:
+            return [0] if scores[0] > self.solo.opponent_score else []
         best = max(scores)
         tied = [p for p in range(self.n) if scores[p] == best]
         if len(tied) == 1:
@@ -371,11 +438,19 @@ class GameState:
         return len(self.slots[self.current]) < MAX_UNFINISHED
 
     def take_actions(self) -> list[Action]:
-        """Return the legal Take actions (rows left to right, then blind from each deck)."""
+        """Return the legal Take actions (rows left to right, then blind from each deck).
+
+        Solo: the grid by position, then blind from the puzzle deck (no black-puzzle limit).
+        """
         if not self._can_take():
             return []
         t = self.t
-        acts: list[Action] = [t.take_actions[c] for c in self.rows[WHITE]]
+        if self.solo is not None:
+            acts: list[Action] = [t.take_actions[c] for c in self.solo.grid if c != EMPTY]
+            if self._deck_left():
+                acts.append(TakeDeck(PUZZLE))
+            return acts
+        acts = [t.take_actions[c] for c in self.rows[WHITE]]
         black_ok = not (self.trigger_round and self.black_taken >= 1)
         if black_ok:
             acts.extend(t.take_actions[c] for c in self.rows[BLACK])
@@ -386,7 +461,7 @@ class GameState:
         return acts
 
     def recycle_actions(self) -> list[Action]:
-        """Return every Recycle: each non-empty row in each drawing order."""
+        """Return every Recycle: each non-empty row in each drawing order (none in solo)."""
         acts: list[Action] = []
         for colour in (WHITE, BLACK):
             row = self.rows[colour]
@@ -525,10 +600,14 @@ class GameState:
             raise IllegalActionError("only Finishing Touches are allowed now")
         t = self.t
         supply = self.supply[player]
+        if self.solo is not None:
+            self._check_solo(action)
         match action:
             case Take(card):
                 if not self._can_take():
                     raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                if self.solo is not None:
+                    return  # checked by _check_solo
                 colour = BLACK if t.is_black[card] else WHITE
                 if card not in self.rows[colour]:
                     raise IllegalActionError(f"{t.cat.puzzles[card].id} is not in a row")
@@ -537,6 +616,10 @@ class GameState:
             case TakeDeck(colour):
                 if not self._can_take():
                     raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                if self.solo is not None:
+                    return  # checked by _check_solo
+                if colour == PUZZLE:
+                    raise IllegalActionError("the puzzle deck is the solo variant's")
                 if not self.decks[colour]:
                     raise IllegalActionError(f"the {COLOURS[colour]} deck is empty")
                 if colour == BLACK and self.trigger_round and self.black_taken >= 1:
@@ -575,6 +658,24 @@ class GameState:
                 raise IllegalActionError("no reward choice is open")
             case _:
                 raise IllegalActionError(f"unknown action {action!r}")
+
+    def _check_solo(self, action: Action) -> None:
+        """Raise for what the solo variant forbids or reads differently (rulings, Solo)."""
+        assert self.solo is not None
+        match action:
+            case Take(card):
+                if card < 0 or card not in self.solo.grid:
+                    raise IllegalActionError(f"{self.t.cat.puzzles[card].id} is not in the grid")
+            case TakeDeck(colour):
+                if colour != PUZZLE:
+                    raise IllegalActionError(
+                        f"the solo variant has one deck: take from the puzzle deck, not the "
+                        f"{DECKS[colour]} one"
+                    )
+                if not self._deck_left():
+                    raise IllegalActionError("the puzzle deck is empty")
+            case Recycle():
+                raise IllegalActionError("no Recycle in the solo variant")
 
     def _check_placements(
         self, player: int, placements: Sequence[Placement], one_per_puzzle: bool
@@ -723,14 +824,30 @@ class GameState:
         if self.known_bottom[colour] > len(deck):
             self.known_bottom[colour] = len(deck)
         self.last_progress_round = self.round
-        if colour == BLACK and not deck and not self.trigger_round:
-            # rulings, End: the black deck just became empty; black puzzles taken earlier in
-            # this turn don't count towards the one-per-turn limit.
+        if not deck and not self.trigger_round and not self._deck_left():
+            # rulings, End: the black deck (solo: the puzzle deck) just became empty; black
+            # puzzles taken earlier in this turn don't count towards the one-per-turn limit.
             self.trigger_round = self.round
             self.black_taken = 0
         return card
 
+    def _deck_left(self) -> bool:
+        """Return whether the deck whose emptying ends the game still has cards.
+
+        Base game: the black deck. Solo: the puzzle deck (its white part on top of its black).
+        """
+        if self.solo is not None:
+            return bool(self.decks[WHITE] or self.decks[BLACK])
+        return bool(self.decks[BLACK])
+
+    def _draw_solo(self) -> int | None:
+        """Draw the top card of the solo puzzle deck: its whites lie on top of its blacks."""
+        return self._draw(WHITE if self.decks[WHITE] else BLACK)
+
     def _take(self, p: int, card: int) -> None:
+        if self.solo is not None:
+            self._take_from_grid(p, card)
+            return
         colour = BLACK if self.t.is_black[card] else WHITE
         row = list(self.rows[colour])
         i = row.index(card)
@@ -747,9 +864,41 @@ class GameState:
     def _take_deck(self, p: int, colour: int) -> None:
         if colour == BLACK and self.trigger_round:
             self.black_taken += 1
-        card = self._draw(colour)
+        # rulings, Solo: a blind draw from the deck moves no lock piece
+        card = self._draw_solo() if colour == PUZZLE else self._draw(colour)
         assert card is not None
         self.slots[p].append((card, 0, ()))
+
+    def _take_from_grid(self, p: int, card: int) -> None:
+        """Solo: take a grid puzzle; a lock piece of its column goes to the opponent's supply.
+
+        The gap refills from the deck at once, as a row does; with the deck empty it stays
+        empty (a decision: the rulings are silent).
+        """
+        assert self.solo is not None
+        pos = self.solo.grid.index(card)
+        solo = lock_to_opponent(self.solo, column(pos))
+        self.solo = fill_gap(solo, pos, self._draw_solo())
+        self.slots[p].append((card, 0, ()))
+
+    def _mastermind_turn(self) -> None:
+        """Solo: play the opponent's turn (rulings, Solo variant, "Opponent turn").
+
+        If every column is locked, one piece from above each goes back to the reserve; then it
+        takes the highest-value puzzle in an unlocked column (tie: lowest position) straight to
+        its pile, or nothing when none is open. After a take its supply and one piece from above
+        each other column go above the taken column, and the gap refills from the deck.
+        """
+        assert self.solo is not None
+        solo, returned = unlock(self.solo)
+        for piece in returned:
+            self.reserve[piece] += 1
+        pos = mastermind_choice(solo, self.t.points)
+        if pos is not None:
+            solo = mastermind_take(solo, pos, self.t.points)
+            self.last_progress_round = self.round
+            solo = fill_gap(solo, pos, self._draw_solo())
+        self.solo = solo
 
     def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
         order = order or self.rows[colour]
@@ -784,7 +933,10 @@ class GameState:
 
     # -- turn flow -----------------------------------------------------------------------------
     def _has_play_action(self) -> bool:
-        if self._can_take() and (self.rows[WHITE] or self.rows[BLACK] or any(self.decks)):
+        if self.solo is not None:
+            if self._can_take() and (self._deck_left() or any(c != EMPTY for c in self.solo.grid)):
+                return True
+        elif self._can_take() and (self.rows[WHITE] or self.rows[BLACK] or any(self.decks)):
             return True
         if self.rows[WHITE] or self.rows[BLACK]:
             return True  # Recycle
@@ -797,6 +949,9 @@ class GameState:
     def _advance(self) -> None:
         """Move on through everything that needs no decision: turn end, passes, round end."""
         guard = 0
+        # Solo: the mastermind plays on while the player passes, and the round cap still ends
+        # the game; elsewhere nobody acting for a few turns is a stall.
+        limit = 4 * self.n if self.solo is None else self.rules.max_rounds + 1
         while self.phase == PLAY:
             if self.actions_left > 0:
                 if self._has_play_action():
@@ -804,10 +959,12 @@ class GameState:
                 self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
             self._end_turn()
             guard += 1
-            if guard > 4 * self.n:
+            if guard > limit:
                 self._end_game(END_STALL)
 
     def _end_turn(self) -> None:
+        if self.solo is not None:
+            self._mastermind_turn()  # rulings, Solo: the opponent's turn follows the player's
         self.current = (self.current + 1) % self.n
         self.actions_left = ACTIONS_PER_TURN
         self.master_used = False
@@ -923,7 +1080,12 @@ def _parse_setup(setup: dict[str, Any], rules: Rules) -> tuple[int, list[int], l
 
 
 def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
-    """Deal a setup: shuffled white deck, a random black deck of the player count's size."""
+    """Deal a setup: shuffled white deck, a random black deck of the player count's size.
+
+    Solo: one deck of random whites on top of random blacks, the locks and the opponent's supply.
+    """
+    if rules.solo:
+        return deal_solo(rules, rng)
     cat = rules.catalogue
     white = [cat.puzzles[c].id for c in cat.of_colour("white")]
     rng.shuffle(white)
@@ -949,6 +1111,8 @@ def new_game(
 def setup_of(state: GameState) -> dict[str, Any]:
     """Return the setup (as a record writes it) of a state that has not moved yet."""
     cat = state.rules.catalogue
+    if state.solo is not None:
+        return setup_json(state.solo, state.decks[WHITE], state.decks[BLACK], cat)
     return {
         "first_player": state.first_player,
         "white_deck": [cat.puzzles[c].id for c in state.rows[WHITE] + state.decks[WHITE]],

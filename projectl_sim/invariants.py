@@ -6,7 +6,8 @@ from collections import Counter
 
 from projectl_sim.actions import BLACK, WHITE
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
-from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED
+from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
+from projectl_sim.solo import EMPTY
 
 
 class InvariantError(AssertionError):
@@ -18,8 +19,16 @@ def check_invariants(state: GameState) -> None:
     t = state.t
     cat = t.cat
     n = state.n
-    # Pieces: every copy is in the reserve, a supply, or placed on an unfinished puzzle.
+    solo = state.solo
+    # Pieces: every copy is in the reserve, a supply, or placed on an unfinished puzzle (solo:
+    # or above a grid column, or in the opponent's supply).
     on_puzzles = [0] * t.n_pieces
+    with_opponent = [0] * t.n_pieces
+    if solo is not None:
+        if len(solo.locks) != GRID_COLUMNS:
+            raise InvariantError(f"{len(solo.locks)} columns of locks, not {GRID_COLUMNS}")
+        for piece in [p for col in solo.locks for p in col] + list(solo.opponent_supply):
+            with_opponent[piece] += 1
     for p in range(n):
         if len(state.slots[p]) > MAX_UNFINISHED:
             raise InvariantError(f"player {p} has {len(state.slots[p])} unfinished puzzles")
@@ -38,6 +47,7 @@ def check_invariants(state: GameState) -> None:
                 raise InvariantError(f"{cat.puzzles[card].id} is full but not completed")
     for i, piece in enumerate(cat.pieces):
         held = state.reserve[i] + sum(s[i] for s in state.supply) + on_puzzles[i]
+        held += with_opponent[i]
         if held != piece.copies:
             raise InvariantError(f"{piece.id}: {held} copies accounted for, not {piece.copies}")
         if state.reserve[i] < 0 or any(s[i] < 0 for s in state.supply):
@@ -50,6 +60,21 @@ def check_invariants(state: GameState) -> None:
         per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
         cards.update(state.rows[colour])
         cards.update(c for c in state.decks[colour] if c != HIDDEN)
+    if solo is not None:
+        if len(solo.grid) != GRID_SIZE:
+            raise InvariantError(f"the grid has {len(solo.grid)} positions, not {GRID_SIZE}")
+        if state.rows != [(), ()]:
+            raise InvariantError("the solo variant has no rows")
+        if EMPTY in solo.grid and any(state.decks):
+            raise InvariantError("a grid gap is not refilled while the deck has cards")
+        shown = [c for c in solo.grid if c != EMPTY] + list(solo.opponent_pile)
+        cards.update(shown)
+        for c in shown:
+            per_colour[BLACK if t.is_black[c] else WHITE] += 1
+        if solo.opponent_score != sum(t.points[c] for c in solo.opponent_pile):
+            raise InvariantError(f"opponent score {solo.opponent_score} is not its pile's points")
+        if state.first_player != 0 or state.current != 0:
+            raise InvariantError("the solo player is seat 0")
     hidden_piles = False
     for p in range(n):
         held = [s[0] for s in state.slots[p]] + [c for c in state.piles[p] if c != HIDDEN]

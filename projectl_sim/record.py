@@ -23,14 +23,20 @@ class RecordMismatchError(ProjectLError):
 
 
 def result_of(state: GameState) -> dict[str, Any]:
-    """Return the ``result`` object of a finished game."""
-    return {
+    """Return the ``result`` object of a finished game (solo: with the opponent's score)."""
+    out: dict[str, Any] = {
         "scores": state.final_scores(),
         "winners": state.winners(),
         "completed": [len(p) for p in state.piles],
         "end_reason": state.end_reason,
         "rounds": state.round,
     }
+    if state.solo is not None:
+        out["opponent"] = {
+            "score": state.opponent_score(),
+            "completed": len(state.solo.opponent_pile),
+        }
+    return out
 
 
 @dataclass
@@ -170,11 +176,11 @@ def replay(record: dict[str, Any], catalogue: Catalogue | None = None) -> Replay
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         replayed = result_of(state)
-        for key in ("scores", "winners", "completed"):
-            if key in recorded and recorded[key] != replayed[key]:
+        for key in ("scores", "winners", "completed", "opponent"):
+            if key in recorded and recorded[key] != replayed.get(key):
                 raise RecordMismatchError(
                     f"result disagrees with the replay: {key} {recorded[key]} recorded, "
-                    f"{replayed[key]} replayed"
+                    f"{replayed.get(key)} replayed"
                 )
     return Replay(state, len(actions), warnings)
 
@@ -201,6 +207,15 @@ def summary_json(rep: Replay) -> dict[str, Any]:
         "phase": state.phase,
         "players": players,
     }
+    if state.solo is not None:
+        solo = state.solo
+        out["opponent"] = {
+            "score": solo.opponent_score,
+            "completed": [cat.puzzles[c].id for c in solo.opponent_pile],
+            "supply": [cat.pieces[p].id for p in solo.opponent_supply],
+        }
+        out["grid"] = [None if c < 0 else cat.puzzles[c].id for c in solo.grid]
+        out["locks"] = [[cat.pieces[p].id for p in col] for col in solo.locks]
     if over:
         out["winners"] = state.winners()
         out["end_reason"] = state.end_reason

@@ -1,10 +1,13 @@
-"""Text drawings of a game state: rows, each player's puzzles as 5x5 grids, supplies, scores."""
+"""Text drawings of a game state: rows (solo: the grid, locks and opponent), each player's puzzles
+as 5x5 grids, supplies, scores."""
 
 from __future__ import annotations
 
 from projectl_sim.actions import BLACK, WHITE
 from projectl_sim.catalogue import SIZE
 from projectl_sim.engine import OVER, GameState
+from projectl_sim.rules import GRID_COLUMNS
+from projectl_sim.solo import EMPTY
 
 # One letter per piece in the drawings (mono, domino, tri_I, tri_L, tet_I, tet_O, tet_T, ...).
 _LETTERS = "mdilIOTLSpuvwxyz"
@@ -55,7 +58,11 @@ def render(state: GameState) -> str:
             else f", player {state.current} to move"
         )
     ]
+    if state.solo is not None:
+        lines.extend(_solo_lines(state))
     for colour, name in ((WHITE, "white"), (BLACK, "black")):
+        if state.solo is not None:
+            break
         row = [
             (f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c))
             for c in state.rows[colour]
@@ -80,5 +87,43 @@ def render(state: GameState) -> str:
     reserve = ", ".join(f"{cat.pieces[i].id}x{c}" for i, c in enumerate(state.reserve))
     lines.append(f"reserve: {reserve}")
     if state.phase == OVER:
-        lines.append(f"winners: {', '.join(map(str, state.winners()))}")
+        winners = state.winners()
+        lines.append(f"winners: {', '.join(map(str, winners)) or 'the opponent'}")
     return "\n".join(lines)
+
+
+def _solo_lines(state: GameState) -> list[str]:
+    """Return the solo table: each grid row under its columns' locks, then the opponent."""
+    solo = state.solo
+    assert solo is not None
+    cat = state.rules.catalogue
+    t = state.t
+    deck = len(state.decks[WHITE]) + len(state.decks[BLACK])
+    lines = [f"grid ({deck} in deck: {len(state.decks[WHITE])} white on top, "
+             f"{len(state.decks[BLACK])} black)"]  # fmt: skip
+    locks = [" ".join(cat.pieces[p].id for p in col) or "-" for col in solo.locks]
+    lines.append(
+        "  locks: " + " | ".join(f"column {c + 1}: {locks[c]}" for c in range(GRID_COLUMNS))
+    )
+    for r in range(GRID_COLUMNS):
+        blocks = []
+        for c in range(GRID_COLUMNS):
+            pos = r * GRID_COLUMNS + c
+            card = solo.grid[pos]
+            if card == EMPTY:
+                blocks.append((f"{pos + 1}: empty", [""] * 5))
+            else:
+                blocks.append(
+                    (
+                        f"{pos + 1}: {cat.puzzles[card].id} {t.points[card]}p",
+                        draw_puzzle(state, card),
+                    )
+                )
+        lines.extend(_side_by_side(blocks))
+    supply = " ".join(cat.pieces[p].id for p in solo.opponent_supply) or "empty"
+    pile = " ".join(cat.puzzles[c].id for c in solo.opponent_pile)
+    lines.append(
+        f"opponent: score {solo.opponent_score}, completed {len(solo.opponent_pile)} [{pile}], "
+        f"supply: {supply}"
+    )
+    return lines

@@ -16,7 +16,18 @@ MAX_UNFINISHED = 4
 STARTING_SUPPLY = ("mono", "domino")
 
 TIE_BREAKS = ("puzzles_then_pieces", "later_in_turn_order")
-VARIANTS = ("standard",)
+VARIANTS = ("standard", "solo")
+
+# rulings, Solo variant: one deck of 15 white on top of 10 black puzzles, a 3x3 grid dealt from
+# it (positions 1-9 row by row), lock pieces above the columns, and the opponent's starting supply
+# by difficulty.
+SOLO_WHITE, SOLO_BLACK = 15, 10
+GRID_COLUMNS = 3
+GRID_SIZE = GRID_COLUMNS * GRID_COLUMNS
+SOLO_LOCKS = (1, 2, 1)
+DIFFICULTIES = ("normal", "hard", "unbeatable")
+OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
+SOLO_OPPONENT_PIECES = ("mono", "random")
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -25,7 +36,11 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     "known_victory_points": (False, bool),
     "max_rounds": (60, int),
     "stall_rounds": (12, int),
+    "solo_opponent_pieces": ("mono", SOLO_OPPONENT_PIECES),
 }
+# Settings that only mean something in the solo variant (name -> default): other variants must
+# leave them at their defaults, and only solo records write them.
+_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,11 @@ class Rules:
     - ``known_victory_points``: score piles are public (only bots care).
     - ``max_rounds`` / ``stall_rounds``: the simulator's safety cap and stall detection (rounds
       without a completed puzzle or a card drawn); such games end as truncated.
+
+    The solo variant (``players=1, variant="solo"``) adds ``difficulty`` (``normal`` /
+    ``hard`` / ``unbeatable``: the opponent starts with 6 / 3 / 0 pieces) and the switch
+    ``solo_opponent_pieces``: the locks and the opponent's supply are level-1 pieces (``mono``,
+    document 000) or random pieces of any shape (``random``, rulebook 2.5).
     """
 
     players: int = 2
@@ -48,20 +68,39 @@ class Rules:
     known_victory_points: bool = False
     max_rounds: int = 60
     stall_rounds: int = 12
+    difficulty: str = "normal"
+    solo_opponent_pieces: str = "mono"
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
             raise RulesError(f"unknown variant {self.variant!r} (valid: {', '.join(VARIANTS)})")
         if not isinstance(self.players, int) or isinstance(self.players, bool):
             raise RulesError(f"players must be a whole number, got {self.players!r}")
-        if self.players == 1 or self.players in (5, 6):
+        if self.variant == "solo":
+            if self.players != 1:
+                raise RulesError(f"the solo variant is for 1 player, got {self.players}")
+        elif self.players == 1:
+            raise RulesError("1 player needs the solo variant (variant='solo')")
+        elif self.players in (5, 6):
             raise RulesError(
-                f"{self.players} players needs the "
-                f"{'solo' if self.players == 1 else 'Line Clear'} variant, not supported yet; "
+                f"{self.players} players needs the Line Clear variant, not supported yet; "
                 "use 2-4 players"
             )
-        if not 2 <= self.players <= 4:
+        elif not 2 <= self.players <= 4:
             raise RulesError(f"players must be 2-4, got {self.players}")
+        if self.difficulty not in DIFFICULTIES:
+            raise RulesError(
+                f"unknown difficulty {self.difficulty!r} (valid: {', '.join(DIFFICULTIES)})"
+            )
+        if self.solo_opponent_pieces not in SOLO_OPPONENT_PIECES:
+            raise RulesError(
+                f"unknown solo_opponent_pieces {self.solo_opponent_pieces!r} "
+                f"(valid: {', '.join(SOLO_OPPONENT_PIECES)})"
+            )
+        if not self.solo:
+            for name, default in _SOLO_ONLY.items():
+                if getattr(self, name) != default:
+                    raise RulesError(f"{name} applies to the solo variant only")
         if self.tie_break not in TIE_BREAKS:
             raise RulesError(
                 f"unknown tie_break {self.tie_break!r} (valid: {', '.join(TIE_BREAKS)})"
@@ -78,16 +117,36 @@ class Rules:
                 raise RulesError(f"the catalogue has no {pid!r} piece for the starting supply")
 
     @property
+    def solo(self) -> bool:
+        """Return whether this is the solo variant (one player against the mastermind)."""
+        return self.variant == "solo"
+
+    @property
     def black_deck_size(self) -> int:
-        """Return how many black puzzles go into the black deck."""
+        """Return how many black puzzles go into the black deck (the solo deck's bottom part)."""
         available = len(self.catalogue.of_colour("black"))
-        return min(BLACK_DECK_SIZE[self.players], available)
+        wanted = SOLO_BLACK if self.solo else BLACK_DECK_SIZE[self.players]
+        return min(wanted, available)
+
+    @property
+    def white_deck_size(self) -> int:
+        """Return how many white puzzles go into the white deck (the solo deck's top part)."""
+        available = len(self.catalogue.of_colour("white"))
+        return min(SOLO_WHITE, available) if self.solo else available
+
+    @property
+    def opponent_supply_size(self) -> int:
+        """Return how many pieces the solo opponent starts with (by difficulty)."""
+        return OPPONENT_SUPPLY[self.difficulty]
 
     def to_json(self) -> dict[str, Any]:
-        """Return the record form: players, variant and every switch."""
+        """Return the record form: players, variant and every switch (solo settings in solo)."""
         out: dict[str, Any] = {"players": self.players, "variant": self.variant}
+        if self.solo:
+            out["difficulty"] = self.difficulty
         for name in _SWITCHES:
-            out[name] = getattr(self, name)
+            if self.solo or name not in _SOLO_ONLY:
+                out[name] = getattr(self, name)
         return out
 
     @classmethod

@@ -52,6 +52,29 @@ class RecordBuilder:
         self.actions: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
 
+    @classmethod
+    def solo(
+        cls,
+        deck: list[str],
+        *,
+        locks: list[list[str]] | None = None,
+        opponent_supply: list[str] | None = None,
+        difficulty: str = "normal",
+        **switches: Any,
+    ) -> RecordBuilder:
+        """Start a solo record: one deck (the grid is its first 9), locks, opponent's supply.
+
+        Locks default to the rulings' 1/2/1 monos, the opponent's supply to the difficulty's
+        6/3/0 monos.
+        """
+        b = cls([], [], players=1, variant="solo", difficulty=difficulty, **switches)
+        if locks is None:
+            locks = [["mono"], ["mono", "mono"], ["mono"]]
+        if opponent_supply is None:
+            opponent_supply = ["mono"] * {"normal": 6, "hard": 3, "unbeatable": 0}[difficulty]
+        b.setup = {"deck": deck, "locks": locks, "opponent_supply": opponent_supply}
+        return b
+
     def act(self, player: int, type: str, **fields: Any) -> RecordBuilder:
         """Append an action of any type with its fields as written in a record."""
         self.actions.append({"player": player, "type": type, **fields})

@@ -48,7 +48,8 @@ def test_play_is_deterministic_for_a_seed(capsys) -> None:
 def test_unknown_bot_is_one_line_exit_2(capsys) -> None:
     assert main(["play", "--seed", "1", "--bots", "random,genius"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "projectl-sim: error: unknown bot 'genius' (valid: random)"
+    assert err.startswith("projectl-sim: error: unknown bot 'genius' (valid: ")
+    assert "greedy" in err and "random" in err and err.count("\n") == 0
 
 
 def test_bad_player_count_is_explained(capsys) -> None:
@@ -91,9 +92,11 @@ def test_rule_switch_is_recorded(tmp_path: Path) -> None:
     assert main(["replay", str(rec)]) == 0
 
 
-def test_bots_lists_the_random_bot(capsys) -> None:
+def test_bots_lists_every_bot_with_its_parameters(capsys) -> None:
     assert main(["bots"]) == 0
-    assert capsys.readouterr().out.startswith("random:")
+    out = capsys.readouterr().out
+    for name in ("random:", "greedy:", "preset='balanced'"):
+        assert name in out
 
 
 @pytest.mark.parametrize("args", [["play", "--seed", "x"], ["replay"]])
