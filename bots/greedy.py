@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from bots.heuristics import UNREACHABLE, CostModel, Weights, cost_model, remaining_actions
+from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estimate, cost_model
 from bots.random_bot import completing_places, finish_gain
 from projectl_sim.actions import (
     Action,
@@ -49,7 +49,7 @@ PRESETS: dict[str, Weights] = {
     "balanced": Weights(),
     "engine": Weights(reward=1.0, build=0.45, min_held=2),
     "rush_black": Weights(black_bias=1.8, reward=0.3, min_held=3),
-    "cautious": Weights(white_only=True, risk=1.5, min_held=1, horizon=20),
+    "cautious": Weights(white_only=True, risk=1.5, min_held=1),
 }
 
 _WEIGHT_HELP = {
@@ -60,7 +60,7 @@ _WEIGHT_HELP = {
     "black_bias": "multiplier on black puzzles' points",
     "white_only": "never take black puzzles (0/1)",
     "risk": "multiplier on the unfinished penalty of a puzzle it can't finish",
-    "horizon": "actions assumed left before the end is triggered",
+    "horizon": "fewest actions assumed left before the end is triggered",
     "min_held": "keep at least this many puzzles in progress",
     "build": "upgrade spare pieces first while the best rate is below this",
 }
@@ -79,14 +79,6 @@ def _gain(state: GameState, card: int, w: Weights) -> float:
     t = state.t
     bias = w.black_bias if t.is_black[card] else 1.0
     return w.points * t.points[card] * bias + w.reward * t.levels[t.reward[card]]
-
-
-def _actions_left(state: GameState, player: int, w: Weights) -> int:
-    left = remaining_actions(state, player)
-    if left is not None:
-        return left
-    # Before the trigger: the black deck empties at about one black puzzle per player-turn.
-    return max(w.horizon, 3 * (len(state.decks[1]) // max(1, state.n) + 2))
 
 
 class GreedyBot(Bot):
@@ -139,7 +131,7 @@ class GreedyBot(Bot):
             if master is not None:
                 return master
             return max(done, key=lambda a: _gain(state, a.card, w))
-        left = _actions_left(state, me, w)
+        left = actions_left_estimate(state, me, w)
         targets = self._targets(state, model, left)
         if not state.master_used:
             master = self._plan_master(state, model, targets)

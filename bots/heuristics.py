@@ -44,7 +44,7 @@ class Weights:
     black_bias: float = 1.0  # multiplier on black puzzles' points
     white_only: bool = False  # never take a black puzzle
     risk: float = 1.0  # multiplier on the unfinished penalty when a puzzle can't be finished
-    horizon: int = 30  # actions assumed left before the end is triggered
+    horizon: int = 6  # fewest actions assumed left before the end is triggered
     min_held: int = 2  # keep at least this many puzzles in progress
     build: float = 0.0  # rate (points per action) below which spare pieces are upgraded first
 
@@ -136,6 +136,19 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     return 3 * rounds_after
 
 
+def actions_left_estimate(state: GameState, player: int, w: Weights) -> int:
+    """Return the actions ``player`` has left: exact after the trigger, estimated before."""
+    left = remaining_actions(state, player)
+    if left is not None:
+        return left
+    # Before the trigger, estimate the rounds until it from the cards left in the deck that
+    # triggers it: greedy play draws about 0.35 black cards per player per round; in solo the
+    # mastermind takes one each round and the player about 0.6.
+    per_round = 1.6 if state.solo is not None else 0.35 * state.n
+    estimate = int(3 * (state.cards_to_trigger() / per_round + 1))
+    return max(w.horizon, estimate)
+
+
 def evaluate(state: GameState, player: int, w: Weights, model: CostModel | None = None) -> float:
     """Return the value of ``state`` for ``player`` in points (final score once it is over)."""
     if state.phase == OVER:
@@ -146,8 +159,7 @@ def evaluate(state: GameState, player: int, w: Weights, model: CostModel | None 
     supply = list(state.supply[player])
     value = w.points * (state.scores[player] - state.ft_pieces[player])
     owned = sum(c * levels[i] for i, c in enumerate(supply))
-    horizon = remaining_actions(state, player)
-    left = w.horizon if horizon is None else horizon
+    left = actions_left_estimate(state, player, w)
     penalty = 1.0 if state.rules.unfinished_penalty else 0.0
     for card, filled, placed in state.slots[player]:
         owned += sum(levels[piece] for piece, _ in placed)

@@ -831,6 +831,12 @@ class GameState:
             self.black_taken = 0
         return card
 
+    def cards_to_trigger(self) -> int:
+        """Return how many cards the deck whose emptying triggers the end still holds."""
+        if self.solo is not None:
+            return len(self.decks[WHITE]) + len(self.decks[BLACK])
+        return len(self.decks[BLACK])
+
     def _deck_left(self) -> bool:
         """Return whether the deck whose emptying ends the game still has cards.
 
