@@ -46,6 +46,27 @@ from projectl_sim.rules import Rules
 
 __version__ = "0.1.0"
 
+# The simulation layer (runner, tables, summary) needs joblib, pyarrow and pandas and imports the
+# bots; it is re-exported lazily so that importing the engine stays light.
+_LAZY = {
+    "run": "projectl_sim.runner",
+    "RunSpec": "projectl_sim.runner",
+    "RunOptions": "projectl_sim.runner",
+    "game_from_run": "projectl_sim.runner",
+    "read_table": "projectl_sim.tables",
+    "win_rates": "projectl_sim.summary",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'projectl_sim' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "Action",
     "BotError",
@@ -68,6 +89,8 @@ __all__ = [
     "Reward",
     "Rules",
     "RulesError",
+    "RunOptions",
+    "RunSpec",
     "Take",
     "TakeBasic",
     "TakeDeck",
@@ -82,6 +105,7 @@ __all__ = [
     "fill_puzzle",
     "fill_region",
     "finish_options",
+    "game_from_run",
     "load_catalogue",
     "min_pieces",
     "new_game",
@@ -89,7 +113,10 @@ __all__ = [
     "play_game",
     "puzzle_empty",
     "read_record",
+    "read_table",
     "replay",
+    "run",
     "tiling_index",
+    "win_rates",
     "write_record",
 ]

@@ -50,23 +50,32 @@ def cmd_play(args: argparse.Namespace) -> int:
     from projectl_sim.record import write_record
     from projectl_sim.render import render
 
-    specs = [s for s in args.bots.split(",") if s.strip()]
-    players = args.players or len(specs)
-    if len(specs) < players:
-        specs = [specs[i % len(specs)] for i in range(players)]
-    if len(specs) != players:
-        raise UsageError(f"{players} players but {len(specs)} bots given")
-    bots = [make_bot(s) for s in specs]
-    try:
-        variant = {"variant": args.variant} | (
-            {"difficulty": args.difficulty} if args.difficulty else {}
-        )
-        rules = Rules(
-            players=players, catalogue=_catalogue(args), **variant, **_parse_switches(args.rule)
-        )
-    except TypeError as exc:
-        raise UsageError(str(exc)) from None
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if args.from_run is not None:
+        # one game of a run, again, from its row: the run's rules, seats and seed
+        from projectl_sim.runner import game_from_run
+
+        if args.game is None:
+            raise UsageError("--from needs --game ID (a game_id of the run's tables)")
+        rules, bots, seed = game_from_run(args.from_run, args.game)
+        players = rules.players
+    else:
+        specs = [s for s in args.bots.split(",") if s.strip()]
+        players = args.players or len(specs)
+        if len(specs) < players:
+            specs = [specs[i % len(specs)] for i in range(players)]
+        if len(specs) != players:
+            raise UsageError(f"{players} players but {len(specs)} bots given")
+        bots = [make_bot(s) for s in specs]
+        try:
+            variant = {"variant": args.variant} | (
+                {"difficulty": args.difficulty} if args.difficulty else {}
+            )
+            rules = Rules(
+                players=players, catalogue=_catalogue(args), **variant, **_parse_switches(args.rule)
+            )
+        except TypeError as exc:
+            raise UsageError(str(exc)) from None
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
         outcome = play_game(rules, bots, seed)
     except BotError as exc:
@@ -164,6 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
     play.add_argument("--variant", default="standard", help="standard (default) or solo")
+    play.add_argument(
+        "--from",
+        dest="from_run",
+        metavar="RUN",
+        help="replay one game of a run folder (with --game)",
+    )
+    play.add_argument("--game", type=int, metavar="ID", help="with --from: the game_id to play")
     play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
     play.add_argument(
         "--rule",
@@ -184,12 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     bots = sub.add_parser("bots", help="list every bot with its parameters")
     bots.set_defaults(func=cmd_bots)
 
-    try:
-        from projectl_sim import fill_cli
-    except ImportError:  # pragma: no cover - the fill commands are optional until built
-        pass
-    else:
-        fill_cli.register(sub)
+    from projectl_sim import fill_cli, runner_cli
+
+    fill_cli.register(sub)
+    runner_cli.register(sub)
     return parser
 
 

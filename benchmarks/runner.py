@@ -1,0 +1,129 @@
+"""Runner speed: games per second at --jobs 1 and 2, the speed-up, and the runner's overhead.
+
+Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]``.
+Each line-up plays 2-player games through ``projectl_sim.runner.run`` into a temporary folder. Each
+job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
+machine only ever slows a run down). The overhead is the first --jobs 1 run's wall time beyond the
+games' own time (the ``duration`` column), and separately its CPU time against the same games
+played by a bare ``play_game`` loop in a fresh process (the run plays in this one, its caches cold
+too; CPU time, because wall time on a shared machine is noisier). The worker pool is started once
+before timing (a one-off ~1 s), as in any run longer than a few seconds. Seeds are fresh every run;
+the root seed and the machine's load average (other work skews the figures) are printed, and,
+as a control, the speed-up two independent bare loops get at the same time: the ceiling for two
+jobs on the machine as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import secrets
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from bots import REGISTRY, make_bot
+from projectl_sim import runner, tables
+from projectl_sim.play import play_game
+from projectl_sim.runner import RunOptions, RunSpec
+
+
+def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, float]:
+    """Return wall seconds, the games' own seconds, and this process's CPU seconds of a run."""
+    start, cpu = time.perf_counter(), time.process_time()
+    runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    games = tables.read_table(folder, "games")
+    return wall, sum(games.column("duration").to_pylist()), cpu
+
+
+def bare_loop(spec: RunSpec) -> tuple[float, float]:
+    """Return the CPU and wall seconds a plain ``play_game`` loop takes over a run's games.
+
+    Run it in a fresh process: the engine's caches would be warm from the same games here.
+    """
+    configs, tasks = runner.plan(spec, spec.seed or 0)
+    rules = configs[0].rules()
+    cpu, wall = time.process_time(), time.perf_counter()
+    for task in tasks:
+        seats = configs[task.config_id].seated(task.rotation)
+        play_game(rules, [make_bot(s) for s in seats], task.seed, record=False)
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def ceiling(spec: RunSpec, other: RunSpec) -> float:
+    """Return the speed-up two independent bare loops get right now: what 2 jobs could reach."""
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=spawn) as pool:
+        for warm in [pool.submit(bare_loop, replace(spec, games=4)) for _ in range(2)]:
+            warm.result()  # both processes up before timing
+        alone = pool.submit(bare_loop, spec).result()[1]
+        pair = [pool.submit(bare_loop, s) for s in (spec, other)]
+        together = max(f.result()[1] for f in pair)
+    return 2 * alone / together
+
+
+def bench(lineup: str, games: int, repeats: int, root: int, folder: Path) -> None:
+    def spec(seed: int, n: int = games) -> RunSpec:
+        return RunSpec.from_mapping({"bots": [lineup], "players": [2], "games": n, "seed": seed})
+
+    runner.run(spec(root - 1, 8), folder / f"warm-{lineup}", options=RunOptions(jobs=2, quiet=True))
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    busy: dict[int, list[float]] = {1: [], 2: []}
+    own1 = cpu1 = 0.0
+    for rep in range(repeats):  # fresh deals each time, the same for both job counts
+        for jobs in (1, 2):
+            wall, own, cpu = timed_run(spec(root + rep), folder / f"{lineup}-{rep}-j{jobs}", jobs)
+            walls[jobs].append(wall)
+            busy[jobs].append(own / (wall * jobs))
+            if (jobs, rep) == (1, 0):
+                own1, cpu1 = own, cpu
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as fresh:
+        bare = fresh.submit(bare_loop, spec(root)).result()[0]
+    limit = ceiling(spec(root + 100), spec(root + 101))
+    wall1, wall2, first1 = min(walls[1]), min(walls[2]), walls[1][0]
+    n = games
+    print(
+        f"{lineup:<16} --jobs 1: {n / wall1:7.1f} games/s   --jobs 2: {n / wall2:7.1f} games/s   "
+        f"speed-up {wall1 / wall2:4.2f}x  (best of {repeats}; two independent bare loops at "
+        f"once: {limit:4.2f}x)"
+    )
+    # Busy = the games' own time over workers x wall time: how well the runner feeds the workers,
+    # whatever else the machine is doing (contention shows as a longer own time per game instead).
+    print(
+        f"{'':<16} workers busy (games' own time / jobs x wall): --jobs 1 {max(busy[1]):.0%}, "
+        f"--jobs 2 {max(busy[2]):.0%}"
+    )
+    print(
+        f"{'':<16} overhead per game at --jobs 1: {(first1 - own1) / n * 1e3:5.2f} ms = "
+        f"{(first1 - own1) / own1:5.1%} of the game's own {own1 / n * 1e3:.2f} ms; "
+        f"CPU time of the whole run vs a bare play_game loop: {(cpu1 - bare) / bare:+5.1%}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=600, help="games per line-up and repeat")
+    parser.add_argument("--repeats", type=int, default=3, help="timings per job count (best kept)")
+    parser.add_argument("--lineups", nargs="*", default=["random", "greedy,random"])
+    args = parser.parse_args()
+    root = secrets.randbelow(2**31)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"root seed {root}, {args.games} two-player games per line-up, load average {load}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lineup in args.lineups:
+            missing = [
+                s for s in runner.split_lineup(lineup) if s.partition(":")[0] not in REGISTRY
+            ]
+            if missing:
+                print(f"{lineup:<16} skipped: no {missing[0]!r} bot yet")
+                continue
+            bench(lineup, args.games, args.repeats, root, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,443 @@
+"""The runner: grid and seat rotations, seeds, identical tables for any jobs, resume, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pytest
+
+import bots
+from bots.random_bot import RandomBot
+from projectl_sim import runner, tables
+from projectl_sim.play import play_game
+from projectl_sim.record import read_record, replay
+from projectl_sim.runner import RunOptions, RunSpec, game_from_run, plan
+from projectl_sim.runner_cli import main
+
+
+def spec(**settings: Any) -> RunSpec:
+    return RunSpec.from_mapping(
+        {"bots": ["random"], "players": [2], "games": 10, "seed": 3} | settings
+    )
+
+
+def play(out: Path, run_spec: RunSpec, jobs: int = 1, **options: Any) -> runner.RunResult:
+    return runner.run(run_spec, out, options=RunOptions(jobs=jobs, quiet=True, **options))
+
+
+def without_timing(run_dir: Path) -> dict[str, pa.Table]:
+    return {
+        name: tables.read_table(run_dir, name).drop_columns(list(tables.TIMING_COLUMNS[name]))
+        for name in tables.TABLES
+    }
+
+
+class OtherBot(RandomBot):
+    name = "other"
+
+
+class CrashyBot(RandomBot):
+    """Raises now and then (deterministically, from its rng): games of it fail, others not."""
+
+    name = "crashy"
+    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        if rng.random() < 0.01:
+            raise RuntimeError("boom")
+        return super().act(view, rng)
+
+
+@pytest.fixture
+def extra_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In-process only (jobs=1 plays in this process): loky workers would not see them.
+    monkeypatch.setitem(bots.REGISTRY, "other", OtherBot)
+    monkeypatch.setitem(bots.REGISTRY, "crashy", CrashyBot)
+
+
+# -- grid, rotations, seeds --------------------------------------------------------------------
+def test_split_lineup_keeps_bot_parameters_together() -> None:
+    assert runner.split_lineup("greedy:a=1,b=2,random") == ["greedy:a=1,b=2", "random"]
+    assert runner.split_lineup("random, random") == ["random", "random"]
+    assert runner.split_lineup("mcts,iterations=50") == ["mcts:iterations=50"]
+
+
+def test_every_bot_plays_every_seat_equally_often_on_the_same_deals(extra_bots: None) -> None:
+    configs, tasks = plan(spec(bots=["random,other"], players=[2, 3], games=10), 1)
+    assert [c.lineup for c in configs] == [("random", "other"), ("random", "other", "random")]
+    for config in configs:
+        games = [t for t in tasks if t.config_id == config.config_id]
+        rotations = config.rotations
+        assert len(games) % len(rotations) == 0 and len(games) >= 10  # whole rotation groups
+        seats = Counter(
+            (config.seated(t.rotation)[s], s) for t in games for s in range(config.players)
+        )
+        assert len({seats[("other", s)] for s in range(config.players)}) == 1
+        by_deal: dict[int, set[int]] = {}
+        for t in games:
+            by_deal.setdefault(t.deal, set()).add(t.seed)
+            assert len(by_deal[t.deal]) == 1  # one seed per deal, whatever the rotation
+        assert len({next(iter(s)) for s in by_deal.values()}) == len(by_deal)
+    assert [t.game_id for t in tasks] == list(range(len(tasks)))
+
+
+def test_identical_bots_need_one_rotation_and_more_games_keep_the_first_seeds() -> None:
+    configs, small = plan(spec(players=[3], games=5), 8)
+    assert configs[0].rotations == (0,) and len(small) == 5
+    _, large = plan(spec(players=[3], games=9), 8)
+    assert [t.seed for t in large[:5]] == [t.seed for t in small]
+    _, other_root = plan(spec(players=[3], games=5), 9)
+    assert [t.seed for t in other_root] != [t.seed for t in small]
+
+
+def test_presets_are_valid_runs() -> None:
+    for name in runner.PRESETS:
+        run_spec = RunSpec.from_mapping(runner.preset(name))
+        assert runner.configurations(run_spec)
+
+
+def test_config_files_and_flags_give_the_same_plan(tmp_path: Path) -> None:
+    toml = tmp_path / "run.toml"
+    toml.write_text(
+        'bots = ["random"]\nplayers = [2, 3]\ngames = 4\nseed = 5\n'
+        "[rules]\nunfinished_penalty = [true, false]\n"
+    )
+    yaml = tmp_path / "run.yaml"
+    yaml.write_text(
+        "bots: random\nplayers: 2,3\ngames: 4\nseed: 5\n"
+        "rules:\n  unfinished_penalty: [true, false]\n"
+    )
+    flags = {"bots": ["random"], "players": "2,3", "games": 4, "seed": 5}
+    flags["rules"] = {"unfinished_penalty": "true,false"}
+    plans = [
+        plan(RunSpec.from_mapping(runner.read_config_file(path)), 5) for path in (toml, yaml)
+    ] + [plan(RunSpec.from_mapping(flags), 5)]
+    assert plans[0] == plans[1] == plans[2]
+    configs = plans[0][0]
+    assert [c.columns()["switches"] for c in configs] == ["default", "unfinished_penalty=false"] * 2
+
+
+# -- the tables --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "small"
+    play(out, spec(players=[2, 3], games=12, records="sample:3"), jobs=1)
+    return out
+
+
+def test_tables_are_identical_for_any_number_of_jobs(small_run: Path, tmp_path: Path) -> None:
+    play(tmp_path / "j2", spec(players=[2, 3], games=12, records="sample:3"), jobs=2)
+    one, two = without_timing(small_run), without_timing(tmp_path / "j2")
+    for name in tables.TABLES:
+        assert one[name].equals(two[name], check_metadata=True), name
+    assert one["games"].num_rows == 24 and one["seats"].num_rows == 12 * 2 + 12 * 3
+
+
+def test_rows_add_up(small_run: Path) -> None:
+    seats = tables.read_table(small_run, "seats").to_pandas()
+    games = tables.read_table(small_run, "games").to_pandas()
+    assert (
+        seats["score"]
+        == seats["points_from_puzzles"] - seats["unfinished_penalty"] - seats["finishing_pieces"]
+    ).all()
+    assert (seats.groupby("game_id")["win_share"].sum().round(9) == 1).all()
+    actions = seats[[f"actions_{k}" for k in tables.ACTION_KINDS]].sum(axis=1)
+    assert (actions == seats["decisions"]).all()
+    assert (
+        seats.groupby("game_id")["decisions"].sum() == games.set_index("game_id")["decisions"]
+    ).all()
+    for game in games.itertuples():
+        rows = seats[seats["game_id"] == game.game_id]
+        winners = [int(w) for w in game.winners.split(",")]
+        assert sorted(rows.loc[rows["won"], "seat"]) == winners
+        assert set(rows.loc[rows["won"], "rank"]) == {1}
+        assert (rows["turn_order"] == (rows["seat"] - game.first_player) % game.players).all()
+        best_loser = rows.loc[~rows["won"], "score"].max()
+        assert game.margin == (rows["score"].max() - best_loser if len(rows) > len(winners) else 0)
+    manifest = tables.read_manifest(small_run)
+    assert manifest["status"] == "complete" and manifest["games_done"] == 24
+    assert manifest["root_seed"] == 3 and manifest["versions"]["pyarrow"]
+    assert not (small_run / tables.PARTS).exists()
+
+
+def test_a_row_replays_its_game(small_run: Path) -> None:
+    seats = tables.read_table(small_run, "seats").to_pandas()
+    for game_id in (0, 13, 23):
+        rules, seat_bots, seed = game_from_run(small_run, game_id)
+        state = play_game(rules, seat_bots, seed, record=False).state
+        rows = seats[seats["game_id"] == game_id].sort_values("seat")
+        assert state.final_scores() == rows["score"].tolist()
+        assert [repr(b) for b in seat_bots] == rows["bot"].tolist()
+    with pytest.raises(runner.UsageError, match="no game 999"):
+        game_from_run(small_run, 999)
+
+
+def test_sampled_records_replay_to_their_rows(small_run: Path) -> None:
+    files = sorted((small_run / tables.RECORDS).glob("game-*.json"))
+    assert [f.name for f in files] == [
+        "game-00000000.json",
+        "game-00000008.json",
+        "game-00000016.json",
+    ]
+    games = tables.read_table(small_run, "games").to_pandas().set_index("game_id")
+    for f in files:
+        record = read_record(f)
+        state = replay(record).state
+        game = games.loc[int(f.stem.split("-")[1])]
+        assert record["seed"] == game["seed"]
+        assert ",".join(map(str, state.winners())) == game["winners"]
+
+
+def test_csv_output_reads_back_like_parquet(small_run: Path, tmp_path: Path) -> None:
+    play(tmp_path / "csv", spec(players=[2, 3], games=12, records="sample:3", format="csv"))
+    assert (tmp_path / "csv" / "seats.csv").exists() and not (
+        tmp_path / "csv" / "seats.parquet"
+    ).exists()
+    csv, parquet = without_timing(tmp_path / "csv"), without_timing(small_run)
+    for name in tables.TABLES:
+        assert csv[name].equals(parquet[name]), name
+
+
+def test_a_failing_bot_is_an_error_row_and_the_run_goes_on(
+    extra_bots: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "crash"
+    result = play(out, spec(bots=["crashy,random"], games=16, seed=4))
+    games = tables.read_table(out, "games").to_pandas()
+    seats = tables.read_table(out, "seats").to_pandas()
+    failed = games[games["error"].notna()]
+    assert 0 < len(failed) < len(games) == 16 and result.failed == len(failed)
+    assert failed["error"].str.startswith("bot crashy (seat").all()
+    assert failed["error"].str.contains("RuntimeError: boom").all()
+    assert (seats.loc[seats["game_id"].isin(failed["game_id"]), "score"].isna()).all()
+    assert tables.read_manifest(out)["games_failed"] == len(failed)
+    assert main(["summary", str(out)]) == 0
+    assert f"16 games, {len(failed)} failed" in capsys.readouterr().out
+
+
+def test_an_engine_failure_is_an_error_row_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(runner, "play_game", broken)
+    result = play(tmp_path / "broken", spec(games=2))
+    games = tables.read_table(tmp_path / "broken", "games").to_pylist()
+    assert result.failed == 2 and result.complete
+    assert all(g["error"].startswith("RuntimeError: engine bug") for g in games)
+    assert games[0]["error_seat"] is None and games[0]["first_player"] in (0, 1)
+
+
+def test_solo_and_standard_share_a_grid_by_player_count(tmp_path: Path) -> None:
+    run_spec = spec(
+        bots=["random"], players=[1, 2], variant="standard,solo", difficulty="normal,hard"
+    )
+    configs, _ = plan(run_spec, 1)
+    labels = [(c.players, c.variant, c.columns()["switches"]) for c in configs]
+    assert labels == [
+        (1, "solo", "difficulty=normal"),
+        (1, "solo", "difficulty=hard"),
+        (2, "standard", "default"),
+    ]
+    out = tmp_path / "solo"
+    play(out, replace(run_spec, games=6))
+    games = tables.read_table(out, "games").to_pandas()
+    seats = tables.read_table(out, "seats").to_pandas()
+    solo = seats[seats["players"] == 1].merge(games, on="game_id", suffixes=("", "_game"))
+    assert (solo["margin"] == solo["score"] - solo["opponent_score"]).all()
+    assert (solo["won"] == (solo["margin"] > 0)).all()
+    assert (solo["rank"] == solo["won"].map({True: 1, False: 2})).all()
+    assert games.loc[games["players"] == 2, "opponent_score"].isna().all()
+    rules, seat_bots, seed = game_from_run(out, 7)
+    assert rules.solo and rules.difficulty == "hard"
+    replayed = play_game(rules, seat_bots, seed, record=False).state
+    assert replayed.final_scores() == [solo.loc[solo["game_id"] == 7, "score"].item()]
+
+
+# -- resume ------------------------------------------------------------------------------------
+CLI = [sys.executable, "-m", "projectl_sim.runner_cli", "run"]
+
+
+def _start(args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the kill reaches the workers too
+    )
+
+
+def _wait_for_parts(out: Path, proc: subprocess.Popen[str], parts: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(list((out / "parts" / "games").glob("part-*.parquet"))) < parts:
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        assert time.monotonic() < deadline, "no parts appeared"
+        time.sleep(0.02)
+
+
+GRID = ["--bots", "random", "--players", "2,3", "--games", "60", "--seed", "21"]
+
+
+def test_a_killed_run_resumes_to_the_same_tables(tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    proc = _start([*GRID, "--jobs", "2", "--chunk", "3", "--out", str(out), "--quiet"])
+    try:
+        _wait_for_parts(out, proc, 2)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    partial = tables.read_table(out, "games").num_rows  # the parts read as they are
+    assert 0 < partial < 120 and not (out / "games.parquet").exists()
+    result = runner.run(None, out, resume=True, options=RunOptions(jobs=2, quiet=True))
+    assert result.complete and result.played == 120 - partial
+    play(
+        tmp_path / "whole",
+        RunSpec.from_mapping({"bots": ["random"], "players": [2, 3], "games": 60, "seed": 21}),
+    )
+    resumed, whole = without_timing(out), without_timing(tmp_path / "whole")
+    for name in tables.TABLES:
+        assert resumed[name].equals(whole[name]), name
+
+
+def test_ctrl_c_leaves_valid_tables_and_resume_finishes(tmp_path: Path) -> None:
+    out = tmp_path / "stopped"
+    proc = _start([*GRID, "--jobs", "2", "--chunk", "3", "--out", str(out)])
+    try:
+        _wait_for_parts(out, proc, 1)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    manifest = tables.read_manifest(out)
+    assert manifest["status"] == "interrupted"
+    saved = tables.read_table(out, "seats").to_pandas()  # the consolidated file
+    assert (out / "seats.parquet").exists() and 0 < saved["game_id"].nunique() < 120
+    assert main(["run", "--out", str(out), "--resume", "--jobs", "1", "--quiet"]) == 0
+    manifest = tables.read_manifest(out)
+    assert manifest["status"] == "complete" and manifest["games_done"] == 120
+    assert [s["status"] for s in manifest["sessions"]] == ["interrupted", "complete"]
+
+
+def test_resume_checks_its_settings_and_a_run_folder_is_not_reused(
+    small_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--bots", "random", "--players", "2", "--out", str(small_run)]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    assert main(["run", "--out", str(small_run), "--resume", "--games", "99"]) == 2
+    assert "settings differ" in capsys.readouterr().err
+    result = runner.run(None, small_run, resume=True, options=RunOptions(jobs=1, quiet=True))
+    assert result.complete and result.played == 0
+
+
+# -- bad configurations ------------------------------------------------------------------------
+BAD = {
+    "unknown bot": (["--bots", "random,genius"], "unknown bot 'genius'"),
+    "5 players": (["--bots", "random", "--players", "5"], "needs the line_clear variant"),
+    "negative games": (
+        ["--bots", "random", "--players", "2", "--games", "-3"],
+        "games must be at least 1",
+    ),
+    "unsupported expansion": (
+        ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
+        "expansion finesse is not supported yet",
+    ),
+    "unknown expansion": (
+        ["--bots", "random", "--players", "2", "--expansions", "shiny"],
+        "unknown expansion 'shiny'",
+    ),
+    "line clear": (
+        ["--bots", "random", "--players", "5", "--variant", "line_clear"],
+        "variant line_clear is not supported yet",
+    ),
+    "solo at 2": (
+        ["--bots", "random", "--players", "2", "--variant", "solo"],
+        "2 players needs the standard variant (--variant standard); solo is for 1 player",
+    ),
+    "unknown variant": (
+        ["--bots", "random", "--players", "2", "--variant", "coop"],
+        "unknown variant 'coop'",
+    ),
+    "difficulty": (
+        ["--bots", "random", "--players", "2", "--difficulty", "hard"],
+        "solo variant only",
+    ),
+    "too many bots": (
+        ["--bots", "random,random,random", "--players", "2"],
+        "has 3 bots for 2 players",
+    ),
+    "one bot": (["--bots", "random"], "give --players"),
+    "bad rule": (
+        ["--bots", "random", "--players", "2", "--rule", "tie_break=coin"],
+        "unknown value 'coin'",
+    ),
+    "bad records": (
+        ["--bots", "random", "--players", "2", "--records", "some"],
+        "--records 'some'",
+    ),
+    "dask without scheduler": (
+        ["--bots", "random", "--players", "2", "--backend", "dask"],
+        "needs --scheduler",
+    ),
+    "unknown preset": (["--preset", "marathon"], "unknown preset 'marathon'"),
+    "jobs": (["--bots", "random", "--players", "2", "--jobs", "0"], "--jobs must be at least 1"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_a_bad_configuration_is_one_line_exit_2_before_any_game(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args, message = BAD[case]
+    out = tmp_path / "out"
+    assert main(["run", *args, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("projectl-sim: error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert not out.exists()
+
+
+def test_an_unwritable_folder_or_a_bad_config_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["run", "--bots", "random", "--players", "2", "--out", str(blocker / "x")]) == 2
+    assert "cannot write to output folder" in capsys.readouterr().err
+    for name, text, message in [
+        ("a.toml", "bots = [", "malformed TOML"),
+        ("b.yaml", "bots: [random\n", "malformed YAML"),
+        ("c.toml", 'bots = "random"\nplayers = 2\nspeed = 3\n', "unknown setting 'speed'"),
+        ("d.json", "{}", "use a .toml, .yaml or .yml file"),
+    ]:
+        (tmp_path / name).write_text(text)
+        assert main(["run", "--config", str(tmp_path / name), "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+
+
+def test_the_cli_runs_a_preset_and_prints_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "smoke"
+    assert main(["run", "--preset", "smoke", "--out", str(out), "--jobs", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "by bot" in captured.out and "20 games, 0 failed" in captured.out
+    assert "root seed 1" in captured.err
+    assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 20
