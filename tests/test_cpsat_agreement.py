@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import pytest
+from tiling_util import assert_tiling, supply
 
 from projectl_sim import cpsat
 from projectl_sim.catalogue import Catalogue
@@ -13,28 +13,6 @@ from projectl_sim.fill import min_pieces, plan, tiling_index
 
 # Random owned multisets per puzzle: whole recesses, random holes and fills by real placements.
 QUERIES_PER_PUZZLE = 48
-
-
-def supply(cat: Catalogue) -> tuple[int, ...]:
-    return tuple(p.copies for p in cat.pieces)
-
-
-def assert_tiling(cat: Catalogue, empty: int, placements, counts) -> None:
-    """Check cell by cell that ``placements`` cover ``empty`` exactly, within ``counts``."""
-    covered = [0] * 25
-    used = Counter()
-    for piece, mask in placements:
-        assert mask in cat.placements[piece], f"{mask} is not a placement of piece {piece}"
-        used[piece] += 1
-        for cell in range(25):
-            if mask >> cell & 1:
-                covered[cell] += 1
-    for cell in range(25):
-        assert covered[cell] == (empty >> cell & 1), (
-            f"cell {divmod(cell, 5)} covered {covered[cell]}x"
-        )
-    for piece, n in used.items():
-        assert n <= counts[piece]
 
 
 def random_owned(rng: random.Random, n: int) -> list[int]:
