@@ -42,6 +42,7 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim import tables
 from projectl_sim.actions import Action
+from projectl_sim.catalogue import Catalogue, load_catalogue
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import UsageError
 from projectl_sim.play import BotError, game_seeds, play_game
@@ -67,6 +68,7 @@ SPEC_KEYS = (
     "seed",
     "records",
     "format",
+    "catalogue",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -207,6 +209,7 @@ class RunSpec:
     seed: int | None = None
     records: str = "none"
     format: str = "parquet"
+    catalogue: str | None = None  # a catalogue file (absolute path); None: the shipped one
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -267,6 +270,10 @@ class RunSpec:
                     f"unknown format {data['format']!r} (valid: {', '.join(tables.FORMATS)})"
                 )
             kwargs["format"] = data["format"]
+        if data.get("catalogue") is not None:
+            path = str(Path(str(data["catalogue"])).resolve())
+            load_catalogue(path)  # a malformed file stops the run before any game (exit 2)
+            kwargs["catalogue"] = path
         return cls(**kwargs)
 
     def to_json(self) -> dict[str, Any]:
@@ -282,6 +289,7 @@ class RunSpec:
             "seed": self.seed,
             "records": self.records,
             "format": self.format,
+            "catalogue": self.catalogue,
         }
 
 
@@ -363,6 +371,7 @@ class GameConfig:
     expansions: tuple[str, ...] = ()
     switches: tuple[tuple[str, Any], ...] = ()  # non-default rules switches, sorted
     difficulty: str | None = None  # solo only; None: the rules' default
+    catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -379,7 +388,10 @@ class GameConfig:
     def rules(self) -> Rules:
         """Return the rules every game of this configuration is played with."""
         level = {"difficulty": self.difficulty} if self.difficulty else {}
-        return Rules(players=self.players, variant=self.variant, **level, **dict(self.switches))
+        cat = {"catalogue": _catalogue(self.catalogue)} if self.catalogue else {}
+        return Rules(
+            players=self.players, variant=self.variant, **level, **cat, **dict(self.switches)
+        )
 
     def columns(self) -> dict[str, Any]:
         """Return the table columns naming this configuration."""
@@ -409,6 +421,7 @@ class GameConfig:
             expansions=tuple(data["expansions"]),
             switches=tuple(sorted(data["switches"].items())),
             difficulty=data.get("difficulty"),
+            catalogue=data.get("catalogue"),
         )
 
 
@@ -494,7 +507,14 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                         (k, v) for k, v in zip(keys, values, strict=True) if v != _SWITCHES[k][0]
                     )
                     config = GameConfig(
-                        len(out), players, seats, variant, expansions, switches, level
+                        len(out),
+                        players,
+                        seats,
+                        variant,
+                        expansions,
+                        switches,
+                        level,
+                        spec.catalogue,
                     )
                     config.rules()  # raises RulesError (exit 2) for a bad switch value
                     out.append(config)
@@ -558,6 +578,12 @@ class _TimedBot:
             return self.bot(view, rng)
         finally:
             self.seconds += time.perf_counter() - start
+
+
+@functools.lru_cache(maxsize=8)
+def _catalogue(path: str) -> Catalogue:
+    # One catalogue object per file and process: the engine and the index cache per catalogue.
+    return load_catalogue(path)
 
 
 @functools.lru_cache(maxsize=64)

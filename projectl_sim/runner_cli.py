@@ -48,6 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "records": args.records,
         "format": args.format,
+        "catalogue": args.catalogue,
     }
     given = any(v is not None for v in flags.values()) or args.config or args.preset
     spec = None
@@ -118,6 +119,9 @@ def register(subparsers: Any) -> None:
     )
     grid.add_argument(
         "--difficulty", metavar="LEVEL[,LEVEL...]", help="solo: normal (default), hard, unbeatable"
+    )
+    grid.add_argument(
+        "--catalogue", metavar="FILE", help="play on this catalogue file (default: the base game's)"
     )
     grid.add_argument(
         "--rule",

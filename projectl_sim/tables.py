@@ -153,7 +153,8 @@ def game_rows(
         ranks = [1 if winners else 2]
     else:
         ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
-    provisional = False  # expansions with provisional puzzles or tiles will set this
+    # a catalogue with provisional puzzles (expansion tiles will add theirs)
+    provisional = state.rules.catalogue.provisional
     seat_rows = []
     for p in range(n):
         done = state.piles[p]

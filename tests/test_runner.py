@@ -19,6 +19,7 @@ import pytest
 import bots
 from bots.random_bot import RandomBot
 from projectl_sim import runner, tables
+from projectl_sim.errors import ProjectLError
 from projectl_sim.play import play_game
 from projectl_sim.record import read_record, replay
 from projectl_sim.runner import RunOptions, RunSpec, game_from_run, plan
@@ -441,3 +442,30 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
     assert "by bot" in captured.out and "20 games, 0 failed" in captured.out
     assert "root seed 1" in captured.err
     assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 20
+
+
+def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path) -> None:
+    data = json.loads(
+        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+    )
+    data["puzzles"] = [p for p in data["puzzles"] if p["id"] not in ("B01", "B02", "B03")]
+    data["puzzles"][0]["provisional"] = True
+    path = tmp_path / "cat.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "run"
+    play(out, spec(catalogue=str(path), games=6))
+    seats = tables.read_table(out, "seats").to_pandas()
+    assert seats["provisional_data"].all()
+    manifest = tables.read_manifest(out)
+    assert manifest["config"]["catalogue"] == str(path.resolve())
+    rules, _, _ = game_from_run(out, int(seats["game_id"].iloc[0]))
+    assert len(rules.catalogue.puzzles) == 49
+    # a base-catalogue run is not provisional
+    base = tmp_path / "base"
+    play(base, spec(games=2))
+    assert not tables.read_table(base, "seats").to_pandas()["provisional_data"].any()
+    # a malformed catalogue stops the run before any game
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(ProjectLError, match="catalogue"):
+        spec(catalogue=str(bad))
