@@ -14,7 +14,9 @@ from typing import Any, ClassVar
 from bots.base import Bot
 from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
-from projectl_sim.fill import can_tile
+from projectl_sim.fill import tiling_index
+
+Owned = tuple[int, int, int]  # owned counts packed by TilingIndex.owned
 
 
 def _pick(rng: random.Random, n: int) -> int:
@@ -22,10 +24,20 @@ def _pick(rng: random.Random, n: int) -> int:
     return int(rng.random() * n)
 
 
-def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: list[int]) -> bool:
+def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, owned: Owned) -> bool:
     t = view.t
     rest = t.recess[card] & ~filled & ~mask
-    return not rest or can_tile(t.cat, rest, avail)
+    return not rest or tiling_index(t.cat).first_owned(rest, owned) is not None
+
+
+def _obtainable(view: GameState) -> Owned:
+    """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
+    p = view.current
+    avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
+    # Level-1 pieces are the scarcest resource of random play (every stranded single cell
+    # eats one): only monos already owned count as obtainable for the holes a piece leaves.
+    avail[view.t.mono] = view.supply[p][view.t.mono]
+    return tiling_index(view.t.cat).owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
@@ -65,11 +77,6 @@ class RandomBot(Bot):
         done = completing_places(view)
         if done:
             return rng.choice(done)
-        p = view.current
-        avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
-        # Level-1 pieces are the scarcest resource of random play (every stranded single cell
-        # eats one): only monos already owned count as obtainable for the holes a piece leaves.
-        avail[view.t.mono] = view.supply[p][view.t.mono]
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
         while kinds:
             kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
@@ -83,9 +90,7 @@ class RandomBot(Bot):
             elif kind == 3:
                 acts = view.upgrade_actions()
             else:
-                action = (
-                    self._place(view, rng, avail) if kind == 4 else self._master(view, rng, avail)
-                )
+                action = self._place(view, rng) if kind == 4 else self._master(view, rng)
                 if action is not None:
                     return action
                 continue
@@ -94,7 +99,7 @@ class RandomBot(Bot):
         # Everything left strands a hole: any legal action is still better than none.
         return rng.choice(view.legal_actions(master="none"))
 
-    def _place(self, view: GameState, rng: random.Random, avail: list[int]) -> Place | None:
+    def _place(self, view: GameState, rng: random.Random) -> Place | None:
         supply = view.supply[view.current]
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
@@ -104,6 +109,7 @@ class RandomBot(Bot):
         if not places:
             return None
         filled = {card: f for card, f, _ in view.slots[view.current]}
+        avail = _obtainable(view)
         # A few uniform draws find a good placement almost always; then scan the rest in a
         # random order so that "no good placement" is exact.
         for _ in range(6):
@@ -116,13 +122,14 @@ class RandomBot(Bot):
                 return a  # type: ignore[return-value]
         return None
 
-    def _master(self, view: GameState, rng: random.Random, avail: list[int]) -> Master | None:
+    def _master(self, view: GameState, rng: random.Random) -> Master | None:
         m = view.sample_master(rng)
         if m is None or len(m.placements) < 2:
             return None  # a one-piece Master is a Place that wastes the Master
         if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
             return None  # would empty the supply with nothing left to take
         filled = {card: f for card, f, _ in view.slots[view.current]}
+        avail = _obtainable(view)
         if all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements):
             return m
         return None

@@ -187,6 +187,31 @@ class TilingIndex:
             vecs = vecs[: ends[pieces]]  # sorted by size: only these use few enough pieces
         return vecs, owned
 
+    def owned(self, counts: Sequence[int]) -> tuple[Vector, int, int]:
+        """Return owned counts packed for ``first_owned`` (pack once, ask many regions)."""
+        return self._owned(counts)
+
+    def first_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> Vector | None:
+        """Return ``first(empty, counts)`` for counts already packed by ``owned``."""
+        if not empty:
+            return 0
+        packed, pieces, cells = owned
+        if cells < empty.bit_count():
+            return None
+        vecs = self._memo.get(empty)
+        if vecs is None:
+            vecs = self.vectors(empty)
+        ends = self._ends.get(empty)
+        if ends is None:
+            ends = self._ends_of(empty, vecs)
+        if pieces < len(ends) - 1:
+            vecs = vecs[: ends[pieces]]
+        guards = self._guards
+        for v in vecs:
+            if (packed - v) & guards == guards:
+                return v
+        return None
+
     def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
         """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""
         vecs, owned = self._candidates(empty, counts)

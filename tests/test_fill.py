@@ -283,3 +283,14 @@ def test_the_catalogue_validator_rejects_an_unfillable_recess() -> None:
     }  # fmt: skip
     with pytest.raises(CatalogueError, match="puzzle odd: no combination of pieces can fill"):
         catalogue_from_dict(data)
+
+
+def test_first_owned_answers_like_first_for_counts_packed_once(cat: Catalogue) -> None:
+    index = tiling_index(cat)
+    rng = random.Random(11)
+    for puzzle in cat.puzzles:
+        counts = [rng.randint(0, 3) for _ in cat.pieces]
+        owned = index.owned(counts)
+        for _ in range(20):
+            empty = puzzle.recess & rng.getrandbits(25)
+            assert index.first_owned(empty, owned) == (index.first(empty, counts) if empty else 0)
