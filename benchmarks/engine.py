@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 
-import numpy as np
+# benchmarks/bots.py is named like the ``bots`` package: drop this folder from the import path
+# so that ``import bots`` finds the package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from bots import make_bot
-from projectl_sim import Rules, new_game, play_game
-from projectl_sim.engine import OVER
+import numpy as np  # noqa: E402
+
+from bots import make_bot  # noqa: E402
+from projectl_sim import Rules, new_game, play_game  # noqa: E402
+from projectl_sim.engine import OVER  # noqa: E402
 
 
 def bench_games(n_games: int, root: int) -> None:

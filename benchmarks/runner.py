@@ -19,16 +19,22 @@ import argparse
 import multiprocessing
 import os
 import secrets
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from bots import REGISTRY, make_bot
-from projectl_sim import runner, tables
-from projectl_sim.play import play_game
-from projectl_sim.runner import RunOptions, RunSpec
+# benchmarks/bots.py is named like the ``bots`` package: drop this folder from the import path
+# so that ``import bots`` finds the package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from bots import REGISTRY, make_bot  # noqa: E402
+from projectl_sim import runner, tables  # noqa: E402
+from projectl_sim.play import play_game  # noqa: E402
+from projectl_sim.runner import RunOptions, RunSpec  # noqa: E402
 
 
 def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, float]:
