@@ -36,7 +36,7 @@ def bench_games(n_games: int, root: int) -> None:
     for seed in seeds:
         outcome = play_game(rules, bots, int(seed), record=True)
         reasons[outcome.state.end_reason] += 1
-        actions += len(outcome.record.actions)  # type: ignore[union-attr]
+        actions += len(outcome.record.moves)  # type: ignore[union-attr]
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu  # CPU time of this one process: one core, load-independent
     print(

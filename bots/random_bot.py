@@ -105,21 +105,34 @@ class RandomBot(Bot):
         # nothing to upgrade or take: only the supply itself is obtainable then.
         if sum(supply) == 1 and view.basic_piece() is None:
             return None
-        places = view.place_actions()
-        if not places:
+        t = view.t
+        groups = [
+            places
+            for card, filled, _ in view.slots[view.current]
+            for piece, places in enumerate(t.place_actions(card, t.recess[card] & ~filled))
+            if supply[piece] and places
+        ]
+        total = sum(len(g) for g in groups)
+        if not total:
             return None
-        filled = {card: f for card, f, _ in view.slots[view.current]}
+        filled_of = {card: f for card, f, _ in view.slots[view.current]}
         avail = _obtainable(view)
-        # A few uniform draws find a good placement almost always; then scan the rest in a
-        # random order so that "no good placement" is exact.
+        # A few uniform draws (without listing every placement) find a good one almost always;
+        # then scan them all in a random order so that "no good placement" is exact.
         for _ in range(6):
-            a = places[_pick(rng, len(places))]
-            if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
-                return a  # type: ignore[return-value]
+            r = _pick(rng, total)
+            for g in groups:
+                if r < len(g):
+                    a = g[r]
+                    break
+                r -= len(g)
+            if _leaves_fillable(view, a.card, filled_of[a.card], a.mask, avail):
+                return a
+        places = [a for g in groups for a in g]
         rng.shuffle(places)
         for a in places:
-            if _leaves_fillable(view, a.card, filled[a.card], a.mask, avail):  # type: ignore[union-attr]
-                return a  # type: ignore[return-value]
+            if _leaves_fillable(view, a.card, filled_of[a.card], a.mask, avail):
+                return a
         return None
 
     def _master(self, view: GameState, rng: random.Random) -> Master | None:

@@ -41,13 +41,17 @@ def result_of(state: GameState) -> dict[str, Any]:
 
 @dataclass
 class RecordWriter:
-    """Accumulates a game's record as it is played."""
+    """Accumulates a game's record as it is played.
+
+    Actions are kept as values and turned into their JSON form only when the record is asked for
+    (``to_json``): most simulated games never are.
+    """
 
     rules: Rules
     seed: int | None
     setup: dict[str, Any]
     seats: list[str]
-    actions: list[dict[str, Any]] = field(default_factory=list)
+    moves: list[tuple[int, Action]] = field(default_factory=list)
 
     @classmethod
     def start(cls, state: GameState, seed: int | None, seats: list[str]) -> RecordWriter:
@@ -56,7 +60,13 @@ class RecordWriter:
 
     def add(self, player: int, action: Action) -> None:
         """Append one action."""
-        self.actions.append(to_json(action, self.rules.catalogue, player))
+        self.moves.append((player, action))
+
+    @property
+    def actions(self) -> list[dict[str, Any]]:
+        """Return the actions in their record form."""
+        cat = self.rules.catalogue
+        return [to_json(action, cat, player) for player, action in self.moves]
 
     def to_json(self, state: GameState | None = None) -> dict[str, Any]:
         """Return the record; with a finished ``state``, its ``result`` too."""

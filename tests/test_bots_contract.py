@@ -122,7 +122,8 @@ def test_a_bot_that_raises_is_reported_with_bot_seat_and_seed() -> None:
     msg = str(info.value)
     assert "bot raises (seat 1, game seed 42) raised RuntimeError: boom" in msg
     partial = info.value.outcome  # type: ignore[attr-defined]
-    assert partial.record.actions  # nothing played is lost
+    assert partial.record.moves  # nothing played is lost
+    assert partial.record_json()["actions"][0]["player"] in (0, 1)
 
 
 def test_a_bot_that_returns_an_illegal_action_is_reported() -> None:
