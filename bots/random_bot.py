@@ -16,28 +16,26 @@ from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 
-Owned = tuple[int, int, int]  # owned counts packed by TilingIndex.owned
-
 
 def _pick(rng: random.Random, n: int) -> int:
     # uniform index in range(n): random() is ~20x cheaper than randrange() in the hot loop
     return int(rng.random() * n)
 
 
-def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, owned: Owned) -> bool:
+def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: list[int]) -> bool:
     t = view.t
     rest = t.recess[card] & ~filled & ~mask
-    return not rest or tiling_index(t.cat).first_owned(rest, owned) is not None
+    return not rest or tiling_index(t.cat).exists(rest, avail)
 
 
-def _obtainable(view: GameState) -> Owned:
-    """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
+def _obtainable(view: GameState) -> list[int]:
+    """Return the pieces owned or obtainable: supply plus reserve."""
     p = view.current
     avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.t.mono] = view.supply[p][view.t.mono]
-    return tiling_index(view.t.cat).owned(avail)
+    return avail
 
 
 def completing_places(view: GameState) -> list[Place]:
@@ -84,7 +82,8 @@ class RandomBot(Bot):
             if kind == 0:
                 acts: list[Action] = view.take_actions()
             elif kind == 1:
-                acts = view.recycle_actions()
+                recycle = view.sample_recycle(rng)  # uniform over rows' orders, none listed
+                acts = [recycle] if recycle is not None else []
             elif kind == 2:
                 acts = [TakeBasic()] if view.basic_piece() is not None else []
             elif kind == 3:

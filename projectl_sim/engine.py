@@ -17,6 +17,7 @@ and the mastermind's turn, which the engine plays by itself at the end of each p
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -468,6 +469,17 @@ class GameState:
             if row:
                 acts.extend(self.t.recycle_actions(colour, row))
         return acts
+
+    def sample_recycle(self, rng: random.Random) -> Recycle | None:
+        """Return a uniformly random legal Recycle without listing them all (None: none)."""
+        weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
+        total = sum(weights)
+        if not total:
+            return None
+        colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
+        order = list(self.rows[colour])
+        rng.shuffle(order)
+        return Recycle(colour, tuple(order))
 
     def upgrade_actions(self) -> list[Action]:
         """Return every Upgrade B (give, get) pair the reserve allows."""

@@ -16,7 +16,6 @@ the same answers.
 
 from __future__ import annotations
 
-import weakref
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -212,6 +211,38 @@ class TilingIndex:
                 return v
         return None
 
+    def exists(self, empty: Mask25, counts: Sequence[int]) -> bool:
+        """Return whether some tiling of ``empty`` fits ``counts``.
+
+        For one-off regions in a hot loop: a region already indexed is answered from the index;
+        a new one by a depth-first search for one tiling, largest pieces first, on the packed
+        counts, which leaves the index alone (building a region's full vector set costs far more
+        than finding one tiling).
+        """
+        if self._memo.get(empty) is not None:
+            return self.first(empty, counts) is not None
+        packed, _, cells = self._owned(counts)
+        if cells < empty.bit_count():
+            return False
+        at = self._at
+        shifts = self._shifts
+        failed: set[tuple[Mask25, Vector]] = set()
+
+        def search(mask: Mask25, left: Vector) -> bool:
+            if not mask:
+                return True
+            if (mask, left) in failed:
+                return False
+            for piece, unit, masks in reversed(at[(mask & -mask).bit_length() - 1]):
+                if left >> shifts[piece] & _COUNT_MAX:
+                    for m in masks:
+                        if m & mask == m and search(mask ^ m, left - unit):
+                            return True
+            failed.add((mask, left))
+            return False
+
+        return search(empty, packed)
+
     def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
         """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""
         vecs, owned = self._candidates(empty, counts)
@@ -293,14 +324,15 @@ class TilingIndex:
         )
 
 
-_INDEXES: weakref.WeakKeyDictionary[Catalogue, TilingIndex] = weakref.WeakKeyDictionary()
-
-
 def tiling_index(cat: Catalogue) -> TilingIndex:
-    """Return the catalogue's tiling index (one per catalogue, shared by every game)."""
-    index = _INDEXES.get(cat)
+    """Return the catalogue's tiling index (one per catalogue, shared by every game).
+
+    It lives on the catalogue object (a plain attribute: a weak-keyed table cost ~3 us a look-up
+    in the hot loop), so it goes when the catalogue goes.
+    """
+    index = cat.__dict__.get("_tiling_index")
     if index is None:
-        index = _INDEXES[cat] = TilingIndex(cat)
+        index = cat.__dict__["_tiling_index"] = TilingIndex(cat)
     return index
 
 

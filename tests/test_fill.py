@@ -294,3 +294,17 @@ def test_first_owned_answers_like_first_for_counts_packed_once(cat: Catalogue) -
         for _ in range(20):
             empty = puzzle.recess & rng.getrandbits(25)
             assert index.first_owned(empty, owned) == (index.first(empty, counts) if empty else 0)
+
+
+def test_exists_answers_like_the_index_on_new_and_indexed_regions(cat: Catalogue) -> None:
+    rng = random.Random(5)
+    for puzzle in cat.puzzles:
+        for _ in range(15):
+            counts = [rng.randint(0, 2) for _ in cat.pieces]
+            empty = puzzle.recess & rng.getrandbits(25) | (puzzle.recess & -puzzle.recess)
+            fresh = TilingIndex(cat)  # nothing indexed: the depth-first search answers
+            expected = tiling_index(cat).first(empty, counts) is not None
+            assert fresh.exists(empty, counts) == expected
+            assert fresh.stored_masks == 1  # the search left the index alone
+            fresh.vectors(empty)
+            assert fresh.exists(empty, counts) == expected  # now from the index

@@ -127,3 +127,14 @@ def test_same_seed_same_game() -> None:
     c = play_game(rules, bots, 100).record_json()
     assert a == b
     assert a["actions"] != c["actions"]
+
+
+def test_sample_recycle_is_uniform_over_the_legal_recycles() -> None:
+    state = new_game(Rules(players=2), seed=4)
+    legal = set(state.recycle_actions())
+    assert len(legal) == 48
+    rng = random.Random(0)
+    seen = Counter(state.sample_recycle(rng) for _ in range(48 * 200))
+    assert set(seen) == legal
+    # each of the 48 orders about 200 times (a loose bound: 5 standard deviations)
+    assert all(120 < n < 280 for n in seen.values())
