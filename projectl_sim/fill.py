@@ -44,6 +44,8 @@ _DIGIT_SUM_MOD = _FIELD
 # a game touches far fewer. On overflow the memo is dropped whole and refills on demand (the whole
 # catalogue re-indexes in ~50 ms), which is cheaper than tracking recency on every hit.
 DEFAULT_MAX_VECTORS = 1_000_000
+# Bound on the regions remembered with one tiling each by ``TilingIndex.exists``.
+_WITNESS_CAP = 500_000
 
 
 def _lowest_cell(mask: Mask25) -> int:
@@ -83,6 +85,7 @@ class TilingIndex:
     def clear(self) -> None:
         """Drop every memoised mask."""
         self._memo = {0: (0,)}
+        self._witness: dict[Mask25, Vector] = {}
         self._ends = {}
         self._sets = {}
         self._stored = 1
@@ -215,33 +218,46 @@ class TilingIndex:
         """Return whether some tiling of ``empty`` fits ``counts``.
 
         For one-off regions in a hot loop: a region already indexed is answered from the index;
-        a new one by a depth-first search for one tiling, largest pieces first, on the packed
-        counts, which leaves the index alone (building a region's full vector set costs far more
-        than finding one tiling).
+        a new one by the last tiling found for it (a witness) when the counts cover it, else by
+        a depth-first search for one tiling, largest pieces first, on the packed counts. The
+        index itself is left alone: building a region's full vector set costs far more than
+        finding one tiling.
         """
         if self._memo.get(empty) is not None:
             return self.first(empty, counts) is not None
         packed, _, cells = self._owned(counts)
         if cells < empty.bit_count():
             return False
+        guards = self._guards
+        witness = self._witness.get(empty)
+        if witness is not None and (packed - witness) & guards == guards:
+            return True
         at = self._at
         shifts = self._shifts
         failed: set[tuple[Mask25, Vector]] = set()
 
-        def search(mask: Mask25, left: Vector) -> bool:
+        def search(mask: Mask25, left: Vector) -> Vector | None:
             if not mask:
-                return True
+                return left
             if (mask, left) in failed:
-                return False
+                return None
             for piece, unit, masks in reversed(at[(mask & -mask).bit_length() - 1]):
                 if left >> shifts[piece] & _COUNT_MAX:
                     for m in masks:
-                        if m & mask == m and search(mask ^ m, left - unit):
-                            return True
+                        if m & mask == m:
+                            found = search(mask ^ m, left - unit)
+                            if found is not None:
+                                return found
             failed.add((mask, left))
-            return False
+            return None
 
-        return search(empty, packed)
+        rest = search(empty, packed)
+        if rest is None:
+            return False
+        if len(self._witness) > _WITNESS_CAP:
+            self._witness.clear()
+        self._witness[empty] = packed - rest  # the pieces of the tiling found
+        return True
 
     def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
         """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""
