@@ -16,26 +16,28 @@ from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 
+Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
+
 
 def _pick(rng: random.Random, n: int) -> int:
     # uniform index in range(n): random() is ~20x cheaper than randrange() in the hot loop
     return int(rng.random() * n)
 
 
-def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: list[int]) -> bool:
+def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
     t = view.t
     rest = t.recess[card] & ~filled & ~mask
-    return not rest or tiling_index(t.cat).exists(rest, avail)
+    return not rest or tiling_index(t.cat).exists_owned(rest, avail)
 
 
-def _obtainable(view: GameState) -> list[int]:
-    """Return the pieces owned or obtainable: supply plus reserve."""
+def _obtainable(view: GameState) -> Owned:
+    """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
     avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.t.mono] = view.supply[p][view.t.mono]
-    return avail
+    return tiling_index(view.t.cat).owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
@@ -105,13 +107,17 @@ class RandomBot(Bot):
         if sum(supply) == 1 and view.basic_piece() is None:
             return None
         t = view.t
+        cat = t.cat
+        # (card, piece, the piece's placements in the card's empty cells); the placements per
+        # empty region are cached by the catalogue for every puzzle alike, and a Place is built
+        # only for the placement drawn
         groups = [
-            places
+            (card, piece, masks)
             for card, filled, _ in view.slots[view.current]
-            for piece, places in enumerate(t.place_actions(card, t.recess[card] & ~filled))
-            if supply[piece] and places
+            for piece, masks in enumerate(cat.fits(t.recess[card] & ~filled))
+            if supply[piece] and masks
         ]
-        total = sum(len(g) for g in groups)
+        total = sum(len(g[2]) for g in groups)
         if not total:
             return None
         filled_of = {card: f for card, f, _ in view.slots[view.current]}
@@ -120,18 +126,18 @@ class RandomBot(Bot):
         # then scan them all in a random order so that "no good placement" is exact.
         for _ in range(6):
             r = _pick(rng, total)
-            for g in groups:
-                if r < len(g):
-                    a = g[r]
+            for group in groups:
+                if r < len(group[2]):
+                    card, piece, mask = group[0], group[1], group[2][r]
                     break
-                r -= len(g)
-            if _leaves_fillable(view, a.card, filled_of[a.card], a.mask, avail):
-                return a
-        places = [a for g in groups for a in g]
+                r -= len(group[2])
+            if _leaves_fillable(view, card, filled_of[card], mask, avail):
+                return Place(card, piece, mask)
+        places = [(card, piece, m) for card, piece, masks in groups for m in masks]
         rng.shuffle(places)
-        for a in places:
-            if _leaves_fillable(view, a.card, filled_of[a.card], a.mask, avail):
-                return a
+        for card, piece, mask in places:
+            if _leaves_fillable(view, card, filled_of[card], mask, avail):
+                return Place(card, piece, mask)
         return None
 
     def _master(self, view: GameState, rng: random.Random) -> Master | None:

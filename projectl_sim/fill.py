@@ -223,9 +223,13 @@ class TilingIndex:
         index itself is left alone: building a region's full vector set costs far more than
         finding one tiling.
         """
+        return self.exists_owned(empty, self._owned(counts))
+
+    def exists_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> bool:
+        """Return ``exists(empty, counts)`` for counts already packed by ``owned``."""
         if self._memo.get(empty) is not None:
-            return self.first(empty, counts) is not None
-        packed, _, cells = self._owned(counts)
+            return self.first_owned(empty, owned) is not None
+        packed, _, cells = owned
         if cells < empty.bit_count():
             return False
         guards = self._guards
