@@ -6,10 +6,11 @@ from typing import Any
 
 from bots.base import Bot
 from bots.greedy import GreedyBot
+from bots.mcts import MCTSBot
 from bots.random_bot import RandomBot
 from projectl_sim.errors import UsageError
 
-REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot)}
+REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, MCTSBot)}
 
 
 def _parse_value(name: str, raw: str, default: Any) -> Any:
@@ -59,4 +60,4 @@ def describe_bots() -> list[str]:
     return out
 
 
-__all__ = ["REGISTRY", "Bot", "GreedyBot", "RandomBot", "describe_bots", "make_bot"]
+__all__ = ["REGISTRY", "Bot", "GreedyBot", "MCTSBot", "RandomBot", "describe_bots", "make_bot"]

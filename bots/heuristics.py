@@ -5,7 +5,8 @@
 - ``Weights`` and ``evaluate``: the value of a state for one player, in points.
 - ``remaining_actions``: how many actions a player has left, once the end is triggered.
 - ``candidate_actions``: the few actions worth considering (a plan's placements instead of every
-  placement, one order per Recycle, a Master built from one plan step per puzzle).
+  placement, one order per Recycle, upgrades that climb, a Master built from one plan step per
+  puzzle).
 """
 
 from __future__ import annotations
@@ -246,7 +247,15 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
             acts.append(Recycle(colour, state.rows[colour]))
     if state.basic_piece() is not None:
         acts.append(TakeBasic())
-    acts.extend(a for a in state.upgrade_actions() if isinstance(a, Upgrade))
+    # Upgrades that climb a level (or two, by the shortage ruling): exchanges and downgrades are
+    # rarely the best action (under 5% of searched positions), and the greedy plan that needs
+    # one proposes it itself.
+    levels = state.t.levels
+    acts.extend(
+        a
+        for a in state.upgrade_actions()
+        if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]
+    )
     acts.extend(plan_places(state, model))
     if not state.master_used:
         m = plan_master(state, model)

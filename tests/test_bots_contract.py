@@ -57,13 +57,20 @@ class _Watch:
 
 
 @pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_bot_plays_only_legal_actions_and_never_mutates(spec: str, players: int) -> None:
     games = 2 if spec.startswith("mcts") else 6
+    # every supported configuration: solo at 1 player (each difficulty), the base game at 2-4
+    levels = ("normal", "hard", "unbeatable")
     for seed in range(games):
+        rules = (
+            Rules(players=1, variant="solo", difficulty=levels[seed % 3])
+            if players == 1
+            else Rules(players=players)
+        )
         bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
         # play_game checks every action: an illegal one raises BotError
-        outcome = play_game(Rules(players=players), bots, seed + 100 * players, record=False)
+        outcome = play_game(rules, bots, seed + 100 * players, record=False)
         assert outcome.state.is_over
         assert bots[0].calls > 0
 

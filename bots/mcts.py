@@ -1,0 +1,353 @@
+"""The ``mcts`` bot: determinized Monte Carlo tree search, one value per player.
+
+Each decision grows one tree from the bot's view. Every iteration:
+
+1. picks a child of the root (each candidate once, in order, then UCB) and plays it in a
+   *world*: the view determinized with the bot's ``rng`` (the other players' face-down victory
+   piles get cards, the number of each colour being known from what is unseen, and the unseen
+   deck cards are re-dealt). The k-th visit of every root child uses the same k-th world, so the
+   candidates are compared on common deals (common random numbers: the deal's noise cancels out
+   of their differences);
+2. descends the tree below, each node choosing for its own player to move among that player's
+   candidates (the greedy choice first), widened progressively with the node's visits, by UCB
+   on that player's value;
+3. adds one node, then plays the greedy policy (``GreedyBot.choose``) until ``horizon`` rounds
+   after the root's turn (or the end), so every leaf is scored at the same moment of the game;
+4. scores the leaf for every player: a fitted estimate of each player's final score, turned into
+   a win chance by a logistic of the margin over the best opponent (at the end, half the real
+   win share and half the logistic of the real margin), and adds that vector to the path.
+
+Candidates are ``candidate_actions`` (the heuristic's narrowing: plan placements, takes,
+climbing upgrades, one Recycle order per row, a planned Master) plus the greedy choice. Which
+children a node allows is decided by each world's own candidate list, so draws that differ
+between worlds (a replacement card in a row, a blind draw) never lead into an illegal action.
+Reward choices and Finishing Touches, inside the search and as the bot's own answers, are the
+greedy bot's.
+
+The budget is ``iterations`` per decision, or ``time`` seconds of CPU per decision when it is
+not 0 (then the bot is not reproducible). A decision with a single candidate is not searched.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any, ClassVar
+
+from bots.base import Bot
+from bots.greedy import GreedyBot
+from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
+from projectl_sim.actions import BLACK, Action, Finish, Reward
+from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
+from projectl_sim.rules import ROW_SIZE
+
+_Key = tuple[Any, ...]
+
+# The leaf evaluation: a linear estimate of a player's final score, fitted by least squares to
+# the final score margins of 100,000 positions of 2-player greedy self-play (with random
+# deviations early on, so that unusual positions are seen too). "early" terms are multiplied by
+# the share of the black deck still to draw (1 at the start, 0 once the end is triggered); held
+# puzzles are those the player can still finish in the actions left, their points and reward
+# levels discounted by _DISCOUNT per action they still need; the unfinished penalty of one that
+# can't be finished is counted in full. Margins predicted this way correlate 0.73 with the final
+# ones; scoring rollouts 3 rounds deep with it picks moves as well as rollouts to the end.
+_DISCOUNT = 0.85
+_BANKED = 0.905  # per point in the victory pile (less Finishing Touches pieces)
+_SUPPLY = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
+_PLACED = (0.136, 0.347)  # per level of a piece placed in a held puzzle
+_HELD_POINTS = (0.939, -0.127)  # per discounted point of a held puzzle
+_HELD_REWARD = (-0.173, 0.9)  # per discounted level of a held puzzle's reward piece
+_HELD = (-0.049, -1.129)  # per held puzzle
+_HELD_COST = -0.072  # per action the held puzzles still need
+_UNREACHABLE = -1.0  # per point of a held puzzle that can't be finished
+_TO_MOVE = 1.252  # the player about to move
+_HORIZON_ACTIONS = 30  # actions assumed left before the end is triggered
+
+
+def score_estimate(state: GameState, player: int, model: CostModel) -> float:
+    """Return the fitted estimate of ``player``'s final score (the real one once it is over)."""
+    if state.phase == OVER:
+        return float(state.final_scores()[player])
+    t = state.t
+    levels = t.levels
+    left = remaining_actions(state, player)
+    if left is None:
+        early = min(1.0, len(state.decks[BLACK]) / max(1, state.rules.black_deck_size - ROW_SIZE))
+        left = _HORIZON_ACTIONS
+    else:
+        early = 0.0
+    supply = state.supply[player]
+    supply_levels = sum(c * levels[i] for i, c in enumerate(supply) if c)
+    value = _BANKED * (state.scores[player] - state.ft_pieces[player])
+    value += supply_levels * (_SUPPLY[0] + _SUPPLY[1] * early)
+    slots = state.slots[player]
+    if slots:
+        spare = list(supply)
+        placed = points = reward = cost_sum = 0.0
+        for card, filled, pieces in slots:
+            for piece, _ in pieces:
+                placed += levels[piece]
+            cost, use = model.cost(t.recess[card] & ~filled, spare)
+            if cost > left:
+                value += _UNREACHABLE * t.points[card]
+                continue
+            left -= cost
+            cost_sum += cost
+            d = _DISCOUNT**cost
+            points += t.points[card] * d
+            reward += levels[t.reward[card]] * d
+            for i, k in enumerate(use):
+                if k:
+                    spare[i] = max(0, spare[i] - k)
+        n_held = len(slots)
+        value += placed * (_PLACED[0] + _PLACED[1] * early)
+        value += points * (_HELD_POINTS[0] + _HELD_POINTS[1] * early)
+        value += reward * (_HELD_REWARD[0] + _HELD_REWARD[1] * early)
+        value += n_held * (_HELD[0] + _HELD[1] * early) + _HELD_COST * cost_sum
+    if state.current == player:
+        value += _TO_MOVE
+    return value
+
+
+class _Node:
+    """A decision point of the tree: visits, summed values per player, children by action."""
+
+    __slots__ = ("children", "n", "orders", "w")
+
+    def __init__(self, players: int) -> None:
+        self.n = 0
+        self.w = [0.0] * players
+        self.children: dict[Action, _Node] = {}
+        # the candidates in the order they are tried, per world class (rows and held cards)
+        self.orders: dict[_Key, list[Action]] = {}
+
+
+class MCTSBot(Bot):
+    name = "mcts"
+    summary = (
+        "determinized MCTS: heuristic candidates, greedy rollouts a few rounds deep scored by a "
+        "fitted evaluation, common deals across root moves, one value per player"
+    )
+    params: ClassVar[dict[str, tuple[Any, str]]] = {
+        "iterations": (400, "iterations per decision (when time is 0)"),
+        "time": (0.0, "seconds of CPU per decision; 0 = use iterations"),
+        "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])"),
+        "horizon": (2, "rollouts stop this many rounds after the root's turn; 0 = at the end"),
+        "width": (2.0, "progressive widening below the root: 1 + width * sqrt(visits) children"),
+        "scale": (2.0, "points of margin per logistic unit when a leaf becomes a win chance"),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.weights = Weights()
+        self.greedy = GreedyBot()
+        self.simulations = 0  # iterations run over this bot's life (for benchmarks)
+        self.searches = 0
+
+    # -- the protocol --------------------------------------------------------------------------
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        model = cost_model(view)
+        cands = self._candidates(view, model)
+        if len(cands) == 1:
+            return cands[0]
+        o = self.options
+        budget, limit = int(o["iterations"]), float(o["time"])
+        rounds = int(o["horizon"])
+        stop = view.turn + rounds * view.n if rounds > 0 else math.inf
+        root = _Node(view.n)
+        worlds: list[GameState] = []
+        deadline = time.process_time() + limit if limit > 0 else 0.0
+        done = 0
+        while True:
+            self._iterate(root, cands, view, worlds, rng, model, stop)
+            done += 1
+            if deadline:
+                if time.process_time() >= deadline:
+                    break
+            elif done >= budget:
+                break
+        self.simulations += done
+        self.searches += 1
+        me = view.current
+        best = max(
+            cands,
+            key=lambda a: (
+                (ch.n, ch.w[me] / ch.n) if (ch := root.children.get(a)) and ch.n else (0, 0.0)
+            ),
+        )
+        return best
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        return self.greedy.choose_reward(view, options, rng)
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        return self.greedy.finishing_touches(view, rng)
+
+    # -- one iteration -------------------------------------------------------------------------
+    def _iterate(
+        self,
+        root: _Node,
+        cands: list[Action],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+    ) -> None:
+        o = self.options
+        c, width = float(o["c"]), float(o["width"])
+        me = view.current
+        # The root: every candidate once, then UCB; its k-th visit plays in the k-th world.
+        pick = _select(root, cands, len(cands), me, c)
+        child = root.children.get(pick)
+        if child is None:
+            child = root.children[pick] = _Node(view.n)
+        k = child.n
+        if k == len(worlds):
+            worlds.append(_determinize(view, rng))
+        state = worlds[k].copy()
+        state.apply(pick)
+        node = child
+        path = [root, child]
+        fresh = k == 0
+        while not fresh:
+            self._settle(state, rng)
+            if state.phase == OVER or state.turn >= stop:
+                break
+            key = _world_key(state)
+            order = node.orders.get(key)
+            if order is None:
+                order = node.orders[key] = self._candidates(state, model)
+            allowed = 1 + int(width * math.sqrt(node.n))
+            pick = _select(node, order, allowed, state.current, c)
+            state.apply(pick)
+            child = node.children.get(pick)
+            if child is None:
+                child = node.children[pick] = _Node(view.n)
+                fresh = True
+            node = child
+            path.append(node)
+        values = self._rollout(state, rng, model, stop)
+        for nd in path:
+            nd.n += 1
+            w = nd.w
+            for p, v in enumerate(values):
+                w[p] += v
+
+    def _settle(self, state: GameState, rng: random.Random) -> None:
+        """Answer reward choices and Finishing Touches the greedy way (no tree node for them)."""
+        greedy = self.greedy
+        while state.phase in (REWARD, FINISHING):
+            if state.phase == REWARD:
+                state.apply(Reward(greedy.choose_reward(state, state.reward_options, rng)))
+            else:
+                state.apply(greedy.finishing_touches(state, rng))
+
+    def _rollout(
+        self, state: GameState, rng: random.Random, model: CostModel, stop: float
+    ) -> list[float]:
+        greedy = self.greedy
+        while True:
+            self._settle(state, rng)
+            if state.phase == OVER or state.turn >= stop:
+                break
+            action = greedy.choose(state)
+            if action is None:
+                action = rng.choice(state.legal_actions(master="none"))
+            state.apply(action)
+        return self._values(state, model)
+
+    def _values(self, state: GameState, model: CostModel) -> list[float]:
+        """Return each player's value: a win chance from the score margin over the best rival.
+
+        At the end, half the real win share and half the logistic of the real margin (the
+        margin still tells a close loss from a rout, and a win by more from a win by less).
+        """
+        n = state.n
+        scale = float(self.options["scale"])
+        est = [score_estimate(state, p, model) for p in range(n)]
+        # solo: the rival is the mastermind, whose score is its pile so far
+        lone = float(state.opponent_score()) if getattr(state, "solo", None) else 0.0
+        out = [
+            _logistic((est[p] - max(est[:p] + est[p + 1 :], default=lone)) / scale)
+            for p in range(n)
+        ]
+        if state.phase == OVER:
+            winners = state.winners()
+            share = 0.5 / len(winners) if winners else 0.0  # solo: none when the mastermind wins
+            out = [0.5 * v + (share if p in winners else 0.0) for p, v in enumerate(out)]
+        return out
+
+    # -- candidates ----------------------------------------------------------------------------
+    def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
+        """Return the actions to search, the greedy choice first."""
+        cands = candidate_actions(state, self.weights, model)
+        g = self.greedy.choose(state)
+        if g is not None:
+            if g in cands:
+                cands.remove(g)
+            cands.insert(0, g)
+        if not cands:
+            cands = state.legal_actions(master="none")
+        return cands
+
+
+def _select(node: _Node, order: list[Action], allowed: int, player: int, c: float) -> Action:
+    """Return the first untried action among the first ``allowed``, else the best by UCB."""
+    children = node.children
+    log_n = math.log(node.n + 1)
+    pick = order[0]
+    best = -math.inf
+    for a in order[:allowed]:
+        child = children.get(a)
+        if child is None or not child.n:
+            return a
+        score = child.w[player] / child.n + c * math.sqrt(log_n / child.n)
+        if score > best:
+            best, pick = score, a
+    return pick
+
+
+def _logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -30.0 else 0.0
+
+
+def _world_key(state: GameState) -> _Key:
+    """Return what can differ between worlds at one tree node: the face-up and held cards."""
+    solo = getattr(state, "solo", None)  # the solo variant's grid of face-up puzzles
+    return (
+        state.rows[0],
+        state.rows[1],
+        tuple(s[0] for s in state.slots[state.current]),
+        solo.grid if solo is not None else (),
+    )
+
+
+def _determinize(view: GameState, rng: random.Random) -> GameState:
+    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt."""
+    hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
+    if not hidden:
+        return view.redeal(rng)
+    g = view.copy()
+    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
+    # of white cards in the hidden piles is the unseen whites less the hidden white deck cards.
+    pools = [view.unseen_cards(colour) for colour in (0, 1)]
+    in_decks = [len(d) - kb for d, kb in zip(view.decks, view.known_bottom, strict=True)]
+    slots = [q for q in hidden for _ in view.piles[q]]
+    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
+    colours = [0] * whites + [1] * (len(slots) - whites)
+    rng.shuffle(colours)
+    drawn = [
+        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
+        for colour in (0, 1)
+    ]
+    piles: dict[int, list[int]] = {q: [] for q in hidden}
+    for q, colour in zip(slots, colours, strict=True):
+        if drawn[colour]:
+            piles[q].append(drawn[colour].pop())
+    points = view.t.points
+    for q, cards in piles.items():
+        g.piles[q] = tuple(cards)
+        g.scores[q] = sum(points[c] for c in cards)
+    return g.redeal(rng)

@@ -1,0 +1,168 @@
+"""The ``mcts`` bot: legal play at every player count, determinism, views untouched, worlds."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from bots import MCTSBot, make_bot
+from bots.heuristics import cost_model
+from bots.mcts import _determinize, score_estimate
+from projectl_sim import Rules, new_game, play_game
+from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState
+
+TINY = "mcts:iterations=6"
+
+
+def _snapshot(state: GameState) -> tuple:
+    return (
+        state.reserve[:],
+        [s[:] for s in state.supply],
+        [s[:] for s in state.slots],
+        state.piles[:],
+        state.scores[:],
+        state.rows[:],
+        state.decks[:],
+        state.known_bottom[:],
+        state.phase,
+        state.current,
+        state.actions_left,
+        state.turn,
+    )
+
+
+def _midgame(players: int, seed: int, actions: int) -> GameState:
+    """Return a state after some greedy play (a position with held puzzles and hidden piles)."""
+    state = new_game(Rules(players=players), seed=seed)
+    greedy = make_bot("greedy")
+    rng = random.Random(seed)
+    for _ in range(actions):
+        if state.phase == OVER:
+            break
+        state.step(state.current, greedy(state.view(state.current), rng))
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_plays_legal_games_to_the_end_at_every_player_count(players: int) -> None:
+    # play_game checks every action: an illegal one raises BotError
+    bots = [make_bot(TINY), *(make_bot("greedy") for _ in range(players - 1))]
+    outcome = play_game(Rules(players=players), bots, 11 + players, record=False)
+    assert outcome.state.is_over
+    assert bots[0].searches > 0 and bots[0].simulations >= 6 * bots[0].searches
+
+
+def test_every_seat_can_be_mcts() -> None:
+    outcome = play_game(Rules(players=3), [make_bot(TINY) for _ in range(3)], 5, record=False)
+    assert outcome.state.is_over
+
+
+def test_same_seed_and_iterations_same_game() -> None:
+    rules = Rules(players=2)
+    a = play_game(rules, [make_bot(TINY), make_bot("greedy")], 8).record_json()
+    b = play_game(rules, [make_bot(TINY), make_bot("greedy")], 8).record_json()
+    assert a["actions"] == b["actions"]
+
+
+def test_same_rng_state_same_decision_and_the_view_is_untouched() -> None:
+    state = _midgame(2, 3, 30)
+    assert state.phase == PLAY
+    view = state.view(state.current)
+    before = _snapshot(view)
+    bot = make_bot("mcts:iterations=40")
+    first = bot(view, random.Random(1))
+    assert _snapshot(view) == before
+    assert bot(view, random.Random(1)) == first
+    assert first in view.legal_actions()
+
+
+def test_a_time_budget_returns_a_legal_action() -> None:
+    state = _midgame(2, 4, 20)
+    view = state.view(state.current)
+    action = make_bot("mcts:time=0.05")(view, random.Random(0))
+    assert action in view.legal_actions()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["mcts", "mcts:iterations=100", "mcts:c=0.5,horizon=0", "mcts:time=0.2,width=1.5,scale=2.0"],
+)
+def test_repr_round_trips_through_make_bot(spec: str) -> None:
+    bot = make_bot(spec)
+    assert isinstance(bot, MCTSBot)
+    assert repr(make_bot(repr(bot))) == repr(bot)
+    assert make_bot(repr(bot)).options == bot.options
+
+
+def test_repr_shows_only_changed_parameters() -> None:
+    assert repr(make_bot("mcts")) == "mcts"
+    assert repr(make_bot("mcts:iterations=100,c=0.7")) == "mcts:iterations=100,c=0.7"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_world_is_consistent_with_the_view(players: int) -> None:
+    state = _midgame(players, 21, 24 * players)
+    me = state.current
+    view = state.view(me)
+    assert any(HIDDEN in view.piles[q] for q in range(players) if q != me)
+    for seed in range(5):
+        world = _determinize(view, random.Random(seed))
+        # what the viewer sees is kept
+        assert world.rows == view.rows and world.slots == view.slots
+        assert world.piles[me] == view.piles[me] and world.scores[me] == view.scores[me]
+        for q in range(players):
+            assert len(world.piles[q]) == len(view.piles[q])
+            assert world.scores[q] == sum(world.t.points[c] for c in world.piles[q])
+        for d, v in zip(world.decks, view.decks, strict=True):
+            assert len(d) == len(v) and HIDDEN not in d
+        for colour in (0, 1):
+            assert all(world.t.is_black[c] == colour for c in world.decks[colour])
+        # every card is in one place only; all the whites are in play, and as many blacks as in
+        # the real game (which blacks were left out of the game is unseen too)
+        cards = _cards(world)
+        assert max(cards.values()) == 1
+        whites = {c for c in cards if not world.t.is_black[c]}
+        assert whites == {c for c in range(len(world.t.points)) if not world.t.is_black[c]}
+        assert len(cards) == sum(_cards(state).values())
+
+
+def _cards(state: GameState) -> Counter[int]:
+    cards: Counter[int] = Counter()
+    for colour in (0, 1):
+        cards.update(state.rows[colour])
+        cards.update(state.decks[colour])
+    for q in range(state.n):
+        cards.update(state.piles[q])
+        cards.update(s[0] for s in state.slots[q])
+    return cards
+
+
+def test_a_world_deals_the_hidden_piles_from_the_unseen_cards_only() -> None:
+    state = _midgame(2, 9, 50)
+    me = state.current
+    view = state.view(me)
+    seen = set(view.rows[0] + view.rows[1]) | {s[0] for q in range(2) for s in view.slots[q]}
+    seen |= set(view.piles[me])
+    for seed in range(10):
+        world = _determinize(view, random.Random(seed))
+        assert not seen & set(world.piles[1 - me])
+        # the number of white cards in the hidden pile is known, not guessed
+        whites = sum(not state.t.is_black[c] for c in world.piles[1 - me])
+        assert whites == sum(not state.t.is_black[c] for c in state.piles[1 - me])
+
+
+def test_score_estimate_is_the_final_score_once_the_game_is_over() -> None:
+    outcome = play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 2, record=False)
+    state = outcome.state
+    model = cost_model(state)
+    assert [score_estimate(state, p, model) for p in range(2)] == state.final_scores()
+
+
+def test_values_are_win_chances_that_share_one_in_two_players() -> None:
+    bot = MCTSBot()
+    state = _midgame(2, 6, 40)
+    values = bot._values(state, cost_model(state))
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert sum(values) == pytest.approx(1.0)
