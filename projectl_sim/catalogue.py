@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from projectl_sim.errors import ProjectLError
+from projectl_sim.jsonfile import read_json
 
 Mask25 = int
 PieceId = str
@@ -333,16 +334,7 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
     if path is None:
         return base_catalogue()
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogueError(f"catalogue {p}: cannot read ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogueError(
-            f"catalogue {p}: not valid JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
+    data = read_json(p, "catalogue", CatalogueError)
     try:
         return catalogue_from_dict(data, source=str(p))
     except CatalogueError as exc:

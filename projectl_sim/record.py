@@ -11,6 +11,7 @@ from projectl_sim.actions import Action, describe, from_json, to_json
 from projectl_sim.catalogue import Catalogue, base_catalogue
 from projectl_sim.engine import OVER, GameState, new_game, setup_of
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
+from projectl_sim.jsonfile import read_json
 from projectl_sim.rules import Rules
 
 RECORD_FORMAT = "projectl-record/1"
@@ -108,14 +109,7 @@ def write_record(record: dict[str, Any], path: str | Path) -> None:
 def read_record(path: str | Path) -> dict[str, Any]:
     """Read a record file; raise ``RecordError`` if it is not a JSON object."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"record {p}: cannot read ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"record {p}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    data = read_json(p, "record", RecordError)
     if not isinstance(data, dict):
         raise RecordError(f"record {p}: must be a JSON object")
     return data

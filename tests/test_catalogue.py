@@ -125,7 +125,7 @@ def test_custom_catalogue_loads_and_is_marked(tmp_path) -> None:
 def test_not_json_is_a_clear_error(tmp_path) -> None:
     path = tmp_path / "bad.json"
     path.write_text("{nope")
-    with pytest.raises(CatalogueError, match="not valid JSON"):
+    with pytest.raises(CatalogueError, match="malformed JSON"):
         load_catalogue(path)
 
 

@@ -1,0 +1,24 @@
+"""Reading a user's JSON file, with one-line errors that name the file and the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from projectl_sim.errors import ProjectLError
+
+
+def read_json(path: str | Path, what: str, error: type[ProjectLError]) -> Any:
+    """Return the parsed JSON of ``path``; raise ``error("<what> <path>: ...")`` if it can't."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{what} {p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise error(f"{what} {p}: not a UTF-8 text file") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{what} {p}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
