@@ -14,7 +14,8 @@ CPU time (``time.process_time``) because the machine is shared: wall time measur
 The default pairings: ``greedy`` against ``random``; the greedy presets against each other (the
 best one is the one ``mcts`` must beat); the default ``mcts`` against ``greedy`` and
 ``greedy:preset=rush_black``; ``mcts`` with 4x its default iterations against the default.
-``--write FILE`` also writes one CSV row per game.
+``--write FILE`` also writes one CSV row per game; ``--read FILE`` prints the table of such a file
+again without playing.
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summarise(name: str, a: str, b: str, rows: list[dict[str, Any]], wall: float) -> str:
+def summarise(name: str, a: str, b: str, rows: list[dict[str, Any]], wall: float | None) -> str:
+    """Return the table line of one pairing from its game rows (``wall``: None if unknown)."""
     n = len(rows)
     wins = sum(r["a_win"] for r in rows)
     lo, hi = wilson(wins, n)
@@ -135,7 +137,8 @@ def summarise(name: str, a: str, b: str, rows: list[dict[str, Any]], wall: float
     return (
         f"{name:18s} {a:22s} {b:26s} {n:5d} {wins / n:6.1%} [{lo:5.1%}, {hi:5.1%}] "
         f"{sum(r['a_score'] for r in rows) / n:5.1f} {sum(r['b_score'] for r in rows) / n:5.1f}"
-        f"{n / cpu:8.2f} {n / wall:8.2f} {per_decision('a'):9.4f} {per_decision('b'):9.4f} "
+        f"{n / cpu:8.2f} {f'{n / wall:8.2f}' if wall else '       -'} "
+        f"{1000 * per_decision('a'):9.2f} {1000 * per_decision('b'):9.2f} "
         f"{sims('a')} {sims('b')}"
     )
 
@@ -143,7 +146,7 @@ def summarise(name: str, a: str, b: str, rows: list[dict[str, Any]], wall: float
 HEADER = (
     f"{'pairing':18s} {'bot A':22s} {'bot B':26s} {'games':>5s} {'A wins':>6s} "
     f"{'95% interval':>16s} {'A pts':>5s} {'B pts':>5s}{'games/s':>8s} {'(wall)':>8s} "
-    f"{'A s/dec':>9s} {'B s/dec':>9s} {'A sim/s':>7s} {'B sim/s':>7s}"
+    f"{'A ms/dec':>9s} {'B ms/dec':>9s} {'A sim/s':>7s} {'B sim/s':>7s}"
 )
 
 
@@ -164,7 +167,14 @@ def main() -> None:
         help="an extra pairing of two bot specs (repeatable)",
     )
     parser.add_argument("--write", default=None, help="CSV file of one row per game")
+    parser.add_argument("--read", default=None, help="print the table of a CSV written before")
     args = parser.parse_args()
+    if args.read:
+        print(HEADER)
+        for name, rows in read_rows(args.read).items():
+            r0 = rows[0]
+            print(summarise(name, r0["a"], r0["b"], rows, r0.get("wall")))
+        return
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     chosen = {k: PAIRINGS[k] for k in (args.pairings or PAIRINGS)}
     for i, (a, b) in enumerate(args.pair):
@@ -173,7 +183,8 @@ def main() -> None:
     seeds = [int(s) for s in np.random.SeedSequence(root).generate_state(n_seeds, dtype=np.uint32)]
     print(f"root seed {root}; {2 * n_seeds} games per pairing; {args.jobs} jobs")
     print(HEADER)
-    all_rows = []
+    writer = None
+    out = open(args.write, "w", newline="") if args.write else None  # noqa: SIM115
     with Parallel(n_jobs=args.jobs) as parallel:
         for name, (a, b) in chosen.items():
             start = time.perf_counter()
@@ -182,12 +193,30 @@ def main() -> None:
             )
             wall = time.perf_counter() - start
             print(summarise(name, a, b, rows, wall), flush=True)
-            all_rows += [{"pairing": name, "a": a, "b": b, **r} for r in rows]
-    if args.write:
-        with open(args.write, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(all_rows[0]))
-            writer.writeheader()
-            writer.writerows(all_rows)
+            if out is not None:  # written pairing by pairing: a long run keeps what it played
+                rows = [{"pairing": name, "a": a, "b": b, "wall": wall, **r} for r in rows]
+                if writer is None:
+                    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+                    writer.writeheader()
+                writer.writerows(rows)
+                out.flush()
+    if out is not None:
+        out.close()
+
+
+def read_rows(path: str) -> dict[str, list[dict[str, Any]]]:
+    """Return the game rows of a CSV written by ``--write``, by pairing, numbers as numbers."""
+    by_pairing: dict[str, list[dict[str, Any]]] = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            parsed: dict[str, Any] = {}
+            for k, v in row.items():
+                try:
+                    parsed[k] = float(v) if k not in ("pairing", "a", "b", "end_reason") else v
+                except ValueError:
+                    parsed[k] = v
+            by_pairing.setdefault(row["pairing"], []).append(parsed)
+    return by_pairing
 
 
 if __name__ == "__main__":

@@ -51,7 +51,10 @@ _Key = tuple[Any, ...]
 # puzzles are those the player can still finish in the actions left, their points and reward
 # levels discounted by _DISCOUNT per action they still need; the unfinished penalty of one that
 # can't be finished is counted in full. Margins predicted this way correlate 0.73 with the final
-# ones; scoring rollouts 3 rounds deep with it picks moves as well as rollouts to the end.
+# ones. Offline, over 200 positions with every candidate rolled out in 12 common deals, picking
+# by greedy rollouts 3 rounds deep scored this way gains 93% of what rollouts to the end gain
+# over the greedy move, 2 rounds deep 75%; 2 rounds (the default) is 1.5x cheaper and, at equal
+# CPU time, wins more.
 _DISCOUNT = 0.85
 _BANKED = 0.905  # per point in the victory pile (less Finishing Touches pieces)
 _SUPPLY = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
