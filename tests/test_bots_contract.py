@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from state_util import snapshot
 
 from bots import REGISTRY, Bot, make_bot
 from projectl_sim import BotError, Rules, play_game
@@ -22,22 +23,6 @@ SPECS = sorted(
 )
 
 
-def _snapshot(state: GameState) -> tuple:
-    return (
-        state.reserve[:],
-        [s[:] for s in state.supply],
-        [s[:] for s in state.slots],
-        state.piles[:],
-        state.scores[:],
-        state.rows[:],
-        state.decks[:],
-        state.phase,
-        state.current,
-        state.actions_left,
-        state.reward_options,
-    )
-
-
 class _Watch:
     """Wraps a bot: checks it never mutates its view."""
 
@@ -46,9 +31,9 @@ class _Watch:
         self.calls = 0
 
     def __call__(self, view: GameState, rng: random.Random):
-        before = _snapshot(view)
+        before = snapshot(view)
         action = self.bot(view, rng)
-        assert _snapshot(view) == before, f"{self.bot!r} mutated its view"
+        assert snapshot(view) == before, f"{self.bot!r} mutated its view"
         self.calls += 1
         return action
 

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import pytest
+from state_util import snapshot
 
 from bots import MCTSBot, make_bot
 from bots.heuristics import cost_model
@@ -14,23 +15,6 @@ from projectl_sim import Rules, new_game, play_game
 from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState
 
 TINY = "mcts:iterations=6"
-
-
-def _snapshot(state: GameState) -> tuple:
-    return (
-        state.reserve[:],
-        [s[:] for s in state.supply],
-        [s[:] for s in state.slots],
-        state.piles[:],
-        state.scores[:],
-        state.rows[:],
-        state.decks[:],
-        state.known_bottom[:],
-        state.phase,
-        state.current,
-        state.actions_left,
-        state.turn,
-    )
 
 
 def _midgame(players: int, seed: int, actions: int) -> GameState:
@@ -70,10 +54,10 @@ def test_same_rng_state_same_decision_and_the_view_is_untouched() -> None:
     state = _midgame(2, 3, 30)
     assert state.phase == PLAY
     view = state.view(state.current)
-    before = _snapshot(view)
+    before = snapshot(view)
     bot = make_bot("mcts:iterations=40")
     first = bot(view, random.Random(1))
-    assert _snapshot(view) == before
+    assert snapshot(view) == before
     assert bot(view, random.Random(1)) == first
     assert first in view.legal_actions()
 

@@ -1,0 +1,25 @@
+"""Helpers shared by the bot tests."""
+
+from __future__ import annotations
+
+from projectl_sim.engine import GameState
+
+
+def snapshot(state: GameState) -> tuple:
+    """Return everything a bot could change in a state, to compare before and after a call."""
+    return (
+        state.reserve[:],
+        [s[:] for s in state.supply],
+        [s[:] for s in state.slots],
+        state.piles[:],
+        state.scores[:],
+        state.rows[:],
+        state.decks[:],
+        state.known_bottom[:],
+        state.phase,
+        state.current,
+        state.actions_left,
+        state.turn,
+        state.reward_options,
+        state.solo,
+    )
