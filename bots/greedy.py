@@ -55,11 +55,9 @@ PRESETS: dict[str, Weights] = {
 _WEIGHT_HELP = {
     "points": "value of one victory point",
     "reward": "value per level of a puzzle's reward piece",
-    "engine": "value per level of each owned piece (in the evaluation MCTS uses)",
-    "discount": "per-action discount of a held puzzle's value (evaluation)",
     "black_bias": "multiplier on black puzzles' points",
     "white_only": "never take black puzzles (0/1)",
-    "risk": "multiplier on the unfinished penalty of a puzzle it can't finish",
+    "risk": "safety factor on the actions a new puzzle needs before the end (1 = exact)",
     "horizon": "fewest actions assumed left before the end is triggered",
     "min_held": "keep at least this many puzzles in progress",
     "build": "upgrade spare pieces first while the best rate is below this",
@@ -195,7 +193,7 @@ class GreedyBot(Bot):
             if w.white_only and t.is_black[card]:
                 continue
             cost, _ = model.cost(t.recess[card], supply)
-            if 1 + cost + committed > left:
+            if w.risk * (1 + cost) + committed > left:
                 continue  # rulings: an unfinished puzzle costs its points at the end
             rate = _gain(state, card, w) / (1 + cost)
             if rate > best_rate:

@@ -2,7 +2,7 @@
 
 - ``completion_cost``: how many actions a puzzle still needs (placements plus the upgrades or
   takes to get missing pieces), from the tiling index.
-- ``Weights`` and ``evaluate``: the value of a state for one player, in points.
+- ``Weights``: the greedy family's named weights.
 - ``remaining_actions``: how many actions a player has left, once the end is triggered.
 - ``candidate_actions``: the few actions worth considering (a plan's placements instead of every
   placement, one order per Recycle, upgrades that climb, a Master built from one plan step per
@@ -40,11 +40,9 @@ class Weights:
 
     points: float = 1.0  # per point of a completed puzzle
     reward: float = 0.5  # per level of a puzzle's reward piece
-    engine: float = 0.3  # per level of an owned piece (supply and placed)
-    discount: float = 0.82  # per action a held puzzle still needs
     black_bias: float = 1.0  # multiplier on black puzzles' points
     white_only: bool = False  # never take a black puzzle
-    risk: float = 1.0  # multiplier on the unfinished penalty when a puzzle can't be finished
+    risk: float = 1.0  # safety factor on the actions a new puzzle needs before the end
     horizon: int = 6  # fewest actions assumed left before the end is triggered
     min_held: int = 2  # keep at least this many puzzles in progress
     build: float = 0.0  # rate (points per action) below which spare pieces are upgraded first
@@ -148,34 +146,6 @@ def actions_left_estimate(state: GameState, player: int, w: Weights) -> int:
     per_round = 1.6 if state.solo is not None else 0.35 * state.n
     estimate = int(3 * (state.cards_to_trigger() / per_round + 1))
     return max(w.horizon, estimate)
-
-
-def evaluate(state: GameState, player: int, w: Weights, model: CostModel | None = None) -> float:
-    """Return the value of ``state`` for ``player`` in points (final score once it is over)."""
-    if state.phase == OVER:
-        return float(state.final_scores()[player])
-    model = model or cost_model(state)
-    t = state.t
-    levels = t.levels
-    supply = list(state.supply[player])
-    value = w.points * (state.scores[player] - state.ft_pieces[player])
-    owned = sum(c * levels[i] for i, c in enumerate(supply))
-    left = actions_left_estimate(state, player, w)
-    penalty = 1.0 if state.rules.unfinished_penalty else 0.0
-    for card, filled, placed in state.slots[player]:
-        owned += sum(levels[piece] for piece, _ in placed)
-        points = t.points[card]
-        gain = w.points * points * (w.black_bias if t.is_black[card] else 1.0)
-        gain += w.reward * levels[t.reward[card]]
-        cost, use = model.cost(t.recess[card] & ~filled, supply)
-        if cost > left:
-            value -= w.risk * penalty * w.points * points
-            continue
-        value += gain * w.discount**cost - (1 - w.discount**cost) * penalty * points * 0.5
-        left -= cost
-        for i, k in enumerate(use):
-            supply[i] = max(0, supply[i] - k)
-    return value + w.engine * owned
 
 
 def plan_places(state: GameState, model: CostModel) -> list[Place]:

@@ -80,7 +80,7 @@ def test_spec_errors_list_the_valid_choices() -> None:
     with pytest.raises(UsageError, match=r"bot 'greedy' has no parameter 'speed' \(valid: preset"):
         make_bot("greedy:speed=3")
     with pytest.raises(UsageError, match="not a float"):
-        make_bot("greedy:discount=high")
+        make_bot("greedy:reward=high")
     with pytest.raises(UsageError, match="unknown greedy preset 'wild'"):
         make_bot("greedy:preset=wild")
 
