@@ -16,6 +16,11 @@ It knows the end: after the trigger it counts the actions it has left, never tak
 can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
 when they pay; a reward choice takes the highest level.
 
+Finesse: once the turn's 3 actions are used it Inserts its next greedy action when that completes
+a puzzle, or when it places pieces on a plan and enough Credits stay for a later completing
+Insert; otherwise it ends the turn. Finishing Touches are paid with Credits first (at the end
+Credits only break ties). Credits are not otherwise chased: the tiles pay for what it does.
+
 Presets (``preset=``): ``balanced`` (default), ``engine`` (upgrades spare pieces before working
 on cheap puzzles, values rewards), ``rush_black`` (black puzzles' points count 1.8x), ``cautious``
 (white puzzles only, holds few, risk-averse). Any weight can be overridden, e.g.
@@ -30,10 +35,12 @@ from typing import Any, ClassVar
 
 from bots.base import Bot
 from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estimate, cost_model
-from bots.random_bot import completing_places, finish_gain
+from bots.random_bot import completing_places, finish_gain, with_credits
 from projectl_sim.actions import (
     Action,
+    EndTurn,
     Finish,
+    Insert,
     Master,
     Place,
     Placement,
@@ -114,8 +121,30 @@ class GreedyBot(Bot):
 
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
+        if not view.actions_left:  # Finesse: the 3 actions are used and Insert is open
+            return self.insert_or_end(view)
         action = self.choose(view)
         return action if action is not None else rng.choice(view.legal_actions(master="none"))
+
+    def insert_or_end(self, view: GameState) -> Action:
+        """Insert the greedy action when it completes a puzzle or clearly pays, else end."""
+        assert view.finesse is not None
+        action = self.choose(view)
+        if not isinstance(action, (Place, Master)):
+            return EndTurn()
+        t = view.t
+        filled = {card: f for card, f, _ in view.slots[view.current]}
+        placements = (
+            action.placements if isinstance(action, Master) else ((action.card, 0, action.mask),)
+        )
+        for card, _piece, mask in placements:
+            filled[card] |= mask
+        if any(filled[card] == t.recess[card] for card, _, _ in placements):
+            return Insert(action)
+        # progress on a plan pays when 2 Credits would still be left for a completing Insert
+        if view.finesse.active[view.current] >= 4:
+            return Insert(action)
+        return EndTurn()
 
     def choose(self, state: GameState) -> Action | None:
         """Return the greedy action for the player to move (None: nothing sensible)."""
@@ -297,7 +326,9 @@ class GreedyBot(Bot):
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
-        return best if finish_gain(view, best) > 0 else Finish(())  # type: ignore[arg-type,return-value]
+        if finish_gain(view, best) <= 0:  # type: ignore[arg-type]
+            return Finish(())
+        return with_credits(view, best)  # type: ignore[arg-type]
 
 
 def _fmt(value: Any) -> str:

@@ -27,6 +27,7 @@ from projectl_sim.actions import (
 )
 from projectl_sim.engine import OVER, GameState
 from projectl_sim.fill import TilingIndex, tiling_index
+from projectl_sim.finesse import ROW_LENGTH
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
 _SCAN = 24
@@ -122,10 +123,13 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     """Return the actions ``player`` has left before the game ends, or None before the trigger."""
     if state.phase == OVER:
         return 0
-    if not state.trigger_round:
+    last = state.trigger_round + 1 if state.trigger_round else None
+    if state.finesse is not None:  # rulings, Finesse: the game also ends after round 10
+        last = ROW_LENGTH if last is None else min(last, ROW_LENGTH)
+    if last is None:
         return None
     n = state.n
-    rounds_after = state.trigger_round + 1 - state.round
+    rounds_after = last - state.round
     pos = (player - state.first_player) % n
     cur = (state.current - state.first_player) % n
     if pos == cur:

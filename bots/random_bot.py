@@ -4,6 +4,10 @@ Uniform over action kinds, then over instances of the chosen kind, so that Place
 of instances) doesn't drown the rest. Two pieces of sense keep games finishing by the rules:
 it always takes a Place that completes a puzzle when there is one, and it never places a piece
 that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
+
+Finesse: once the turn's 3 actions are used and Insert is open, Insert is one more kind beside
+ending the turn (a coin flip; a completing Place is always inserted), its inner action drawn the
+same way. Finishing Touches are paid with Credits first.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import random
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from projectl_sim.actions import Action, Finish, Master, Place, TakeBasic
+from projectl_sim.actions import Action, EndTurn, Finish, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 
@@ -53,8 +57,21 @@ def completing_places(view: GameState) -> list[Place]:
     return out
 
 
+def with_credits(view: GameState, action: Finish) -> Finish:
+    """Return ``action`` paying as many placements with Credits as it can (Finesse).
+
+    At the end Credits only break ties, and a point always outweighs a tie-break, so paying with
+    Credits never loses.
+    """
+    if view.finesse is None or not action.placements:
+        return action
+    paid = min(len(action.placements), view.finesse.active[view.current])
+    return Finish(action.placements, paid)
+
+
 def finish_gain(view: GameState, action: Finish) -> int:
-    """Return the points a Finish gains: completed puzzles (and penalties avoided) minus pieces."""
+    """Return the points a Finish gains: completed puzzles (and penalties avoided) minus the
+    pieces not paid with Credits."""
     t = view.t
     p = view.current
     filled = {card: f for card, f, _ in view.slots[p]}
@@ -62,7 +79,7 @@ def finish_gain(view: GameState, action: Finish) -> int:
         filled[card] |= mask
     per_puzzle = 2 if view.rules.unfinished_penalty else 1
     gain = sum(per_puzzle * t.points[c] for c, f in filled.items() if f == t.recess[c])
-    return gain - len(action.placements)
+    return gain - len(action.placements) + with_credits(view, action).credits
 
 
 class RandomBot(Bot):
@@ -74,6 +91,17 @@ class RandomBot(Bot):
     params: ClassVar[dict[str, tuple[Any, str]]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
+        if not view.actions_left:  # Finesse: the 3 actions are used and Insert is open
+            done = completing_places(view)
+            if done:
+                return Insert(rng.choice(done))
+            if _pick(rng, 2):
+                return EndTurn()
+            inner = self._play(view, rng)
+            return inner if isinstance(inner, (Insert, EndTurn)) else Insert(inner)
+        return self._play(view, rng)
+
+    def _play(self, view: GameState, rng: random.Random) -> Action:
         done = completing_places(view)
         if done:
             return rng.choice(done)
@@ -154,4 +182,6 @@ class RandomBot(Bot):
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
-        return best if finish_gain(view, best) > 0 else Finish(())  # type: ignore[return-value,arg-type]
+        if finish_gain(view, best) <= 0:  # type: ignore[arg-type]
+            return Finish(())
+        return with_credits(view, best)  # type: ignore[arg-type]

@@ -91,13 +91,46 @@ class Reward:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """Finishing Touches: every piece this player places after the last round (maybe none)."""
+    """Finishing Touches: every piece this player places after the last round (maybe none).
+
+    Finesse: ``credits`` of the placements are paid with a Credit instead of a point.
+    """
 
     placements: tuple[Placement, ...]
+    credits: int = 0
     kind: ClassVar[str] = "finish"
 
 
-Action = Take | TakeDeck | Recycle | TakeBasic | Upgrade | Place | Master | Reward | Finish
+@dataclass(frozen=True, slots=True)
+class Insert:
+    """Finesse: spend 2 active Credits to take ``inner`` as an extra action."""
+
+    inner: Action
+    kind: ClassVar[str] = "insert"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """Finesse: end the turn after its 3 actions without (another) Insert."""
+
+    kind: ClassVar[str] = "end_turn"
+
+
+Action = (
+    Take
+    | TakeDeck
+    | Recycle
+    | TakeBasic
+    | Upgrade
+    | Place
+    | Master
+    | Reward
+    | Finish
+    | Insert
+    | EndTurn
+)
+# The actions an Insert may carry (any Play action).
+INSERTABLE = (Take, TakeDeck, Recycle, TakeBasic, Upgrade, Place, Master)
 
 
 def _cells(mask: Mask25) -> list[list[int]]:
@@ -133,8 +166,16 @@ def to_json(action: Action, cat: Catalogue, player: int) -> dict[str, Any]:
             out |= {"type": "master", "placements": [_placement_json(cat, p) for p in placements]}
         case Reward(piece):
             out |= {"type": "reward", "piece": cat.pieces[piece].id}
-        case Finish(placements):
+        case Finish(placements, credits):
             out |= {"type": "finish", "placements": [_placement_json(cat, p) for p in placements]}
+            if credits:
+                out["credits"] = credits
+        case Insert(inner):
+            body = to_json(inner, cat, player)
+            del body["player"]
+            out |= {"type": "insert", "action": body}
+        case EndTurn():
+            out |= {"type": "end_turn"}
     return out
 
 
@@ -232,11 +273,24 @@ def from_json(d: Any, cat: Catalogue) -> tuple[int, Action]:
     elif kind == "reward":
         action = Reward(_piece(cat, _field(d, "piece")))
     elif kind == "finish":
-        action = Finish(_placements(cat, d.get("placements", [])))
+        credits = d.get("credits", 0)
+        if not isinstance(credits, int) or isinstance(credits, bool) or credits < 0:
+            raise RecordError(f"finish credits must be a whole number >= 0, got {credits!r}")
+        action = Finish(_placements(cat, d.get("placements", [])), credits)
+    elif kind == "insert":
+        body = _field(d, "action")
+        if not isinstance(body, dict):
+            raise RecordError("insert needs an 'action' object")
+        _, inner = from_json({**body, "player": player}, cat)
+        if not isinstance(inner, INSERTABLE):
+            raise RecordError(f"insert cannot carry a {body.get('type')!r} action")
+        action = Insert(inner)
+    elif kind == "end_turn":
+        action = EndTurn()
     else:
         raise RecordError(
             f"unknown action type {kind!r} (valid: take, recycle, take_basic, upgrade, place, "
-            "master, reward, finish)"
+            "master, reward, finish, insert, end_turn)"
         )
     return player, action
 
@@ -264,7 +318,12 @@ def describe(action: Action, cat: Catalogue) -> str:
             return f"master ({inner})"
         case Reward(piece):
             return f"reward {pc[piece].id}"
-        case Finish(placements):
+        case Finish(placements, credits):
             inner = ", ".join(f"{pc[p].id} on {pz[c].id}" for c, p, _ in placements)
-            return f"finish ({inner or 'no pieces'})"
+            paid = f", {credits} paid with Credits" if credits else ""
+            return f"finish ({inner or 'no pieces'}{paid})"
+        case Insert(inner_action):
+            return f"insert {describe(inner_action, cat)}"
+        case EndTurn():
+            return "end turn"
     return repr(action)

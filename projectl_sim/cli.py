@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import secrets
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,20 @@ PROG = "projectl-sim"
 def _catalogue(args: argparse.Namespace) -> Catalogue:
     path = getattr(args, "catalogue", None)
     return load_catalogue(path) if path else base_catalogue()
+
+
+def _finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
+    """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
+    from projectl_sim.finesse import load_tiles
+
+    names = [n for n in re.split(r"[,+]", getattr(args, "expansions", None) or "") if n]
+    names = [n for n in names if n != "none"]
+    out: dict[str, Any] = {"expansions": frozenset(names)} if names else {}
+    if getattr(args, "ambassador", False):
+        out["finesse_ambassador"] = True
+    if getattr(args, "tiles", None):
+        out["finesse_tiles"] = load_tiles(args.tiles, cat.piece_ids)
+    return out
 
 
 def _parse_switches(items: Sequence[str]) -> dict[str, Any]:
@@ -70,8 +85,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             variant = {"variant": args.variant} | (
                 {"difficulty": args.difficulty} if args.difficulty else {}
             )
+            cat = _catalogue(args)
             rules = Rules(
-                players=players, catalogue=_catalogue(args), **variant, **_parse_switches(args.rule)
+                players=players,
+                catalogue=cat,
+                **variant,
+                **_finesse_options(args, cat),
+                **_parse_switches(args.rule),
             )
         except TypeError as exc:
             raise UsageError(str(exc)) from None
@@ -127,7 +147,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from projectl_sim.render import render
 
     record = read_record(args.file)
-    rep = replay(record, _catalogue(args))
+    cat = _catalogue(args)
+    tiles = _finesse_options(args, cat).get("finesse_tiles")
+    rep = replay(record, cat, finesse_tiles=tiles)
     for w in rep.warnings:
         print(f"{PROG}: warning: {w}", file=sys.stderr)
     state = rep.state
@@ -143,6 +165,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
             + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores))
             + (f", opponent {state.opponent_score()}" if state.solo is not None else "")
         )
+        if state.finesse is not None:
+            fin = state.finesse
+            print(
+                "credits (active+inactive): "
+                + ", ".join(
+                    f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n)
+                )
+                + f", bank {fin.bank}"
+            )
         if over:
             print(f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}")
     if args.show:
@@ -181,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--game", type=int, metavar="ID", help="with --from: the game_id to play")
     play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
+    play.add_argument("--expansions", help="expansions to play: none (default) or finesse")
+    play.add_argument(
+        "--ambassador", action="store_true", help="finesse: deal from the Ambassador Pack tiles too"
+    )
+    play.add_argument("--tiles", metavar="FILE", help="finesse: use this Finesse tiles file")
     play.add_argument(
         "--rule",
         action="append",
@@ -195,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true", help="print the final state as JSON")
     rep.add_argument("--show", action="store_true", help="draw the final state as text")
     rep.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
+    rep.add_argument("--tiles", metavar="FILE", help="finesse: use this Finesse tiles file")
     rep.set_defaults(func=cmd_replay)
 
     bots = sub.add_parser("bots", help="list every bot with its parameters")

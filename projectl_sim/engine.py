@@ -12,6 +12,10 @@ the end of the round, the final round, and scoring.
 The solo variant (``projectl_sim.solo``) is the base game plus a table block ``solo`` (grid,
 locks, opponent) and a few named hooks: dealing, taking from the grid, drawing from its one deck,
 and the mastermind's turn, which the engine plays by itself at the end of each player turn.
+
+The Finesse expansion (``projectl_sim.finesse``) adds a block ``finesse`` (the tile row and the
+Credits) and named hooks (``_finesse_*``): each is behind one ``self.finesse is not None`` test, so
+the base game pays nothing for them.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from projectl_sim.actions import (
     PUZZLE,
     WHITE,
     Action,
+    EndTurn,
     Finish,
+    Insert,
     Master,
     Place,
     Placement,
@@ -45,6 +51,17 @@ from projectl_sim.actions import (
 )
 from projectl_sim.catalogue import Catalogue, Mask25
 from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.finesse import (
+    INSERT_COST,
+    ROW_LENGTH,
+    Credits,
+    deal_tiles,
+    end_of_turn_count,
+    hide_face_down,
+    parse_row,
+    pink_count,
+    redeal_row,
+)
 from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
 from projectl_sim.solo import (
     EMPTY,
@@ -52,11 +69,13 @@ from projectl_sim.solo import (
     column,
     deal_solo,
     fill_gap,
+    least_valuable_in_column,
     lock_to_opponent,
     mastermind_choice,
     mastermind_take,
     parse_solo_setup,
     setup_json,
+    take_to_pile,
     unlock,
 )
 
@@ -166,6 +185,7 @@ class GameState:
         "current",
         "decks",
         "end_reason",
+        "finesse",
         "finished",
         "first_player",
         "ft_pieces",
@@ -232,6 +252,9 @@ class GameState:
         self.end_reason: str | None = None
         self.last_progress_round = 1
         self.viewer: int | None = None
+        self.finesse: Credits | None = None
+        if rules.finesse:
+            self._setup_finesse(setup)
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
         self._advance()
@@ -259,6 +282,18 @@ class GameState:
         )
         self.rows = [(), ()]
         self.decks = [tuple(white), tuple(black)]  # one deck: drawn white first
+
+    def _setup_finesse(self, setup: dict[str, Any]) -> None:
+        """Finesse: lay out the tile row of the setup and fill the bank."""
+        rules = self.rules
+        row = parse_row(
+            setup.get("finesse_tiles"), rules.finesse_tiles, rules.finesse_ambassador, rules.solo
+        )
+        index = {p.id: p.index for p in rules.catalogue.pieces}
+        try:
+            self.finesse = Credits(rules.finesse_tiles, row, index, self.n)
+        except KeyError as exc:
+            raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
 
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
@@ -293,6 +328,7 @@ class GameState:
         g.last_progress_round = self.last_progress_round
         g.viewer = self.viewer
         g.solo = self.solo  # immutable: shared
+        g.finesse = None if self.finesse is None else self.finesse.copy()
         return g
 
     def view(self, player: int) -> GameState:
@@ -316,6 +352,8 @@ class GameState:
             (HIDDEN,) * (len(d) - kb) + d[len(d) - kb :]
             for d, kb in zip(self.decks, self.known_bottom, strict=True)
         ]
+        if g.finesse is not None:
+            hide_face_down(g.finesse)  # Credits are public; face-down tiles are not
         return g
 
     def unseen_cards(self, colour: int) -> list[int]:
@@ -348,6 +386,8 @@ class GameState:
             pool = self.unseen_cards(colour)
             decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
         g.decks = decks
+        if g.finesse is not None:
+            redeal_row(g.finesse, self.rules, rng)
         return g
 
     # -- queries -------------------------------------------------------------------------------
@@ -402,6 +442,8 @@ class GameState:
             return [0] if scores[0] > self.solo.opponent_score else []
         best = max(scores)
         tied = [p for p in range(self.n) if scores[p] == best]
+        if len(tied) > 1 and self.finesse is not None:
+            tied = self.finesse.richest(tied)  # rulings, Finesse: ties go to the most Credits
         if len(tied) == 1:
             return tied
         if self.rules.tie_break == "later_in_turn_order":
@@ -425,6 +467,8 @@ class GameState:
         """
         phase = self.phase
         if phase == PLAY:
+            if not self.actions_left:  # only in Finesse: the turn's 3 actions are used up
+                return self._finesse_insert_actions(master)
             acts = self._play_actions()
             if master == "all" and not self.master_used and self.slots[self.current]:
                 acts.extend(self.master_actions())
@@ -598,6 +642,8 @@ class GameState:
             if not 0 <= player < self.n or self.finished[player]:
                 raise IllegalActionError("this player has already made Finishing Touches")
             self._check_placements(player, action.placements, one_per_puzzle=False)
+            if action.credits:
+                self._finesse_check_finishing(player, action)
             return
         if player != self.current:
             raise IllegalActionError(f"it is player {self.current}'s turn")
@@ -610,6 +656,11 @@ class GameState:
             return
         if self.phase == FINISHING:
             raise IllegalActionError("only Finishing Touches are allowed now")
+        if self.finesse is not None:
+            inner = self._finesse_check(player, action)
+            if inner is None:
+                return
+            action = inner
         t = self.t
         supply = self.supply[player]
         if self.solo is not None:
@@ -724,13 +775,15 @@ class GameState:
         """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
         self.check(player, action)
         if isinstance(action, Finish):
-            self._finish(player, action.placements)
+            self._finish(player, action.placements, action.credits)
         else:
             self.apply(action)
 
     # -- applying (fast path: no checks) -------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply a legal action of the player to move (no checks: see ``step``)."""
+        if self.finesse is not None and self._finesse_apply(action):
+            return
         kind = action.kind
         p = self.current
         if kind == "place":
@@ -764,7 +817,7 @@ class GameState:
                 self._place(p, card, piece, mask)
             self._complete(p)
         elif kind == "finish":
-            self._finish(p, action.placements)  # type: ignore[union-attr]
+            self._finish(p, action.placements, action.credits)  # type: ignore[union-attr]
             return
         else:
             raise IllegalActionError(f"unknown action {action!r}")
@@ -915,7 +968,16 @@ class GameState:
         if pos is not None:
             solo = mastermind_take(solo, pos, self.t.points)
             self.last_progress_round = self.round
-            solo = fill_gap(solo, pos, self._draw_solo())
+            gaps = [pos]
+            if self.finesse is not None:
+                # rulings, Finesse Solo: a second puzzle, the least valuable of the same column
+                # (tie: nearest the top); both gaps refill afterwards, the topmost first
+                second = least_valuable_in_column(solo, column(pos), self.t.points)
+                if second is not None:
+                    solo = take_to_pile(solo, second, self.t.points)
+                    gaps = sorted((pos, second))
+            for gap in gaps:
+                solo = fill_gap(solo, gap, self._draw_solo())
         self.solo = solo
 
     def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
@@ -927,13 +989,17 @@ class GameState:
         self.rows[colour] = tuple(self._draw(colour) for _ in range(n))  # type: ignore[misc]
         self.last_progress_round = progress  # cycling a row is no progress
 
-    def _finish(self, p: int, placements: Sequence[Placement]) -> None:
+    def _finish(self, p: int, placements: Sequence[Placement], credits: int = 0) -> None:
         # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
         # a completed puzzle goes to the pile and its pieces back to supply (completion step 1),
-        # but it gives no reward.
+        # but it gives no reward. Finesse: ``credits`` placements cost a Credit, not a point.
         for card, piece, mask in placements:
             self._place(p, card, piece, mask)
-        self.ft_pieces[p] += len(placements)
+        self.ft_pieces[p] += len(placements) - credits
+        if credits:
+            assert self.finesse is not None
+            self.finesse.spend(p, credits)
+            self.finesse.finishing[p] += credits
         t = self.t
         keep = []
         for slot in self.slots[p]:
@@ -975,12 +1041,16 @@ class GameState:
                 if self._has_play_action():
                     return
                 self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
+            elif self.finesse is not None and self._finesse_can_insert():
+                return  # Finesse: the player may Insert or end the turn
             self._end_turn()
             guard += 1
             if guard > limit:
                 self._end_game(END_STALL)
 
     def _end_turn(self) -> None:
+        if self.finesse is not None:
+            self._finesse_end_turn()
         if self.solo is not None:
             self._mastermind_turn()  # rulings, Solo: the opponent's turn follows the player's
         self.current = (self.current + 1) % self.n
@@ -991,7 +1061,10 @@ class GameState:
         if self.current != self.first_player:
             return
         # end of a round
-        if self.trigger_round and self.round >= self.trigger_round + 1:
+        if (self.trigger_round and self.round >= self.trigger_round + 1) or (
+            # rulings, Finesse: removing the 10th tile ends the game, with no extra round
+            self.finesse is not None and self.round >= ROW_LENGTH
+        ):
             self._start_finishing()
         elif self.round >= self.rules.max_rounds:
             self._end_game(END_MAX_ROUNDS)
@@ -1001,6 +1074,9 @@ class GameState:
             self.round += 1
 
     def _start_finishing(self) -> None:
+        if self.finesse is not None:
+            for q in range(self.n):  # rulings, Finesse: Credits first become active
+                self.finesse.activate(q)
         self.phase = FINISHING
         self.finished = [False] * self.n
         self.current = self.first_player
@@ -1021,6 +1097,88 @@ class GameState:
     def _end_game(self, reason: str) -> None:
         self.phase = OVER
         self.end_reason = reason
+
+    # -- Finesse hooks (rulings, Finesse expansion) --------------------------------------------
+    def _finesse_can_insert(self) -> bool:
+        """Return whether the player to move, out of actions, may still Insert."""
+        assert self.finesse is not None
+        return self.finesse.active[self.current] >= INSERT_COST and self._has_play_action()
+
+    def _finesse_insert_actions(self, master: str) -> list[Action]:
+        """Return EndTurn, then an Insert of every legal Play action (the 3 actions are used).
+
+        Ruling reading: Insert is offered once the turn's 3 actions are used up. Spending the
+        Credits earlier would change nothing (an Insert and an action are the same move, and
+        Credits earned this turn stay inactive), so this loses no play and keeps the list short.
+        """
+        acts: list[Action] = [EndTurn()]
+        inner = self._play_actions()
+        if master == "all" and not self.master_used and self.slots[self.current]:
+            inner.extend(self.master_actions())
+        acts.extend(Insert(a) for a in inner)
+        return acts
+
+    def _finesse_check(self, player: int, action: Action) -> Action | None:
+        """Check what Finesse changes; return the action the base checks still see (or None)."""
+        assert self.finesse is not None
+        if self.actions_left:
+            if isinstance(action, (Insert, EndTurn)):
+                raise IllegalActionError("Insert and ending the turn come after the 3 actions")
+            return action
+        if isinstance(action, EndTurn):
+            return None
+        if not isinstance(action, Insert):
+            raise IllegalActionError("the turn's 3 actions are used: Insert or end the turn")
+        if self.finesse.active[player] < INSERT_COST:
+            raise IllegalActionError(f"Insert needs {INSERT_COST} active Credits")
+        return action.inner
+
+    def _finesse_check_finishing(self, player: int, action: Finish) -> None:
+        """Check the Credits a Finish pays with: at most one per placement and per Credit."""
+        if self.finesse is None:
+            raise IllegalActionError("paying with Credits needs the Finesse expansion")
+        if action.credits > len(action.placements):
+            raise IllegalActionError("pays more Credits than it places pieces")
+        if action.credits > self.finesse.active[player]:
+            raise IllegalActionError(f"has only {self.finesse.active[player]} Credits")
+
+    def _finesse_apply(self, action: Action) -> bool:
+        """Apply Insert and EndTurn, and pay pink tiles before any other Play action.
+
+        Returns True when the action was applied here. Pink Credits are paid before the base
+        code applies the action because that may end the turn (which activates them).
+        """
+        assert self.finesse is not None
+        kind = action.kind
+        p = self.current
+        if kind == "insert":
+            self.finesse.spend(p, INSERT_COST)
+            self.finesse.inserts[p] += 1
+            self.actions_left += 1  # an extra action: the inner one does not count
+            self.apply(action.inner)  # type: ignore[union-attr]
+            return True
+        if kind == "end_turn":
+            self._end_turn()
+            self._advance()
+            return True
+        if self.phase == PLAY:
+            rule = self.finesse.tile_rule(self.round)
+            if rule is not None:
+                count = pink_count(rule[0], rule[1], action, self.slots[p], self.t.recess)
+                if count:
+                    self.finesse.gain(p, count * rule[2])
+        return False
+
+    def _finesse_end_turn(self) -> None:
+        """Pay a blue tile's Credits, then make the player's Credits active."""
+        assert self.finesse is not None
+        p = self.current
+        rule = self.finesse.tile_rule(self.round)
+        if rule is not None and self.phase == PLAY:
+            count = end_of_turn_count(rule[0], rule[1], self.supply[p], self.slots[p])
+            if count:
+                self.finesse.gain(p, count * rule[2])
+        self.finesse.activate(p)
 
     # -- text ----------------------------------------------------------------------------------
     def describe(self, action: Action) -> str:
@@ -1103,14 +1261,24 @@ def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
     Solo: one deck of random whites on top of random blacks, the locks and the opponent's supply.
     """
     if rules.solo:
-        return deal_solo(rules, rng)
+        setup = deal_solo(rules, rng)
+        if rules.finesse:
+            setup["finesse_tiles"] = deal_tiles(
+                rules.finesse_tiles, rules.finesse_ambassador, True, rng
+            )
+        return setup
     cat = rules.catalogue
     white = [cat.puzzles[c].id for c in cat.of_colour("white")]
     rng.shuffle(white)
     black = [cat.puzzles[c].id for c in cat.of_colour("black")]
     black = rng.sample(black, rules.black_deck_size)
     first = rng.randrange(rules.players)
-    return {"first_player": first, "white_deck": white, "black_deck": black}
+    setup = {"first_player": first, "white_deck": white, "black_deck": black}
+    if rules.finesse:
+        setup["finesse_tiles"] = deal_tiles(
+            rules.finesse_tiles, rules.finesse_ambassador, False, rng
+        )
+    return setup
 
 
 def new_game(
@@ -1130,9 +1298,13 @@ def setup_of(state: GameState) -> dict[str, Any]:
     """Return the setup (as a record writes it) of a state that has not moved yet."""
     cat = state.rules.catalogue
     if state.solo is not None:
-        return setup_json(state.solo, state.decks[WHITE], state.decks[BLACK], cat)
-    return {
-        "first_player": state.first_player,
-        "white_deck": [cat.puzzles[c].id for c in state.rows[WHITE] + state.decks[WHITE]],
-        "black_deck": [cat.puzzles[c].id for c in state.rows[BLACK] + state.decks[BLACK]],
-    }
+        setup = setup_json(state.solo, state.decks[WHITE], state.decks[BLACK], cat)
+    else:
+        setup = {
+            "first_player": state.first_player,
+            "white_deck": [cat.puzzles[c].id for c in state.rows[WHITE] + state.decks[WHITE]],
+            "black_deck": [cat.puzzles[c].id for c in state.rows[BLACK] + state.decks[BLACK]],
+        }
+    if state.finesse is not None:
+        setup["finesse_tiles"] = state.finesse.row_ids()
+    return setup

@@ -6,6 +6,7 @@ from collections import Counter
 
 from projectl_sim.actions import BLACK, WHITE
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
+from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
 from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
 from projectl_sim.solo import EMPTY
 
@@ -101,9 +102,39 @@ def check_invariants(state: GameState) -> None:
             raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
     if state.phase not in (PLAY, REWARD, FINISHING, OVER):
         raise InvariantError(f"unknown phase {state.phase!r}")
-    if state.phase == PLAY and not 1 <= state.actions_left <= ACTIONS_PER_TURN:
+    fin = state.finesse
+    # Finesse: a play phase with no action left is the Insert window (2 active Credits needed).
+    insert_open = (
+        fin is not None and state.actions_left == 0 and fin.active[state.current] >= INSERT_COST
+    )
+    if state.phase == PLAY and not insert_open and not 1 <= state.actions_left <= ACTIONS_PER_TURN:
         raise InvariantError(f"{state.actions_left} actions left in the play phase")
+    if fin is not None:
+        _check_credits(state)
     if state.phase == REWARD and len(state.reward_options) < 2:
         raise InvariantError("a reward choice with fewer than two options")
     if len(state.rows[WHITE]) > 4 or len(state.rows[BLACK]) > 4:
         raise InvariantError("a row holds more than 4 puzzles")
+
+
+def _check_credits(state: GameState) -> None:
+    """Finesse: 35 Credits across the bank and the players, none negative, counts consistent."""
+    fin = state.finesse
+    assert fin is not None
+    held = sum(fin.active) + sum(fin.inactive)
+    if held + fin.bank != BANK_CREDITS:
+        raise InvariantError(f"{held} Credits held + {fin.bank} in the bank, not {BANK_CREDITS}")
+    if fin.bank < 0 or min(fin.active) < 0 or min(fin.inactive) < 0:
+        raise InvariantError("a negative Credit count")
+    for p in range(state.n):
+        if p != state.current and fin.inactive[p]:
+            raise InvariantError(f"player {p} has inactive Credits outside its turn")
+        # what a player holds is what it earned minus what it spent and gave back to an empty bank
+        if fin.total(p) > fin.earned[p] - fin.spent[p]:
+            raise InvariantError(f"player {p} holds more Credits than it earned and kept")
+        if fin.spent[p] < 2 * fin.inserts[p] + fin.finishing[p]:
+            raise InvariantError(f"player {p}: Credits spent below Inserts and Finishing Touches")
+    if state.solo is not None and state.n != 1:
+        raise InvariantError("Finesse Solo has one player")
+    if state.round > ROW_LENGTH:
+        raise InvariantError(f"round {state.round} after the {ROW_LENGTH}th Finesse tile")

@@ -11,6 +11,7 @@ from projectl_sim.actions import Action, describe, from_json, to_json
 from projectl_sim.catalogue import Catalogue, base_catalogue
 from projectl_sim.engine import OVER, GameState, new_game, setup_of
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
+from projectl_sim.finesse import TileSet
 from projectl_sim.jsonfile import read_json
 from projectl_sim.rules import Rules
 
@@ -37,6 +38,8 @@ def result_of(state: GameState) -> dict[str, Any]:
             "score": state.opponent_score(),
             "completed": len(state.solo.opponent_pile),
         }
+    if state.finesse is not None:
+        out["credits"] = [state.finesse.total(p) for p in range(state.n)]
     return out
 
 
@@ -81,6 +84,8 @@ class RecordWriter:
         }
         if self.rules.catalogue.source != "builtin":
             rec["catalogue"] = self.rules.catalogue.name
+        if self.rules.finesse and self.rules.finesse_tiles.source != "builtin":
+            rec["finesse_tiles"] = self.rules.finesse_tiles.name  # replay with --tiles
         if state is not None and state.phase == OVER:
             rec["result"] = result_of(state)
         return rec
@@ -125,7 +130,9 @@ class Replay:
 
 
 def start_state(
-    record: dict[str, Any], catalogue: Catalogue | None = None
+    record: dict[str, Any],
+    catalogue: Catalogue | None = None,
+    finesse_tiles: TileSet | None = None,
 ) -> tuple[GameState, list[str]]:
     """Return the initial state of a record (its setup, or dealt from its seed)."""
     if not isinstance(record, dict):
@@ -136,7 +143,10 @@ def start_state(
     warnings: list[str] = []
     try:
         rules = Rules.from_json(
-            record.get("rules", {}), catalogue or base_catalogue(), warnings=warnings
+            record.get("rules", {}),
+            catalogue or base_catalogue(),
+            warnings=warnings,
+            finesse_tiles=finesse_tiles,
         )
     except RulesError as exc:
         raise RecordError(str(exc)) from None
@@ -149,13 +159,17 @@ def start_state(
     return new_game(rules, setup=setup), warnings
 
 
-def replay(record: dict[str, Any], catalogue: Catalogue | None = None) -> Replay:
+def replay(
+    record: dict[str, Any],
+    catalogue: Catalogue | None = None,
+    finesse_tiles: TileSet | None = None,
+) -> Replay:
     """Replay and validate every action of a record.
 
     Raises ``RecordError`` (exit 2) for a malformed record, ``IllegalActionError`` (exit 1) naming
     the first illegal action, and ``RecordMismatchError`` (exit 1) when ``result`` disagrees.
     """
-    state, warnings = start_state(record, catalogue)
+    state, warnings = start_state(record, catalogue, finesse_tiles)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("actions must be a list")
@@ -180,7 +194,7 @@ def replay(record: dict[str, Any], catalogue: Catalogue | None = None) -> Replay
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         replayed = result_of(state)
-        for key in ("scores", "winners", "completed", "opponent"):
+        for key in ("scores", "winners", "completed", "opponent", "credits"):
             if key in recorded and recorded[key] != replayed.get(key):
                 raise RecordMismatchError(
                     f"result disagrees with the replay: {key} {recorded[key]} recorded, "
@@ -205,12 +219,23 @@ def summary_json(rep: Replay) -> dict[str, Any]:
                 "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
             }
         )
+    fin = state.finesse
+    if fin is not None:
+        for p, row in enumerate(players):
+            row["credits"] = {"active": fin.active[p], "inactive": fin.inactive[p]}
     out: dict[str, Any] = {
         "valid": True,
         "actions": rep.actions,
         "phase": state.phase,
         "players": players,
     }
+    if fin is not None:
+        out["finesse"] = {
+            "bank": fin.bank,
+            "tiles": fin.row_ids(),
+            "round": state.round,
+            "current_tile": fin.row_ids()[state.round - 1] if fin.tile_rule(state.round) else None,
+        }
     if state.solo is not None:
         solo = state.solo
         out["opponent"] = {

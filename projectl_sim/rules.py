@@ -7,6 +7,7 @@ from typing import Any
 
 from projectl_sim.catalogue import Catalogue, base_catalogue
 from projectl_sim.errors import RulesError
+from projectl_sim.finesse import TileSet, builtin_tiles
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
 BLACK_DECK_SIZE = {2: 12, 3: 14, 4: 16, 5: 20, 6: 24}
@@ -28,6 +29,9 @@ SOLO_LOCKS = (1, 2, 1)
 DIFFICULTIES = ("normal", "hard", "unbeatable")
 OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
 SOLO_OPPONENT_PIECES = ("mono", "random")
+# rulings, Finesse Solo: the solo deck is 20 white on top of 15 black puzzles.
+FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
+EXPANSIONS = ("finesse",)
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -41,6 +45,8 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
 # Settings that only mean something in the solo variant (name -> default): other variants must
 # leave them at their defaults, and only solo records write them.
 _SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
+# Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
+_FINESSE_ONLY = {"finesse_ambassador": False}
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,12 @@ class Rules:
     ``hard`` / ``unbeatable``: the opponent starts with 6 / 3 / 0 pieces) and the switch
     ``solo_opponent_pieces``: the locks and the opponent's supply are level-1 pieces (``mono``,
     document 000) or random pieces of any shape (``random``, rulebook 2.5).
+
+    ``expansions`` names the expansions played (any iterable of names, kept as a frozenset; only
+    ``finesse`` so far). Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
+    Pack tiles too; off by default, as their texts are not in the rule documents and the shipped
+    ones are provisional) and ``finesse_tiles``, the tile set to deal from (the shipped one, or a
+    user's file loaded with ``finesse.load_tiles``).
     """
 
     players: int = 2
@@ -70,8 +82,23 @@ class Rules:
     stall_rounds: int = 12
     difficulty: str = "normal"
     solo_opponent_pieces: str = "mono"
+    expansions: frozenset[str] = frozenset()
+    finesse_ambassador: bool = False
+    finesse_tiles: TileSet = field(default_factory=builtin_tiles, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        raw = self.expansions
+        names = frozenset((raw,) if isinstance(raw, str) else raw)
+        unknown = sorted(str(x) for x in names if x not in EXPANSIONS)
+        if unknown:
+            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(EXPANSIONS)})")
+        object.__setattr__(self, "expansions", names)
+        if not isinstance(self.finesse_ambassador, bool):
+            raise RulesError(
+                f"finesse_ambassador must be true or false, got {self.finesse_ambassador!r}"
+            )
+        if self.finesse_ambassador and not self.finesse:
+            raise RulesError("finesse_ambassador applies to the finesse expansion only")
         if self.variant not in VARIANTS:
             raise RulesError(f"unknown variant {self.variant!r} (valid: {', '.join(VARIANTS)})")
         if not isinstance(self.players, int) or isinstance(self.players, bool):
@@ -122,17 +149,27 @@ class Rules:
         return self.variant == "solo"
 
     @property
+    def finesse(self) -> bool:
+        """Return whether the Finesse expansion is played."""
+        return "finesse" in self.expansions
+
+    @property
     def black_deck_size(self) -> int:
         """Return how many black puzzles go into the black deck (the solo deck's bottom part)."""
         available = len(self.catalogue.of_colour("black"))
-        wanted = SOLO_BLACK if self.solo else BLACK_DECK_SIZE[self.players]
+        if self.solo:
+            wanted = FINESSE_SOLO_BLACK if self.finesse else SOLO_BLACK
+        else:
+            wanted = BLACK_DECK_SIZE[self.players]
         return min(wanted, available)
 
     @property
     def white_deck_size(self) -> int:
         """Return how many white puzzles go into the white deck (the solo deck's top part)."""
         available = len(self.catalogue.of_colour("white"))
-        return min(SOLO_WHITE, available) if self.solo else available
+        if not self.solo:
+            return available
+        return min(FINESSE_SOLO_WHITE if self.finesse else SOLO_WHITE, available)
 
     @property
     def opponent_supply_size(self) -> int:
@@ -147,11 +184,20 @@ class Rules:
         for name in _SWITCHES:
             if self.solo or name not in _SOLO_ONLY:
                 out[name] = getattr(self, name)
+        if self.expansions:
+            out["expansions"] = sorted(self.expansions)
+        if self.finesse:
+            for name in _FINESSE_ONLY:
+                out[name] = getattr(self, name)
         return out
 
     @classmethod
     def from_json(
-        cls, data: Any, catalogue: Catalogue | None = None, warnings: list[str] | None = None
+        cls,
+        data: Any,
+        catalogue: Catalogue | None = None,
+        warnings: list[str] | None = None,
+        finesse_tiles: TileSet | None = None,
     ) -> Rules:
         """Build rules from a record's ``rules`` object; absent switches take their defaults.
 
@@ -161,7 +207,7 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesError("rules must be an object")
         kwargs: dict[str, Any] = {}
-        known = {f.name for f in fields(cls)} - {"catalogue"}
+        known = {f.name for f in fields(cls)} - {"catalogue", "finesse_tiles"}
         for key, value in data.items():
             if key not in known:
                 if warnings is not None:
@@ -177,9 +223,17 @@ class Rules:
                         )
                 elif not isinstance(value, allowed) or (allowed is int and isinstance(value, bool)):
                     raise RulesError(f"rules.{key}: {value!r} is not a {allowed.__name__}")
+            if key == "expansions" and (
+                not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+            ):
+                raise RulesError(f"rules.expansions must be a list of names, got {value!r}")
+            if key in _FINESSE_ONLY and not isinstance(value, bool):
+                raise RulesError(f"rules.{key}: {value!r} is not a bool")
             kwargs[key] = value
         if "players" not in kwargs:
             raise RulesError("rules.players is missing")
         if catalogue is not None:
             kwargs["catalogue"] = catalogue
+        if finesse_tiles is not None:
+            kwargs["finesse_tiles"] = finesse_tiles
         return cls(**kwargs)

@@ -214,3 +214,35 @@ def fill_gap(solo: Solo, pos: int, card: int | None) -> Solo:
     grid = list(solo.grid)
     grid[pos] = EMPTY if card is None else card
     return replace(solo, grid=tuple(grid))
+
+
+# -- Finesse Solo ----------------------------------------------------------------------------------
+def least_valuable_in_column(solo: Solo, col: int, points: tuple[int, ...]) -> int | None:
+    """Return the position of the least valuable puzzle left in a column (None: none left).
+
+    Rulings, Finesse Solo: the mastermind's second puzzle; a tie goes to the one nearest the top
+    (the lowest position).
+    """
+    best, best_points = None, 0
+    for pos in range(col, GRID_SIZE, GRID_COLUMNS):
+        card = solo.grid[pos]
+        if card != EMPTY and (best is None or points[card] < best_points):
+            best, best_points = pos, points[card]
+    return best
+
+
+def take_to_pile(solo: Solo, pos: int, points: tuple[int, ...]) -> Solo:
+    """Return the table after the opponent took the puzzle at ``pos`` without moving locks.
+
+    Rulings, Finesse Solo: the second puzzle of the turn. The locks moved once, for the turn's
+    first take (a decision: the rulings are silent on whether they move again).
+    """
+    card = solo.grid[pos]
+    grid = list(solo.grid)
+    grid[pos] = EMPTY
+    return replace(
+        solo,
+        grid=tuple(grid),
+        opponent_pile=(*solo.opponent_pile, card),
+        opponent_score=solo.opponent_score + points[card],
+    )

@@ -1,0 +1,401 @@
+"""The Finesse expansion: the tile table, the credit bank and the tiles' effects.
+
+Rulings, Finesse expansion (document 002). This module holds the expansion's data and rules; the
+engine calls it from a few named hooks (dealing, before each Play action, the end of a turn, the
+end of a round, Finishing Touches and the tie-break) and keeps everything else.
+
+Tiles are data (``data/finesse_tiles.json``, or a user's file of the same format): each has an id,
+a set (A, B or C), a pack (``base`` or ``ambassador``), a colour (``pink`` pays at once, ``blue``
+at the end of the turn), a trigger, the depicted pieces its trigger counts, the Credits it pays per
+achievement, and a ``provisional`` flag for content the rule documents don't give.
+
+Triggers (each pays ``credits`` per count):
+
+- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, inserted or not);
+- pink ``master``: per piece placed by a Master action;
+- pink ``complete``: per puzzle completed;
+- pink ``take``: per Take action (from a row, the grid or blind from a deck);
+- pink ``upgrade``: per Upgrade action (A, a level-1 piece, or B, an exchange: both are Upgrade);
+- pink ``recycle``: per Recycle action (removed in solo: rulings, Finesse Solo);
+- blue ``own``: per depicted piece in supply or on unfinished puzzles at the end of the turn;
+- blue ``unfinished``: per unfinished puzzle at the end of the turn;
+- blue ``variety``: per depicted shape with at least one piece in supply or on unfinished
+  puzzles at the end of the turn.
+
+The row is ten tiles; in round r only tile r counts (rulings: the first two are face down, so none
+in rounds 1-2), and the end of round 10 removes the last tile and ends the game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from projectl_sim.errors import RecordError, RulesError
+from projectl_sim.jsonfile import read_json
+
+TILES_FORMAT = "projectl-finesse-tiles/1"
+BANK_CREDITS = 35
+INSERT_COST = 2
+ROW_SETS = (("A", 2), ("B", 2), ("C", 6))  # rulings: 2 Set A, 2 Set B and 6 Set C tiles
+ROW_LENGTH = sum(k for _, k in ROW_SETS)
+FACE_DOWN = 2  # the first two tiles of the row
+SETS = ("A", "B", "C")
+PACKS = ("base", "ambassador")
+PINK_TRIGGERS = ("place", "master", "complete", "take", "upgrade", "recycle")
+BLUE_TRIGGERS = ("own", "unfinished", "variety")
+TRIGGERS = PINK_TRIGGERS + BLUE_TRIGGERS
+PIECE_TRIGGERS = ("place", "own", "variety")  # the triggers that count depicted pieces
+HIDDEN_TILE = -1  # a face-down tile in a view
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """One Finesse tile: what it counts and what it pays."""
+
+    id: str
+    set: str
+    colour: str
+    trigger: str
+    pieces: tuple[str, ...] = ()
+    credits: int = 1
+    provisional: bool = False
+    pack: str = "base"
+
+    @property
+    def pink(self) -> bool:
+        """Return whether the tile pays at once (pink) rather than at the end of the turn."""
+        return self.colour == "pink"
+
+
+@dataclass(frozen=True)
+class TileSet:
+    """Every Finesse tile a game may deal, in file order; ``source`` is ``builtin`` or a path."""
+
+    tiles: tuple[Tile, ...]
+    name: str = "builtin"
+    source: str = "builtin"
+
+    def index(self, tile_id: str) -> int:
+        """Return the index of a tile id (KeyError if unknown)."""
+        for i, tile in enumerate(self.tiles):
+            if tile.id == tile_id:
+                return i
+        raise KeyError(f"unknown Finesse tile {tile_id!r}")
+
+    def pool(self, set_name: str, ambassador: bool, solo: bool) -> list[int]:
+        """Return the tile indices a game may deal from a set (pack switch, solo's exclusion)."""
+        return [
+            i
+            for i, t in enumerate(self.tiles)
+            if t.set == set_name
+            and (ambassador or t.pack == "base")
+            and not (solo and t.trigger == "recycle")  # rulings, Finesse Solo
+        ]
+
+
+def _tile_error(where: str, why: str) -> RulesError:
+    return RulesError(f"{where}: {why}")
+
+
+def tiles_from_dict(data: Any, piece_ids: Sequence[str], source: str = "<dict>") -> TileSet:
+    """Build a tile set from its JSON form; raise ``RulesError`` naming the first bad tile."""
+    if not isinstance(data, dict) or not isinstance(data.get("tiles"), list):
+        raise RulesError("a Finesse tiles file is an object with a 'tiles' list")
+    fmt = data.get("format", TILES_FORMAT)
+    if fmt != TILES_FORMAT:
+        raise RulesError(f"unknown tiles format {fmt!r} (expected {TILES_FORMAT!r})")
+    tiles: list[Tile] = []
+    seen: set[str] = set()
+    for k, spec in enumerate(data["tiles"]):
+        if not isinstance(spec, dict):
+            raise _tile_error(f"tile {k}", "must be an object")
+        tid = spec.get("id")
+        where = f"tile {tid!r}" if isinstance(tid, str) else f"tile {k}"
+        if not isinstance(tid, str) or not tid:
+            raise _tile_error(where, "needs a text id")
+        if tid in seen:
+            raise _tile_error(where, "appears twice")
+        seen.add(tid)
+        set_name, colour, trigger = spec.get("set"), spec.get("colour"), spec.get("trigger")
+        if set_name not in SETS:
+            raise _tile_error(where, f"set must be one of {', '.join(SETS)}, got {set_name!r}")
+        if trigger not in TRIGGERS:
+            raise _tile_error(where, f"unknown trigger {trigger!r} (valid: {', '.join(TRIGGERS)})")
+        want = "pink" if trigger in PINK_TRIGGERS else "blue"
+        if colour != want:
+            raise _tile_error(where, f"a {trigger!r} tile is {want}, got colour {colour!r}")
+        pieces = spec.get("pieces", [])
+        if not isinstance(pieces, list) or any(p not in piece_ids for p in pieces):
+            raise _tile_error(where, f"pieces must be a list of piece ids, got {pieces!r}")
+        if (trigger in PIECE_TRIGGERS) != bool(pieces):
+            why = "needs depicted pieces" if trigger in PIECE_TRIGGERS else "depicts no pieces"
+            raise _tile_error(where, f"a {trigger!r} tile {why}")
+        credits = spec.get("credits", 1)
+        if not isinstance(credits, int) or isinstance(credits, bool) or credits < 1:
+            raise _tile_error(where, f"credits must be a whole number >= 1, got {credits!r}")
+        pack = spec.get("pack", "base")
+        if pack not in PACKS:
+            raise _tile_error(where, f"pack must be one of {', '.join(PACKS)}, got {pack!r}")
+        provisional = spec.get("provisional", False)
+        if not isinstance(provisional, bool):
+            raise _tile_error(where, "provisional must be true or false")
+        tiles.append(
+            Tile(tid, set_name, colour, trigger, tuple(pieces), credits, provisional, pack)
+        )
+    out = TileSet(tuple(tiles), str(data.get("name", "custom")), source)
+    for set_name, wanted in ROW_SETS:
+        have = len(out.pool(set_name, ambassador=False, solo=True))
+        if have < wanted:
+            raise RulesError(
+                f"the tiles need at least {wanted} Set {set_name} tiles of the base pack "
+                f"(without Recycle tiles, for solo), got {have}"
+            )
+    return out
+
+
+def load_tiles(path: str | Path, piece_ids: Sequence[str]) -> TileSet:
+    """Load a user's Finesse tiles file; raise ``RulesError`` with a one-line message."""
+    p = Path(path)
+    data = read_json(p, "Finesse tiles", RulesError)
+    try:
+        return tiles_from_dict(data, piece_ids, source=str(p))
+    except RulesError as exc:
+        raise RulesError(f"Finesse tiles {p}: {exc}") from None
+
+
+_BUILTIN: dict[tuple[str, ...], TileSet] = {}
+
+
+def builtin_tiles(piece_ids: Sequence[str] | None = None) -> TileSet:
+    """Return the shipped tile set (loaded once per process)."""
+    from projectl_sim.catalogue import base_catalogue
+
+    key = tuple(piece_ids) if piece_ids is not None else base_catalogue().piece_ids
+    hit = _BUILTIN.get(key)
+    if hit is None:
+        text = resources.files("projectl_sim").joinpath("data/finesse_tiles.json").read_text()
+        hit = _BUILTIN[key] = tiles_from_dict(json.loads(text), key, source="builtin")
+    return hit
+
+
+# -- setup -----------------------------------------------------------------------------------------
+def deal_tiles(tileset: TileSet, ambassador: bool, solo: bool, rng: random.Random) -> list[str]:
+    """Deal a row: random 2 Set A, 2 Set B and 6 Set C tiles, shuffled together (ids)."""
+    chosen: list[int] = []
+    for set_name, k in ROW_SETS:
+        chosen.extend(rng.sample(tileset.pool(set_name, ambassador, solo), k))
+    rng.shuffle(chosen)
+    return [tileset.tiles[i].id for i in chosen]
+
+
+def parse_row(value: Any, tileset: TileSet, ambassador: bool, solo: bool) -> tuple[int, ...]:
+    """Return the tile indices of a setup's ``finesse_tiles``; raise ``RecordError`` if bad."""
+    if not isinstance(value, list) or len(value) != ROW_LENGTH:
+        raise RecordError(f"setup.finesse_tiles must list {ROW_LENGTH} Finesse tile ids")
+    row = []
+    for tid in value:
+        try:
+            i = tileset.index(tid)
+        except (KeyError, TypeError):
+            raise RecordError(f"setup.finesse_tiles: unknown tile {tid!r}") from None
+        if i in row:
+            raise RecordError(f"setup.finesse_tiles: {tid} appears twice")
+        if i not in tileset.pool(tileset.tiles[i].set, ambassador, solo):
+            why = "is a Recycle tile (removed in solo)" if solo else "needs finesse_ambassador"
+            raise RecordError(f"setup.finesse_tiles: {tid} {why}")
+        row.append(i)
+    for set_name, k in ROW_SETS:
+        if sum(tileset.tiles[i].set == set_name for i in row) != k:
+            raise RecordError("setup.finesse_tiles must hold 2 Set A, 2 Set B and 6 Set C tiles")
+    return tuple(row)
+
+
+# -- the credits on the table ----------------------------------------------------------------------
+class Credits:
+    """The bank, each player's active and inactive Credits, and what the tables count.
+
+    Small lists copied by ``copy()``; the row and its resolved tiles are shared (immutable).
+    """
+
+    __slots__ = (
+        "active",
+        "bank",
+        "earned",
+        "finishing",
+        "inactive",
+        "inserts",
+        "row",
+        "rules_of_round",
+        "spent",
+        "tileset",
+    )
+
+    def __init__(
+        self, tileset: TileSet, row: tuple[int, ...], piece_index: dict[str, int], players: int
+    ) -> None:
+        self.tileset = tileset
+        self.row = row
+        # per round (index r-1): (trigger, depicted piece indices, credits) or None
+        rules: list[tuple[str, frozenset[int], int] | None] = []
+        for r, i in enumerate(row):
+            tile = tileset.tiles[i]
+            counts = r >= FACE_DOWN  # rulings: the face-down tiles 1-2 never count
+            pieces = frozenset(piece_index[p] for p in tile.pieces)
+            rules.append((tile.trigger, pieces, tile.credits) if counts else None)
+        self.rules_of_round = tuple(rules)
+        self.bank = BANK_CREDITS
+        self.active = [0] * players
+        self.inactive = [0] * players
+        self.earned = [0] * players
+        self.spent = [0] * players
+        self.inserts = [0] * players
+        self.finishing = [0] * players
+
+    def copy(self) -> Credits:
+        """Return an independent copy (row and tiles shared)."""
+        c = object.__new__(Credits)
+        c.tileset = self.tileset
+        c.row = self.row
+        c.rules_of_round = self.rules_of_round
+        c.bank = self.bank
+        c.active = self.active[:]
+        c.inactive = self.inactive[:]
+        c.earned = self.earned[:]
+        c.spent = self.spent[:]
+        c.inserts = self.inserts[:]
+        c.finishing = self.finishing[:]
+        return c
+
+    def tile_rule(self, round_no: int) -> tuple[str, frozenset[int], int] | None:
+        """Return the (trigger, pieces, credits) of the tile that counts in a round, or None."""
+        if 1 <= round_no <= len(self.rules_of_round):
+            return self.rules_of_round[round_no - 1]
+        return None
+
+    def total(self, p: int) -> int:
+        """Return a player's Credits, active and inactive."""
+        return self.active[p] + self.inactive[p]
+
+    def gain(self, p: int, k: int) -> None:
+        """Pay ``k`` Credits from the bank to ``p``, inactive (rulings: the empty-bank rule).
+
+        When the bank is empty, the player or players with the most Credits return 1 each
+        (an inactive one if they have one, else an active one: a decision, the rulings are
+        silent), then ``p`` takes the Credit.
+        """
+        n = len(self.active)
+        for _ in range(k):
+            if not self.bank:
+                most = max(self.total(q) for q in range(n))
+                for q in range(n):
+                    if self.total(q) == most:
+                        if self.inactive[q]:
+                            self.inactive[q] -= 1
+                        else:
+                            self.active[q] -= 1
+                        self.bank += 1
+            self.bank -= 1
+            self.inactive[p] += 1
+            self.earned[p] += 1
+
+    def spend(self, p: int, k: int) -> None:
+        """Return ``k`` of ``p``'s active Credits to the bank."""
+        self.active[p] -= k
+        self.bank += k
+        self.spent[p] += k
+
+    def activate(self, p: int) -> None:
+        """Make ``p``'s inactive Credits active (the end of the owner's turn)."""
+        self.active[p] += self.inactive[p]
+        self.inactive[p] = 0
+
+    def richest(self, seats: Sequence[int]) -> list[int]:
+        """Return the seats among ``seats`` with the most Credits (rulings: Finesse ties)."""
+        most = max(self.total(q) for q in seats)
+        return [q for q in seats if self.total(q) == most]
+
+    def provisional(self) -> bool:
+        """Return whether a tile of the row is provisional data."""
+        return any(self.tileset.tiles[i].provisional for i in self.row if i != HIDDEN_TILE)
+
+    def row_ids(self) -> list[str]:
+        """Return the row's tile ids in order."""
+        return [self.tileset.tiles[i].id for i in self.row]
+
+
+def end_of_turn_count(
+    trigger: str, pieces: frozenset[int], supply: Sequence[int], slots: Sequence[Any]
+) -> int:
+    """Return how often a blue tile is achieved by a player's supply and unfinished puzzles."""
+    if trigger == "unfinished":
+        return len(slots)
+    held = list(supply)
+    for _card, _filled, placed in slots:
+        for piece, _mask in placed:
+            held[piece] += 1
+    if trigger == "own":
+        return sum(held[p] for p in pieces)
+    return sum(1 for p in pieces if held[p])  # variety
+
+
+def pink_count(
+    trigger: str, pieces: frozenset[int], action: Any, slots: Sequence[Any], recess: Sequence[int]
+) -> int:
+    """Return how often a pink tile is achieved by one Play action (before it is applied)."""
+    kind = action.kind
+    if trigger == "take":
+        return int(kind in ("take", "take_deck"))
+    if trigger == "upgrade":
+        return int(kind in ("upgrade", "take_basic"))  # Upgrade A and B are both Upgrade
+    if trigger == "recycle":
+        return int(kind == "recycle")
+    if kind == "place":
+        placements = ((action.card, action.piece, action.mask),)
+    elif kind == "master":
+        placements = action.placements
+    else:
+        return 0
+    if trigger == "place":
+        return sum(1 for _card, piece, _mask in placements if piece in pieces)
+    if trigger == "master":
+        return len(placements) if kind == "master" else 0
+    if trigger == "complete":
+        filled = {card: f for card, f, _ in slots}
+        for card, _piece, mask in placements:
+            filled[card] |= mask
+        return sum(1 for card in {c for c, _, _ in placements} if filled[card] == recess[card])
+    return 0
+
+
+def hide_face_down(credits: Credits) -> None:
+    """Hide the face-down tiles of a view's row (their sets stay known by their backs)."""
+    credits.row = (HIDDEN_TILE,) * FACE_DOWN + credits.row[FACE_DOWN:]
+
+
+def redeal_row(credits: Credits, rules: Any, rng: random.Random) -> None:
+    """Fill a view's hidden tiles with random unseen tiles of the sets the row lacks."""
+    if HIDDEN_TILE not in credits.row:
+        return
+    tiles = credits.tileset.tiles
+    seen = [i for i in credits.row if i != HIDDEN_TILE]
+    fill: list[int] = []
+    for set_name, k in ROW_SETS:
+        missing = k - sum(tiles[i].set == set_name for i in seen)
+        pool = [
+            i
+            for i in credits.tileset.pool(set_name, rules.finesse_ambassador, rules.solo)
+            if i not in seen
+        ]
+        fill.extend(rng.sample(pool, missing))
+    rng.shuffle(fill)
+    row = list(credits.row)
+    for pos, i in enumerate(row):
+        if i == HIDDEN_TILE:
+            row[pos] = fill.pop()
+    credits.row = tuple(row)
