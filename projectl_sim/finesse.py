@@ -332,7 +332,12 @@ class Credits:
 def end_of_turn_count(
     trigger: str, pieces: frozenset[int], supply: Sequence[int], slots: Sequence[Any]
 ) -> int:
-    """Return how often a blue tile is achieved by a player's supply and unfinished puzzles."""
+    """Return how often a blue tile is achieved by a player's supply and unfinished puzzles.
+
+    Pink tiles pay during the turn, not here: they count 0.
+    """
+    if trigger not in BLUE_TRIGGERS:
+        return 0
     if trigger == "unfinished":
         return len(slots)
     held = list(supply)

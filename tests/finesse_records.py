@@ -1,0 +1,242 @@
+"""The Finesse golden records: how each one is built (``python tests/finesse_records.py`` rewrites
+them under ``tests/records/``; the tests replay the files and check them by hand-worked facts).
+
+Every 2-player record starts from the same decks, and its tile row puts the tile under test at
+position 3 (the first tile that counts: tiles 1-2 are face down, rulings). Rounds 1-2 are filler
+(Upgrade A, "take_basic"), so both players reach round 3 with level-1 pieces to spare.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from records_util import RECORDS_DIR, RecordBuilder, placement, white_deck
+
+from projectl_sim.record import replay, write_record
+
+BLACK = ["B13", "B01", "B06", "B14", "B02", "B07", "B15", "B03", "B08", "B16", "B04", "B09"]
+WHITE = white_deck("W22", "W23", "W09", "W29", "W10", "W24")
+
+# The builtin tiles the records use; ``row(tile)`` fills the rest of a legal row around one.
+FILLER = {
+    "A": ["A01", "A02", "A03"],
+    "B": ["B01", "B02", "B03"],
+    "C": ["C01", "C02", "C03", "C04", "C05", "C06", "C07", "C08"],
+}
+
+
+def row(test: str, set_name: str = "C", later: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    """Return a 2 A / 2 B / 6 C row with ``test`` third (round 3) and ``later`` after it."""
+    want = {"A": 2, "B": 2, "C": 6}
+    chosen = [(test, set_name), *later]
+    for _tid, s in chosen:
+        want[s] -= 1
+    fill = [t for s in "ABC" for t in [x for x in FILLER[s] if x not in dict(chosen)][: want[s]]]
+    out = fill[:2] + [tid for tid, _ in chosen] + fill[2:]
+    return out
+
+
+def finesse(b: RecordBuilder, tiles: list[str], **switches: Any) -> RecordBuilder:
+    b.rules["expansions"] = ["finesse"]
+    b.rules.update(switches)
+    b.setup["finesse_tiles"] = tiles
+    return b
+
+
+def two_rounds_of_filler(b: RecordBuilder) -> RecordBuilder:
+    """Rounds 1-2: player 0 takes W22 then five level-1 pieces, player 1 six."""
+    b.take(0, "W22").take_basic(0, 2).take_basic(1, 3)
+    return b.take_basic(0, 3).take_basic(1, 3)
+
+
+def triggers(tile: str, set_name: str = "C", **switches: Any) -> dict[str, Any]:
+    """Round 3 exercises every trigger once; the tile in round 3 decides what pays.
+
+    Player 0: Take W23; Place its domino on W22 (completing it: reward domino); Master: one
+    mono on W23. Player 1: Upgrade A (take_basic), Upgrade B (mono -> domino), Recycle the white
+    row. Then round 4 begins (player 0 takes a mono).
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row(tile, set_name), **switches)
+    two_rounds_of_filler(b)
+    b.take(0, "W23")
+    b.place(0, "W22", "domino", [[2, 2], [3, 2]])
+    b.master(0, placement("W23", "mono", [[2, 2]]))
+    b.take_basic(1).upgrade(1, "mono", "domino").recycle(1, "white")
+    b.take_basic(0)
+    return b.to_json()
+
+
+def insert_limits() -> dict[str, Any]:
+    """A rich player 0 Inserts twice in round 4, Master once (rulings: Insert, Master).
+
+    Round 3's tile is the test tile set's ``TAKE20`` (pink, 20 Credits per Take): player 0 takes
+    W23 and ends round 3 with 20 Credits, active from the end of its turn. Round 4: three
+    actions, then Insert a Master, Insert a Place, and end the turn.
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("TAKE20"))
+    two_rounds_of_filler(b)
+    b.take(0, "W23").take_basic(0, 2)
+    b.take_basic(1, 3)
+    # round 4: three actions, then two Inserts (2 Credits each) and the end of the turn
+    b.take_basic(0, 2).place(0, "W22", "domino", [[2, 2], [3, 2]])
+    b.act(
+        0, "insert", action={"type": "master", "placements": [placement("W23", "mono", [[2, 2]])]}
+    )
+    b.act(
+        0, "insert", action={"type": "place", "puzzle": "W23", "piece": "mono", "cells": [[3, 2]]}
+    )
+    b.act(0, "end_turn")
+    return b.to_json()
+
+
+def bank_empty() -> dict[str, Any]:
+    """Both players take under 20-Credit take tiles: the bank runs dry in round 4."""
+    b = finesse(RecordBuilder(WHITE, BLACK), row("TAKE20", later=(("TAKE20B", "C"),)))
+    two_rounds_of_filler(b)
+    b.take(0, "W23").take_basic(0, 2)  # round 3: player 0 gets 20 (bank 15)
+    b.take_basic(1, 3)
+    b.take_basic(0, 3).act(0, "end_turn")  # round 4: player 1 takes, wanting 20 of 15
+    b.take(1, "W09")
+    return b.to_json()
+
+
+def round_ten() -> dict[str, Any]:
+    """Ten rounds without a puzzle: the game ends after round 10 (no extra round).
+
+    Round 3's tile is Recycle (Ambassador Pack): player 0 recycles the white row three times
+    (3 Credits); player 1 takes level-1 pieces, so it ends with more pieces in supply (11 to 8).
+    Then both exchange a domino and a tri_I back and forth (Upgrade B keeps the piece count);
+    player 0 ends each turn itself, as its Credits open Insert. Nobody completes or holds a
+    puzzle: both score 0, and the Credits break the tie for player 0 (the base tie-break,
+    pieces in supply, would name player 1). Round 10's tile (C05, Upgrade) pays both players 3
+    more: player 0 ends with 6 Credits, player 1 with 3.
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("X01"), finesse_ambassador=True)
+    b.take_basic(0, 3).take_basic(1, 3)
+    b.take_basic(0, 3).take_basic(1, 3)
+    b.recycle(0, "white").recycle(0, "white").recycle(0, "white")
+    b.take_basic(1, 3)
+    holds = ["domino", "domino"]  # the piece each player exchanges back and forth
+    other = {"domino": "tri_I", "tri_I": "domino"}
+    for _ in range(4, 11):
+        for player in (0, 1):
+            for _ in range(3):
+                b.upgrade(player, holds[player], other[holds[player]])
+                holds[player] = other[holds[player]]
+            if player == 0:
+                b.act(0, "end_turn")
+    b.finish(0).finish(1)
+    return b.to_json()
+
+
+SOLO_GRID = ["W22", "W10", "W01", "W11", "W02", "W23", "W03", "W12", "W24"]
+SOLO_REST = ["W13", "W04", "W25", "W14", "W05", "W26", "B13", "B01", "B06", "B14", "B02"]
+
+
+def solo_mastermind() -> dict[str, Any]:
+    """Finesse Solo: the mastermind takes two puzzles of one column, refilling the top gap first.
+
+    Grid (positions 1-9 row by row; columns = position mod 3):
+
+        1 W22 0p   2 W10 1p   3 W01 2p
+        4 W11 1p   5 W02 2p   6 W23 0p
+        7 W03 2p   8 W12 1p   9 W24 0p
+
+    The player takes three level-1 pieces. All columns are locked (1/2/1): one piece from above
+    each returns to the reserve, leaving columns 1 and 3 open. The best is 2 points, W01 (pos 3)
+    and W03 (pos 7) tie: the lowest position, W01. The second is the least valuable of column 3:
+    W23 (pos 6) and W24 (pos 9) tie at 0, the one nearest the top, W23. The topmost gap (3)
+    refills first with W13, then gap 6 with W04.
+    """
+    b = RecordBuilder.solo(SOLO_GRID + SOLO_REST)
+    b.rules["expansions"] = ["finesse"]
+    b.setup["finesse_tiles"] = row("C01")
+    b.take_basic(0, 3)
+    return b.to_json()
+
+
+TEST_TILES = [
+    {
+        "id": "PLACE12",
+        "set": "A",
+        "colour": "pink",
+        "trigger": "place",
+        "pieces": ["mono", "domino"],
+    },
+    {"id": "TAKE20", "set": "C", "colour": "pink", "trigger": "take", "credits": 20},
+    {"id": "TAKE20B", "set": "C", "colour": "pink", "trigger": "take", "credits": 20},
+    {"id": "OWN12", "set": "B", "colour": "blue", "trigger": "own", "pieces": ["mono", "domino"]},
+    {
+        "id": "VARIETY",
+        "set": "C",
+        "colour": "blue",
+        "trigger": "variety",
+        "pieces": ["mono", "domino", "tet_I"],
+    },
+]
+
+# tile -> its set, for the trigger records (one per tile kind)
+TRIGGER_TILES = {
+    "C01": "C",
+    "C02": "C",
+    "C03": "C",
+    "C04": "C",
+    "C05": "C",
+    "C07": "C",
+    "X01": "C",
+    "PLACE12": "A",
+    "OWN12": "B",
+    "VARIETY": "C",
+}
+
+RECORDS = {
+    **{
+        f"finesse_tile_{tile}": (
+            lambda tile=tile, s=s: triggers(
+                tile, s, **({"finesse_ambassador": True} if tile == "X01" else {})
+            )
+        )
+        for tile, s in TRIGGER_TILES.items()
+    },
+    "finesse_insert": insert_limits,
+    "finesse_bank_empty": bank_empty,
+    "finesse_round_ten": round_ten,
+    "finesse_solo_mastermind": solo_mastermind,
+}
+
+
+def tileset_with_test_tiles() -> Any:
+    """Return the builtin tiles plus the test tiles (what the records with them replay with)."""
+    import json
+    from importlib import resources
+
+    from projectl_sim.catalogue import base_catalogue
+    from projectl_sim.finesse import tiles_from_dict
+
+    data = json.loads(
+        resources.files("projectl_sim").joinpath("data/finesse_tiles.json").read_text()
+    )
+    data["tiles"] += TEST_TILES
+    data["name"] = "test"
+    return tiles_from_dict(data, base_catalogue().piece_ids, source="tests")
+
+
+def main() -> None:
+    tiles = tileset_with_test_tiles()
+    for name, build in RECORDS.items():
+        rec = build()
+        state = replay(rec, finesse_tiles=tiles).state
+        if state.is_over:
+            from projectl_sim.record import result_of
+
+            rec["result"] = result_of(state)
+        write_record(rec, RECORDS_DIR / f"{name}.json")
+        print(name, state.phase, state.round)
+
+
+if __name__ == "__main__":
+    main()
