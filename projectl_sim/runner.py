@@ -54,7 +54,7 @@ from projectl_sim.rules import _SWITCHES, DIFFICULTIES, TIE_BREAKS, Rules
 VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": (5, 6)}
 KNOWN_EXPANSIONS = ("finesse", "ghost")
 SUPPORTED_VARIANTS = frozenset({"standard", "solo"})
-SUPPORTED_EXPANSIONS: frozenset[str] = frozenset()
+SUPPORTED_EXPANSIONS: frozenset[str] = frozenset({"finesse"})
 
 RECORDS_HELP = "all|sample:N|none"
 SPEC_KEYS = (
@@ -89,6 +89,22 @@ PRESETS: dict[str, dict[str, Any]] = {
         "bots": ["greedy"],
         "players": [1],
         "variant": "solo",
+        "difficulty": ["normal", "hard", "unbeatable"],
+        "games": 300,
+    },
+    # The Finesse expansion at 2-4 players (provisional Set A/B tiles: rows say so).
+    "finesse": {
+        "bots": ["greedy,random", "greedy,greedy:preset=rush_black"],
+        "players": [2, 3, 4],
+        "expansions": ["finesse"],
+        "games": 200,
+    },
+    # Finesse Solo: how often greedy beats the two-puzzle mastermind at each difficulty.
+    "finesse-solo": {
+        "bots": ["greedy"],
+        "players": [1],
+        "variant": "solo",
+        "expansions": ["finesse"],
         "difficulty": ["normal", "hard", "unbeatable"],
         "games": 300,
     },
@@ -390,7 +406,12 @@ class GameConfig:
         level = {"difficulty": self.difficulty} if self.difficulty else {}
         cat = {"catalogue": _catalogue(self.catalogue)} if self.catalogue else {}
         return Rules(
-            players=self.players, variant=self.variant, **level, **cat, **dict(self.switches)
+            players=self.players,
+            variant=self.variant,
+            expansions=frozenset(self.expansions),
+            **level,
+            **cat,
+            **dict(self.switches),
         )
 
     def columns(self) -> dict[str, Any]:

@@ -36,7 +36,28 @@ TABLES = ("seats", "games")
 FORMATS = ("parquet", "csv")
 
 # Action kinds as game records name them (a deck take is written as "take").
-ACTION_KINDS = ("take", "recycle", "take_basic", "upgrade", "place", "master", "reward", "finish")
+ACTION_KINDS = (
+    "take",
+    "recycle",
+    "take_basic",
+    "upgrade",
+    "place",
+    "master",
+    "reward",
+    "finish",
+    "insert",
+    "end_turn",
+)
+# Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
+# inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing
+# Touches placements paid with a Credit instead of a point.
+FINESSE_COLUMNS = (
+    "credits_final",
+    "credits_earned",
+    "credits_spent",
+    "inserts",
+    "finishing_credits",
+)
 RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
 
 # The only columns that differ between two runs of the same configuration and root seed.
@@ -74,6 +95,7 @@ SEATS_SCHEMA = pa.schema(
         pa.field("points_from_puzzles", pa.int64()),
         pa.field("pieces_final", pa.int64()),
         *[pa.field(f"actions_{k}", pa.int64()) for k in ACTION_KINDS],
+        *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
         pa.field("decisions", pa.int64()),
         pa.field("decision_time_mean", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
@@ -153,8 +175,9 @@ def game_rows(
         ranks = [1 if winners else 2]
     else:
         ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
-    # a catalogue with provisional puzzles (expansion tiles will add theirs)
-    provisional = state.rules.catalogue.provisional
+    # a catalogue with provisional puzzles, or a Finesse row with provisional tiles
+    fin = state.finesse
+    provisional = state.rules.catalogue.provisional or (fin is not None and fin.provisional())
     seat_rows = []
     for p in range(n):
         done = state.piles[p]
@@ -181,6 +204,16 @@ def game_rows(
             "pieces_final": sum(state.supply[p]),
         }
         row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
+        if fin is None:
+            row |= dict.fromkeys(FINESSE_COLUMNS)
+        else:
+            row |= {
+                "credits_final": fin.total(p),
+                "credits_earned": fin.earned[p],
+                "credits_spent": fin.spent[p],
+                "inserts": fin.inserts[p],
+                "finishing_credits": fin.finishing[p],
+            }
         row |= {
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,

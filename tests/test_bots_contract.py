@@ -61,6 +61,19 @@ def test_bot_plays_only_legal_actions_and_never_mutates(spec: str, players: int)
 
 
 @pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
+    games = 1 if spec.startswith("mcts") else 3
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        rules = Rules(players=players, variant=variant, expansions={"finesse"})
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 7 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0
+
+
+@pytest.mark.parametrize("spec", SPECS)
 def test_same_seed_same_game(spec: str) -> None:
     rules = Rules(players=2)
     a = play_game(rules, [make_bot(spec), make_bot("greedy")], 5).record_json()

@@ -357,7 +357,7 @@ BAD = {
     ),
     "unsupported expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion finesse is not supported yet",
+        "expansion ghost is not supported yet (supported: finesse)",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
@@ -469,3 +469,29 @@ def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path)
     bad.write_text("{}")
     with pytest.raises(ProjectLError, match="catalogue"):
         spec(catalogue=str(bad))
+
+
+def test_finesse_rows_carry_the_credit_columns(tmp_path: Path) -> None:
+    run_spec = spec(
+        bots=["greedy", "random"],
+        players=[1, 2],
+        variant="standard,solo",
+        expansions="none,finesse",
+    )
+    out = tmp_path / "finesse"
+    play(out, replace(run_spec, games=4))
+    seats = tables.read_table(out, "seats").to_pandas()
+    fin = seats[seats["expansions"] == "finesse"]
+    base = seats[seats["expansions"] == "none"]
+    assert len(fin) and len(base)
+    for column in tables.FINESSE_COLUMNS:
+        assert base[column].isna().all() and fin[column].notna().all()
+    # Credits held at the end = earned - spent - given back to an empty bank (never more)
+    assert (fin["credits_final"] <= fin["credits_earned"] - fin["credits_spent"]).all()
+    assert (fin["inserts"] == fin["actions_insert"]).all()
+    assert (fin["credits_spent"] >= 2 * fin["inserts"] + fin["finishing_credits"]).all()
+    # the shipped Set A/B tiles are provisional: every Finesse row says so
+    assert fin["provisional_data"].all() and not base["provisional_data"].any()
+    # Finesse Solo keeps its own rows in the solo win-rate table (by expansions and difficulty)
+    solo = fin[fin["players"] == 1]
+    assert (solo["variant"] == "solo").all() and len(solo)
