@@ -169,9 +169,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             fin = state.finesse
             print(
                 "credits (active+inactive): "
-                + ", ".join(
-                    f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n)
-                )
+                + ", ".join(f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n))
                 + f", bank {fin.bank}"
             )
         if over:

@@ -324,9 +324,9 @@ class Credits:
         """Return whether a tile of the row is provisional data."""
         return any(self.tileset.tiles[i].provisional for i in self.row if i != HIDDEN_TILE)
 
-    def row_ids(self) -> list[str]:
-        """Return the row's tile ids in order."""
-        return [self.tileset.tiles[i].id for i in self.row]
+    def row_ids(self) -> list[str | None]:
+        """Return the row's tile ids in order (None for a tile a view hides)."""
+        return [None if i == HIDDEN_TILE else self.tileset.tiles[i].id for i in self.row]
 
 
 def end_of_turn_count(

@@ -156,7 +156,16 @@ def start_state(
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RecordError("a record needs a setup or an integer seed")
         return new_game(rules, seed=seed), warnings
-    return new_game(rules, setup=setup), warnings
+    try:
+        return new_game(rules, setup=setup), warnings
+    except RecordError as exc:
+        named = record.get("finesse_tiles")
+        if isinstance(named, str) and finesse_tiles is None:
+            raise RecordError(
+                f"{exc} (the record was played with the Finesse tile set {named!r}: "
+                "replay it with --tiles FILE)"
+            ) from None
+        raise
 
 
 def replay(

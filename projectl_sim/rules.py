@@ -88,7 +88,10 @@ class Rules:
 
     def __post_init__(self) -> None:
         raw = self.expansions
-        names = frozenset((raw,) if isinstance(raw, str) else raw)
+        try:
+            names = frozenset((raw,) if isinstance(raw, str) else raw)
+        except TypeError:
+            raise RulesError(f"expansions must be a list of names, got {raw!r}") from None
         unknown = sorted(str(x) for x in names if x not in EXPANSIONS)
         if unknown:
             raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(EXPANSIONS)})")

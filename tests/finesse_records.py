@@ -8,13 +8,22 @@ position 3 (the first tile that counts: tiles 1-2 are face down, rulings). Round
 
 from __future__ import annotations
 
+import json
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from records_util import RECORDS_DIR, RecordBuilder, placement, white_deck
+from records_util import (
+    RECORDS_DIR,
+    TEST_TILES_FILE,
+    RecordBuilder,
+    finesse_test_tiles,
+    placement,
+    white_deck,
+)
 
 from projectl_sim.record import replay, write_record
 
@@ -209,26 +218,32 @@ RECORDS = {
 }
 
 
-def tileset_with_test_tiles() -> Any:
-    """Return the builtin tiles plus the test tiles (what the records with them replay with)."""
-    import json
-    from importlib import resources
-
-    from projectl_sim.catalogue import base_catalogue
-    from projectl_sim.finesse import tiles_from_dict
-
+def write_test_tiles() -> None:
+    """Write the test tile file: the shipped tiles plus ``TEST_TILES`` (a user's tile file)."""
     data = json.loads(
         resources.files("projectl_sim").joinpath("data/finesse_tiles.json").read_text()
     )
     data["tiles"] += TEST_TILES
     data["name"] = "test"
-    return tiles_from_dict(data, base_catalogue().piece_ids, source="tests")
+    data["note"] = "The shipped tiles plus the test tiles of tests/finesse_records.py."
+    lines = ["{"] + [
+        f" {json.dumps(k)}: {json.dumps(data[k])}," for k in ("format", "name", "note")
+    ]
+    lines.append(' "tiles": [')
+    lines += [f"  {json.dumps(t)}," for t in data["tiles"]]
+    lines[-1] = lines[-1].rstrip(",")
+    lines += [" ]", "}"]
+    TEST_TILES_FILE.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def main() -> None:
-    tiles = tileset_with_test_tiles()
+    write_test_tiles()
+    tiles = finesse_test_tiles()
+    test_ids = {t["id"] for t in TEST_TILES}
     for name, build in RECORDS.items():
         rec = build()
+        if test_ids & set(rec["setup"]["finesse_tiles"]):
+            rec["finesse_tiles"] = "test"  # as a record of a user's tile set names it
         state = replay(rec, finesse_tiles=tiles).state
         if state.is_over:
             from projectl_sim.record import result_of

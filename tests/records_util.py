@@ -12,9 +12,11 @@ from typing import Any
 
 from projectl_sim.catalogue import base_catalogue
 from projectl_sim.engine import GameState
+from projectl_sim.finesse import TileSet, load_tiles
 from projectl_sim.record import RECORD_FORMAT, Replay, read_record, replay
 
 RECORDS_DIR = Path(__file__).parent / "records"
+TEST_TILES_FILE = Path(__file__).parent / "finesse_test_tiles.json"
 
 Cells = list[list[int]]
 
@@ -164,9 +166,20 @@ def state_after(record: dict[str, Any], n: int | None = None) -> GameState:
     return replay(rec).state
 
 
+def finesse_test_tiles() -> TileSet:
+    """Return the Finesse test tile set (``tests/finesse_test_tiles.json``)."""
+    return load_tiles(TEST_TILES_FILE, base_catalogue().piece_ids)
+
+
 def replay_named(name: str) -> Replay:
-    """Replay a golden record (checking its ``result`` when it has one)."""
-    return replay(load(name))
+    """Replay a golden record (checking its ``result`` when it has one).
+
+    A Finesse record made with the test tile set names it (``"finesse_tiles": "test"``) and
+    replays with it, as ``replay --tiles tests/finesse_test_tiles.json`` does.
+    """
+    rec = load(name)
+    tiles = finesse_test_tiles() if rec.get("finesse_tiles") == "test" else None
+    return replay(rec, finesse_tiles=tiles)
 
 
 # -- reading a state in the game's own words ------------------------------------------------------

@@ -22,4 +22,13 @@ def snapshot(state: GameState) -> tuple:
         state.turn,
         state.reward_options,
         state.solo,
+        _credits(state),
     )
+
+
+def _credits(state: GameState) -> tuple | None:
+    """Return the Finesse Credits and tile row (None without Finesse)."""
+    fin = state.finesse
+    if fin is None:
+        return None
+    return (fin.bank, fin.active[:], fin.inactive[:], fin.earned[:], fin.spent[:], fin.row)

@@ -11,8 +11,8 @@ import random
 from typing import Any
 
 import pytest
-from finesse_records import TRIGGER_TILES, tileset_with_test_tiles
-from records_util import RECORDS_DIR, extend, ids, load, prefix
+from finesse_records import TRIGGER_TILES
+from records_util import RECORDS_DIR, TEST_TILES_FILE, extend, finesse_test_tiles, ids, load, prefix
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
@@ -25,7 +25,7 @@ from projectl_sim.invariants import check_invariants
 from projectl_sim.record import replay, summary_json
 
 CAT = base_catalogue()
-TILES = tileset_with_test_tiles()
+TILES = finesse_test_tiles()
 FINESSE = frozenset({"finesse"})
 
 
@@ -255,7 +255,7 @@ def test_finesse_solo_mastermind_takes_two_puzzles_of_one_column() -> None:
     assert ids(state, replay(rec).state.solo.opponent_pile) == ["W01"]
 
 
-def test_finesse_solo_deck_never_earns_the_mastermind_credits_nor_deals_recycle() -> None:
+def test_finesse_solo_deals_20_white_on_15_black_and_never_the_recycle_tile() -> None:
     rules = Rules(players=1, variant="solo", expansions=FINESSE, finesse_ambassador=True)
     assert (rules.white_deck_size, rules.black_deck_size) == (20, 15)
     for seed in range(200):
@@ -273,6 +273,8 @@ def test_rules_normalise_expansions_and_reject_unknown_ones() -> None:
     assert Rules(expansions=["finesse"]).expansions == FINESSE
     assert Rules(expansions="finesse").finesse
     assert Rules(expansions=("finesse",)) == Rules(expansions=FINESSE)
+    with pytest.raises(RulesError, match="expansions must be a list of names, got 3"):
+        Rules(expansions=3)  # type: ignore[arg-type]
     with pytest.raises(RulesError, match=r"unknown expansion 'ghost' \(known: finesse\)"):
         Rules(expansions={"ghost"})
     with pytest.raises(RulesError, match="finesse_ambassador applies to the finesse"):
@@ -342,11 +344,17 @@ def test_tiles_file_errors_are_one_line(tmp_path: Any, capsys: Any) -> None:
     code = main(["play", "--expansions", "finesse", "--tiles", str(bad), "--seed", "1"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Finesse tiles" in err
-    good = tmp_path / "good.json"
-    good.write_text(
-        (RECORDS_DIR.parent.parent / "projectl_sim/data/finesse_tiles.json").read_text()
-    )
-    assert main(["play", "--expansions", "finesse", "--tiles", str(good), "--seed", "1"]) == 0
+    good = str(TEST_TILES_FILE)
+    assert main(["play", "--expansions", "finesse", "--tiles", good, "--seed", "1"]) == 0
+
+
+def test_cli_replays_a_record_of_a_users_tile_set(capsys: Any) -> None:
+    path = str(RECORDS_DIR / "finesse_insert.json")
+    assert main(["replay", path, "--tiles", str(TEST_TILES_FILE)]) == 0
+    capsys.readouterr()
+    assert main(["replay", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown tile 'TAKE20'" in err and "--tiles FILE" in err
 
 
 def test_cli_replay_of_a_finesse_game(tmp_path: Any, capsys: Any) -> None:
