@@ -86,6 +86,8 @@ def render(state: GameState) -> str:
         lines.extend(_side_by_side(blocks))
     reserve = ", ".join(f"{cat.pieces[i].id}x{c}" for i, c in enumerate(state.reserve))
     lines.append(f"reserve: {reserve}")
+    if state.finesse is not None:
+        lines.extend(_finesse_lines(state))
     if state.phase == OVER:
         winners = state.winners()
         lines.append(f"winners: {', '.join(map(str, winners)) or 'the opponent'}")
@@ -127,3 +129,20 @@ def _solo_lines(state: GameState) -> list[str]:
         f"supply: {supply}"
     )
     return lines
+
+
+def _finesse_lines(state: GameState) -> list[str]:
+    """Return the Finesse row (the tile of this round marked) and everyone's Credits."""
+    fin = state.finesse
+    assert fin is not None
+    tiles = [
+        ("?" if tid is None else tid) + ("*" if r + 1 == state.round else "")
+        for r, tid in enumerate(fin.row_ids())
+    ]
+    held = ", ".join(
+        f"player {p} {fin.active[p]} active + {fin.inactive[p]} inactive" for p in range(state.n)
+    )
+    return [
+        f"finesse tiles (* = this round's): {' '.join(tiles)}",
+        f"credits: {held}; bank {fin.bank}",
+    ]

@@ -142,6 +142,39 @@ def round_ten() -> dict[str, Any]:
     return b.to_json()
 
 
+def finishing_credits() -> dict[str, Any]:
+    """Finishing Touches paid with Credits decide the game (rulings: Finishing Touches).
+
+    Player 0 builds two dominoes (rounds 1-2), takes W23 (0 points) under TAKE20 in round 3
+    (20 Credits), holds it through round 6 (C01, 1 Credit per unfinished puzzle: 21), and takes
+    W09 (1 point) in round 10; everyone else recycles the black row. The game ends after round
+    10; player 0 completes both puzzles with its two dominoes, both paid with Credits: it scores
+    0 + 1 and keeps 19 Credits; player 1 scores 0. Paid with points it would score -1 and lose.
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("TAKE20"))
+    b.take_basic(0, 3).take_basic(1, 3)
+    b.upgrade(0, "mono", "domino").take_basic(0, 2).take_basic(1, 3)
+    b.take(0, "W23").take_basic(0, 2).take_basic(1, 3)
+    for r in range(4, 11):
+        if r == 10:
+            b.take(0, "W09").recycle(0, "black").recycle(0, "black")
+        else:
+            b.recycle(0, "black").recycle(0, "black").recycle(0, "black")
+        b.act(0, "end_turn")
+        b.recycle(1, "black").recycle(1, "black").recycle(1, "black")
+    b.act(
+        0,
+        "finish",
+        placements=[
+            placement("W23", "domino", [[2, 2], [3, 2]]),
+            placement("W09", "domino", [[2, 2], [3, 2]]),
+        ],
+        credits=2,
+    )
+    b.finish(1)
+    return b.to_json()
+
+
 SOLO_GRID = ["W22", "W10", "W01", "W11", "W02", "W23", "W03", "W12", "W24"]
 SOLO_REST = ["W13", "W04", "W25", "W14", "W05", "W26", "B13", "B01", "B06", "B14", "B02"]
 
@@ -214,6 +247,7 @@ RECORDS = {
     "finesse_insert": insert_limits,
     "finesse_bank_empty": bank_empty,
     "finesse_round_ten": round_ten,
+    "finesse_finishing_credits": finishing_credits,
     "finesse_solo_mastermind": solo_mastermind,
 }
 

@@ -211,29 +211,49 @@ def test_credits_break_a_tie_before_the_base_tie_breakers() -> None:
 
 
 def test_finishing_touches_may_be_paid_with_credits() -> None:
-    # p0 (16 Credits) holds no puzzle after finesse_insert: give it W09 and 1 Credit, then
-    # jump to Finishing Touches
-    state = run("finesse_insert")
-    assert state.finesse is not None
-    state.finesse.active[0] = 1
-    state.finesse.bank += 15
-    card = CAT.puzzle_index("W09")
-    state.slots[0].append((card, 0, ()))
-    state.phase, state.finished = FINISHING, [False, False]
-    state.current = 0
-    domino = CAT.piece_index("domino")
-    mask = CAT.puzzles[card].recess
-    before = state.final_scores()[0]
+    # finesse_finishing_credits: p0 (21 Credits) completes W23 (0p) and W09 (1p) with two
+    # dominoes paid by Credits: 1 point and 19 Credits left; p1 scores 0 (worked out in
+    # finesse_records.finishing_credits)
+    rec = load("finesse_finishing_credits")
+    state = replay(rec, finesse_tiles=TILES).state
+    assert state.final_scores() == [1, 0] and state.winners() == [0]
+    assert credits(state, 0) == (19, 0)
+    assert state.finesse is not None and state.finesse.finishing[0] == 2
+    assert state.ft_pieces[0] == 0
+    # the same placements paid with points: 1 - 2 = -1, and player 1 wins
+    by_points = prefix(rec, len(rec["actions"]))
+    by_points["actions"][-2]["credits"] = 0
+    again = replay(by_points, finesse_tiles=TILES).state
+    assert again.final_scores() == [-1, 0] and again.winners() == [1]
+    # at most one Credit per placement, and no more than the player's Credits
+    before = replay(prefix(rec, len(rec["actions"]) - 2), finesse_tiles=TILES).state
+    assert before.phase == FINISHING and credits(before, 0) == (21, 0)
+    _, finish = from_json(rec["actions"][-2], CAT)
+    assert isinstance(finish, Finish)
     with pytest.raises(IllegalActionError, match="pays more Credits than it places pieces"):
-        state.check(0, Finish(((card, domino, mask),), 2))
-    poorer = state.copy()
-    poorer.finesse.active[0] = 0  # type: ignore[union-attr]
-    with pytest.raises(IllegalActionError, match="has only 0 Credits"):
-        poorer.check(0, Finish(((card, domino, mask),), 1))
-    state.step(0, Finish(((card, domino, mask),), 1))
-    # W09 (1 point) completed: +1 and its -1 penalty gone, and no point paid for the piece
-    assert state.final_scores()[0] == before + 2
-    assert state.finesse.active[0] == 0 and state.finesse.finishing[0] == 1
+        before.check(0, Finish(finish.placements, 3))
+    poorer = before.copy()
+    poorer.finesse.active[0] = 1  # type: ignore[union-attr]
+    with pytest.raises(IllegalActionError, match="has only 1 Credits"):
+        poorer.check(0, finish)
+    base = new_game(Rules(players=2), seed=1)
+    with pytest.raises(IllegalActionError, match="Finishing Touches only come after"):
+        base.check(0, finish)
+
+
+def test_the_base_trigger_still_ends_a_finesse_game_when_it_comes_first() -> None:
+    # a 5-card black deck: 4 in the row, 1 in the deck; p0 draws it blind in round 1 (the end
+    # trigger), so the game ends after round 2, long before the 10th tile
+    rec = load("finesse_tile_C01")
+    rec = prefix(rec, 0)
+    rec["setup"]["black_deck"] = rec["setup"]["black_deck"][:5]
+    rec["actions"] = [{"player": 0, "type": "take", "deck": "black"}]
+    rec["actions"] += [{"player": 0, "type": "take_basic"}] * 2
+    rec["actions"] += [{"player": 1, "type": "take_basic"}] * 3
+    for p in (0, 1):
+        rec["actions"] += [{"player": p, "type": "take_basic"}] * 3
+    state = replay(rec).state
+    assert state.trigger_round == 1 and state.round == 2 and state.phase == FINISHING
 
 
 # -- Finesse Solo ----------------------------------------------------------------------------------
@@ -434,3 +454,12 @@ def test_finesse_legal_actions_are_what_check_accepts() -> None:
                     state.check(state.current, a)
             state.step(state.current, bot(state.view(state.current), rng))
             check_invariants(state)
+
+
+def test_render_shows_the_row_and_the_credits() -> None:
+    from projectl_sim.render import render
+
+    state = run("finesse_bank_empty")
+    text = render(state.view(1))
+    assert "finesse tiles (* = this round's): ? ? TAKE20 TAKE20B* B01" in text
+    assert "player 0 17 active + 0 inactive, player 1 0 active + 18 inactive; bank 0" in text
