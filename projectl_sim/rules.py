@@ -47,6 +47,11 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
 _SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
 # Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
 _FINESSE_ONLY = {"finesse_ambassador": False}
+# Every switch a run grid may vary (``--rule KEY=V1,V2``): the base ones and Finesse's.
+RUN_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
+    **_SWITCHES,
+    "finesse_ambassador": (False, bool),
+}
 
 
 @dataclass(frozen=True)

@@ -42,11 +42,12 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim import tables
 from projectl_sim.actions import Action
-from projectl_sim.catalogue import Catalogue, load_catalogue
+from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import UsageError
+from projectl_sim.finesse import TileSet, load_tiles
 from projectl_sim.play import BotError, game_seeds, play_game
-from projectl_sim.rules import _SWITCHES, DIFFICULTIES, TIE_BREAKS, Rules
+from projectl_sim.rules import DIFFICULTIES, RUN_SWITCHES, TIE_BREAKS, Rules
 
 # -- what the runner accepts -----------------------------------------------------------------
 # The grammar knows every variant and expansion of the game; SUPPORTED_* say which the engine
@@ -69,6 +70,7 @@ SPEC_KEYS = (
     "records",
     "format",
     "catalogue",
+    "tiles",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -163,7 +165,7 @@ def _whole(value: Any, name: str) -> int:
 
 
 def _switch_value(key: str, raw: Any) -> Any:
-    default, allowed = _SWITCHES[key]
+    default, allowed = RUN_SWITCHES[key]
     if isinstance(default, bool):
         if isinstance(raw, bool):
             return raw
@@ -226,6 +228,7 @@ class RunSpec:
     records: str = "none"
     format: str = "parquet"
     catalogue: str | None = None  # a catalogue file (absolute path); None: the shipped one
+    tiles: str | None = None  # a Finesse tiles file (absolute path); None: the shipped one
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -255,8 +258,8 @@ class RunSpec:
             raise UsageError(f"rules: expected a table of switches, got {rules!r}")
         grid = []
         for key in sorted(rules):
-            if key not in _SWITCHES:
-                raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(_SWITCHES)})")
+            if key not in RUN_SWITCHES:
+                raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(RUN_SWITCHES)})")
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
@@ -290,6 +293,10 @@ class RunSpec:
             path = str(Path(str(data["catalogue"])).resolve())
             load_catalogue(path)  # a malformed file stops the run before any game (exit 2)
             kwargs["catalogue"] = path
+        if data.get("tiles") is not None:
+            path = str(Path(str(data["tiles"])).resolve())
+            _tiles(path, kwargs.get("catalogue"))  # a bad file stops the run (exit 2)
+            kwargs["tiles"] = path
         return cls(**kwargs)
 
     def to_json(self) -> dict[str, Any]:
@@ -306,6 +313,7 @@ class RunSpec:
             "records": self.records,
             "format": self.format,
             "catalogue": self.catalogue,
+            "tiles": self.tiles,
         }
 
 
@@ -388,6 +396,7 @@ class GameConfig:
     switches: tuple[tuple[str, Any], ...] = ()  # non-default rules switches, sorted
     difficulty: str | None = None  # solo only; None: the rules' default
     catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
+    tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -405,6 +414,8 @@ class GameConfig:
         """Return the rules every game of this configuration is played with."""
         level = {"difficulty": self.difficulty} if self.difficulty else {}
         cat = {"catalogue": _catalogue(self.catalogue)} if self.catalogue else {}
+        if self.tiles and "finesse" in self.expansions:
+            cat["finesse_tiles"] = _tiles(self.tiles, self.catalogue)
         return Rules(
             players=self.players,
             variant=self.variant,
@@ -443,6 +454,7 @@ class GameConfig:
             switches=tuple(sorted(data["switches"].items())),
             difficulty=data.get("difficulty"),
             catalogue=data.get("catalogue"),
+            tiles=data.get("tiles"),
         )
 
 
@@ -469,6 +481,8 @@ def _check_grid(spec: RunSpec, counts: set[int]) -> None:
         if variant not in SUPPORTED_VARIANTS:
             supported = ", ".join(sorted(SUPPORTED_VARIANTS))
             raise UsageError(f"variant {variant} is not supported yet (supported: {supported})")
+    if spec.tiles and not any("finesse" in names for names in spec.expansions):
+        raise UsageError("--tiles is a Finesse tiles file: add finesse to --expansions")
     for names in spec.expansions:
         for name in names:
             if name not in SUPPORTED_EXPANSIONS:
@@ -525,7 +539,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                     levels, itertools.product(*(v for _, v in spec.rules))
                 ):
                     switches = tuple(
-                        (k, v) for k, v in zip(keys, values, strict=True) if v != _SWITCHES[k][0]
+                        (k, v) for k, v in zip(keys, values, strict=True) if v != RUN_SWITCHES[k][0]
                     )
                     config = GameConfig(
                         len(out),
@@ -536,6 +550,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                         switches,
                         level,
                         spec.catalogue,
+                        spec.tiles,
                     )
                     config.rules()  # raises RulesError (exit 2) for a bad switch value
                     out.append(config)
@@ -605,6 +620,13 @@ class _TimedBot:
 def _catalogue(path: str) -> Catalogue:
     # One catalogue object per file and process: the engine and the index cache per catalogue.
     return load_catalogue(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _tiles(path: str, catalogue: str | None) -> TileSet:
+    # One tile set per file and process, checked against the catalogue's pieces.
+    cat = _catalogue(catalogue) if catalogue else base_catalogue()
+    return load_tiles(path, cat.piece_ids)
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import _SWITCHES
+from projectl_sim.rules import RUN_SWITCHES
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -25,10 +25,9 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
-        if not eq or key not in _SWITCHES:
-            raise UsageError(
-                f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {', '.join(_SWITCHES)}"
-            )
+        if not eq or key not in RUN_SWITCHES:
+            valid = ", ".join(RUN_SWITCHES)
+            raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
         out[key] = raw
     return out
 
@@ -49,6 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "records": args.records,
         "format": args.format,
         "catalogue": args.catalogue,
+        "tiles": args.tiles,
     }
     given = any(v is not None for v in flags.values()) or args.config or args.preset
     spec = None
@@ -123,11 +123,12 @@ def register(subparsers: Any) -> None:
     grid.add_argument(
         "--catalogue", metavar="FILE", help="play on this catalogue file (default: the base game's)"
     )
+    grid.add_argument("--tiles", metavar="FILE", help="finesse: deal from this Finesse tiles file")
     grid.add_argument(
         "--rule",
         action="append",
         metavar="KEY=V[,V...]",
-        help=f"a rules switch and the values to try ({', '.join(_SWITCHES)})",
+        help=f"a rules switch and the values to try ({', '.join(RUN_SWITCHES)})",
     )
     grid.add_argument("--games", type=int, metavar="N", help="games per configuration")
     grid.add_argument(

@@ -495,3 +495,23 @@ def test_finesse_rows_carry_the_credit_columns(tmp_path: Path) -> None:
     # Finesse Solo keeps its own rows in the solo win-rate table (by expansions and difficulty)
     solo = fin[fin["players"] == 1]
     assert (solo["variant"] == "solo").all() and len(solo)
+
+
+def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
+    from records_util import TEST_TILES_FILE
+
+    run_spec = spec(
+        bots=["random"],
+        players=[2],
+        expansions="finesse",
+        rules={"finesse_ambassador": "false,true"},
+        tiles=str(TEST_TILES_FILE),
+    )
+    configs, _ = plan(run_spec, 1)
+    assert [c.columns()["switches"] for c in configs] == ["default", "finesse_ambassador=true"]
+    assert all(c.rules().finesse_tiles.name == "test" for c in configs)
+    assert configs[1].rules().finesse_ambassador
+    with pytest.raises(ProjectLError, match="add finesse to --expansions"):
+        plan(spec(bots=["random"], players=[2], tiles=str(TEST_TILES_FILE)), 1)
+    with pytest.raises(ProjectLError, match="finesse_ambassador applies to the finesse"):
+        plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
