@@ -213,6 +213,15 @@ class Catalogue:
         self._fit_cache[empty] = result
         return result
 
+    def fits_in(self, recess: Mask25, empty: Mask25) -> tuple[tuple[Mask25, ...], ...]:
+        """Return ``fits(empty)`` for the empty cells of a puzzle whose recess is ``recess``."""
+        hit = self._fit_cache.get(empty)
+        if hit is not None:
+            return hit
+        # A miss filters the recess's own placements (a few dozen) instead of all of them:
+        # play reaches thousands of distinct empty regions, each asked about once or twice.
+        return self.fits_after(empty, self.fits(recess))
+
     def shape_of(self, piece: int, mask: Mask25) -> bool:
         """Return whether ``mask`` is a placement of piece ``piece``."""
         return piece in self.piece_of_mask.get(mask, ())

@@ -52,6 +52,16 @@ def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+_LEFT_COLUMN = sum(1 << (5 * r) for r in range(5))
+_RIGHT_COLUMN = _LEFT_COLUMN << 4
+
+
+def isolated_cells(mask: Mask25) -> Mask25:
+    """Return the cells of ``mask`` with no orthogonal neighbour in ``mask``."""
+    near = mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
+    return mask & ~near
+
+
 class TilingIndex:
     """For each empty mask, the piece-count vectors of all its tilings, cheapest first."""
 
@@ -63,6 +73,10 @@ class TilingIndex:
         self._units = tuple(1 << s for s in self._shifts)
         self._guards = sum(_GUARD << s for s in self._shifts)
         self._levels = cat.levels
+        # Level-1 pieces are the only ones that fit a cell with no empty neighbour.
+        self._single_shifts = tuple(
+            s for s, lv in zip(self._shifts, cat.levels, strict=True) if lv == 1
+        )
         # Sort key shift: the number of pieces sits above every field of the vector.
         self._key_shift = _FIELD_BITS * n
         # cell -> ((piece, unit vector, placements covering the cell), ...), empty tables dropped
@@ -236,6 +250,11 @@ class TilingIndex:
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
+        # Almost every region that fails in play fails here: more lone cells than level-1 pieces.
+        # Far cheaper than the search, which may tile everything before the lone cell first.
+        singles = isolated_cells(empty).bit_count()
+        if singles and singles > sum(packed >> s & _COUNT_MAX for s in self._single_shifts):
+            return False
         at = self._at
         shifts = self._shifts
         failed: set[tuple[Mask25, Vector]] = set()
