@@ -241,20 +241,27 @@ class TilingIndex:
 
     def exists_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> bool:
         """Return ``exists(empty, counts)`` for counts already packed by ``owned``."""
-        if self._memo.get(empty) is not None:
-            return self.first_owned(empty, owned) is not None
         packed, _, cells = owned
         if cells < empty.bit_count():
             return False
+        # Almost every region that fails in play fails here: more lone cells than level-1 pieces
+        # (isolated_cells, inlined: this runs several times per random Place). Far cheaper than
+        # the search, which may tile everything before the lone cell first.
+        lone = empty & ~(
+            empty << 5 | empty >> 5 | (empty & ~_RIGHT_COLUMN) << 1 | (empty & ~_LEFT_COLUMN) >> 1
+        )
+        if lone:
+            singles = 0
+            for shift in self._single_shifts:
+                singles += packed >> shift & _COUNT_MAX
+            if lone.bit_count() > singles:
+                return False
+        if self._memo.get(empty) is not None:
+            return self.first_owned(empty, owned) is not None
         guards = self._guards
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
-        # Almost every region that fails in play fails here: more lone cells than level-1 pieces.
-        # Far cheaper than the search, which may tile everything before the lone cell first.
-        singles = isolated_cells(empty).bit_count()
-        if singles and singles > sum(packed >> s & _COUNT_MAX for s in self._single_shifts):
-            return False
         at = self._at
         shifts = self._shifts
         failed: set[tuple[Mask25, Vector]] = set()
