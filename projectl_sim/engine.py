@@ -950,13 +950,19 @@ class GameState:
         self.solo = solo
 
     def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
+        # The row goes under the deck and the top ROW_SIZE cards come up: _draw's bookkeeping,
+        # done once for the whole row. Cycling a row is no progress (last_progress_round kept).
         order = order or self.rows[colour]
-        self.decks[colour] = self.decks[colour] + tuple(order)
-        self.known_bottom[colour] += len(order)
-        n = min(ROW_SIZE, len(self.decks[colour]))
-        progress = self.last_progress_round
-        self.rows[colour] = tuple(self._draw(colour) for _ in range(n))  # type: ignore[misc]
-        self.last_progress_round = progress  # cycling a row is no progress
+        deck = self.decks[colour] + tuple(order)
+        n = min(ROW_SIZE, len(deck))
+        if HIDDEN in deck[:n]:
+            raise IllegalActionError("this view hides the deck order: redeal() it first")
+        self.rows[colour] = deck[:n]
+        self.decks[colour] = deck = deck[n:]
+        self.known_bottom[colour] = min(self.known_bottom[colour] + len(order), len(deck))
+        if n and not deck and not self.trigger_round and not self._deck_left():
+            self.trigger_round = self.round  # rulings, End (as in _draw)
+            self.black_taken = 0
 
     def _finish(self, p: int, placements: Sequence[Placement]) -> None:
         # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
