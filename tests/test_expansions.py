@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from tiling_util import assert_tiling
 
 from projectl_sim import cpsat
 from projectl_sim.catalogue import (
@@ -29,7 +30,7 @@ from projectl_sim.catalogue import (
     load_catalogue,
     orientations,
 )
-from projectl_sim.fill import admits_ghost, can_tile, can_tile_using, tiling_index
+from projectl_sim.fill import admits_ghost, can_tile, can_tile_using, plan, tiling_index
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = frozenset(EXPANSIONS)
@@ -171,6 +172,27 @@ def test_index_and_cpsat_agree_on_every_expansion_puzzle(every: Catalogue) -> No
             assert can_tile_using(every, puzzle.recess, counts, ghosts) == cpsat.can_tile(
                 every, puzzle.recess, counts, using_one_of=ghosts
             ), where
+
+
+def test_random_queries_with_ghosts_agree_on_the_fewest_pieces(every: Catalogue) -> None:
+    """Partly filled expansion recesses, small random supplies with ghosts: same answers."""
+    rng = random.Random(2026)
+    for puzzle in every.puzzles[52:]:
+        for _ in range(4):
+            empty = puzzle.recess
+            for _ in range(rng.randint(0, 2)):
+                fits = [m for masks in every.fits(empty) for m in masks]
+                if fits:
+                    empty &= ~rng.choice(fits)
+            counts = [rng.randint(0, 3) for _ in every.pieces]
+            index_plan = plan(every, empty, counts)
+            cp_plan = cpsat.solve(every, empty, counts)
+            where = f"{puzzle.id} empty={empty:#x} counts={counts}"
+            assert (index_plan is None) == (cp_plan is None), where
+            if index_plan is not None:
+                assert len(index_plan) == len(cp_plan), where
+                assert_tiling(every, empty, index_plan, counts)
+                assert_tiling(every, empty, cp_plan, counts)
 
 
 def test_a_tiling_with_a_ghost_really_uses_one(every: Catalogue) -> None:
