@@ -564,7 +564,7 @@ def _read_puzzle_set(name: str, path: str | Path | None) -> PuzzleSet:
 
 def expansion_names(expansions: Iterable[str]) -> tuple[str, ...]:
     """Return expansion names checked and in their canonical order; raise for an unknown one."""
-    wanted = set(expansions)
+    wanted = {expansions} if isinstance(expansions, str) else set(expansions)
     unknown = sorted(wanted - set(EXPANSIONS))
     if unknown:
         raise CatalogueError(
@@ -600,18 +600,18 @@ def load_catalogue(
             raise CatalogueError(f"catalogue {p}: {exc}") from None
     if not names:
         return base
-    key = (path, names)
-    cached = _COMBINED.get(key) if not overrides else None
-    if cached is not None:
-        return cached
+    shipped = path is None and not overrides
+    if shipped and names in _COMBINED:
+        return _COMBINED[names]
     cat = combine(base, [_read_puzzle_set(n, overrides.get(n)) for n in names])
-    if path is None and not overrides:
-        _COMBINED[key] = cat  # one object per combination: the engine and index cache on it
+    if shipped:
+        _COMBINED[names] = cat  # one object per combination: the engine and index cache on it
     return cat
 
 
 _BASE: list[Catalogue] = []
-_COMBINED: dict[tuple[str | Path | None, tuple[str, ...]], Catalogue] = {}
+# shipped expansion names -> the base game with them, loaded once per process
+_COMBINED: dict[tuple[str, ...], Catalogue] = {}
 
 
 def base_catalogue() -> Catalogue:

@@ -223,6 +223,7 @@ def test_the_design_script_reproduces_the_shipped_files(tmp_path: Path) -> None:
 def test_combining_is_in_a_fixed_order_and_cached() -> None:
     a = load_catalogue(expansions=["phoenix", "ghost_piece"])
     assert a is load_catalogue(expansions=frozenset({"ghost_piece", "phoenix"}))
+    assert load_catalogue(expansions="phoenix") is load_catalogue(expansions=["phoenix"])
     assert a.expansions == ("ghost_piece", "phoenix") == a.provisional_sets
     assert a.name == "base+ghost_piece+phoenix" and a.source == "builtin" and a.provisional
     assert [p.id for p in a.puzzles[52:]][::12] == ["GW01", "GB01", "PB01"]
