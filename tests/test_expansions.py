@@ -195,6 +195,30 @@ def test_random_queries_with_ghosts_agree_on_the_fewest_pieces(every: Catalogue)
                 assert_tiling(every, empty, cp_plan, counts)
 
 
+def enumeration_matches(cat: Catalogue, recess: int) -> bool:
+    """Return whether CP-SAT's every tiling gives the index's counts per multiset."""
+    index = tiling_index(cat)
+    owned = supply(cat)
+    covered = set(index.covered(recess, owned))
+    expected = {index.unpack(v): n for v, n in index.tiling_counts(recess).items() if v in covered}
+    return dict(cpsat.tiling_vectors(cat, recess, owned)) == expected
+
+
+def test_enumeration_with_ghosts_matches_the_index_on_small_recesses(every: Catalogue) -> None:
+    small = [p for p in every.puzzles[52:] if p.cells <= 10]
+    assert len(small) >= 15
+    for puzzle in small:
+        assert enumeration_matches(every, puzzle.recess), puzzle.id
+
+
+@pytest.mark.slow
+def test_enumeration_with_ghosts_matches_the_index_up_to_13_cells(every: Catalogue) -> None:
+    """The 11-13-cell expansion recesses (~17 s); larger ones have 10^5-10^6 tilings each."""
+    for puzzle in every.puzzles[52:]:
+        if 10 < puzzle.cells <= 13:
+            assert enumeration_matches(every, puzzle.recess), puzzle.id
+
+
 def test_a_tiling_with_a_ghost_really_uses_one(every: Catalogue) -> None:
     index = tiling_index(every)
     recess = every.puzzle("GB03").recess
