@@ -9,7 +9,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.catalogue import (
+    Catalogue,
+    base_catalogue,
+    check_base_playable,
+    load_catalogue,
+)
 from projectl_sim.errors import ProjectLError, UsageError
 from projectl_sim.rules import _SWITCHES, Rules
 
@@ -18,7 +23,7 @@ PROG = "projectl-sim"
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
     path = getattr(args, "catalogue", None)
-    return load_catalogue(path) if path else base_catalogue()
+    return check_base_playable(load_catalogue(path)) if path else base_catalogue()
 
 
 def _parse_switches(items: Sequence[str]) -> dict[str, Any]:

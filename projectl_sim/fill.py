@@ -12,12 +12,17 @@ int addition and "the owned pieces cover this vector" is one subtraction and one
 
 ``projectl_sim.cpsat`` answers the same questions with OR-Tools CP-SAT; the tests hold the two to
 the same answers.
+
+Nothing here is specific to the base pieces: a catalogue with the Ghost Piece expansion has its
+three level-5 pieces in the same tables and gets an index of its own (twelve fields per vector);
+the base catalogue's index is unchanged. ``can_tile_using`` asks for a tiling that uses one of
+some pieces (a ghost, say), and ``Catalogue.without_ghosts`` restricts owned counts to levels 1-4.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import mul
 from typing import Any, Literal
@@ -298,6 +303,18 @@ class TilingIndex:
                 return v
         return None
 
+    def first_using(
+        self, empty: Mask25, counts: Sequence[int], pieces: Collection[int]
+    ) -> Vector | None:
+        """Return the cheapest vector of ``empty`` within ``counts`` using one of ``pieces``."""
+        vecs, owned = self._candidates(empty, counts)
+        guards = self._guards
+        wanted = sum(_FIELD << self._shifts[piece] for piece in set(pieces))
+        for v in vecs:
+            if v & wanted and (owned - v) & guards == guards:
+                return v
+        return None
+
     def covered(self, empty: Mask25, counts: Sequence[int]) -> list[Vector]:
         """Return every vector of ``empty`` that ``counts`` covers, cheapest first."""
         vecs, owned = self._candidates(empty, counts)
@@ -388,6 +405,21 @@ def can_tile(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> bool:
     if not empty:
         return True
     return tiling_index(cat).first(empty, counts) is not None
+
+
+def can_tile_using(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int], pieces: Collection[int]
+) -> bool:
+    """Return whether some tiling of ``empty`` within ``counts`` uses one of ``pieces``."""
+    if not empty:
+        return False
+    return tiling_index(cat).first_using(empty, counts, pieces) is not None
+
+
+def admits_ghost(cat: Catalogue, empty: Mask25, counts: Sequence[int] | None = None) -> bool:
+    """Return whether ``empty`` can be tiled with a ghost piece in it (default: every copy)."""
+    owned = tuple(p.copies for p in cat.pieces) if counts is None else counts
+    return can_tile_using(cat, empty, owned, cat.ghost_pieces)
 
 
 def plan(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> list[Placement] | None:
