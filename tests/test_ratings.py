@@ -115,3 +115,10 @@ def test_bootstrap_is_reproducible_from_the_rng() -> None:
     assert abs(one["rating"].mean()) < 1e-9  # mean-zero without an anchor
     with pytest.raises(ValueError, match="anchor"):
         pa_.bradley_terry(seats, anchor="nobody")
+
+
+def test_matrix_orders_budgets_by_value() -> None:
+    specs = ["mcts:iterations=128", "mcts:iterations=16", "mcts:iterations=8"]
+    seats, _ = make_tables([G([a, b], [2, 1], [1, 2]) for a in specs for b in specs if a != b])
+    matrix = pa_.head_to_head_matrix(seats)
+    assert list(matrix.index) == specs[::-1] and list(matrix.columns) == specs[::-1]

@@ -146,7 +146,10 @@ def plot_head_to_head(matrix: pd.DataFrame, ax: Axes | None = None) -> Axes:
     for i in range(n):
         for j in range(n):
             if not np.isnan(values[i, j]):
-                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                colour = "white" if abs(values[i, j] - 0.5) > 0.3 else "black"
+                ax.text(
+                    j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8, color=colour
+                )
     ax.set_xticks(range(n), matrix.columns, rotation=30, ha="right")
     ax.set_yticks(range(n), matrix.index)
     ax.figure.colorbar(image, ax=ax, shrink=0.8)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -52,19 +51,22 @@ def pairwise(seats: pd.DataFrame) -> pd.DataFrame:
     match appears twice (once from each side), so a bot's rows hold all its matches.
     """
     ok = finished_seats(seats)
-    ok = ok[ok["players"] > 1]
-    rows: list[tuple[int, int, str, str, float]] = []
-    for game_id, game in ok.groupby("game_id", sort=True):
-        bots = game["bot"].tolist()
-        ranks = game["rank"].tolist()
-        players = int(game["players"].iloc[0])
-        for a, b in combinations(range(len(bots)), 2):
-            if bots[a] == bots[b]:
-                continue
-            s = 1.0 if ranks[a] < ranks[b] else 0.0 if ranks[a] > ranks[b] else 0.5
-            rows.append((game_id, players, bots[a], bots[b], s))
-            rows.append((game_id, players, bots[b], bots[a], 1.0 - s))
-    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    ok = ok.loc[ok["players"] > 1, ["game_id", "seat", "players", "bot", "rank"]]
+    # every ordered pair of seats of a game: a self-join on the game
+    both = ok.merge(ok, on=["game_id", "players"], suffixes=("", "_o"))
+    both = both[(both["seat"] != both["seat_o"]) & (both["bot"] != both["bot_o"])]
+    ahead = both["rank"] < both["rank_o"]
+    level = both["rank"] == both["rank_o"]
+    out = pd.DataFrame(
+        {
+            "game_id": both["game_id"],
+            "players": both["players"],
+            "bot": both["bot"],
+            "opponent": both["bot_o"],
+            "score": np.where(ahead, 1.0, np.where(level, 0.5, 0.0)),
+        }
+    )
+    return out.sort_values(["game_id", "bot", "opponent"], kind="stable", ignore_index=True)
 
 
 def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
@@ -88,9 +90,15 @@ def head_to_head_matrix(seats: pd.DataFrame) -> pd.DataFrame:
     h2h = head_to_head(seats)
     if h2h.empty:
         return pd.DataFrame()
-    bots = sorted(set(h2h["bot"]) | set(h2h["opponent"]))
+    bots = sorted(set(h2h["bot"]) | set(h2h["opponent"]), key=natural_key)
     matrix = h2h.pivot(index="bot", columns="opponent", values="win_rate")
     return matrix.reindex(index=bots, columns=bots)
+
+
+def natural_key(spec: str) -> tuple[tuple[int, float | str], ...]:
+    """Return a sort key ordering bot specs with numbers by value (``iterations=16`` before 128)."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", spec)
+    return tuple((0, float(p)) if i % 2 else (1, p) for i, p in enumerate(parts))
 
 
 def fit_bradley_terry(
