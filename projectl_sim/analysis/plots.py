@@ -178,23 +178,29 @@ def plot_ladder(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def _hist_by(
-    ax: Axes, table: pd.DataFrame, column: str, by: str, bins: np.ndarray, label: str
+    ax: Axes, table: pd.DataFrame, column: str, by: str | Sequence[str], bins: np.ndarray
 ) -> None:
-    for i, (key, group) in enumerate(table.groupby(by, sort=True)):
+    keys = [by] if isinstance(by, str) else list(by)
+    for i, (key, group) in enumerate(table.groupby(keys, sort=True)):
         values = group[column].dropna().to_numpy(dtype=float)
         weights = np.full(len(values), 1 / max(len(values), 1))
+        name = " | ".join(
+            f"{v} {k}" if k == "players" else str(v) for k, v in zip(keys, key, strict=True)
+        )
         ax.hist(
             values,
             bins=bins,
             weights=weights,
             histtype="step",
             lw=1.5,
-            color=f"C{i}",
-            label=f"{key} {label}",
+            color=f"C{i % 10}",
+            label=name,
         )
 
 
-def plot_margins(games: pd.DataFrame, ax: Axes | None = None, by: str = "players") -> Axes:
+def plot_margins(
+    games: pd.DataFrame, ax: Axes | None = None, by: str | Sequence[str] = "players"
+) -> Axes:
     """Draw the distribution of the winner's score margin per group (default: player count)."""
     ax = _axes(ax)
     title = "Winner's margin"
@@ -202,7 +208,7 @@ def plot_margins(games: pd.DataFrame, ax: Axes | None = None, by: str = "players
     if g.empty:
         return _empty(ax, title)
     top = max(int(g["margin"].max()), 1)
-    _hist_by(ax, g, "margin", by, np.arange(-0.5, top + 1.5, 1 if top < 40 else 2), by)
+    _hist_by(ax, g, "margin", by, np.arange(-0.5, top + 1.5, 1 if top < 40 else 2))
     ax.set_xlabel("margin (points; 0 = shared or tie-broken win)")
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
@@ -211,7 +217,10 @@ def plot_margins(games: pd.DataFrame, ax: Axes | None = None, by: str = "players
 
 
 def plot_lengths(
-    games: pd.DataFrame, ax: Axes | None = None, by: str = "players", column: str = "rounds"
+    games: pd.DataFrame,
+    ax: Axes | None = None,
+    by: str | Sequence[str] = "players",
+    column: str = "rounds",
 ) -> Axes:
     """Draw the distribution of game length (``rounds`` or ``turns``) per group."""
     ax = _axes(ax)
@@ -220,7 +229,7 @@ def plot_lengths(
     if g.empty:
         return _empty(ax, title)
     lo, hi = int(g[column].min()), int(g[column].max())
-    _hist_by(ax, g, column, by, np.arange(lo - 0.5, hi + 1.5, 1), by)
+    _hist_by(ax, g, column, by, np.arange(lo - 0.5, hi + 1.5, 1))
     ax.set_xlabel(column)
     ax.set_ylabel("share of games")
     ax.legend(fontsize=8)
