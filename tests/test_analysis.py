@@ -357,3 +357,31 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
         "mcts:iterations=8,mcts:iterations=16",
         "mcts:iterations=16,mcts:iterations=32",
     ]
+
+
+# -- sweeps --------------------------------------------------------------------------------------
+def test_sweeps_cover_every_supported_expansion_combination(monkeypatch) -> None:
+    from projectl_sim.analysis import sweep
+
+    assert sweep.expansion_combinations() == ["none"]  # what the runner plays today
+    assert sweep.finesse_config()["expansions"] == ["none"]
+    monkeypatch.setattr(runner, "SUPPORTED_EXPANSIONS", frozenset({"ghost", "finesse"}))
+    assert sweep.expansion_combinations() == ["none", "finesse", "ghost", "finesse+ghost"]
+    assert sweep.balance_config()["expansions"] == sweep.expansion_combinations()
+    assert sweep.finesse_config()["expansions"] == ["none", "finesse", "finesse+ghost"]
+    assert sweep.solo_config()["difficulty"] == ["normal", "hard", "unbeatable"]
+
+
+def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:
+    from projectl_sim.analysis import sweep
+
+    config = {"bots": ["random"], "players": [2], "games": 3}
+    one = sweep.ensure_run(tmp_path / "one", config, seed=4)
+    two = sweep.ensure_run(tmp_path / "two", config, seed=4)
+    first, second = pa_.load_run(one), pa_.load_run(two)
+    assert first.seats.drop(columns="decision_time_mean").equals(
+        second.seats.drop(columns="decision_time_mean")
+    )
+    stamp = (one / "seats.parquet").stat().st_mtime_ns
+    assert sweep.ensure_run(one, {"bots": ["greedy"], "players": [3], "games": 9}, seed=1) == one
+    assert (one / "seats.parquet").stat().st_mtime_ns == stamp  # an existing run is kept

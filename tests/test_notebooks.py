@@ -50,7 +50,8 @@ def test_notebook_runs_and_writes_charts(name: str, tmp_path: Path) -> None:
     assert written == sorted(charts)
     for chart in charts:
         assert (results / "charts" / f"{chart}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (results / "manifest.json").exists()  # the sweep was played into the folder
+    # the sweep was played into the folder (notebook 04 keeps a solo and a Finesse run there)
+    assert list(results.glob("**/manifest.json"))
     errors = [
         o
         for c in nb.cells

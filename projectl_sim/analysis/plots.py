@@ -414,7 +414,7 @@ def plot_credits(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     if table.empty:
         return _empty(ax, title, "no Finesse games in this run")
     measures = ["credits_earned_mean", "credits_spent_mean", "credits_final_mean"]
-    labels = _labels(table, ["players", "bot"])
+    labels = _labels(table, [c for c in table.columns if c in ("expansions", "players", "bot")])
     width = 0.8 / len(measures)
     for m, measure in enumerate(measures):
         x = np.arange(len(table)) + (m - 1) * width

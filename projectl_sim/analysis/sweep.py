@@ -14,6 +14,7 @@ from typing import Any
 
 from projectl_sim import runner, tables
 from projectl_sim.analysis.ratings import ladder_lineups
+from projectl_sim.rules import DIFFICULTIES
 
 
 def expansion_combinations() -> list[str]:
@@ -54,18 +55,29 @@ def puzzle_config(
     return {"bots": [",".join(bots)], "players": list(players), "games": games, "records": "all"}
 
 
-def solo_config(
-    games: int = 60,
-    bots: Sequence[str] = ("greedy",),
-    players: Sequence[int] = (2,),
-) -> dict[str, Any]:
-    """Return the sweep of notebook 04: solo at every difficulty, and the multiplayer Credits."""
+def solo_config(games: int = 60, bots: Sequence[str] = ("greedy",)) -> dict[str, Any]:
+    """Return the solo sweep of notebook 04: each bot against the mastermind at every level."""
     return {
         "bots": list(bots),
-        "players": [1, *players],
-        "variant": ["solo", "standard"],
-        "difficulty": ["normal", "hard", "unbeatable"],
-        "expansions": expansion_combinations(),
+        "players": [1],
+        "variant": "solo",
+        "difficulty": list(DIFFICULTIES),
+        "games": games,
+    }
+
+
+def finesse_config(
+    games: int = 60, bots: Sequence[str] = ("greedy",), players: Sequence[int] = (2,)
+) -> dict[str, Any]:
+    """Return the Credits sweep of notebook 04: the base game and each combination with Finesse.
+
+    Until the runner plays Finesse this is the base game alone (its Credits tables are empty).
+    """
+    with_finesse = [c for c in expansion_combinations() if "finesse" in c.split("+")]
+    return {
+        "bots": [",".join(bots)],
+        "players": list(players),
+        "expansions": ["none", *with_finesse],
         "games": games,
     }
 
