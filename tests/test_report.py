@@ -137,3 +137,28 @@ def test_report_on_a_bad_folder_is_one_line_and_exit_2(tmp_path: Path, capsys, s
     err = capsys.readouterr().err.strip()
     assert err.startswith("projectl-sim: error:") and "\n" not in err
     assert str(folder) in err
+
+
+def test_report_shows_expansion_effects_and_credits_when_the_tables_have_them(tmp_path) -> None:
+    from analysis_util import G, make_tables
+
+    from projectl_sim.analysis.data import Run
+    from projectl_sim.analysis.report import build_report
+
+    credits = {
+        "credits_earned": [4, 2],
+        "credits_spent": [3, 1],
+        "credits_final": [1, 1],
+        "inserts": [1, 0],
+        "finishing_credits": [0, 1],
+    }
+    games = [G(["a", "b"], [9, 4 + i % 3], [1, 2], rounds=10 + i % 2) for i in range(6)]
+    games += [
+        G(["a", "b"], [9, 4 + i % 3], [1, 2], rounds=13 + i % 2, expansions="finesse", seat=credits)
+        for i in range(6)
+    ]
+    seats, games_table = make_tables(games)
+    manifest = {"run_id": "synthetic", "root_seed": 3, "config": {}}
+    page = _Page()
+    page.feed(build_report(Run(tmp_path, seats, games_table, manifest)))
+    assert "Expansion effects" in page.headings and "Credits (Finesse)" in page.headings

@@ -94,8 +94,8 @@ def balance_table(
 ) -> pd.DataFrame:
     """Return one row of balance metrics per configuration (``by``), from finished games.
 
-    Solo games have no first player to compare and a margin against the mastermind: their
-    first-player columns are nan.
+    Solo games have no first player to compare: their first-player columns are nan, and their
+    margin is the player's score minus the mastermind's (negative on a loss; close is |margin|).
     """
     by = list(by)
     ok_games = finished_games(games)
