@@ -82,6 +82,14 @@ _METRICS: dict[str, tuple[str, str]] = {
 }
 
 
+def _groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple[object, ...], pd.DataFrame]:
+    """Return the rows of each group, keyed by the tuple of its values (one pass)."""
+    return {
+        key if isinstance(key, tuple) else (key,): group
+        for key, group in frame.groupby(by, sort=True, observed=True)
+    }
+
+
 def _close(games: pd.DataFrame, close: int) -> pd.Series:
     return games["margin"].abs() <= close
 
@@ -94,24 +102,21 @@ def balance_table(
 ) -> pd.DataFrame:
     """Return one row of balance metrics per configuration (``by``), from finished games.
 
+    Groups are always split by player count too (the first player's fair share is 1/N).
     Solo games have no first player to compare: their first-player columns are nan, and their
     margin is the player's score minus the mastermind's (negative on a loss; close is |margin|).
     """
-    by = list(by)
-    ok_games = finished_games(games)
-    ok_seats = finished_seats(seats)
+    by = list(dict.fromkeys([*by, "players"]))  # the first player's fair share is 1/N
+    ok_games = _groups(finished_games(games), by)
+    ok_seats = _groups(finished_seats(seats), by)
     rows = []
-    for key, group in games.groupby(by, sort=True, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
+    for key, group in _groups(games, by).items():
         where = dict(zip(by, key, strict=True))
-        g = ok_games
-        s = ok_seats
-        for column, value in where.items():
-            g = g[g[column] == value]
-            s = s[s[column] == value]
+        g = ok_games.get(key, games.iloc[0:0])
+        s = ok_seats.get(key, seats.iloc[0:0])
         n = len(g)
         row: dict[str, object] = where | {"games": n, "failed": len(group) - n}
-        players = int(where.get("players", g["players"].iloc[0] if n else 0))
+        players = int(where["players"])
         first = s[(s["turn_order"] == 0) & (s["players"] > 1)]
         wins = float(first["win_share"].sum())
         if len(first):
@@ -195,12 +200,10 @@ def expansion_effects(
     ok_games = finished_games(games)
     ok_seats = finished_seats(seats)
     rows = []
-    for key, in_group in ok_games.groupby(group, sort=True, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
+    seats_by_group = _groups(ok_seats, group)
+    for key, in_group in _groups(ok_games, group).items():
         where = dict(zip(group, key, strict=True))
-        seats_in = ok_seats
-        for column, value in where.items():
-            seats_in = seats_in[seats_in[column] == value]
+        seats_in = seats_by_group.get(key, ok_seats.iloc[0:0])
         base_games = in_group[in_group["expansions"] == "none"]
         if base_games.empty:
             continue
