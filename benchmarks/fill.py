@@ -1,8 +1,9 @@
 """Fillability speed: the tiling index against a fresh CP-SAT solve, on the same queries.
 
-Run: ``.venv/bin/python benchmarks/fill.py [--queries N] [--seed S]``. A query is one real puzzle's
-recess (whole, partly filled by random placements, or with random holes) and a random owned
-multiset; both solvers answer every query, and their minimum numbers of pieces are compared.
+Run: ``.venv/bin/python benchmarks/fill.py [--queries N] [--seed S] [--expansions LIST]``.
+A query is one real puzzle's recess (whole, partly filled by random placements, or with random
+holes) and a random owned multiset; both solvers answer every query, and their minimum numbers
+of pieces are compared.
 
 Printed, all from this one run: the one-time index build for the whole catalogue; per-query time
 of the index cold (first touch of a mask builds its entry) and warm; queries per second of the
@@ -19,7 +20,7 @@ import secrets
 import statistics
 import time
 
-from projectl_sim.catalogue import Catalogue, base_catalogue
+from projectl_sim.catalogue import Catalogue, load_catalogue
 from projectl_sim.fill import TilingIndex, can_tile, plan
 
 Query = tuple[int, list[int]]  # (empty mask, owned counts per piece index)
@@ -74,10 +75,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--expansions",
+        default="",
+        help="expansion puzzle sets to add, e.g. ghost_piece,phoenix (queries then draw from "
+        "every puzzle, with ghost pieces among the owned ones)",
+    )
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     print(f"root seed {root}, {args.queries} queries")
-    cat = base_catalogue()
+    cat = load_catalogue(expansions=[n for n in args.expansions.split(",") if n])
+    print(f"catalogue {cat.name}: {len(cat.pieces)} pieces, {len(cat.puzzles)} puzzles")
 
     # One-time build: every whole recess of the catalogue, from an empty index. (can_tile uses the
     # catalogue's shared index, already built when the catalogue was validated.)
@@ -88,8 +96,9 @@ def main() -> None:
     build = time.perf_counter() - start
     most = max(len(index.vectors(p.recess)) for p in cat.puzzles)
     print(
-        f"index build, 52 recesses: {build * 1e3:.1f} ms, {index.stored_masks} masks, "
-        f"{index.stored_vectors} vectors (at most {most} for one recess)"
+        f"index build, {len(cat.puzzles)} recesses: {build * 1e3:.1f} ms, "
+        f"{index.stored_masks} masks, {index.stored_vectors} vectors "
+        f"(at most {most} for one recess)"
     )
 
     queries = make_queries(cat, args.queries, random.Random(root))

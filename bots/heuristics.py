@@ -175,7 +175,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Place]:
                     seen.add(a)
                     out.append(a)
             continue
-        for piece, masks in enumerate(t.cat.fits(empty)):
+        for piece, masks in enumerate(t.cat.fits_in(t.recess[card], empty)):
             if not supply[piece]:
                 continue
             for mask in masks:

@@ -139,10 +139,11 @@ class RandomBot(Bot):
         # (card, piece, the piece's placements in the card's empty cells); the placements per
         # empty region are cached by the catalogue for every puzzle alike, and a Place is built
         # only for the placement drawn
+        recess = t.recess
         groups = [
             (card, piece, masks)
             for card, filled, _ in view.slots[view.current]
-            for piece, masks in enumerate(cat.fits(t.recess[card] & ~filled))
+            for piece, masks in enumerate(cat.fits_in(recess[card], recess[card] & ~filled))
             if supply[piece] and masks
         ]
         total = sum(len(g[2]) for g in groups)
@@ -169,6 +170,8 @@ class RandomBot(Bot):
         return None
 
     def _master(self, view: GameState, rng: random.Random) -> Master | None:
+        if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
+            return None  # no Master of two pieces or more: don't sample one
         m = view.sample_master(rng)
         if m is None or len(m.placements) < 2:
             return None  # a one-piece Master is a Place that wastes the Master

@@ -13,6 +13,7 @@ from projectl_sim.actions import (
     Upgrade,
 )
 from projectl_sim.catalogue import (
+    EXPANSIONS,
     Catalogue,
     CatalogueError,
     Mask25,
@@ -20,16 +21,20 @@ from projectl_sim.catalogue import (
     PieceId,
     Puzzle,
     PuzzleId,
+    PuzzleSet,
     base_catalogue,
     load_catalogue,
+    puzzle_set_from_dict,
 )
 from projectl_sim.engine import GameState, finish_options, new_game
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
 from projectl_sim.fill import (
     FillResult,
     TilingIndex,
+    admits_ghost,
     all_completions,
     can_tile,
+    can_tile_using,
     cheapest_completion,
     count_tilings,
     counts_of,
@@ -68,6 +73,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "EXPANSIONS",
     "Action",
     "BotError",
     "Catalogue",
@@ -84,6 +90,7 @@ __all__ = [
     "ProjectLError",
     "Puzzle",
     "PuzzleId",
+    "PuzzleSet",
     "RecordError",
     "Recycle",
     "Reward",
@@ -96,9 +103,11 @@ __all__ = [
     "TakeDeck",
     "TilingIndex",
     "Upgrade",
+    "admits_ghost",
     "all_completions",
     "base_catalogue",
     "can_tile",
+    "can_tile_using",
     "cheapest_completion",
     "count_tilings",
     "counts_of",
@@ -112,6 +121,7 @@ __all__ = [
     "plan",
     "play_game",
     "puzzle_empty",
+    "puzzle_set_from_dict",
     "read_record",
     "read_table",
     "replay",

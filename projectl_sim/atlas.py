@@ -9,6 +9,11 @@ piece turned into a target costs the levels it climbs, 0 if it already is the ta
 swap to the same or a lower level. Each target multiset is costed with the best use of the
 starting pieces, plus one placement action per piece, and the cheapest multiset in total actions
 is reported. It ignores the three-action turn, Master actions and rewards from other puzzles.
+
+With the Ghost Piece expansion, tilings, multisets and the cheapest multiset count the ghost
+pieces like any piece, ``admits_ghost`` says whether some tiling uses one, and the cost to complete
+is over tilings without ghosts (rulings: Ghost Piece, ghosts come only as rewards). ``expansion``
+and ``provisional`` say which puzzle set a row comes from and whether its data is provisional.
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ ATLAS_COLUMNS = (
     "acquire_actions",
     "total_actions",
     "rows",
+    "admits_ghost",
+    "expansion",
+    "provisional",
 )
 
 
@@ -83,13 +91,18 @@ def atlas_rows(cat: Catalogue) -> list[dict[str, Any]]:
     """Return one dict per puzzle with the columns of ``ATLAS_COLUMNS``."""
     index = tiling_index(cat)
     supply = tuple(p.copies for p in cat.pieces)
+    ghosts = cat.ghost_pieces
     rows = []
     for puzzle in cat.puzzles:
         vectors = index.covered(puzzle.recess, supply)
         cheapest = index.unpack(vectors[0]) if vectors else None
         acquire, total = None, None
+        admits_ghost = False
         for v in vectors:
             counts = index.unpack(v)
+            if any(counts[g] for g in ghosts):
+                admits_ghost = True
+                continue  # a ghost is never bought with actions
             a = acquire_actions(cat, counts)
             if total is None or a + sum(counts) < total:
                 acquire, total = a, a + sum(counts)
@@ -109,6 +122,9 @@ def atlas_rows(cat: Catalogue) -> list[dict[str, Any]]:
                 "total_actions": total,
                 # the recess as printed ('#' to fill), rows joined by '/': plots need only the table
                 "rows": "/".join(render_mask(puzzle.recess, FULL_MASK)),
+                "admits_ghost": admits_ghost,
+                "expansion": puzzle.expansion,
+                "provisional": puzzle.provisional,
             }
         )
     return rows
@@ -146,7 +162,8 @@ def plot_atlas(table: pd.DataFrame, ax: Axes | None = None, *, columns: int = 8)
                 cell.set_facecolor(face if ch == "#" else "none")
                 cell.set_edgecolor("#999999" if ch == "#" else "#e0e0e0")
                 ax.add_patch(cell)
-        ax.text(x0, y0 + 0.4, f"{row.id}  {row.points} pt", fontsize=6, weight="bold")
+        mark = "  (prov.)" if row.provisional else ""
+        ax.text(x0, y0 + 0.4, f"{row.id}  {row.points} pt{mark}", fontsize=6, weight="bold")
         least = "-" if pd.isna(row.min_pieces) else int(row.min_pieces)
         ax.text(x0, y0 - 5.3, f"reward {row.reward}\nmin {least} pieces", fontsize=5, va="top")
     ax.set_xlim(-0.5, columns * 7)

@@ -4,13 +4,18 @@ Cells of the 5x5 grid are numbered ``row * 5 + col`` (row 0 on top, as printed),
 cells is a 25-bit int (``Mask25``). Every table here is built when the catalogue is loaded; the
 lazily filled caches (placements that fit a given empty region) live on the catalogue too, so
 that every game in a process shares them.
+
+Expansions add pieces and puzzles as sets of their own (``projectl_sim/data/<name>.json``, the
+same format with an ``"expansion"`` key); ``load_catalogue(expansions=...)`` combines them with
+the base game. A puzzle's reward is a piece id, or one of the rewards that are not a piece:
+``level_up_1`` (↑), ``level_up_2`` (⇈) and ``ambassador``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,6 +31,23 @@ SIZE = 5
 FULL_MASK: Mask25 = (1 << (SIZE * SIZE)) - 1
 CATALOGUE_FORMAT = "projectl-catalogue/1"
 COLOURS = ("white", "black")
+
+# rulings: Ghost Piece, the ghost pieces are the level-5 pieces (P, U and L pentominoes).
+GHOST_LEVEL = 5
+# Rewards that are not a piece (rulings: Ghost Piece Level Up ↑ and ⇈; Ambassador Pack). A
+# puzzle's ``reward`` is a piece id or one of these names, which no piece may take.
+LEVEL_UP_1 = "level_up_1"
+LEVEL_UP_2 = "level_up_2"
+AMBASSADOR = "ambassador"
+SPECIAL_REWARDS = (LEVEL_UP_1, LEVEL_UP_2, AMBASSADOR)
+
+# Expansion puzzle sets shipped as package data, in the order they are appended to the base game.
+EXPANSION_FILES: Mapping[str, str] = {
+    "ghost_piece": "data/ghost_piece.json",
+    "ambassador_pack": "data/ambassador_pack.json",
+    "phoenix": "data/phoenix.json",
+}
+EXPANSIONS = tuple(EXPANSION_FILES)
 
 # Cap on the lazily filled "placements that fit this empty region" cache (entries, not bytes).
 _FIT_CACHE_CAP = 200_000
@@ -99,6 +121,10 @@ class Piece:
     copies: int
     colour: str = "#888888"
 
+    @property
+    def is_ghost(self) -> bool:
+        return self.level == GHOST_LEVEL
+
 
 @dataclass(frozen=True)
 class Puzzle:
@@ -108,13 +134,28 @@ class Puzzle:
     index: int
     colour: str
     points: int
-    reward: PieceId
+    reward: str  # a piece id, or one of SPECIAL_REWARDS
     recess: Mask25
     provisional: bool = False
+    expansion: str = "base"  # the puzzle set it comes from
 
     @property
     def is_black(self) -> bool:
         return self.colour == "black"
+
+    @property
+    def reward_piece(self) -> PieceId | None:
+        """The piece the reward gives, or None for a Level Up or Ambassador reward."""
+        return None if self.reward in SPECIAL_REWARDS else self.reward
+
+    @property
+    def level_ups(self) -> int:
+        """The upgrades a Level Up reward gives: 1 for ↑, 2 for ⇈, else 0."""
+        return {LEVEL_UP_1: 1, LEVEL_UP_2: 2}.get(self.reward, 0)
+
+    @property
+    def gives_ambassador(self) -> bool:
+        return self.reward == AMBASSADOR
 
     @property
     def cells(self) -> int:
@@ -130,6 +171,10 @@ class Catalogue:
     name: str = "base"
     source: str = "builtin"
     provisional: bool = False
+    # the expansion puzzle sets combined with the base, and those of them (or this catalogue's own
+    # name) whose data is provisional
+    expansions: tuple[str, ...] = ()
+    provisional_sets: tuple[str, ...] = ()
     # piece index -> every placement mask of that piece on the 5x5 grid
     placements: tuple[tuple[Mask25, ...], ...] = field(init=False, repr=False)
     # placement mask -> piece indices with that exact placement (only level decides, in base)
@@ -163,6 +208,28 @@ class Catalogue:
     @property
     def levels(self) -> tuple[int, ...]:
         return tuple(p.level for p in self.pieces)
+
+    @property
+    def ghost_pieces(self) -> tuple[int, ...]:
+        """The indices of the ghost (level-5) pieces; empty without the Ghost Piece expansion."""
+        return tuple(p.index for p in self.pieces if p.is_ghost)
+
+    def without_ghosts(self, counts: Sequence[int]) -> tuple[int, ...]:
+        """Return per-piece counts with every ghost piece's count set to 0 (levels 1-4 only)."""
+        return tuple(0 if p.is_ghost else n for p, n in zip(self.pieces, counts, strict=True))
+
+    def expansion_features(self) -> tuple[str, ...]:
+        """Name what this catalogue holds beyond the base game: ghost pieces, special rewards."""
+        found = []
+        if self.ghost_pieces:
+            found.append("ghost pieces")
+        rewards = {p.reward for p in self.puzzles}
+        found += [f"{name} rewards" for name in SPECIAL_REWARDS if name in rewards]
+        return tuple(found)
+
+    def combine(self, *sets: PuzzleSet) -> Catalogue:
+        """Return this catalogue with expansion puzzle sets added (see ``combine``)."""
+        return combine(self, sets)
 
     def piece_index(self, piece_id: PieceId) -> int:
         """Return the index of a piece id, or raise ``KeyError`` naming the valid ids."""
@@ -213,6 +280,15 @@ class Catalogue:
         self._fit_cache[empty] = result
         return result
 
+    def fits_in(self, recess: Mask25, empty: Mask25) -> tuple[tuple[Mask25, ...], ...]:
+        """Return ``fits(empty)`` for the empty cells of a puzzle whose recess is ``recess``."""
+        hit = self._fit_cache.get(empty)
+        if hit is not None:
+            return hit
+        # A miss filters the recess's own placements (a few dozen) instead of all of them:
+        # play reaches thousands of distinct empty regions, each asked about once or twice.
+        return self.fits_after(empty, self.fits(recess))
+
     def shape_of(self, piece: int, mask: Mask25) -> bool:
         """Return whether ``mask`` is a placement of piece ``piece``."""
         return piece in self.piece_of_mask.get(mask, ())
@@ -223,12 +299,16 @@ def _fail(where: str, problem: str) -> CatalogueError:
     return CatalogueError(f"{where}: {problem}")
 
 
-def _parse_pieces(raw: Any) -> tuple[Piece, ...]:
-    if not isinstance(raw, dict) or not raw:
+def _parse_pieces(raw: Any, *, allow_empty: bool = False) -> tuple[Piece, ...]:
+    if raw is None and allow_empty:
+        return ()
+    if not isinstance(raw, dict) or not (raw or allow_empty):
         raise _fail("pieces", "must be a non-empty object of piece id -> piece")
     pieces = []
     for i, (pid, spec) in enumerate(raw.items()):
         where = f"piece {pid}"
+        if pid in SPECIAL_REWARDS:
+            raise _fail(where, "the name is reserved for a reward that is not a piece")
         if not isinstance(spec, dict):
             raise _fail(where, "must be an object")
         cells_raw = spec.get("cells")
@@ -274,23 +354,31 @@ def _parse_rows(where: str, rows: Any) -> Mask25:
     return mask
 
 
-def catalogue_from_dict(
-    data: Any, *, source: str = "<dict>", check_fillable: bool = True
-) -> Catalogue:
-    """Build and validate a catalogue from its parsed JSON form."""
-    if not isinstance(data, dict):
-        raise _fail("catalogue", "must be a JSON object with 'pieces' and 'puzzles'")
-    fmt = data.get("format", CATALOGUE_FORMAT)
-    if fmt != CATALOGUE_FORMAT:
-        raise _fail("catalogue", f"unknown format {fmt!r} (expected {CATALOGUE_FORMAT!r})")
-    pieces = _parse_pieces(data.get("pieces"))
-    piece_ids = {p.id for p in pieces}
-    raw_puzzles = data.get("puzzles")
-    if not isinstance(raw_puzzles, list) or not raw_puzzles:
+def _flag(where: str, value: Any, default: bool) -> bool:
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise _fail(where, f"provisional must be true or false, got {value!r}")
+    return value
+
+
+def _check_reward(where: str, reward: Any, piece_ids: Collection[str]) -> None:
+    if reward not in piece_ids and reward not in SPECIAL_REWARDS:
+        raise _fail(
+            where,
+            f"unknown reward piece {reward!r} (a piece id or one of {', '.join(SPECIAL_REWARDS)})",
+        )
+
+
+def _parse_puzzles(
+    raw: Any, piece_ids: Collection[str] | None, *, provisional: bool, expansion: str
+) -> tuple[Puzzle, ...]:
+    """Parse a puzzle list; rewards are checked against ``piece_ids`` unless it is None."""
+    if not isinstance(raw, list) or not raw:
         raise _fail("puzzles", "must be a non-empty list")
     puzzles: list[Puzzle] = []
     seen: set[str] = set()
-    for i, spec in enumerate(raw_puzzles):
+    for i, spec in enumerate(raw):
         if not isinstance(spec, dict):
             raise _fail(f"puzzle #{i}", "must be an object")
         pid = spec.get("id")
@@ -307,17 +395,50 @@ def catalogue_from_dict(
         if not isinstance(points, int) or isinstance(points, bool) or points < 0:
             raise _fail(where, f"points {points!r} must be a whole number >= 0")
         reward = spec.get("reward")
-        if reward not in piece_ids:
-            raise _fail(where, f"unknown reward piece {reward!r}")
+        if not isinstance(reward, str):
+            raise _fail(where, f"reward {reward!r} must be a piece id or a reward name")
+        if piece_ids is not None:
+            _check_reward(where, reward, piece_ids)
         recess = _parse_rows(where, spec.get("rows"))
-        provisional = bool(spec.get("provisional", False))
-        puzzles.append(Puzzle(pid, i, colour, points, reward, recess, provisional))
+        # A puzzle of a provisional file is provisional unless it says otherwise.
+        is_provisional = _flag(where, spec.get("provisional"), provisional)
+        puzzles.append(Puzzle(pid, i, colour, points, reward, recess, is_provisional, expansion))
+    return tuple(puzzles)
+
+
+def _check_format(data: Any) -> None:
+    if not isinstance(data, dict):
+        raise _fail("catalogue", "must be a JSON object with 'pieces' and 'puzzles'")
+    fmt = data.get("format", CATALOGUE_FORMAT)
+    if fmt != CATALOGUE_FORMAT:
+        raise _fail("catalogue", f"unknown format {fmt!r} (expected {CATALOGUE_FORMAT!r})")
+
+
+def catalogue_from_dict(
+    data: Any, *, source: str = "<dict>", check_fillable: bool = True
+) -> Catalogue:
+    """Build and validate a whole catalogue from its parsed JSON form."""
+    _check_format(data)
+    if "expansion" in data:
+        raise _fail(
+            "catalogue",
+            f"is the expansion puzzle set {data['expansion']!r}, not a whole catalogue "
+            f"(load it as an expansion: --expansions {data['expansion']}=FILE)",
+        )
+    pieces = _parse_pieces(data.get("pieces"))
+    file_provisional = _flag("catalogue", data.get("provisional"), False)
+    puzzles = _parse_puzzles(
+        data.get("puzzles"), {p.id for p in pieces}, provisional=False, expansion="base"
+    )
+    name = str(data.get("name", "custom" if source != "builtin" else "base"))
+    provisional = file_provisional or any(p.provisional for p in puzzles)
     cat = Catalogue(
         pieces,
-        tuple(puzzles),
-        name=str(data.get("name", "custom" if source != "builtin" else "base")),
+        puzzles,
+        name=name,
         source=source,
-        provisional=bool(data.get("provisional", False)) or any(p.provisional for p in puzzles),
+        provisional=provisional,
+        provisional_sets=(name,) if provisional else (),
     )
     if check_fillable:
         from projectl_sim.fill import can_tile  # the fillability module owns tiling questions
@@ -329,19 +450,177 @@ def catalogue_from_dict(
     return cat
 
 
-def load_catalogue(path: str | Path | None = None) -> Catalogue:
-    """Load a catalogue file (the shipped base catalogue when ``path`` is None)."""
+@dataclass(frozen=True)
+class PuzzleSet:
+    """An expansion's pieces and puzzles as read from its file, before they join a catalogue.
+
+    Rewards are checked when the set is combined: they may name pieces of the base game.
+    """
+
+    name: str
+    pieces: tuple[Piece, ...]
+    puzzles: tuple[Puzzle, ...]
+    provisional: bool = False
+    design: str = ""
+    source: str = "builtin"
+
+
+def puzzle_set_from_dict(data: Any, name: str, *, source: str = "<dict>") -> PuzzleSet:
+    """Build and validate one expansion puzzle set from its parsed JSON form."""
+    _check_format(data)
+    declared = data.get("expansion", name)
+    if declared != name:
+        raise _fail("catalogue", f"is the expansion puzzle set {declared!r}, not {name!r}")
+    design = data.get("design", "")
+    if not isinstance(design, str):
+        raise _fail("catalogue", "design must be a string")
+    provisional = _flag("catalogue", data.get("provisional"), False)
+    return PuzzleSet(
+        name,
+        _parse_pieces(data.get("pieces"), allow_empty=True),
+        _parse_puzzles(data.get("puzzles"), None, provisional=provisional, expansion=name),
+        provisional,
+        design,
+        source,
+    )
+
+
+def _same_piece(a: Piece, b: Piece) -> bool:
+    return (
+        a.level == b.level and a.copies == b.copies and _normalise(b.cells) in orientations(a.cells)
+    )
+
+
+def combine(
+    base: Catalogue, sets: Iterable[PuzzleSet], *, check_fillable: bool = True
+) -> Catalogue:
+    """Return ``base`` with the sets' new pieces and puzzles appended, validated together."""
+    sets = tuple(sets)
+    pieces = list(base.pieces)
+    by_id = {p.id: p for p in pieces}
+    puzzles = list(base.puzzles)
+    seen = {p.id: base.name for p in puzzles}
+    names: list[str] = []
+    for s in sets:
+        if s.name in names or s.name in base.expansions:
+            raise _fail(f"expansion {s.name}", "is added twice")
+        names.append(s.name)
+        for piece in s.pieces:
+            known = by_id.get(piece.id)
+            if known is None:
+                by_id[piece.id] = replace(piece, index=len(pieces))
+                pieces.append(by_id[piece.id])
+            elif not _same_piece(known, piece):
+                raise _fail(f"{s.name}: piece {piece.id}", "differs from the piece of that id")
+    for s in sets:
+        for puzzle in s.puzzles:
+            where = f"{s.name}: puzzle {puzzle.id}"
+            if puzzle.id in seen:
+                raise _fail(where, f"duplicate id (also in {seen[puzzle.id]})")
+            seen[puzzle.id] = s.name
+            _check_reward(where, puzzle.reward, by_id)
+            puzzles.append(replace(puzzle, index=len(puzzles)))
+    provisional_sets = base.provisional_sets + tuple(
+        s.name for s in sets if s.provisional or any(p.provisional for p in s.puzzles)
+    )
+    sources = [base.source, *(s.source for s in sets)]
+    cat = Catalogue(
+        tuple(pieces),
+        tuple(puzzles),
+        name="+".join((base.name, *names)),
+        source="builtin" if set(sources) == {"builtin"} else "+".join(sources),
+        provisional=base.provisional or bool(provisional_sets),
+        expansions=base.expansions + tuple(names),
+        provisional_sets=provisional_sets,
+    )
+    if check_fillable:
+        from projectl_sim.fill import can_tile  # the fillability module owns tiling questions
+
+        counts = tuple(p.copies for p in cat.pieces)
+        for puzzle in cat.puzzles[len(base.puzzles) :]:
+            if not can_tile(cat, puzzle.recess, counts):
+                raise _fail(
+                    f"{puzzle.expansion}: puzzle {puzzle.id}",
+                    "no combination of pieces can fill its recess",
+                )
+    return cat
+
+
+def check_base_playable(cat: Catalogue) -> Catalogue:
+    """Return ``cat`` if the game engine can play it; raise naming what it cannot play yet."""
+    # The engine plays the base rules only: a ghost piece would be reached by Upgrade and a
+    # Level Up or Ambassador reward has no piece to give (the expansion rules come later).
+    features = cat.expansion_features()
+    if features:
+        raise CatalogueError(
+            f"catalogue {cat.name}: the game engine does not play {', '.join(features)} yet "
+            "(fill and puzzles can use it)"
+        )
+    return cat
+
+
+def _read_puzzle_set(name: str, path: str | Path | None) -> PuzzleSet:
     if path is None:
-        return base_catalogue()
+        text = resources.files("projectl_sim").joinpath(EXPANSION_FILES[name]).read_text("utf-8")
+        return puzzle_set_from_dict(json.loads(text), name, source="builtin")
     p = Path(path)
-    data = read_json(p, "catalogue", CatalogueError)
+    data = read_json(p, f"expansion {name} file", CatalogueError)
     try:
-        return catalogue_from_dict(data, source=str(p))
+        return puzzle_set_from_dict(data, name, source=str(p))
     except CatalogueError as exc:
-        raise CatalogueError(f"catalogue {p}: {exc}") from None
+        raise CatalogueError(f"expansion {name} file {p}: {exc}") from None
+
+
+def expansion_names(expansions: Iterable[str]) -> tuple[str, ...]:
+    """Return expansion names checked and in their canonical order; raise for an unknown one."""
+    wanted = {expansions} if isinstance(expansions, str) else set(expansions)
+    unknown = sorted(wanted - set(EXPANSIONS))
+    if unknown:
+        raise CatalogueError(
+            f"unknown expansion {unknown[0]!r} (puzzle sets: {', '.join(EXPANSIONS)})"
+        )
+    return tuple(name for name in EXPANSIONS if name in wanted)
+
+
+def load_catalogue(
+    path: str | Path | None = None,
+    *,
+    expansions: Iterable[str] = (),
+    overrides: Mapping[str, str | Path] | None = None,
+) -> Catalogue:
+    """Load a catalogue (the shipped base when ``path`` is None) with expansion puzzle sets.
+
+    ``expansions`` names the sets to add (``EXPANSIONS``); ``overrides`` maps some of them to
+    files of the user's own that replace the shipped (provisional) data.
+    """
+    names = expansion_names(expansions)
+    overrides = dict(overrides or {})
+    stray = sorted(set(overrides) - set(names))
+    if stray:
+        raise CatalogueError(f"a file replaces expansion {stray[0]!r}, which is not switched on")
+    if path is None:
+        base = base_catalogue()
+    else:
+        p = Path(path)
+        data = read_json(p, "catalogue", CatalogueError)
+        try:
+            base = catalogue_from_dict(data, source=str(p))
+        except CatalogueError as exc:
+            raise CatalogueError(f"catalogue {p}: {exc}") from None
+    if not names:
+        return base
+    shipped = path is None and not overrides
+    if shipped and names in _COMBINED:
+        return _COMBINED[names]
+    cat = combine(base, [_read_puzzle_set(n, overrides.get(n)) for n in names])
+    if shipped:
+        _COMBINED[names] = cat  # one object per combination: the engine and index cache on it
+    return cat
 
 
 _BASE: list[Catalogue] = []
+# shipped expansion names -> the base game with them, loaded once per process
+_COMBINED: dict[tuple[str, ...], Catalogue] = {}
 
 
 def base_catalogue() -> Catalogue:

@@ -1,4 +1,4 @@
-"""The ``projectl-sim`` command line: play, replay, bots (and fill, puzzles)."""
+"""The ``projectl-sim`` command line: play, replay, bots, report (and fill, puzzles, run)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.catalogue import (
+    Catalogue,
+    base_catalogue,
+    check_base_playable,
+    load_catalogue,
+)
 from projectl_sim.errors import ProjectLError, UsageError
 from projectl_sim.rules import _SWITCHES, Rules
 
@@ -19,7 +24,7 @@ PROG = "projectl-sim"
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
     path = getattr(args, "catalogue", None)
-    return load_catalogue(path) if path else base_catalogue()
+    return check_base_playable(load_catalogue(path)) if path else base_catalogue()
 
 
 def _finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
@@ -186,6 +191,14 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from projectl_sim.analysis.report import write_report
+
+    path = write_report(args.run, args.out)
+    print(f"report written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
@@ -234,6 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     bots = sub.add_parser("bots", help="list every bot with its parameters")
     bots.set_defaults(func=cmd_bots)
+
+    report = sub.add_parser(
+        "report", help="write one self-contained HTML page of a run's tables and charts"
+    )
+    report.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
+    report.add_argument(
+        "-o", "--out", metavar="FILE", help="where to write the page (default: RUN/report.html)"
+    )
+    report.set_defaults(func=cmd_report)
 
     from projectl_sim import fill_cli, runner_cli
 

@@ -12,7 +12,7 @@ OR-Tools is imported lazily (it costs ~0.3 s), the solver runs with one worker (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from projectl_sim.catalogue import Catalogue, Mask25
@@ -30,9 +30,12 @@ def _cp_model() -> Any:
 
 
 def _build(
-    cat: Catalogue, empty: Mask25, counts: Sequence[int]
+    cat: Catalogue, empty: Mask25, counts: Sequence[int], using_one_of: Collection[int] = ()
 ) -> tuple[Any, list[Placement], list[Any], list[Any]]:
-    """Return the model, its placements, their booleans and one used-count variable per piece."""
+    """Return the model, its placements, their booleans and one used-count variable per piece.
+
+    With ``using_one_of``, a tiling must use at least one piece of those types (a ghost, say).
+    """
     cp_model = _cp_model()
     model = cp_model.CpModel()
     placements: list[Placement] = []
@@ -61,6 +64,8 @@ def _build(
         n = model.new_int_var(0, max(0, counts[piece]), f"n{piece}")
         model.add(n == sum(xs))
         used.append(n)
+    if using_one_of:
+        model.add(sum(used[piece] for piece in set(using_one_of)) >= 1)
     return model, placements, literals, used
 
 
@@ -75,15 +80,21 @@ def _solver(*, enumerate_all: bool = False) -> Any:
 
 
 def solve(
-    cat: Catalogue, empty: Mask25, counts: Sequence[int], *, minimise_pieces: bool = True
+    cat: Catalogue,
+    empty: Mask25,
+    counts: Sequence[int],
+    *,
+    minimise_pieces: bool = True,
+    using_one_of: Collection[int] = (),
 ) -> list[Placement] | None:
     """Return a tiling of ``empty`` within ``counts`` (fewest pieces by default), or None.
 
-    Minimising the total level is not offered: an exact cover's total level is its cell count.
+    ``using_one_of`` asks for a tiling with at least one piece of those types. Minimising the
+    total level is not offered: an exact cover's total level is its cell count.
     """
     if not empty:
-        return []
-    model, placements, literals, used = _build(cat, empty, counts)
+        return None if using_one_of else []
+    model, placements, literals, used = _build(cat, empty, counts, using_one_of)
     if minimise_pieces:
         model.minimize(sum(used))
     solver = _solver()
@@ -94,9 +105,11 @@ def solve(
     return [p for p, x in zip(placements, literals, strict=True) if solver.boolean_value(x)]
 
 
-def can_tile(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> bool:
+def can_tile(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int], *, using_one_of: Collection[int] = ()
+) -> bool:
     """Return whether ``empty`` can be tiled within ``counts`` (a pure feasibility solve)."""
-    return solve(cat, empty, counts, minimise_pieces=False) is not None
+    return solve(cat, empty, counts, minimise_pieces=False, using_one_of=using_one_of) is not None
 
 
 def tiling_vectors(

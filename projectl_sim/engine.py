@@ -88,6 +88,20 @@ HIDDEN = -1  # a deck card the viewing player cannot see
 
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 
+# Hidden decks of each length, shared by every view (a deck is an immutable tuple).
+_HIDDEN_DECKS: list[tuple[int, ...]] = [(HIDDEN,) * n for n in range(64)]
+
+
+# Every order of the positions of a row of n cards (n <= ROW_SIZE), for sampling a Recycle.
+_ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
+
+
+def _hide(deck: tuple[int, ...], known_bottom: int) -> tuple[int, ...]:
+    """Return ``deck`` with all but its ``known_bottom`` cards ``HIDDEN``."""
+    unseen = len(deck) - known_bottom
+    hidden = _HIDDEN_DECKS[unseen] if unseen < len(_HIDDEN_DECKS) else (HIDDEN,) * unseen
+    return hidden + deck[unseen:] if known_bottom else hidden
+
 
 def rng_from_seed(seed: int | np.random.SeedSequence) -> random.Random:
     """Return a fast ``random.Random`` derived from a seed or a numpy ``SeedSequence``."""
@@ -117,6 +131,25 @@ class _Tables:
             (g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)
         }
         self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
+        # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
+        # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
+        # given: the level above it, and the candidate targets (in piece order) without and with
+        # the shortage, so that a query only filters on the reserve.
+        levels = self.levels
+        self.upgrade_up: tuple[tuple[int, ...], ...] = tuple(
+            self.by_level.get(levels[g] + 1, ()) for g in range(self.n_pieces)
+        )
+        self.upgrade_targets: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+            tuple(
+                tuple(
+                    p
+                    for p in range(self.n_pieces)
+                    if p != g and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
+                )
+                for step in (1, 2)
+            )
+            for g in range(self.n_pieces)
+        )
         # (colour, row) -> every Recycle of that row, one per drawing order
         self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = {}
         # (card, empty mask) -> per piece, the Place actions that fit
@@ -135,7 +168,7 @@ class _Tables:
         key = (card, empty)
         hit = self.place_cache.get(key)
         if hit is None:
-            fits = self.cat.fits(empty)
+            fits = self.cat.fits_in(self.recess[card], empty)
             hit = tuple(
                 tuple(Place(card, piece, m) for m in masks) for piece, masks in enumerate(fits)
             )
@@ -344,14 +377,12 @@ class GameState:
         if not self.rules.known_victory_points:
             # rulings: victory piles are face down unless "known victory points" is played;
             # the viewer sees how many cards the others completed, not which, nor their points.
+            piles, scores = g.piles, g.scores
             for q in range(self.n):
                 if q != player:
-                    g.piles[q] = (HIDDEN,) * len(self.piles[q])
-                    g.scores[q] = 0
-        g.decks = [
-            (HIDDEN,) * (len(d) - kb) + d[len(d) - kb :]
-            for d, kb in zip(self.decks, self.known_bottom, strict=True)
-        ]
+                    piles[q] = (HIDDEN,) * len(piles[q])
+                    scores[q] = 0
+        g.decks = [_hide(d, kb) for d, kb in zip(self.decks, self.known_bottom, strict=True)]
         if g.finesse is not None:
             hide_face_down(g.finesse)  # Credits are public; face-down tiles are not
         return g
@@ -521,36 +552,28 @@ class GameState:
         if not total:
             return None
         colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
-        order = list(self.rows[colour])
-        rng.shuffle(order)
-        return Recycle(colour, tuple(order))
+        row = self.rows[colour]
+        orders = _ORDERS[len(row)]
+        order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
+        return Recycle(colour, tuple([row[i] for i in order]))
 
     def upgrade_actions(self) -> list[Action]:
         """Return every Upgrade B (give, get) pair the reserve allows."""
         t = self.t
         reserve = self.reserve
         supply = self.supply[self.current]
+        table = t.upgrade_actions
         acts: list[Action] = []
         for give in range(t.n_pieces):
             if supply[give]:
-                for get in self._upgrade_targets(give, reserve):
-                    acts.append(t.upgrade_actions[give, get])
+                acts.extend([table[give, get] for get in self._upgrade_targets(give, reserve)])
         return acts
 
     def _upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
-        # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
-        # higher; reserve shortage: if that higher level is empty, one level above it.
+        # rulings: Upgrade B and the reserve shortage (see _Tables.upgrade_targets)
         t = self.t
-        level = t.levels[give]
-        up = t.by_level.get(level + 1, ())
-        targets_levels = {level + 1} if any(reserve[p] for p in up) else {level + 2}
-        return [
-            p
-            for p in range(t.n_pieces)
-            if p != give
-            and reserve[p] > 0
-            and (t.levels[p] <= level or t.levels[p] in targets_levels)
-        ]
+        shortage = not any(reserve[p] for p in t.upgrade_up[give])
+        return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
 
     def basic_piece(self) -> int | None:
         """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
@@ -586,7 +609,7 @@ class GameState:
         supply = self.supply[self.current]
         per_slot = []
         for card, filled, _ in self.slots[self.current]:
-            fits = t.cat.fits(t.recess[card] & ~filled)
+            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
             per_slot.append([(card, piece, m) for piece, masks in enumerate(fits) for m in masks])
 
         def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Master]:
@@ -616,7 +639,7 @@ class GameState:
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each and chosen:
                 continue
-            fits = t.cat.fits(t.recess[card] & ~filled)
+            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
             # uniform over this puzzle's placements of the pieces left, without listing them
             total = sum(len(masks) for piece, masks in enumerate(fits) if left[piece])
             if not total:
@@ -634,6 +657,15 @@ class GameState:
     # -- checking ------------------------------------------------------------------------------
     def check(self, player: int, action: Action) -> None:
         """Raise ``IllegalActionError`` (saying why) unless ``player`` may take ``action`` now."""
+        if (
+            type(action) is Place
+            and self.phase == PLAY
+            and player == self.current
+            and self.actions_left  # Finesse: with none left, only Insert or EndTurn (below)
+        ):
+            # the most frequent action first (no variant forbids a Place during play)
+            self._check_placements(player, ((action.card, action.piece, action.mask),), True)
+            return
         if self.phase == OVER:
             raise IllegalActionError("the game is over")
         if isinstance(action, Finish):
@@ -746,30 +778,34 @@ class GameState:
         t = self.t
         cat = t.cat
         supply = self.supply[player]
-        slots = {s[0]: s for s in self.slots[player]}
+        filled_of = {s[0]: s[1] for s in self.slots[player]}
         used = [0] * t.n_pieces
-        filled_now: dict[int, Mask25] = {}
-        several = len(placements) > 1
+        placed: set[int] = set()
         for card, piece, mask in placements:
-            name = cat.pieces[piece].id
-            where = cat.puzzles[card].id
-            # a single Place is already named by the action; name the placement in a list
-            prefix = f"{name} on {where} " if several else ""
-            if card not in slots:
-                raise IllegalActionError(f"{where} is not an own unfinished puzzle")
-            if one_per_puzzle and card in filled_now:
-                raise IllegalActionError(f"places two pieces on {where} in one action")
+            # the common, legal case pays for no message: names are built only to raise
+            if card not in filled_of:
+                raise IllegalActionError(f"{cat.puzzles[card].id} is not an own unfinished puzzle")
+            if one_per_puzzle and card in placed:
+                raise IllegalActionError(
+                    f"places two pieces on {cat.puzzles[card].id} in one action"
+                )
             used[piece] += 1
+            why = ""
             if used[piece] > supply[piece]:
-                raise IllegalActionError(f"{prefix}needs a {name} the supply does not have")
-            if not cat.shape_of(piece, mask):
-                raise IllegalActionError(f"{prefix}cells do not form a {name}")
-            if mask & ~t.recess[card]:
-                raise IllegalActionError(f"{prefix}lies outside the recess")
-            filled = filled_now.get(card, slots[card][1])
-            if mask & filled:
-                raise IllegalActionError(f"{prefix}overlaps a placed piece")
-            filled_now[card] = filled | mask
+                why = "needs a {name} the supply does not have"
+            elif piece not in cat.piece_of_mask.get(mask, ()):
+                why = "cells do not form a {name}"
+            elif mask & ~t.recess[card]:
+                why = "lies outside the recess"
+            elif mask & filled_of[card]:
+                why = "overlaps a placed piece"
+            if why:
+                name = cat.pieces[piece].id
+                # a single Place is already named by the action; name the placement in a list
+                prefix = f"{name} on {cat.puzzles[card].id} " if len(placements) > 1 else ""
+                raise IllegalActionError(prefix + why.format(name=name))
+            filled_of[card] |= mask
+            placed.add(card)
 
     def step(self, player: int, action: Action) -> None:
         """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
@@ -981,13 +1017,19 @@ class GameState:
         self.solo = solo
 
     def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
+        # The row goes under the deck and the top ROW_SIZE cards come up: _draw's bookkeeping,
+        # done once for the whole row. Cycling a row is no progress (last_progress_round kept).
         order = order or self.rows[colour]
-        self.decks[colour] = self.decks[colour] + tuple(order)
-        self.known_bottom[colour] += len(order)
-        n = min(ROW_SIZE, len(self.decks[colour]))
-        progress = self.last_progress_round
-        self.rows[colour] = tuple(self._draw(colour) for _ in range(n))  # type: ignore[misc]
-        self.last_progress_round = progress  # cycling a row is no progress
+        deck = self.decks[colour] + tuple(order)
+        n = min(ROW_SIZE, len(deck))
+        if HIDDEN in deck[:n]:
+            raise IllegalActionError("this view hides the deck order: redeal() it first")
+        self.rows[colour] = deck[:n]
+        self.decks[colour] = deck = deck[n:]
+        self.known_bottom[colour] = min(self.known_bottom[colour] + len(order), len(deck))
+        if n and not deck and not self.trigger_round and not self._deck_left():
+            self.trigger_round = self.round  # rulings, End (as in _draw)
+            self.black_taken = 0
 
     def _finish(self, p: int, placements: Sequence[Placement], credits: int = 0) -> None:
         # rulings, Finishing Touches: all pieces are placed before anything counts as completed;

@@ -12,12 +12,17 @@ int addition and "the owned pieces cover this vector" is one subtraction and one
 
 ``projectl_sim.cpsat`` answers the same questions with OR-Tools CP-SAT; the tests hold the two to
 the same answers.
+
+Nothing here is specific to the base pieces: a catalogue with the Ghost Piece expansion has its
+three level-5 pieces in the same tables and gets an index of its own (twelve fields per vector);
+the base catalogue's index is unchanged. ``can_tile_using`` asks for a tiling that uses one of
+some pieces (a ghost, say), and ``Catalogue.without_ghosts`` restricts owned counts to levels 1-4.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import mul
 from typing import Any, Literal
@@ -52,6 +57,16 @@ def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+_LEFT_COLUMN = sum(1 << (5 * r) for r in range(5))
+_RIGHT_COLUMN = _LEFT_COLUMN << 4
+
+
+def isolated_cells(mask: Mask25) -> Mask25:
+    """Return the cells of ``mask`` with no orthogonal neighbour in ``mask``."""
+    near = mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
+    return mask & ~near
+
+
 class TilingIndex:
     """For each empty mask, the piece-count vectors of all its tilings, cheapest first."""
 
@@ -63,6 +78,10 @@ class TilingIndex:
         self._units = tuple(1 << s for s in self._shifts)
         self._guards = sum(_GUARD << s for s in self._shifts)
         self._levels = cat.levels
+        # Level-1 pieces are the only ones that fit a cell with no empty neighbour.
+        self._single_shifts = tuple(
+            s for s, lv in zip(self._shifts, cat.levels, strict=True) if lv == 1
+        )
         # Sort key shift: the number of pieces sits above every field of the vector.
         self._key_shift = _FIELD_BITS * n
         # cell -> ((piece, unit vector, placements covering the cell), ...), empty tables dropped
@@ -227,11 +246,23 @@ class TilingIndex:
 
     def exists_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> bool:
         """Return ``exists(empty, counts)`` for counts already packed by ``owned``."""
-        if self._memo.get(empty) is not None:
-            return self.first_owned(empty, owned) is not None
         packed, _, cells = owned
         if cells < empty.bit_count():
             return False
+        # Almost every region that fails in play fails here: more lone cells than level-1 pieces
+        # (isolated_cells, inlined: this runs several times per random Place). Far cheaper than
+        # the search, which may tile everything before the lone cell first.
+        lone = empty & ~(
+            empty << 5 | empty >> 5 | (empty & ~_RIGHT_COLUMN) << 1 | (empty & ~_LEFT_COLUMN) >> 1
+        )
+        if lone:
+            singles = 0
+            for shift in self._single_shifts:
+                singles += packed >> shift & _COUNT_MAX
+            if lone.bit_count() > singles:
+                return False
+        if self._memo.get(empty) is not None:
+            return self.first_owned(empty, owned) is not None
         guards = self._guards
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
@@ -269,6 +300,18 @@ class TilingIndex:
         guards = self._guards
         for v in vecs:
             if (owned - v) & guards == guards:
+                return v
+        return None
+
+    def first_using(
+        self, empty: Mask25, counts: Sequence[int], pieces: Collection[int]
+    ) -> Vector | None:
+        """Return the cheapest vector of ``empty`` within ``counts`` using one of ``pieces``."""
+        vecs, owned = self._candidates(empty, counts)
+        guards = self._guards
+        wanted = sum(_FIELD << self._shifts[piece] for piece in set(pieces))
+        for v in vecs:
+            if v & wanted and (owned - v) & guards == guards:
                 return v
         return None
 
@@ -362,6 +405,21 @@ def can_tile(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> bool:
     if not empty:
         return True
     return tiling_index(cat).first(empty, counts) is not None
+
+
+def can_tile_using(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int], pieces: Collection[int]
+) -> bool:
+    """Return whether some tiling of ``empty`` within ``counts`` uses one of ``pieces``."""
+    if not empty:
+        return False
+    return tiling_index(cat).first_using(empty, counts, pieces) is not None
+
+
+def admits_ghost(cat: Catalogue, empty: Mask25, counts: Sequence[int] | None = None) -> bool:
+    """Return whether ``empty`` can be tiled with a ghost piece in it (default: every copy)."""
+    owned = tuple(p.copies for p in cat.pieces) if counts is None else counts
+    return can_tile_using(cat, empty, owned, cat.ghost_pieces)
 
 
 def plan(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> list[Placement] | None:

@@ -6,12 +6,46 @@ import argparse
 import json
 from pathlib import Path
 
-from projectl_sim.catalogue import Catalogue, load_catalogue
+from projectl_sim.catalogue import EXPANSIONS, Catalogue, load_catalogue
 from projectl_sim.errors import UsageError
 from projectl_sim.fill import FillResult, fill_region, puzzle_empty
 
 # Labels drawn for the 1st, 2nd, ... placement of a plan with --show.
 _PLAN_LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
+
+_EXPANSIONS_HELP = (
+    f"add expansion puzzle sets, comma-separated: {', '.join(EXPANSIONS)} or all; "
+    "NAME=FILE replaces a set's shipped (provisional) data with your own file"
+)
+
+
+def parse_expansions(text: str | None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Return the expansion names and replacement files of ``"ghost_piece=FILE,phoenix"``."""
+    names: list[str] = []
+    files: dict[str, str] = {}
+    for item in (text or "").split(","):
+        name, eq, path = item.strip().partition("=")
+        if not name:
+            continue
+        if name == "all" and not eq:
+            names += EXPANSIONS
+            continue
+        if name not in EXPANSIONS:
+            raise UsageError(
+                f"--expansions: unknown expansion {name!r} (valid: {', '.join(EXPANSIONS)}, all)"
+            )
+        names.append(name)
+        if eq:
+            if not path:
+                raise UsageError(f"--expansions: {name}= needs a file")
+            files[name] = path
+    return tuple(names), files
+
+
+def _load(args: argparse.Namespace) -> Catalogue:
+    names, files = parse_expansions(args.expansions)
+    # a CatalogueError is reported by the CLI
+    return load_catalogue(args.catalogue, expansions=names, overrides=files)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.add_argument("--show", action="store_true", help="draw the plan on the puzzle grid")
     p.add_argument("--catalogue", metavar="FILE", help="catalogue JSON (default: the base game)")
+    p.add_argument("--expansions", metavar="LIST", help=_EXPANSIONS_HELP)
     p.set_defaults(func=run_fill)
 
     p = subparsers.add_parser(
@@ -47,6 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", default="results/atlas", metavar="DIR", help="output directory")
     p.add_argument("--catalogue", metavar="FILE", help="catalogue JSON (default: the base game)")
+    p.add_argument("--expansions", metavar="LIST", help=_EXPANSIONS_HELP)
     p.set_defaults(func=run_puzzles)
 
 
@@ -100,11 +136,12 @@ def draw_plan(recess: int, result: FillResult) -> list[str]:
 
 def run_fill(args: argparse.Namespace) -> int:
     """Answer ``projectl-sim fill``."""
-    cat = load_catalogue(args.catalogue)  # a CatalogueError is reported by the CLI
+    cat = _load(args)
     try:
-        recess = cat.puzzle(args.puzzle).recess
+        puzzle = cat.puzzle(args.puzzle)
     except KeyError:
         raise UsageError(f"unknown puzzle {args.puzzle!r}") from None
+    recess = puzzle.recess
     counts = parse_pieces(cat, args.pieces)
     try:
         empty = puzzle_empty(cat, args.puzzle, parse_cells(args.filled))
@@ -112,14 +149,18 @@ def run_fill(args: argparse.Namespace) -> int:
         raise UsageError(f"--filled: {exc}") from None
     result = fill_region(cat, empty, counts, solver=args.solver)
     if args.json:
-        print(json.dumps(result.to_json(cat)))
+        doc = result.to_json(cat)
+        if puzzle.provisional:
+            doc["provisional"] = True  # the base game's answers keep their four keys
+        print(json.dumps(doc))
         return 0
     cells = empty.bit_count()
+    name = args.puzzle + (f" (provisional, {puzzle.expansion})" if puzzle.provisional else "")
     if not result.fillable:
-        print(f"{args.puzzle}: not fillable ({cells} empty cells) with these pieces")
+        print(f"{name}: not fillable ({cells} empty cells) with these pieces")
         return 0
     multiset = ", ".join(f"{piece}={n}" for piece, n in result.pieces(cat).items()) or "nothing"
-    print(f"{args.puzzle}: fillable, {result.min_pieces} pieces minimum ({cells} empty cells)")
+    print(f"{name}: fillable, {result.min_pieces} pieces minimum ({cells} empty cells)")
     print(f"cheapest: {multiset}")
     for label, (piece, mask) in zip(_PLAN_LABELS, result.plan, strict=False):
         where = " ".join(f"{cell // 5},{cell % 5}" for cell in range(25) if mask >> cell & 1)
@@ -134,11 +175,13 @@ def run_puzzles(args: argparse.Namespace) -> int:
     """Write the atlas for ``projectl-sim puzzles``."""
     from projectl_sim.atlas import atlas_table, write_atlas  # lazy: pandas and matplotlib
 
-    cat = load_catalogue(args.catalogue)  # a CatalogueError is reported by the CLI
+    cat = _load(args)
     try:
         paths = write_atlas(atlas_table(cat), Path(args.out))
     except OSError as exc:
         raise UsageError(f"--out {args.out}: cannot write ({exc.strerror})") from None
     for path in paths:
         print(path)
+    if cat.provisional_sets:
+        print(f"provisional data: {', '.join(cat.provisional_sets)} (column 'provisional')")
     return 0

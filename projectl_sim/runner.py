@@ -42,7 +42,7 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim import tables
 from projectl_sim.actions import Action
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.catalogue import Catalogue, base_catalogue, check_base_playable, load_catalogue
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import UsageError
 from projectl_sim.finesse import TileSet, load_tiles
@@ -291,7 +291,8 @@ class RunSpec:
             kwargs["format"] = data["format"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())
-            load_catalogue(path)  # a malformed file stops the run before any game (exit 2)
+            # a malformed or not yet playable file stops the run before any game (exit 2)
+            check_base_playable(load_catalogue(path))
             kwargs["catalogue"] = path
         if data.get("tiles") is not None:
             path = str(Path(str(data["tiles"])).resolve())

@@ -94,6 +94,11 @@ SEATS_SCHEMA = pa.schema(
         pa.field("finishing_pieces", pa.int64()),
         pa.field("points_from_puzzles", pa.int64()),
         pa.field("pieces_final", pa.int64()),
+        # puzzle ids, space separated: the victory pile in completion order, and those left
+        # unfinished; null when there are none (a CSV cell cannot tell "" from null) and in
+        # tables written before these columns existed
+        pa.field("puzzles_completed", pa.string()),
+        pa.field("puzzles_unfinished", pa.string()),
         *[pa.field(f"actions_{k}", pa.int64()) for k in ACTION_KINDS],
         *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
         pa.field("decisions", pa.int64()),
@@ -178,6 +183,7 @@ def game_rows(
     # a catalogue with provisional puzzles, or a Finesse row with provisional tiles
     fin = state.finesse
     provisional = state.rules.catalogue.provisional or (fin is not None and fin.provisional())
+    puzzle_ids = [puzzle.id for puzzle in state.rules.catalogue.puzzles]
     seat_rows = []
     for p in range(n):
         done = state.piles[p]
@@ -202,6 +208,8 @@ def game_rows(
             "finishing_pieces": state.ft_pieces[p],
             "points_from_puzzles": state.scores[p],
             "pieces_final": sum(state.supply[p]),
+            "puzzles_completed": " ".join(puzzle_ids[c] for c in done) or None,
+            "puzzles_unfinished": " ".join(puzzle_ids[s[0]] for s in state.slots[p]) or None,
         }
         row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
         if fin is None:
@@ -361,7 +369,11 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
     if (run_dir / f"{name}.csv").exists():
         schema = SCHEMAS[name]
         opts = pacsv.ConvertOptions(column_types=schema, strings_can_be_null=True)
-        return pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts).select(schema.names)
+        table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
+        for field in schema:  # columns added since the file was written read as null
+            if field.name not in table.column_names:
+                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        return table.select(schema.names)
     if (run_dir / PARTS).exists():
         return _sorted(read_parts(run_dir, name), name)
     raise UsageError(f"{run_dir}: no {name} table (is it a run directory?)")

@@ -31,6 +31,9 @@ def test_one_row_per_puzzle_in_catalogue_order(cat: Catalogue, table: pd.DataFra
     assert list(table["id"]) == [p.id for p in cat.puzzles]
     assert (table["colour"] == "white").sum() == 32
     assert (table["colour"] == "black").sum() == 20
+    # no ghost pieces, no expansion, no provisional data in the base game
+    assert not table["admits_ghost"].any() and not table["provisional"].any()
+    assert set(table["expansion"]) == {"base"}
 
 
 def test_rows_hold_the_pinned_figures(table: pd.DataFrame) -> None:

@@ -21,6 +21,7 @@ from projectl_sim.fill import (
     counts_of,
     fill_puzzle,
     fill_region,
+    isolated_cells,
     min_pieces,
     plan,
     puzzle_empty,
@@ -308,3 +309,23 @@ def test_exists_answers_like_the_index_on_new_and_indexed_regions(cat: Catalogue
             assert fresh.stored_masks == 1  # the search left the index alone
             fresh.vectors(empty)
             assert fresh.exists(empty, counts) == expected  # now from the index
+
+
+def test_isolated_cells_never_pair_cells_across_a_row_end() -> None:
+    # cell 4 (top right) and cell 5 (second row, left) are consecutive bits, not neighbours
+    assert isolated_cells(cell_mask([(0, 4), (1, 0)])) == cell_mask([(0, 4), (1, 0)])
+    assert isolated_cells(cell_mask([(0, 3), (0, 4)])) == 0
+    assert isolated_cells(cell_mask([(0, 0), (1, 0), (3, 3)])) == cell_mask([(3, 3)])
+    assert isolated_cells(cell_mask([(4, 4), (3, 4), (4, 2)])) == cell_mask([(4, 2)])
+
+
+def test_lone_cells_beyond_the_monos_make_a_region_unfillable(cat: Catalogue) -> None:
+    region = cell_mask([(0, 0), (0, 1), (2, 0), (2, 2)])  # a domino and two lone cells
+
+    def counts(**have: int) -> list[int]:
+        return [have.get(p.id, 0) for p in cat.pieces]
+
+    assert not TilingIndex(cat).exists(region, counts(mono=1, domino=1))
+    assert not TilingIndex(cat).exists(region, counts(mono=3))
+    assert TilingIndex(cat).exists(region, counts(mono=2, domino=1))
+    assert TilingIndex(cat).exists(region, counts(mono=4))

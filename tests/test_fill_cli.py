@@ -129,3 +129,55 @@ def test_puzzles_writes_the_atlas(tmp_path: Path, capsys) -> None:
         str(out / name) for name in ("puzzles.csv", "puzzles.parquet", "puzzles.png")
     ]
     assert all(Path(p).stat().st_size > 0 for p in printed)
+
+
+def test_expansion_puzzles_are_shown_marked_provisional(capsys) -> None:
+    assert run("fill", "--puzzle", "GB03", "--expansions", "ghost_piece,phoenix") == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("GB03 (provisional, ghost_piece): fillable")
+    doc = fill_json(capsys, "--puzzle", "PB01", "--expansions", "all", "--pieces", "mono=3")
+    assert doc["provisional"] is True and doc["fillable"] is False
+    with pytest.raises(UsageError, match="unknown puzzle 'GB03'"):
+        run("fill", "--puzzle", "GB03", "--expansions", "phoenix")
+
+
+def test_an_expansion_file_replaces_the_shipped_set(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "phoenix.json"
+    path.write_text(json.dumps({
+        "expansion": "phoenix", "provisional": False,
+        "puzzles": [{"id": "PB01", "colour": "black", "points": 6, "reward": "mono",
+                     "rows": ["#####", "#####", "#####", "#####", "....."]}],
+    }))  # fmt: skip
+    assert run("fill", "--puzzle", "PB01", "--expansions", f"phoenix={path}") == 0
+    assert capsys.readouterr().out.startswith("PB01: fillable, 5 pieces minimum (20 empty cells)")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("ghost_piece,finesse", "unknown expansion 'finesse'"),
+        ("phoenix=", "phoenix= needs a file"),
+    ],
+)
+def test_bad_expansions_are_usage_errors(value: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        run("fill", "--puzzle", "B01", "--expansions", value)
+
+
+def test_puzzles_with_expansions_marks_the_provisional_rows(tmp_path: Path, capsys) -> None:
+    import pandas as pd
+
+    base = tmp_path / "small.json"
+    base.write_text(json.dumps({
+        "pieces": {"mono": {"cells": [[0, 0]]}, "domino": {"cells": [[0, 0], [0, 1]]}},
+        "puzzles": [{"id": "T1", "colour": "white", "points": 1, "reward": "domino",
+                     "rows": ["###..", ".....", ".....", ".....", "....."]}],
+    }))  # fmt: skip
+    out = tmp_path / "atlas"
+    assert run("puzzles", "--out", str(out), "--catalogue", str(base), "--expansions",
+               "ambassador_pack") == 0  # fmt: skip
+    assert "provisional data: ambassador_pack" in capsys.readouterr().out
+    table = pd.read_csv(out / "puzzles.csv")
+    assert table["id"].tolist() == ["T1", "AW01", "AB01", "AB02"]
+    assert table["provisional"].tolist() == [False, True, True, True]
+    assert table["expansion"].tolist() == ["base"] + ["ambassador_pack"] * 3

@@ -16,8 +16,8 @@ from records_util import RECORDS_DIR, TEST_TILES_FILE, extend, finesse_test_tile
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import EndTurn, Finish, Insert, TakeBasic, from_json, to_json
-from projectl_sim.catalogue import base_catalogue
+from projectl_sim.actions import EndTurn, Finish, Insert, Place, TakeBasic, from_json, to_json
+from projectl_sim.catalogue import base_catalogue, cells_to_mask
 from projectl_sim.cli import main
 from projectl_sim.engine import FINISHING, GameState, deal, rng_from_seed
 from projectl_sim.finesse import BANK_CREDITS, HIDDEN_TILE, Credits, builtin_tiles, load_tiles
@@ -162,6 +162,10 @@ def test_insert_waits_for_the_three_actions_and_needs_two_active_credits() -> No
     assert acts[0] == EndTurn() and all(isinstance(a, Insert) for a in acts[1:])
     with pytest.raises(IllegalActionError, match="Insert or end the turn"):
         open_.check(0, TakeBasic())
+    mono_on_w23 = Place(CAT.puzzle_index("W23"), CAT.piece_index("mono"), cells_to_mask([[2, 2]]))
+    open_.check(0, Insert(mono_on_w23))  # legal as an Insert ...
+    with pytest.raises(IllegalActionError, match="Insert or end the turn"):
+        open_.check(0, mono_on_w23)  # ... not as a 4th action
 
 
 def test_master_stays_once_per_turn_with_insert() -> None:
