@@ -135,6 +135,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 f"  opponent ({rules.difficulty}) score {state.opponent_score():>3}  "
                 f"completed {len(state.solo.opponent_pile):>2}  [{pile}]"
             )
+        if state.finesse is not None:
+            fin = state.finesse
+            held = ", ".join(f"seat {p} {fin.total(p)}" for p in range(players))
+            print(f"  credits: {held}; bank {fin.bank}; inserts {sum(fin.inserts)}")
         ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
         print(
             f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}; "
