@@ -16,10 +16,10 @@ It knows the end: after the trigger it counts the actions it has left, never tak
 can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
 when they pay; a reward choice takes the highest level.
 
-Finesse: once the turn's 3 actions are used it Inserts its next greedy action when that completes
-a puzzle, or when it places pieces on a plan and enough Credits stay for a later completing
-Insert; otherwise it ends the turn. Finishing Touches are paid with Credits first (at the end
-Credits only break ties). Credits are not otherwise chased: the tiles pay for what it does.
+Finesse: it Inserts its greedy action when that completes a puzzle, or when it places pieces on a
+plan and enough Credits stay for a later completing Insert. Finishing Touches are paid with
+Credits first (at the end Credits only break ties). Credits are not otherwise chased: the tiles
+pay for what it does.
 
 Presets (``preset=``): ``balanced`` (default), ``engine`` (upgrades spare pieces before working
 on cheap puzzles, values rewards), ``rush_black`` (black puzzles' points count 1.8x), ``cautious``
@@ -38,7 +38,6 @@ from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estima
 from bots.random_bot import completing_places, finish_gain, with_credits
 from projectl_sim.actions import (
     Action,
-    EndTurn,
     Finish,
     Insert,
     Master,
@@ -51,6 +50,7 @@ from projectl_sim.actions import (
 )
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.errors import UsageError
+from projectl_sim.finesse import INSERT_COST
 
 PRESETS: dict[str, Weights] = {
     "balanced": Weights(),
@@ -121,30 +121,31 @@ class GreedyBot(Bot):
 
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
-        if not view.actions_left:  # Finesse: the 3 actions are used and Insert is open
-            return self.insert_or_end(view)
-        action = self.choose(view)
+        action = self.choose_with_insert(view)
         return action if action is not None else rng.choice(view.legal_actions(master="none"))
 
-    def insert_or_end(self, view: GameState) -> Action:
-        """Insert the greedy action when it completes a puzzle or clearly pays, else end."""
-        assert view.finesse is not None
-        action = self.choose(view)
+    def choose_with_insert(self, state: GameState) -> Action | None:
+        """Return ``choose``'s action, as an Insert when Finesse Credits make that pay."""
+        action = self.choose(state)
+        fin = state.finesse
+        if action is None or fin is None or fin.active[state.current] < INSERT_COST:
+            return action
         if not isinstance(action, (Place, Master)):
-            return EndTurn()
-        t = view.t
-        filled = {card: f for card, f, _ in view.slots[view.current]}
+            return action
+        t = state.t
+        filled = {card: f for card, f, _ in state.slots[state.current]}
         placements = (
             action.placements if isinstance(action, Master) else ((action.card, 0, action.mask),)
         )
         for card, _piece, mask in placements:
             filled[card] |= mask
+        # a completion as an extra action leaves the turn's own action for more progress
         if any(filled[card] == t.recess[card] for card, _, _ in placements):
             return Insert(action)
         # progress on a plan pays when 2 Credits would still be left for a completing Insert
-        if view.finesse.active[view.current] >= 4:
+        if fin.active[state.current] >= 2 * INSERT_COST:
             return Insert(action)
-        return EndTurn()
+        return action
 
     def choose(self, state: GameState) -> Action | None:
         """Return the greedy action for the player to move (None: nothing sensible)."""

@@ -22,9 +22,8 @@ climbing upgrades, one Recycle order per row, a planned Master) plus the greedy 
 children a node allows is decided by each world's own candidate list, so draws that differ
 between worlds (a replacement card in a row, a blind draw) never lead into an illegal action.
 Reward choices and Finishing Touches, inside the search and as the bot's own answers, are the
-greedy bot's. Finesse: once a turn's 3 actions are used, the candidates are the greedy bot's
-Insert-or-end choice, ending the turn, and an Insert of each candidate; rollouts Insert the
-greedy way.
+greedy bot's. Finesse: with 2 active Credits each candidate is also searched as an Insert, and
+rollouts Insert the greedy way.
 
 The budget is ``iterations`` per decision, or ``time`` seconds of CPU per decision when it is
 not 0 (then the bot is not reproducible). A decision with a single candidate is not searched.
@@ -40,8 +39,9 @@ from typing import Any, ClassVar
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
-from projectl_sim.actions import BLACK, Action, EndTurn, Finish, Insert, Reward
+from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
+from projectl_sim.finesse import INSERT_COST
 from projectl_sim.rules import ROW_SIZE
 
 _Key = tuple[Any, ...]
@@ -257,7 +257,7 @@ class MCTSBot(Bot):
             self._settle(state, rng)
             if state.phase == OVER or state.turn >= stop:
                 break
-            action = greedy.choose(state) if state.actions_left else greedy.insert_or_end(state)
+            action = greedy.choose_with_insert(state)
             if action is None:
                 action = rng.choice(state.legal_actions(master="none"))
             state.apply(action)
@@ -287,12 +287,11 @@ class MCTSBot(Bot):
     # -- candidates ----------------------------------------------------------------------------
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
-        if not state.actions_left:  # Finesse: Insert or end the turn
-            first = self.greedy.insert_or_end(state)
-            inserts = [Insert(a) for a in candidate_actions(state, self.weights, model)]
-            return list(dict.fromkeys([first, EndTurn(), *inserts]))
         cands = candidate_actions(state, self.weights, model)
-        g = self.greedy.choose(state)
+        fin = state.finesse
+        if fin is not None and fin.active[state.current] >= INSERT_COST:
+            cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
+        g = self.greedy.choose_with_insert(state)
         if g is not None:
             if g in cands:
                 cands.remove(g)

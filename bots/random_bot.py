@@ -5,9 +5,9 @@ of instances) doesn't drown the rest. Two pieces of sense keep games finishing b
 it always takes a Place that completes a puzzle when there is one, and it never places a piece
 that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
 
-Finesse: once the turn's 3 actions are used and Insert is open, Insert is one more kind beside
-ending the turn (a coin flip; a completing Place is always inserted), its inner action drawn the
-same way. Finishing Touches are paid with Credits first.
+Finesse: with 2 active Credits, Insert is one more kind beside the six (its inner action drawn
+the same way), and a completing Place is always inserted. Finishing Touches are paid with Credits
+first.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import random
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from projectl_sim.actions import Action, EndTurn, Finish, Insert, Master, Place, TakeBasic
+from projectl_sim.actions import Action, Finish, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
+from projectl_sim.finesse import INSERT_COST
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
 
@@ -91,14 +92,16 @@ class RandomBot(Bot):
     params: ClassVar[dict[str, tuple[Any, str]]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
-        if not view.actions_left:  # Finesse: the 3 actions are used and Insert is open
+        fin = view.finesse
+        if fin is not None and fin.active[view.current] >= INSERT_COST:
+            # Finesse: a completing Place is always inserted (it saves an action); otherwise
+            # Insert is one more kind beside the six, its inner action drawn the same way.
             done = completing_places(view)
             if done:
                 return Insert(rng.choice(done))
-            if _pick(rng, 2):
-                return EndTurn()
-            inner = self._play(view, rng)
-            return inner if isinstance(inner, (Insert, EndTurn)) else Insert(inner)
+            if not _pick(rng, 7):
+                inner = self._play(view, rng)
+                return inner if isinstance(inner, Insert) else Insert(inner)
         return self._play(view, rng)
 
     def _play(self, view: GameState, rng: random.Random) -> Action:

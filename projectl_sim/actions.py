@@ -109,26 +109,7 @@ class Insert:
     kind: ClassVar[str] = "insert"
 
 
-@dataclass(frozen=True, slots=True)
-class EndTurn:
-    """Finesse: end the turn after its 3 actions without (another) Insert."""
-
-    kind: ClassVar[str] = "end_turn"
-
-
-Action = (
-    Take
-    | TakeDeck
-    | Recycle
-    | TakeBasic
-    | Upgrade
-    | Place
-    | Master
-    | Reward
-    | Finish
-    | Insert
-    | EndTurn
-)
+Action = Take | TakeDeck | Recycle | TakeBasic | Upgrade | Place | Master | Reward | Finish | Insert
 # The actions an Insert may carry (any Play action).
 INSERTABLE = (Take, TakeDeck, Recycle, TakeBasic, Upgrade, Place, Master)
 
@@ -174,8 +155,6 @@ def to_json(action: Action, cat: Catalogue, player: int) -> dict[str, Any]:
             body = to_json(inner, cat, player)
             del body["player"]
             out |= {"type": "insert", "action": body}
-        case EndTurn():
-            out |= {"type": "end_turn"}
     return out
 
 
@@ -285,12 +264,10 @@ def from_json(d: Any, cat: Catalogue) -> tuple[int, Action]:
         if not isinstance(inner, INSERTABLE):
             raise RecordError(f"insert cannot carry a {body.get('type')!r} action")
         action = Insert(inner)
-    elif kind == "end_turn":
-        action = EndTurn()
     else:
         raise RecordError(
             f"unknown action type {kind!r} (valid: take, recycle, take_basic, upgrade, place, "
-            "master, reward, finish, insert, end_turn)"
+            "master, reward, finish, insert)"
         )
     return player, action
 
@@ -324,6 +301,4 @@ def describe(action: Action, cat: Catalogue) -> str:
             return f"finish ({inner or 'no pieces'}{paid})"
         case Insert(inner_action):
             return f"insert {describe(inner_action, cat)}"
-        case EndTurn():
-            return "end turn"
     return repr(action)

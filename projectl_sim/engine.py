@@ -35,7 +35,6 @@ from projectl_sim.actions import (
     PUZZLE,
     WHITE,
     Action,
-    EndTurn,
     Finish,
     Insert,
     Master,
@@ -498,11 +497,11 @@ class GameState:
         """
         phase = self.phase
         if phase == PLAY:
-            if not self.actions_left:  # only in Finesse: the turn's 3 actions are used up
-                return self._finesse_insert_actions(master)
             acts = self._play_actions()
             if master == "all" and not self.master_used and self.slots[self.current]:
                 acts.extend(self.master_actions())
+            if self.finesse is not None and self.finesse.active[self.current] >= INSERT_COST:
+                acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
             return acts
         if phase == REWARD:
             return [self.t.reward_actions[p] for p in self.reward_options]
@@ -657,12 +656,7 @@ class GameState:
     # -- checking ------------------------------------------------------------------------------
     def check(self, player: int, action: Action) -> None:
         """Raise ``IllegalActionError`` (saying why) unless ``player`` may take ``action`` now."""
-        if (
-            type(action) is Place
-            and self.phase == PLAY
-            and player == self.current
-            and self.actions_left  # Finesse: with none left, only Insert or EndTurn (below)
-        ):
+        if type(action) is Place and self.phase == PLAY and player == self.current:
             # the most frequent action first (no variant forbids a Place during play)
             self._check_placements(player, ((action.card, action.piece, action.mask),), True)
             return
@@ -689,10 +683,7 @@ class GameState:
         if self.phase == FINISHING:
             raise IllegalActionError("only Finishing Touches are allowed now")
         if self.finesse is not None:
-            inner = self._finesse_check(player, action)
-            if inner is None:
-                return
-            action = inner
+            action = self._finesse_check(player, action)
         t = self.t
         supply = self.supply[player]
         if self.solo is not None:
@@ -1083,8 +1074,6 @@ class GameState:
                 if self._has_play_action():
                     return
                 self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
-            elif self.finesse is not None and self._finesse_can_insert():
-                return  # Finesse: the player may Insert or end the turn
             self._end_turn()
             guard += 1
             if guard > limit:
@@ -1141,38 +1130,22 @@ class GameState:
         self.end_reason = reason
 
     # -- Finesse hooks (rulings, Finesse expansion) --------------------------------------------
-    def _finesse_can_insert(self) -> bool:
-        """Return whether the player to move, out of actions, may still Insert."""
-        assert self.finesse is not None
-        return self.finesse.active[self.current] >= INSERT_COST and self._has_play_action()
+    def _finesse_check(self, player: int, action: Action) -> Action:
+        """Check an Insert (rulings, Finesse: "Insert"); return the action the base checks see.
 
-    def _finesse_insert_actions(self, master: str) -> list[Action]:
-        """Return EndTurn, then an Insert of every legal Play action (the 3 actions are used).
-
-        Ruling reading: Insert is offered once the turn's 3 actions are used up. Spending the
-        Credits earlier would change nothing (an Insert and an action are the same move, and
-        Credits earned this turn stay inactive), so this loses no play and keeps the list short.
+        Ruling reading: an Insert is open at any time in the turn (while the turn lasts, i.e.
+        before its 3rd regular action ends it), as often as 2 active Credits pay for it; the
+        inserted action doesn't count towards the 3, and Master stays once per turn.
         """
-        acts: list[Action] = [EndTurn()]
-        inner = self._play_actions()
-        if master == "all" and not self.master_used and self.slots[self.current]:
-            inner.extend(self.master_actions())
-        acts.extend(Insert(a) for a in inner)
-        return acts
-
-    def _finesse_check(self, player: int, action: Action) -> Action | None:
-        """Check what Finesse changes; return the action the base checks still see (or None)."""
         assert self.finesse is not None
-        if self.actions_left:
-            if isinstance(action, (Insert, EndTurn)):
-                raise IllegalActionError("Insert and ending the turn come after the 3 actions")
-            return action
-        if isinstance(action, EndTurn):
-            return None
         if not isinstance(action, Insert):
-            raise IllegalActionError("the turn's 3 actions are used: Insert or end the turn")
+            return action
+        if isinstance(action.inner, Insert):
+            raise IllegalActionError("an Insert holds one Play action, not another Insert")
         if self.finesse.active[player] < INSERT_COST:
-            raise IllegalActionError(f"Insert needs {INSERT_COST} active Credits")
+            raise IllegalActionError(
+                f"Insert needs {INSERT_COST} active Credits, has {self.finesse.active[player]}"
+            )
         return action.inner
 
     def _finesse_check_finishing(self, player: int, action: Finish) -> None:
@@ -1185,7 +1158,7 @@ class GameState:
             raise IllegalActionError(f"has only {self.finesse.active[player]} Credits")
 
     def _finesse_apply(self, action: Action) -> bool:
-        """Apply Insert and EndTurn, and pay pink tiles before any other Play action.
+        """Apply an Insert, and pay pink tiles before any other Play action.
 
         Returns True when the action was applied here. Pink Credits are paid before the base
         code applies the action because that may end the turn (which activates them).
@@ -1198,10 +1171,6 @@ class GameState:
             self.finesse.inserts[p] += 1
             self.actions_left += 1  # an extra action: the inner one does not count
             self.apply(action.inner)  # type: ignore[union-attr]
-            return True
-        if kind == "end_turn":
-            self._end_turn()
-            self._advance()
             return True
         if self.phase == PLAY:
             rule = self.finesse.tile_rule(self.round)

@@ -46,7 +46,6 @@ ACTION_KINDS = (
     "reward",
     "finish",
     "insert",
-    "end_turn",
 )
 # Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
 # inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing

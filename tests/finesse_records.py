@@ -83,22 +83,23 @@ def insert_limits() -> dict[str, Any]:
     """A rich player 0 Inserts twice in round 4, Master once (rulings: Insert, Master).
 
     Round 3's tile is the test tile set's ``TAKE20`` (pink, 20 Credits per Take): player 0 takes
-    W23 and ends round 3 with 20 Credits, active from the end of its turn. Round 4: three
-    actions, then Insert a Master, Insert a Place, and end the turn.
+    W23 and ends round 3 with 20 Credits, active from the end of its turn. Round 4: two
+    actions, an inserted Master, an inserted Place (completing W23), then its third action
+    (completing W22), which ends the turn.
     """
     b = finesse(RecordBuilder(WHITE, BLACK), row("TAKE20"))
     two_rounds_of_filler(b)
     b.take(0, "W23").take_basic(0, 2)
     b.take_basic(1, 3)
-    # round 4: three actions, then two Inserts (2 Credits each) and the end of the turn
-    b.take_basic(0, 2).place(0, "W22", "domino", [[2, 2], [3, 2]])
+    # round 4: two actions, two Inserts (2 Credits each), the third action
+    b.take_basic(0, 2)
     b.act(
         0, "insert", action={"type": "master", "placements": [placement("W23", "mono", [[2, 2]])]}
     )
     b.act(
         0, "insert", action={"type": "place", "puzzle": "W23", "piece": "mono", "cells": [[3, 2]]}
     )
-    b.act(0, "end_turn")
+    b.place(0, "W22", "domino", [[2, 2], [3, 2]])
     return b.to_json()
 
 
@@ -108,7 +109,7 @@ def bank_empty() -> dict[str, Any]:
     two_rounds_of_filler(b)
     b.take(0, "W23").take_basic(0, 2)  # round 3: player 0 gets 20 (bank 15)
     b.take_basic(1, 3)
-    b.take_basic(0, 3).act(0, "end_turn")  # round 4: player 1 takes, wanting 20 of 15
+    b.take_basic(0, 3)  # round 4: player 1 takes, wanting 20 of 15
     b.take(1, "W09")
     return b.to_json()
 
@@ -119,7 +120,7 @@ def round_ten() -> dict[str, Any]:
     Round 3's tile is Recycle (Ambassador Pack): player 0 recycles the white row three times
     (3 Credits); player 1 takes level-1 pieces, so it ends with more pieces in supply (11 to 8).
     Then both exchange a domino and a tri_I back and forth (Upgrade B keeps the piece count);
-    player 0 ends each turn itself, as its Credits open Insert. Nobody completes or holds a
+    player 0 never Inserts, though its Credits would allow it. Nobody completes or holds a
     puzzle: both score 0, and the Credits break the tie for player 0 (the base tie-break,
     pieces in supply, would name player 1). Round 10's tile (C05, Upgrade) pays both players 3
     more: player 0 ends with 6 Credits, player 1 with 3.
@@ -136,8 +137,6 @@ def round_ten() -> dict[str, Any]:
             for _ in range(3):
                 b.upgrade(player, holds[player], other[holds[player]])
                 holds[player] = other[holds[player]]
-            if player == 0:
-                b.act(0, "end_turn")
     b.finish(0).finish(1)
     return b.to_json()
 
@@ -160,7 +159,6 @@ def finishing_credits() -> dict[str, Any]:
             b.take(0, "W09").recycle(0, "black").recycle(0, "black")
         else:
             b.recycle(0, "black").recycle(0, "black").recycle(0, "black")
-        b.act(0, "end_turn")
         b.recycle(1, "black").recycle(1, "black").recycle(1, "black")
     b.act(
         0,

@@ -11,12 +11,12 @@ import random
 from typing import Any
 
 import pytest
-from finesse_records import TRIGGER_TILES
+from finesse_records import TRIGGER_TILES, row
 from records_util import RECORDS_DIR, TEST_TILES_FILE, extend, finesse_test_tiles, ids, load, prefix
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import EndTurn, Finish, Insert, Place, TakeBasic, from_json, to_json
+from projectl_sim.actions import Finish, Insert, Place, TakeBasic, from_json, to_json
 from projectl_sim.catalogue import base_catalogue, cells_to_mask
 from projectl_sim.cli import main
 from projectl_sim.engine import FINISHING, GameState, deal, rng_from_seed
@@ -133,48 +133,54 @@ def test_empty_bank_ties_return_one_each() -> None:
 
 # -- Insert ----------------------------------------------------------------------------------------
 # finesse_insert: p0 takes W23 in round 3 (action 12) under TAKE20 and has 20 active Credits in
-# round 4; actions 18-20 are its 3 actions (the third completes W22), 21 Inserts a Master (mono
-# on W23), 22 Inserts a Place (mono on W23, completing it), 23 ends the turn.
+# round 4; actions 18-19 are two of its 3 actions, 20 Inserts a Master (mono on W23), 21 Inserts a
+# Place (mono on W23, completing it), 22 is its third action (completing W22), which ends the turn.
 def test_insert_spends_two_active_credits_per_extra_action() -> None:
     state = run("finesse_insert")
     assert state.current == 1 and state.round == 4
     assert credits(state, 0) == (16, 0)
-    assert ids(state, state.piles[0]) == ["W22", "W23"]
+    assert ids(state, state.piles[0]) == ["W23", "W22"]
     assert state.finesse is not None and state.finesse.inserts[0] == 2
     assert state.finesse.spent[0] == 4
 
 
-def test_insert_waits_for_the_three_actions_and_needs_two_active_credits() -> None:
+def test_insert_is_open_during_the_turn_and_needs_two_active_credits() -> None:
     rec = load("finesse_insert")
-    # before the 3 actions are used (ruling reading: Insert comes after them)
-    bad = extend(prefix(rec, 18), rec["actions"][21])
-    with pytest.raises(IllegalActionError, match="come after the 3 actions"):
-        replay(bad, finesse_tiles=TILES)
-    # round 3: Credits just earned are inactive, so no Insert opens: the turn passes at once
-    state = run("finesse_insert", 15)
-    assert state.current == 1 and credits(state, 0) == (20, 0)
+    mono_on_w23 = Place(CAT.puzzle_index("W23"), CAT.piece_index("mono"), cells_to_mask([[2, 2]]))
+    # round 3: Credits just earned are inactive, so no Insert is open
     mid = run("finesse_insert", 13)
     assert mid.current == 0 and credits(mid, 0) == (0, 20)
-    # with the window open, only Insert or EndTurn
-    open_ = run("finesse_insert", 21)
-    assert open_.actions_left == 0 and open_.current == 0
-    acts = open_.legal_actions(master="none")
-    assert acts[0] == EndTurn() and all(isinstance(a, Insert) for a in acts[1:])
-    with pytest.raises(IllegalActionError, match="Insert or end the turn"):
-        open_.check(0, TakeBasic())
-    mono_on_w23 = Place(CAT.puzzle_index("W23"), CAT.piece_index("mono"), cells_to_mask([[2, 2]]))
-    open_.check(0, Insert(mono_on_w23))  # legal as an Insert ...
-    with pytest.raises(IllegalActionError, match="Insert or end the turn"):
-        open_.check(0, mono_on_w23)  # ... not as a 4th action
+    assert not any(isinstance(a, Insert) for a in mid.legal_actions(master="none"))
+    with pytest.raises(IllegalActionError, match="needs 2 active Credits, has 0"):
+        mid.check(0, Insert(TakeBasic()))
+    # round 4, first action: every legal action is offered plain and as an Insert
+    start = run("finesse_insert", 18)
+    assert start.current == 0 and start.actions_left == 3 and credits(start, 0) == (20, 0)
+    acts = start.legal_actions(master="none")
+    plain = [a for a in acts if not isinstance(a, Insert)]
+    assert acts == plain + [Insert(a) for a in plain]
+    start.check(0, Insert(mono_on_w23))
+    with pytest.raises(IllegalActionError, match="one Play action"):
+        start.check(0, Insert(Insert(mono_on_w23)))
+    # an Insert doesn't count towards the 3 actions; the third regular one ends the turn
+    after_inserts = run("finesse_insert", 22)
+    assert after_inserts.current == 0 and after_inserts.actions_left == 1
+    assert run("finesse_insert", 23).current == 1
+    # the same Insert without the Credits to pay for it is refused
+    poor = prefix(rec, len(rec["actions"]))
+    poor["setup"]["finesse_tiles"] = row("C02")  # round 3's tile pays Master: nothing here
+    with pytest.raises(IllegalActionError, match="needs 2 active Credits, has 0"):
+        replay(poor, finesse_tiles=TILES)
 
 
 def test_master_stays_once_per_turn_with_insert() -> None:
     rec = load("finesse_insert")
-    again = extend(prefix(rec, 22), rec["actions"][21])  # a second Master, inserted
+    again = extend(prefix(rec, 21), rec["actions"][20])  # a second Master, inserted
     with pytest.raises(IllegalActionError, match="Master was already used this turn"):
         replay(again, finesse_tiles=TILES)
-    state = run("finesse_insert", 22)
-    assert state.actions_left == 0 and state.current == 0
+    state = run("finesse_insert", 21)
+    assert state.master_used and state.actions_left == 1 and state.current == 0
+    assert not any(a.kind == "master" for a in state.legal_actions())
     assert not any(
         isinstance(a, Insert) and a.inner.kind == "master" for a in state.legal_actions()
     )
@@ -186,19 +192,21 @@ def test_insert_record_round_trips() -> None:
         player, action = from_json(raw, CAT)
         assert to_json(action, CAT, player) == raw
     with pytest.raises(RecordError, match="insert cannot carry"):
-        from_json({"player": 0, "type": "insert", "action": {"type": "end_turn"}}, CAT)
+        from_json(
+            {"player": 0, "type": "insert", "action": {"type": "reward", "piece": "mono"}}, CAT
+        )
 
 
 # -- game end, Finishing Touches and ties ----------------------------------------------------------
 def test_game_ends_after_round_ten_without_an_extra_round() -> None:
     state = run("finesse_round_ten", len(load("finesse_round_ten")["actions"]) - 2)
     assert state.phase == FINISHING and state.round == 10 and not state.trigger_round
-    # the same actions without Finesse (no end_turn, no Finish) leave the game in round 11
+    # the same actions without Finesse (and without the Finish) leave the game in round 11
     rec = load("finesse_round_ten")
     base = prefix(rec, len(rec["actions"]))
     base["rules"] = {"players": 2}
     del base["setup"]["finesse_tiles"]
-    base["actions"] = [a for a in base["actions"] if a["type"] not in ("end_turn", "finish")]
+    base["actions"] = [a for a in base["actions"] if a["type"] != "finish"]
     later = replay(base).state
     assert later.round == 11 and later.phase == "play"
 
