@@ -139,36 +139,40 @@ class RandomBot(Bot):
             return None
         t = view.t
         cat = t.cat
-        # (card, piece, the piece's placements in the card's empty cells); the placements per
-        # empty region are cached by the catalogue for every puzzle alike, and a Place is built
-        # only for the placement drawn
         recess = t.recess
-        groups = [
-            (card, piece, masks)
-            for card, filled, _ in view.slots[view.current]
-            for piece, masks in enumerate(cat.fits_in(recess[card], recess[card] & ~filled))
-            if supply[piece] and masks
-        ]
-        total = sum(len(g[2]) for g in groups)
+        # (the card's empty cells, card, piece, the piece's placements in them); the placements
+        # per empty region are cached by the catalogue, and a Place is built only for the one
+        # drawn. Hot loop: everything inlined, nothing listed that isn't needed.
+        groups = []
+        total = 0
+        for card, filled, _ in view.slots[view.current]:
+            empty = recess[card] & ~filled
+            for piece, masks in enumerate(cat.fits_in(recess[card], empty)):
+                if masks and supply[piece]:
+                    groups.append((empty, card, piece, masks))
+                    total += len(masks)
         if not total:
             return None
-        filled_of = {card: f for card, f, _ in view.slots[view.current]}
         avail = _obtainable(view)
+        exists = tiling_index(cat).exists_owned
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
         for _ in range(6):
-            r = _pick(rng, total)
+            r = int(rng.random() * total)
             for group in groups:
-                if r < len(group[2]):
-                    card, piece, mask = group[0], group[1], group[2][r]
+                masks = group[3]
+                if r < len(masks):
                     break
-                r -= len(group[2])
-            if _leaves_fillable(view, card, filled_of[card], mask, avail):
-                return Place(card, piece, mask)
-        places = [(card, piece, m) for card, piece, masks in groups for m in masks]
+                r -= len(masks)
+            mask = masks[r]
+            rest = group[0] & ~mask  # what the placement leaves empty: it must stay fillable
+            if not rest or exists(rest, avail):
+                return Place(group[1], group[2], mask)
+        places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
         rng.shuffle(places)
-        for card, piece, mask in places:
-            if _leaves_fillable(view, card, filled_of[card], mask, avail):
+        for empty, card, piece, mask in places:
+            rest = empty & ~mask
+            if not rest or exists(rest, avail):
                 return Place(card, piece, mask)
         return None
 

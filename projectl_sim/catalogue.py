@@ -274,7 +274,11 @@ class Catalogue:
         hit = self._fit_cache.get(empty)
         if hit is not None:
             return hit
-        result = tuple(tuple(m for m in masks if m & empty == m) for masks in parent)
+        # list comprehensions, and no filtering of a piece with no placement: a miss is on the
+        # hot path of play (a new empty region after nearly every placement)
+        result = tuple(
+            [tuple([m for m in masks if m & empty == m]) if masks else masks for masks in parent]
+        )
         if len(self._fit_cache) >= _FIT_CACHE_CAP:
             self._fit_cache.clear()
         self._fit_cache[empty] = result

@@ -381,7 +381,8 @@ class GameState:
                 if q != player:
                     piles[q] = (HIDDEN,) * len(piles[q])
                     scores[q] = 0
-        g.decks = [_hide(d, kb) for d, kb in zip(self.decks, self.known_bottom, strict=True)]
+        decks, known = self.decks, self.known_bottom
+        g.decks = [_hide(decks[0], known[0]), _hide(decks[1], known[1])]  # white, black
         if g.finesse is not None:
             hide_face_down(g.finesse)  # Credits are public; face-down tiles are not
         return g
@@ -1209,23 +1210,41 @@ def finish_options(state: GameState) -> list[Action]:
     For each subset of the unfinished puzzles (largest first), one plan that completes exactly
     those puzzles with the pieces in supply, found by the fillability module.
     """
-    from projectl_sim.fill import plan
+    from projectl_sim.fill import plan, tiling_index
 
+    index = tiling_index(state.t.cat)
     p = state.current
     t = state.t
+    supply = state.supply[p]
     options: list[Action] = [Finish(())]
     slots = state.slots[p]
+    # Each puzzle's cheapest plan with the whole supply, once: when a subset's remaining pieces
+    # still cover it, it is also the cheapest plan with those pieces (the same answer plan gives).
+    whole: dict[int, list[tuple[int, Mask25]] | None] = {}
+    for card, filled, _ in slots:
+        empty = t.recess[card] & ~filled
+        # a one-tiling search rules most puzzles out far cheaper than the full plan
+        whole[card] = plan(t.cat, empty, supply) if index.exists(empty, supply) else None
     seen: set[tuple[Placement, ...]] = set()
     for size in range(len(slots), 0, -1):
         for subset in itertools.combinations(slots, size):
-            left = state.supply[p][:]
+            left = supply[:]
             placements: list[Placement] = []
             ok = True
             for card, filled, _ in subset:
-                found = plan(t.cat, t.recess[card] & ~filled, left)
+                found = whole[card]
                 if found is None:
                     ok = False
                     break
+                need = [0] * len(left)
+                for piece, _ in found:
+                    need[piece] += 1
+                if any(n > h for n, h in zip(need, left, strict=True)):
+                    empty = t.recess[card] & ~filled
+                    found = plan(t.cat, empty, left) if index.exists(empty, left) else None
+                    if found is None:
+                        ok = False
+                        break
                 for piece, mask in found:
                     left[piece] -= 1
                     placements.append((card, piece, mask))

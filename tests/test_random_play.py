@@ -138,3 +138,48 @@ def test_sample_recycle_is_uniform_over_the_legal_recycles() -> None:
     assert set(seen) == legal
     # each of the 48 orders about 200 times (a loose bound: 5 standard deviations)
     assert all(120 < n < 280 for n in seen.values())
+
+
+def _finish_options_by_subset(state: GameState) -> list:
+    """Finishing Touches options the plain way: a fresh plan for every puzzle of every subset."""
+    import itertools
+
+    from projectl_sim.actions import Finish
+    from projectl_sim.fill import plan
+
+    t, p = state.t, state.current
+    options, seen = [Finish(())], set()
+    slots = state.slots[p]
+    for size in range(len(slots), 0, -1):
+        for subset in itertools.combinations(slots, size):
+            left, placements = state.supply[p][:], []
+            for card, filled, _ in subset:
+                found = plan(t.cat, t.recess[card] & ~filled, left)
+                if found is None:
+                    break
+                for piece, mask in found:
+                    left[piece] -= 1
+                    placements.append((card, piece, mask))
+            else:
+                if tuple(placements) not in seen:
+                    seen.add(tuple(placements))
+                    options.append(Finish(tuple(placements)))
+    return options
+
+
+def test_finish_options_equal_a_fresh_plan_for_every_subset() -> None:
+    from projectl_sim.engine import FINISHING, finish_options
+
+    compared = 0
+    for seed in range(40):
+        states: list[GameState] = []
+
+        def keep(state: GameState, seat: int, action: object) -> None:
+            if state.phase == FINISHING:
+                states.append(state.copy())
+
+        play_game(Rules(players=3), [make_bot("random")] * 3, seed, record=False, on_step=keep)
+        for state in states:
+            assert finish_options(state) == _finish_options_by_subset(state)
+            compared += len(state.slots[state.current])
+    assert compared > 50  # enough unfinished puzzles at the end to mean something
