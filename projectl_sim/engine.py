@@ -572,12 +572,19 @@ class GameState:
     def _upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
         # rulings: Upgrade B and the reserve shortage (see _Tables.upgrade_targets)
         t = self.t
-        shortage = not any(reserve[p] for p in t.upgrade_up[give])
+        shortage = 1
+        for p in t.upgrade_up[give]:
+            if reserve[p]:
+                shortage = 0
+                break
         return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
 
     def basic_piece(self) -> int | None:
         """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
-        options = shortage_options(self.reserve, self.t.mono, self.t)
+        mono = self.t.mono
+        if self.reserve[mono]:
+            return mono  # the usual case, without building the options
+        options = shortage_options(self.reserve, mono, self.t)
         return options[0] if options else None
 
     def place_actions(self) -> list[Action]:
