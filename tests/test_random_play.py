@@ -170,16 +170,16 @@ def _finish_options_by_subset(state: GameState) -> list:
 def test_finish_options_equal_a_fresh_plan_for_every_subset() -> None:
     from projectl_sim.engine import FINISHING, finish_options
 
-    compared = 0
+    states: list[GameState] = []
+
+    def keep(state: GameState, seat: int, action: object) -> None:
+        if state.phase == FINISHING:
+            states.append(state.copy())
+
     for seed in range(40):
-        states: list[GameState] = []
-
-        def keep(state: GameState, seat: int, action: object) -> None:
-            if state.phase == FINISHING:
-                states.append(state.copy())
-
         play_game(Rules(players=3), [make_bot("random")] * 3, seed, record=False, on_step=keep)
-        for state in states:
-            assert finish_options(state) == _finish_options_by_subset(state)
-            compared += len(state.slots[state.current])
+    compared = 0
+    for state in states:
+        assert finish_options(state) == _finish_options_by_subset(state)
+        compared += len(state.slots[state.current])
     assert compared > 50  # enough unfinished puzzles at the end to mean something
