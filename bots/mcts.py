@@ -41,6 +41,7 @@ from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
+from projectl_sim.errors import UsageError
 from projectl_sim.finesse import INSERT_COST
 from projectl_sim.rules import ROW_SIZE
 
@@ -139,12 +140,19 @@ class MCTSBot(Bot):
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations"),
         "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])"),
         "horizon": (2, "rollouts stop this many rounds after the root's turn; 0 = at the end"),
+        "anchor": (
+            "root",
+            "where the horizon counts from: root (tree and rollouts stop there) or leaf (the "
+            "tree may grow past it; each rollout plays horizon rounds from its leaf)",
+        ),
         "width": (2.0, "progressive widening below the root: 1 + width * sqrt(visits) children"),
         "scale": (2.0, "points of margin per logistic unit when a leaf becomes a win chance"),
     }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if self.options["anchor"] not in ("root", "leaf"):
+            raise UsageError(f"unknown mcts anchor {self.options['anchor']!r} (valid: root, leaf)")
         self.weights = Weights()
         self.greedy = GreedyBot()
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
@@ -216,9 +224,10 @@ class MCTSBot(Bot):
         node = child
         path = [root, child]
         fresh = k == 0
+        leaf_anchor = self.options["anchor"] == "leaf"
         while not fresh:
             self._settle(state, rng)
-            if state.phase == OVER or state.turn >= stop:
+            if state.phase == OVER or (state.turn >= stop and not leaf_anchor):
                 break
             key = _world_key(state)
             order = node.orders.get(key)
@@ -233,6 +242,9 @@ class MCTSBot(Bot):
                 fresh = True
             node = child
             path.append(node)
+        if leaf_anchor and stop != math.inf:
+            # the horizon counts from the leaf: deeper trees still see as far past their leaves
+            stop = state.turn + int(o["horizon"]) * view.n
         values = self._rollout(state, rng, model, stop)
         for nd in path:
             nd.n += 1

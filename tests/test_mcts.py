@@ -13,6 +13,7 @@ from bots.heuristics import cost_model
 from bots.mcts import _determinize, score_estimate
 from projectl_sim import Rules, new_game, play_game
 from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState
+from projectl_sim.errors import UsageError
 
 TINY = "mcts:iterations=6"
 
@@ -71,7 +72,13 @@ def test_a_time_budget_returns_a_legal_action() -> None:
 
 @pytest.mark.parametrize(
     "spec",
-    ["mcts", "mcts:iterations=100", "mcts:c=0.5,horizon=0", "mcts:time=0.2,width=1.5,scale=2.0"],
+    [
+        "mcts",
+        "mcts:iterations=100",
+        "mcts:c=0.5,horizon=0",
+        "mcts:time=0.2,width=1.5,scale=2.0",
+        "mcts:anchor=leaf",
+    ],
 )
 def test_repr_round_trips_through_make_bot(spec: str) -> None:
     bot = make_bot(spec)
@@ -150,3 +157,33 @@ def test_values_are_win_chances_that_share_one_in_two_players() -> None:
     values = bot._values(state, cost_model(state))
     assert all(0.0 <= v <= 1.0 for v in values)
     assert sum(values) == pytest.approx(1.0)
+
+
+def test_a_leaf_anchored_horizon_lets_rollouts_see_as_far_from_every_leaf() -> None:
+    """anchor=root: rollouts stop at the root's horizon, so deeper leaves see less past them;
+    anchor=leaf: every rollout plays the full horizon from its own leaf."""
+    state = _midgame(2, 4, 20)
+    view = state.view(state.current)
+    turns = 1 * view.n  # horizon=1 round
+
+    def lookahead(anchor: str) -> list[int]:
+        bot = make_bot(f"mcts:iterations=300,horizon=1,anchor={anchor}")
+        seen: list[int] = []
+        rollout = bot._rollout
+
+        def spy(s, rng, model, stop):  # type: ignore[no-untyped-def]
+            seen.append(stop - s.turn)  # turns the rollout may still play
+            return rollout(s, rng, model, stop)
+
+        bot._rollout = spy  # type: ignore[method-assign]
+        assert bot(view, random.Random(3)) in view.legal_actions()
+        return seen
+
+    root = lookahead("root")
+    assert max(root) <= turns and min(root) < turns  # deeper leaves, less lookahead
+    assert set(lookahead("leaf")) == {turns}
+
+
+def test_an_unknown_anchor_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown mcts anchor 'middle'"):
+        make_bot("mcts:anchor=middle")
