@@ -156,7 +156,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (joblib)")
     parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
     parser.add_argument(
-        "--pairings", nargs="*", default=None, help=f"pairings to play: {', '.join(PAIRINGS)}"
+        "--pairings",
+        nargs="*",
+        default=None,
+        help=f"pairings (default: all; none when --pair is given): {', '.join(PAIRINGS)}",
     )
     parser.add_argument(
         "--pair",
@@ -176,7 +179,12 @@ def main() -> None:
             print(summarise(name, r0["a"], r0["b"], rows, r0.get("wall")))
         return
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    chosen = {k: PAIRINGS[k] for k in (args.pairings or PAIRINGS)}
+    # --pair alone plays just its pairs; --pairings names some (none with an empty list)
+    names = args.pairings if args.pairings is not None else [] if args.pair else list(PAIRINGS)
+    unknown = [n for n in names if n not in PAIRINGS]
+    if unknown:
+        parser.error(f"unknown pairing {unknown[0]!r} (valid: {', '.join(PAIRINGS)})")
+    chosen = {k: PAIRINGS[k] for k in names}
     for i, (a, b) in enumerate(args.pair):
         chosen[f"extra{i + 1}"] = (a, b)
     n_seeds = (args.games + 1) // 2
