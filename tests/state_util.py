@@ -1,8 +1,24 @@
-"""Helpers shared by the bot tests."""
+"""Helpers shared by the tests: seeded positions and state snapshots."""
 
 from __future__ import annotations
 
-from projectl_sim.engine import GameState
+import random
+
+from bots import make_bot
+from projectl_sim.engine import OVER, GameState, new_game
+from projectl_sim.rules import Rules
+
+
+def play_steps(rules: Rules, seed: int, steps: int, bot: str = "random") -> GameState:
+    """Return the state after ``steps`` decisions of ``bot`` in every seat from a seeded deal."""
+    state = new_game(rules, seed=seed)
+    player = make_bot(bot)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.phase == OVER:
+            break
+        state.step(state.current, player(state.view(state.current), rng))
+    return state
 
 
 def snapshot(state: GameState) -> tuple:

@@ -6,13 +6,13 @@ import random
 from collections import Counter
 
 import pytest
-from state_util import snapshot
+from state_util import play_steps, snapshot
 
 from bots import MCTSBot, make_bot
 from bots.heuristics import cost_model
 from bots.mcts import _determinize, score_estimate
-from projectl_sim import Rules, new_game, play_game
-from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState
+from projectl_sim import Rules, play_game
+from projectl_sim.engine import HIDDEN, PLAY, GameState
 from projectl_sim.errors import UsageError
 
 TINY = "mcts:iterations=6"
@@ -20,14 +20,7 @@ TINY = "mcts:iterations=6"
 
 def _midgame(players: int, seed: int, actions: int) -> GameState:
     """Return a state after some greedy play (a position with held puzzles and hidden piles)."""
-    state = new_game(Rules(players=players), seed=seed)
-    greedy = make_bot("greedy")
-    rng = random.Random(seed)
-    for _ in range(actions):
-        if state.phase == OVER:
-            break
-        state.step(state.current, greedy(state.view(state.current), rng))
-    return state
+    return play_steps(Rules(players=players), seed, actions, "greedy")
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -32,6 +32,7 @@ from records_util import (
     state_after,
     supply,
 )
+from state_util import play_steps
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
@@ -451,14 +452,7 @@ def test_opponent_score_is_solo_only() -> None:
 
 # -- Hidden information ----------------------------------------------------------------------------
 def _midgame(seed: int, steps: int, **kwargs: Any) -> GameState:
-    state = new_game(solo_rules(**kwargs), seed=seed)
-    bot = make_bot("random")
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.phase == OVER:
-            break
-        state.step(0, bot(state.view(0), rng))
-    return state
+    return play_steps(solo_rules(**kwargs), seed, steps)
 
 
 def test_view_hides_the_deck_and_redeal_keeps_whites_on_top_of_blacks() -> None:

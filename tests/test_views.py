@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import random
 
-from bots import make_bot
+from state_util import play_steps
+
 from projectl_sim import Rules, new_game
 from projectl_sim.actions import Recycle
-from projectl_sim.engine import HIDDEN, OVER, GameState
+from projectl_sim.engine import HIDDEN, GameState
 from projectl_sim.invariants import check_invariants
 
 
 def _midgame(rules: Rules, seed: int, steps: int) -> GameState:
-    state = new_game(rules, seed=seed)
-    bot = make_bot("random")
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.phase == OVER:
-            break
-        state.step(state.current, bot(state.view(state.current), rng))
-    return state
+    return play_steps(rules, seed, steps)
 
 
 def test_view_hides_deck_order_but_not_recycled_bottom_cards() -> None:
