@@ -109,9 +109,55 @@ class Insert:
     kind: ClassVar[str] = "insert"
 
 
-Action = Take | TakeDeck | Recycle | TakeBasic | Upgrade | Place | Master | Reward | Finish | Insert
+@dataclass(frozen=True, slots=True)
+class Ghost:
+    """Ghost Piece: return the ghost ``ghost``, take the level 1-4 pieces ``take`` (together its
+    shape), and place some of them at once (at most one new piece per puzzle); the rest go to the
+    supply."""
+
+    ghost: int
+    take: tuple[int, ...]
+    placements: tuple[Placement, ...] = ()
+    kind: ClassVar[str] = "ghost"
+
+
+@dataclass(frozen=True, slots=True)
+class LevelUp:
+    """Ghost Piece Level Up reward, one step: return ``give`` and take ``get`` one level higher.
+
+    ``give`` and ``get`` both None: the player declines this step.
+    """
+
+    give: int | None
+    get: int | None
+    kind: ClassVar[str] = "level_up"
+
+
+@dataclass(frozen=True, slots=True)
+class Ambassador:
+    """Ambassador Pack: use one Ambassador (placements as a Master; any number per turn)."""
+
+    placements: tuple[Placement, ...]
+    kind: ClassVar[str] = "ambassador"
+
+
+Action = (
+    Take
+    | TakeDeck
+    | Recycle
+    | TakeBasic
+    | Upgrade
+    | Place
+    | Master
+    | Reward
+    | Finish
+    | Insert
+    | Ghost
+    | LevelUp
+    | Ambassador
+)
 # The actions an Insert may carry (any Play action).
-INSERTABLE = (Take, TakeDeck, Recycle, TakeBasic, Upgrade, Place, Master)
+INSERTABLE = (Take, TakeDeck, Recycle, TakeBasic, Upgrade, Place, Master, Ghost, Ambassador)
 
 
 def _cells(mask: Mask25) -> list[list[int]]:
@@ -155,6 +201,22 @@ def to_json(action: Action, cat: Catalogue, player: int) -> dict[str, Any]:
             body = to_json(inner, cat, player)
             del body["player"]
             out |= {"type": "insert", "action": body}
+        case Ghost(ghost, take, placements):
+            out |= {
+                "type": "ghost",
+                "ghost": cat.pieces[ghost].id,
+                "take": [cat.pieces[p].id for p in take],
+                "placements": [_placement_json(cat, p) for p in placements],
+            }
+        case LevelUp(give, get):
+            out |= {"type": "level_up"}
+            if give is not None and get is not None:
+                out |= {"give": cat.pieces[give].id, "get": cat.pieces[get].id}
+        case Ambassador(placements):
+            out |= {
+                "type": "ambassador",
+                "placements": [_placement_json(cat, p) for p in placements],
+            }
     return out
 
 
@@ -264,10 +326,28 @@ def from_json(d: Any, cat: Catalogue) -> tuple[int, Action]:
         if not isinstance(inner, INSERTABLE):
             raise RecordError(f"insert cannot carry a {body.get('type')!r} action")
         action = Insert(inner)
+    elif kind == "ghost":
+        take = _field(d, "take")
+        if not isinstance(take, list) or not take:
+            raise RecordError("ghost 'take' must be a non-empty list of piece ids")
+        action = Ghost(
+            _piece(cat, _field(d, "ghost")),
+            tuple(_piece(cat, p) for p in take),
+            _placements(cat, d.get("placements", [])),
+        )
+    elif kind == "level_up":
+        give, get = d.get("give"), d.get("get")
+        if (give is None) != (get is None):
+            raise RecordError("level_up needs both 'give' and 'get' (or neither, to decline)")
+        action = (
+            LevelUp(None, None) if give is None else LevelUp(_piece(cat, give), _piece(cat, get))
+        )
+    elif kind == "ambassador":
+        action = Ambassador(_placements(cat, _field(d, "placements")))
     else:
         raise RecordError(
             f"unknown action type {kind!r} (valid: take, recycle, take_basic, upgrade, place, "
-            "master, reward, finish, insert)"
+            "master, reward, finish, insert, ghost, level_up, ambassador)"
         )
     return player, action
 
@@ -301,4 +381,15 @@ def describe(action: Action, cat: Catalogue) -> str:
             return f"finish ({inner or 'no pieces'}{paid})"
         case Insert(inner_action):
             return f"insert {describe(inner_action, cat)}"
+        case Ghost(ghost, take, placements):
+            took = " ".join(pc[p].id for p in take)
+            placed = ", ".join(f"{pc[p].id} on {pz[c].id}" for c, p, _ in placements)
+            return f"ghost {pc[ghost].id} for {took}" + (f" (placing {placed})" if placed else "")
+        case LevelUp(give, get):
+            if give is None or get is None:
+                return "level_up declined"
+            return f"level_up {pc[give].id} to {pc[get].id}"
+        case Ambassador(placements):
+            inner = ", ".join(f"{pc[p].id} on {pz[c].id}" for c, p, _ in placements)
+            return f"ambassador ({inner})"
     return repr(action)

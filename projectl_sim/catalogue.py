@@ -563,6 +563,14 @@ def check_base_playable(cat: Catalogue) -> Catalogue:
     return cat
 
 
+def with_shipped_sets(base: Catalogue, names: Iterable[str]) -> Catalogue:
+    """Return ``base`` (a catalogue without expansion sets) with the shipped sets ``names``."""
+    sets = expansion_names(names)
+    if base is base_catalogue():
+        return load_catalogue(expansions=sets)  # one object per combination
+    return combine(base, [_read_puzzle_set(n, None) for n in sets])
+
+
 def _read_puzzle_set(name: str, path: str | Path | None) -> PuzzleSet:
     if path is None:
         text = resources.files("projectl_sim").joinpath(EXPANSION_FILES[name]).read_text("utf-8")

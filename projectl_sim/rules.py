@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from projectl_sim.catalogue import Catalogue, base_catalogue
+from projectl_sim.catalogue import (
+    AMBASSADOR,
+    LEVEL_UP_1,
+    LEVEL_UP_2,
+    Catalogue,
+    base_catalogue,
+    with_shipped_sets,
+)
+from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError
 from projectl_sim.finesse import TileSet, builtin_tiles
 
@@ -17,7 +25,16 @@ MAX_UNFINISHED = 4
 STARTING_SUPPLY = ("mono", "domino")
 
 TIE_BREAKS = ("puzzles_then_pieces", "later_in_turn_order")
-VARIANTS = ("standard", "solo")
+VARIANTS = ("standard", "solo", "line_clear")
+# rulings, Line Clear: the variant of 5 and 6 players (and the only one for them)
+LINE_CLEAR_PLAYERS = (5, 6)
+# rulings, Ghost Piece, the two judgement calls: the Ghost action uses one of the 3 actions or is
+# free; a ghost may be placed like any piece or only exchanged.
+GHOST_ACTIONS = ("action", "free")
+GHOST_PLACEMENTS = ("piece", "exchange_only")
+# Line Clear: how the two marker holders' "simultaneous" turns are resolved: their actions
+# interleaved one by one, white marker first (default), or the white holder's whole turn first.
+LINE_CLEAR_ORDERS = ("interleave", "white_first")
 
 # rulings, Solo variant: one deck of 15 white on top of 10 black puzzles, a 3x3 grid dealt from
 # it (positions 1-9 row by row), lock pieces above the columns, and the opponent's starting supply
@@ -31,7 +48,9 @@ OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
 SOLO_OPPONENT_PIECES = ("mono", "random")
 # rulings, Finesse Solo: the solo deck is 20 white on top of 15 black puzzles.
 FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
-EXPANSIONS = ("finesse",)
+# Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
+# puzzles (and pieces) to the catalogue.
+EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -41,12 +60,19 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     "max_rounds": (60, int),
     "stall_rounds": (12, int),
     "solo_opponent_pieces": ("mono", SOLO_OPPONENT_PIECES),
+    "endless_white_deck": (False, bool),
+    "ghost_action": ("action", GHOST_ACTIONS),
+    "ghost_placement": ("piece", GHOST_PLACEMENTS),
+    "line_clear_order": ("interleave", LINE_CLEAR_ORDERS),
 }
 # Settings that only mean something in the solo variant (name -> default): other variants must
 # leave them at their defaults, and only solo records write them.
 _SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
 # Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
 _FINESSE_ONLY = {"finesse_ambassador": False}
+# Settings of the Ghost Piece expansion and of the Line Clear variant (written only there).
+_GHOST_ONLY = {"ghost_action": "action", "ghost_placement": "piece"}
+_LINE_CLEAR_ONLY = {"line_clear_order": "interleave"}
 # Every switch a run grid may vary (``--rule KEY=V1,V2``): the base ones and Finesse's.
 RUN_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     **_SWITCHES,
@@ -70,8 +96,19 @@ class Rules:
     ``solo_opponent_pieces``: the locks and the opponent's supply are level-1 pieces (``mono``,
     document 000) or random pieces of any shape (``random``, rulebook 2.5).
 
-    ``expansions`` names the expansions played (any iterable of names, kept as a frozenset; only
-    ``finesse`` so far). Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
+    ``variant="line_clear"`` is the 5-6 player game (and 5-6 players need it), with the switch
+    ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
+    white marker first; ``white_first``: the white holder's whole turn, then the black's).
+    ``endless_white_deck``: the Endless White Deck variant (any player count).
+
+    ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a
+    frozenset). ``ghost_piece``, ``ambassador_pack`` and ``phoenix`` add their puzzle sets: a
+    catalogue without expansion sets (the shipped base, or a user's) gets the shipped sets added;
+    a catalogue loaded with sets (``load_catalogue(expansions=...)``, e.g. a user's replacement
+    of provisional data) must hold exactly the expansions played. Ghost Piece adds the switches
+    ``ghost_action`` (``action``: the Ghost action is one of the 3; ``free``) and
+    ``ghost_placement`` (``piece``: a ghost may be placed like any piece; ``exchange_only``).
+    Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
     Pack tiles too; off by default, as their texts are not in the rule documents and the shipped
     ones are provisional) and ``finesse_tiles``, the tile set to deal from (the shipped one, or a
     user's file loaded with ``finesse.load_tiles``).
@@ -87,6 +124,10 @@ class Rules:
     stall_rounds: int = 12
     difficulty: str = "normal"
     solo_opponent_pieces: str = "mono"
+    endless_white_deck: bool = False
+    ghost_action: str = "action"
+    ghost_placement: str = "piece"
+    line_clear_order: str = "interleave"
     expansions: frozenset[str] = frozenset()
     finesse_ambassador: bool = False
     finesse_tiles: TileSet = field(default_factory=builtin_tiles, compare=False, repr=False)
@@ -114,15 +155,20 @@ class Rules:
         if self.variant == "solo":
             if self.players != 1:
                 raise RulesError(f"the solo variant is for 1 player, got {self.players}")
+        elif self.variant == "line_clear":
+            if self.players not in LINE_CLEAR_PLAYERS:
+                raise RulesError(
+                    f"the line_clear variant is for 5 or 6 players, got {self.players}"
+                )
         elif self.players == 1:
             raise RulesError("1 player needs the solo variant (variant='solo')")
-        elif self.players in (5, 6):
+        elif self.players in LINE_CLEAR_PLAYERS:
             raise RulesError(
-                f"{self.players} players needs the Line Clear variant, not supported yet; "
-                "use 2-4 players"
+                f"{self.players} players needs the Line Clear variant (variant='line_clear')"
             )
         elif not 2 <= self.players <= 4:
-            raise RulesError(f"players must be 2-4, got {self.players}")
+            raise RulesError(f"players must be 1-6, got {self.players}")
+        self._check_expansion_settings()
         if self.difficulty not in DIFFICULTIES:
             raise RulesError(
                 f"unknown difficulty {self.difficulty!r} (valid: {', '.join(DIFFICULTIES)})"
@@ -150,6 +196,62 @@ class Rules:
         for pid in STARTING_SUPPLY:
             if pid not in self.catalogue.piece_ids:
                 raise RulesError(f"the catalogue has no {pid!r} piece for the starting supply")
+        if self.players in BLACK_DECK_SIZE and not self.solo:
+            wanted = BLACK_DECK_SIZE[self.players]
+            available = len(self.catalogue.of_colour("black"))
+            if self.players == 6 and available < wanted:
+                raise RulesError(
+                    f"6 players need {wanted} black puzzles, the catalogue has {available}: "
+                    "add the ghost_piece or phoenix expansion"
+                )
+
+    def _check_expansion_settings(self) -> None:
+        """Check the expansion and variant switches; give the catalogue the puzzle sets played."""
+        for name, allowed in (
+            ("ghost_action", GHOST_ACTIONS),
+            ("ghost_placement", GHOST_PLACEMENTS),
+            ("line_clear_order", LINE_CLEAR_ORDERS),
+        ):
+            if getattr(self, name) not in allowed:
+                raise RulesError(
+                    f"unknown {name} {getattr(self, name)!r} (valid: {', '.join(allowed)})"
+                )
+        if not isinstance(self.endless_white_deck, bool):
+            raise RulesError(
+                f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
+            )
+        if not self.ghost:
+            for name, default in _GHOST_ONLY.items():
+                if getattr(self, name) != default:
+                    raise RulesError(f"{name} applies to the ghost_piece expansion only")
+        if not self.line_clear:
+            for name, default in _LINE_CLEAR_ONLY.items():
+                if getattr(self, name) != default:
+                    raise RulesError(f"{name} applies to the line_clear variant only")
+        sets = tuple(n for n in CATALOGUE_SETS if n in self.expansions)
+        cat = self.catalogue
+        if not cat.expansions and sets:
+            object.__setattr__(self, "catalogue", with_shipped_sets(cat, sets))
+        elif cat.expansions != sets:
+            held = ", ".join(cat.expansions) or "none"
+            raise RulesError(
+                f"the catalogue holds the expansion puzzle sets {held} but the rules play "
+                f"{', '.join(sets) or 'none'}"
+            )
+        features = self.catalogue.expansion_features()
+        needs = {
+            "ghost pieces": "ghost_piece",
+            f"{LEVEL_UP_1} rewards": "ghost_piece",
+            f"{LEVEL_UP_2} rewards": "ghost_piece",
+            f"{AMBASSADOR} rewards": "ambassador_pack",
+        }
+        for feature in features:
+            expansion = needs.get(feature)
+            if expansion is not None and expansion not in self.expansions:
+                raise RulesError(
+                    f"catalogue {self.catalogue.name} has {feature}: play it with the "
+                    f"{expansion} expansion"
+                )
 
     @property
     def solo(self) -> bool:
@@ -160,6 +262,21 @@ class Rules:
     def finesse(self) -> bool:
         """Return whether the Finesse expansion is played."""
         return "finesse" in self.expansions
+
+    @property
+    def ghost(self) -> bool:
+        """Return whether the Ghost Piece expansion is played."""
+        return "ghost_piece" in self.expansions
+
+    @property
+    def ambassador(self) -> bool:
+        """Return whether the Ambassador Pack expansion is played."""
+        return "ambassador_pack" in self.expansions
+
+    @property
+    def line_clear(self) -> bool:
+        """Return whether this is the Line Clear variant (5-6 players, two markers)."""
+        return self.variant == "line_clear"
 
     @property
     def black_deck_size(self) -> int:
@@ -190,13 +307,19 @@ class Rules:
         if self.solo:
             out["difficulty"] = self.difficulty
         for name in _SWITCHES:
+            if name in _GHOST_ONLY or name in _LINE_CLEAR_ONLY:
+                continue  # written below, with their expansion or variant
             if self.solo or name not in _SOLO_ONLY:
                 out[name] = getattr(self, name)
         if self.expansions:
             out["expansions"] = sorted(self.expansions)
-        if self.finesse:
-            for name in _FINESSE_ONLY:
-                out[name] = getattr(self, name)
+        for flag, names in (
+            (self.finesse, _FINESSE_ONLY),
+            (self.ghost, _GHOST_ONLY),
+            (self.line_clear, _LINE_CLEAR_ONLY),
+        ):
+            if flag:
+                out.update({name: getattr(self, name) for name in names})
         return out
 
     @classmethod

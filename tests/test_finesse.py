@@ -307,7 +307,10 @@ def test_rules_normalise_expansions_and_reject_unknown_ones() -> None:
     assert Rules(expansions=("finesse",)) == Rules(expansions=FINESSE)
     with pytest.raises(RulesError, match="expansions must be a list of names, got 3"):
         Rules(expansions=3)  # type: ignore[arg-type]
-    with pytest.raises(RulesError, match=r"unknown expansion 'ghost' \(known: finesse\)"):
+    with pytest.raises(
+        RulesError,
+        match=r"unknown expansion 'ghost' \(known: ghost_piece, ambassador_pack, finesse, ph",
+    ):
         Rules(expansions={"ghost"})
     with pytest.raises(RulesError, match="finesse_ambassador applies to the finesse"):
         Rules(finesse_ambassador=True)

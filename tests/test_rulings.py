@@ -804,7 +804,7 @@ def _malformed(edit: str) -> dict[str, Any]:
     [
         ("format", "unknown record format 'projectl-record/0'"),
         ("tie_break", "rules.tie_break: unknown value 'coin_flip'"),
-        ("players", "players must be 2-4"),
+        ("players", "players must be 1-6"),
         ("setup_unknown", "setup.white_deck: unknown puzzle 'W99'"),
         ("setup_twice", "appears twice"),
         ("setup_colour", "setup.black_deck: W32 is not a black puzzle"),
