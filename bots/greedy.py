@@ -83,7 +83,7 @@ class _Target:
 def _gain(state: GameState, card: int, w: Weights) -> float:
     t = state.t
     bias = w.black_bias if t.is_black[card] else 1.0
-    return w.points * t.points[card] * bias + w.reward * t.levels[t.reward[card]]
+    return w.points * t.points[card] * bias + w.reward * t.reward_level[card]
 
 
 class GreedyBot(Bot):

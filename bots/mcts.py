@@ -102,7 +102,7 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
             cost_sum += cost
             d = _DISCOUNT**cost
             points += t.points[card] * d
-            reward += levels[t.reward[card]] * d
+            reward += t.reward_level[card] * d
             for i, k in enumerate(use):
                 if k:
                     spare[i] = max(0, spare[i] - k)

@@ -48,7 +48,7 @@ from projectl_sim.actions import (
     Upgrade,
     describe,
 )
-from projectl_sim.catalogue import Catalogue, Mask25
+from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.finesse import (
     INSERT_COST,
@@ -84,6 +84,15 @@ PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
 END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
 
 HIDDEN = -1  # a deck card the viewing player cannot see
+
+# Rewards that are not a piece, as codes in the reward table (piece rewards are indices >= 0).
+REWARD_LEVEL_UP_1, REWARD_LEVEL_UP_2, REWARD_AMBASSADOR = -1, -2, -3
+SPECIAL_REWARD_CODES = {
+    LEVEL_UP_1: REWARD_LEVEL_UP_1,
+    LEVEL_UP_2: REWARD_LEVEL_UP_2,
+    AMBASSADOR: REWARD_AMBASSADOR,
+}
+_SPECIAL_REWARD_LEVELS = {REWARD_LEVEL_UP_1: 1, REWARD_LEVEL_UP_2: 2, REWARD_AMBASSADOR: 2}
 
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 
@@ -123,7 +132,18 @@ class _Tables:
         self.recess = tuple(p.recess for p in cat.puzzles)
         self.points = tuple(p.points for p in cat.puzzles)
         self.is_black = tuple(p.is_black for p in cat.puzzles)
-        self.reward = tuple(cat.piece_index(p.reward) for p in cat.puzzles)
+        # a puzzle's reward: a piece index, or one of the special rewards (negative codes)
+        self.reward = tuple(
+            SPECIAL_REWARD_CODES[p.reward]
+            if p.reward in SPECIAL_REWARD_CODES
+            else cat.piece_index(p.reward)
+            for p in cat.puzzles
+        )
+        # what a reward is worth in piece levels, for the bots' evaluations: a piece its level, a
+        # Level Up its steps, an Ambassador (a free Master) as much as a level-2 piece
+        self.reward_level = tuple(
+            self.levels[r] if r >= 0 else _SPECIAL_REWARD_LEVELS[r] for r in self.reward
+        )
         self.mono = cat.piece_index("mono")
         self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
         self.upgrade_actions = {
@@ -905,6 +925,9 @@ class GameState:
         # Rewards in the order the puzzles were taken; a choice stops the queue until made.
         while self.pending:
             wanted = self.pending[0]
+            if wanted < 0:
+                # a special reward (Level Up, Ambassador): its expansion's hook
+                raise NotImplementedError(f"special reward {wanted} is not played yet")
             options = shortage_options(self.reserve, wanted, self.t)
             if len(options) > 1:
                 self.phase = REWARD
