@@ -6,11 +6,12 @@ import random
 from typing import Any, ClassVar
 
 from projectl_sim.actions import Action, Finish, Reward
-from projectl_sim.engine import FINISHING, REWARD, GameState
+from projectl_sim.engine import FINISHING, LEVEL_UP, REWARD, GameState
 
 
 class Bot:
-    """Base class: ``act`` picks a Play action; reward and Finishing Touches have defaults.
+    """Base class: ``act`` picks a Play action; reward, Level Up (Ghost Piece) and Finishing
+    Touches have defaults.
 
     A bot receives ``view`` (what its seat may know; never the deck order) and must not mutate
     it. Parameters are keyword arguments declared in ``params`` (name -> (default, help));
@@ -31,6 +32,8 @@ class Bot:
             return Reward(self.choose_reward(view, view.reward_options, rng))
         if view.phase == FINISHING:
             return self.finishing_touches(view, rng)
+        if view.phase == LEVEL_UP:
+            return self.choose_level_up(view, rng)
         return self.act(view, rng)
 
     def act(self, view: GameState, rng: random.Random) -> Action:
@@ -40,6 +43,10 @@ class Bot:
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         """Return the reward piece to take among ``options`` (default: a random one)."""
         return rng.choice(options)
+
+    def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
+        """Return one Level Up step, or declining it (default: a random one of them)."""
+        return rng.choice(view.level_up_actions())
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         """Return this seat's Finishing Touches (default: none)."""

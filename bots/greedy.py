@@ -16,6 +16,10 @@ It knows the end: after the trigger it counts the actions it has left, never tak
 can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
 when they pay; a reward choice takes the highest level.
 
+Ghost Piece: it plans with the ghosts it holds like any piece (unless they are only exchanged),
+makes a Ghost action when the new pieces shorten its plans by more than the action costs, and takes
+the Level Up steps that best serve its plans (declining one that would only spoil them).
+
 Finesse: it Inserts its greedy action when that completes a puzzle, or when it places pieces on a
 plan and enough Credits stay for a later completing Insert. Finishing Touches are paid with
 Credits first (at the end Credits only break ties). Credits are not otherwise chased: the tiles
@@ -39,6 +43,7 @@ from bots.random_bot import completing_places, finish_gain, with_credits
 from projectl_sim.actions import (
     Action,
     Finish,
+    Ghost,
     Insert,
     Master,
     Place,
@@ -161,6 +166,9 @@ class GreedyBot(Bot):
             return max(done, key=lambda a: _gain(state, a.card, w))
         left = actions_left_estimate(state, me, w)
         targets = self._targets(state, model, left)
+        ghost = self._plan_ghost(state, model, targets, left)
+        if ghost is not None:
+            return ghost
         if not state.master_used:
             master = self._plan_master(state, model, targets)
             if master is not None:
@@ -188,7 +196,7 @@ class GreedyBot(Bot):
     def _targets(self, state: GameState, model: CostModel, left: int) -> list[_Target]:
         t = state.t
         me = state.current
-        supply = list(state.supply[me])
+        supply = list(state.placeable_supply(me))
         out = []
         # cheapest first, each planned with what the cheaper ones leave of the supply
         slots = sorted(state.slots[me], key=lambda s: model.cost(t.recess[s[0]] & ~s[1], supply)[0])
@@ -211,7 +219,7 @@ class GreedyBot(Bot):
         held = len(state.slots[me])
         if held >= 4:
             return None
-        supply = list(state.supply[me])
+        supply = list(state.placeable_supply(me))
         for tg in targets:
             supply = [max(0, s - k) for s, k in zip(supply, tg.need, strict=True)]
         committed = sum(tg.cost for tg in targets if tg.cost <= left)
@@ -239,7 +247,7 @@ class GreedyBot(Bot):
         self, state: GameState, model: CostModel, targets: list[_Target]
     ) -> Master | None:
         t = state.t
-        left = list(state.supply[state.current])
+        left = list(state.placeable_supply(state.current))
         index = model.index
         chosen: list[Placement] = []
         for tg in targets:
@@ -255,7 +263,7 @@ class GreedyBot(Bot):
     def _completing_master(self, state: GameState) -> Master | None:
         t = state.t
         me = state.current
-        left = list(state.supply[me])
+        left = list(state.placeable_supply(me))
         chosen: list[Placement] = []
         for card, filled, _ in state.slots[me]:
             empty = t.recess[card] & ~filled
@@ -271,7 +279,7 @@ class GreedyBot(Bot):
     def _work_on(self, state: GameState, model: CostModel, tg: _Target) -> Action | None:
         t = state.t
         me = state.current
-        supply = state.supply[me]
+        supply = state.placeable_supply(me)
         index = model.index
         v = index.first(tg.empty, supply)
         if v is not None:
@@ -320,6 +328,97 @@ class GreedyBot(Bot):
                 if a in legal:
                     return a
         return None
+
+    # -- Ghost Piece --------------------------------------------------------------------------
+    def _plan_cost(
+        self, state: GameState, model: CostModel, supply: list[int], empties: list[int]
+    ) -> int:
+        """Return the actions the regions ``empties`` need with ``supply`` (cheapest first,
+        each planned with what the cheaper ones leave, as ``_targets`` does)."""
+        if state.ghost is not None:
+            supply = state.ghost.placeable(supply)
+        total = 0
+        for empty in sorted(empties, key=lambda e: model.cost(e, supply)[0]):
+            cost, need = model.cost(empty, supply)
+            total += min(cost, UNREACHABLE)
+            supply = [max(0, s - k) for s, k in zip(supply, need, strict=True)]
+        return total
+
+    def _plan_ghost(
+        self, state: GameState, model: CostModel, targets: list[_Target], left: int
+    ) -> Ghost | None:
+        """Return the Ghost action that most shortens the plans of the puzzles it can finish.
+
+        For each ghost held and each take: the new pieces go into the held puzzles where their
+        plan (with the supply after the exchange) uses one, the largest first, at most one per
+        puzzle; the exchange is chosen when the plans then need fewer actions in all, the
+        exchange itself included unless it is free.
+        """
+        gs = state.ghost
+        live = [tg for tg in targets if tg.cost <= left]
+        if gs is None or not live:
+            return None
+        me = state.current
+        supply = state.supply[me]
+        held = [g for g in gs.tables.ghosts if supply[g]]
+        if not held:
+            return None
+        t = state.t
+        index = model.index
+        empties = [tg.empty for tg in live]
+        best: Ghost | None = None
+        best_cost = self._plan_cost(state, model, list(supply), empties) - (0 if gs.free else 1)
+        for g in held:
+            for take in state.ghost_takes(g):
+                after = list(supply)
+                after[g] -= 1
+                new = [0] * t.n_pieces
+                for piece in take:
+                    after[piece] += 1
+                    new[piece] += 1
+                chosen: list[Placement] = []
+                rest = []
+                for tg in live:
+                    empty = tg.empty
+                    v = index.first(empty, gs.placeable(after))
+                    if v is not None:
+                        steps = [s for s in index._placements(empty, v) if new[s[0]]]
+                        if steps:
+                            piece, mask = max(steps, key=lambda s: (t.levels[s[0]], -s[1]))
+                            new[piece] -= 1
+                            after[piece] -= 1
+                            chosen.append((tg.card, piece, mask))
+                            empty &= ~mask
+                    if empty:
+                        rest.append(empty)
+                cost = self._plan_cost(state, model, after, rest)
+                if cost < best_cost:
+                    best, best_cost = Ghost(g, take, tuple(chosen)), cost
+        return best
+
+    def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
+        """Return the Level Up step that best serves the plans of the held puzzles.
+
+        Each step (and declining) is valued by the actions the held puzzles' plans then need,
+        less a little per level in the supply (a bigger piece is worth more later); a step that
+        spoils a plan loses to another, or to declining.
+        """
+        model = cost_model(view)
+        t = view.t
+        me = view.current
+        empties = [t.recess[card] & ~filled for card, filled, _ in view.slots[me]]
+
+        def value(action: Action) -> tuple[float, int]:
+            supply = list(view.supply[me])
+            give, get = action.give, action.get  # type: ignore[union-attr]
+            if give is not None and get is not None:
+                supply[give] -= 1
+                supply[get] += 1
+            levels = sum(k * t.levels[i] for i, k in enumerate(supply))
+            got = t.levels[get] if get is not None else 0
+            return (-self._plan_cost(view, model, supply, empties) + 0.25 * levels, got)
+
+        return max(view.level_up_actions(), key=value)
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         levels = view.t.levels

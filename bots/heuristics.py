@@ -56,6 +56,8 @@ class CostModel:
         self.index = index
         self.levels = index._levels
         self.n = len(self.levels)
+        # Ghost Piece: a ghost comes only as a reward, never from an action
+        self.ghosts = index.cat.ghost_pieces
         self._cache: dict[tuple[int, bytes], tuple[int, tuple[int, ...]]] = {}
 
     def cost(self, empty: int, supply: Sequence[int]) -> tuple[int, tuple[int, ...]]:
@@ -91,6 +93,8 @@ class CostModel:
             placements = sum(need)
             if placements >= best:
                 break
+            if any(need[g] > supply[g] for g in self.ghosts):
+                continue  # a ghost it lacks can't be had by an action
             spare = [s - k if s > k else 0 for s, k in zip(supply, need, strict=True)]
             spare_levels = sorted(
                 (levels[i] for i, c in enumerate(spare) for _ in range(c)), reverse=True
@@ -160,7 +164,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Place]:
     """
     t = state.t
     p = state.current
-    supply = state.supply[p]
+    supply = state.placeable_supply(p)
     index = model.index
     out: list[Place] = []
     seen: set[Place] = set()
@@ -189,7 +193,7 @@ def plan_master(state: GameState, model: CostModel) -> Master | None:
     """Return a Master of one plan placement per puzzle (largest piece first), if 2+ fit."""
     t = state.t
     p = state.current
-    left = list(state.supply[p])
+    left = list(state.placeable_supply(p))
     index = model.index
     chosen: list[Placement] = []
     for card, filled, _ in state.slots[p]:

@@ -21,9 +21,9 @@ Candidates are ``candidate_actions`` (the heuristic's narrowing: plan placements
 climbing upgrades, one Recycle order per row, a planned Master) plus the greedy choice. Which
 children a node allows is decided by each world's own candidate list, so draws that differ
 between worlds (a replacement card in a row, a blind draw) never lead into an illegal action.
-Reward choices and Finishing Touches, inside the search and as the bot's own answers, are the
-greedy bot's. Finesse: with 2 active Credits each candidate is also searched as an Insert, and
-rollouts Insert the greedy way.
+Reward choices, Level Up steps (Ghost Piece) and Finishing Touches, inside the search and as the
+bot's own answers, are the greedy bot's. Finesse: with 2 active Credits each candidate is also
+searched as an Insert, and rollouts Insert the greedy way.
 
 The budget is ``iterations`` per decision, or ``time`` seconds of CPU per decision when it is
 not 0 (then the bot is not reproducible). A decision with a single candidate is not searched.
@@ -40,7 +40,7 @@ from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
-from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
+from projectl_sim.engine import FINISHING, HIDDEN, LEVEL_UP, OVER, REWARD, GameState
 from projectl_sim.errors import UsageError
 from projectl_sim.finesse import INSERT_COST
 from projectl_sim.rules import ROW_SIZE
@@ -83,8 +83,8 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
         left = _HORIZON_ACTIONS
     else:
         early = 0.0
-    supply = state.supply[player]
-    supply_levels = sum(c * levels[i] for i, c in enumerate(supply) if c)
+    supply = state.placeable_supply(player)
+    supply_levels = sum(c * levels[i] for i, c in enumerate(state.supply[player]) if c)
     value = _BANKED * (state.scores[player] - state.ft_pieces[player])
     value += supply_levels * (_SUPPLY[0] + _SUPPLY[1] * early)
     slots = state.slots[player]
@@ -194,6 +194,9 @@ class MCTSBot(Bot):
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         return self.greedy.choose_reward(view, options, rng)
 
+    def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
+        return self.greedy.choose_level_up(view, rng)
+
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         return self.greedy.finishing_touches(view, rng)
 
@@ -253,11 +256,14 @@ class MCTSBot(Bot):
                 w[p] += v
 
     def _settle(self, state: GameState, rng: random.Random) -> None:
-        """Answer reward choices and Finishing Touches the greedy way (no tree node for them)."""
+        """Answer reward choices, Level Up steps and Finishing Touches the greedy way (no tree
+        node for them)."""
         greedy = self.greedy
-        while state.phase in (REWARD, FINISHING):
+        while state.phase in (REWARD, FINISHING, LEVEL_UP):
             if state.phase == REWARD:
                 state.apply(Reward(greedy.choose_reward(state, state.reward_options, rng)))
+            elif state.phase == LEVEL_UP:
+                state.apply(greedy.choose_level_up(state, rng))
             else:
                 state.apply(greedy.finishing_touches(state, rng))
 

@@ -8,6 +8,9 @@ that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
 Finesse: with 2 active Credits, Insert is one more kind beside the six (its inner action drawn
 the same way), and a completing Place is always inserted. Finishing Touches are paid with Credits
 first.
+
+Ghost Piece: holding a ghost, the Ghost action is one more kind (``sample_ghost``, keeping only the
+placements that strand no hole); Level Up steps (or declining one) are drawn uniformly.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import random
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from projectl_sim.actions import Action, Finish, Insert, Master, Place, TakeBasic
+from projectl_sim.actions import Action, Finish, Ghost, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 from projectl_sim.finesse import INSERT_COST
@@ -38,17 +41,20 @@ def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: 
 def _obtainable(view: GameState) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
-    avail = [s + r for s, r in zip(view.supply[p], view.reserve, strict=True)]
+    avail = [s + r for s, r in zip(view.placeable_supply(p), view.reserve, strict=True)]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.t.mono] = view.supply[p][view.t.mono]
+    if view.ghost is not None:  # Ghost Piece: a ghost comes only as a reward
+        for g in view.ghost.tables.ghosts:
+            avail[g] = view.placeable_supply(p)[g]
     return tiling_index(view.t.cat).owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
     """Return the Place actions that complete a puzzle of the player to move."""
     t = view.t
-    supply = view.supply[view.current]
+    supply = view.placeable_supply(view.current)
     out = []
     for card, filled, _ in view.slots[view.current]:
         empty = t.recess[card] & ~filled
@@ -101,7 +107,10 @@ class RandomBot(Bot):
                 return Insert(rng.choice(done))
             if not _pick(rng, 7):
                 inner = self._play(view, rng)
-                return inner if isinstance(inner, Insert) else Insert(inner)
+                free = isinstance(inner, Ghost) and view.rules.ghost_action == "free"
+                if isinstance(inner, Insert) or free:
+                    return inner  # a free Ghost action is not inserted
+                return Insert(inner)
         return self._play(view, rng)
 
     def _play(self, view: GameState, rng: random.Random) -> Action:
@@ -109,6 +118,9 @@ class RandomBot(Bot):
         if done:
             return rng.choice(done)
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
+        gs = view.ghost
+        if gs is not None and any(view.supply[view.current][g] for g in gs.tables.ghosts):
+            kinds.append(6)  # Ghost Piece: the Ghost action
         while kinds:
             kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
             action: Action | None
@@ -122,7 +134,12 @@ class RandomBot(Bot):
             elif kind == 3:
                 acts = view.upgrade_actions()
             else:
-                action = self._place(view, rng) if kind == 4 else self._master(view, rng)
+                if kind == 4:
+                    action = self._place(view, rng)
+                elif kind == 5:
+                    action = self._master(view, rng)
+                else:
+                    action = self._ghost(view, rng)
                 if action is not None:
                     return action
                 continue
@@ -132,7 +149,7 @@ class RandomBot(Bot):
         return rng.choice(view.legal_actions(master="none"))
 
     def _place(self, view: GameState, rng: random.Random) -> Place | None:
-        supply = view.supply[view.current]
+        supply = view.placeable_supply(view.current)
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
         if sum(supply) == 1 and view.basic_piece() is None:
@@ -189,6 +206,17 @@ class RandomBot(Bot):
         if all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements):
             return m
         return None
+
+    def _ghost(self, view: GameState, rng: random.Random) -> Ghost | None:
+        g = view.sample_ghost(rng)
+        if g is None or not g.placements:
+            return g
+        filled = {card: f for card, f, _ in view.slots[view.current]}
+        avail = _obtainable(view)
+        kept = tuple(
+            pl for pl in g.placements if _leaves_fillable(view, pl[0], filled[pl[0]], pl[2], avail)
+        )
+        return Ghost(g.ghost, g.take, kept)
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]

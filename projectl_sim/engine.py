@@ -16,6 +16,9 @@ and the mastermind's turn, which the engine plays by itself at the end of each p
 The Finesse expansion (``projectl_sim.finesse``) adds a block ``finesse`` (the tile row and the
 Credits) and named hooks (``_finesse_*``): each is behind one ``self.finesse is not None`` test, so
 the base game pays nothing for them.
+
+The Ghost Piece expansion (``projectl_sim.ghost``) adds a block ``ghost`` (the switches, the Level
+Up being resolved, counters), the ``level_up`` phase and named hooks (``_ghost_*``), the same way.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from projectl_sim.actions import (
     WHITE,
     Action,
     Finish,
+    Ghost,
     Insert,
+    LevelUp,
     Master,
     Place,
     Placement,
@@ -61,6 +66,7 @@ from projectl_sim.finesse import (
     pink_count,
     redeal_row,
 )
+from projectl_sim.ghost import Ghosts, ghost_tables
 from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
 from projectl_sim.solo import (
     EMPTY,
@@ -78,8 +84,9 @@ from projectl_sim.solo import (
     unlock,
 )
 
-# Phases
+# Phases (Ghost Piece: LEVEL_UP, a Level Up reward's steps)
 PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
+LEVEL_UP = "level_up"
 # Why a game ended
 END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
 
@@ -93,6 +100,8 @@ SPECIAL_REWARD_CODES = {
     AMBASSADOR: REWARD_AMBASSADOR,
 }
 _SPECIAL_REWARD_LEVELS = {REWARD_LEVEL_UP_1: 1, REWARD_LEVEL_UP_2: 2, REWARD_AMBASSADOR: 2}
+# rulings, Ghost Piece: a Level Up reward's upgrade steps (↑ one, ⇈ two)
+LEVEL_UP_STEPS = {REWARD_LEVEL_UP_1: 1, REWARD_LEVEL_UP_2: 2}
 
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 
@@ -153,17 +162,22 @@ class _Tables:
         # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
         # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
         # given: the level above it, and the candidate targets (in piece order) without and with
-        # the shortage, so that a query only filters on the reserve.
+        # the shortage, so that a query only filters on the reserve. Rulings, Ghost Piece: the
+        # Upgrade action never reaches level 5, so no ghost is a target (a ghost may be given).
         levels = self.levels
+        ghost = tuple(p.is_ghost for p in cat.pieces)
         self.upgrade_up: tuple[tuple[int, ...], ...] = tuple(
-            self.by_level.get(levels[g] + 1, ()) for g in range(self.n_pieces)
+            tuple(p for p in self.by_level.get(levels[g] + 1, ()) if not ghost[p])
+            for g in range(self.n_pieces)
         )
         self.upgrade_targets: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
             tuple(
                 tuple(
                     p
                     for p in range(self.n_pieces)
-                    if p != g and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
+                    if p != g
+                    and not ghost[p]
+                    and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
                 )
                 for step in (1, 2)
             )
@@ -252,6 +266,7 @@ class GameState:
         "finished",
         "first_player",
         "ft_pieces",
+        "ghost",
         "known_bottom",
         "last_progress_round",
         "master_used",
@@ -318,6 +333,14 @@ class GameState:
         self.finesse: Credits | None = None
         if rules.finesse:
             self._setup_finesse(setup)
+        self.ghost: Ghosts | None = None
+        if rules.ghost:
+            self.ghost = Ghosts(
+                ghost_tables(cat),
+                n,
+                free=rules.ghost_action == "free",
+                exchange_only=rules.ghost_placement == "exchange_only",
+            )
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
         self._advance()
@@ -392,6 +415,7 @@ class GameState:
         g.viewer = self.viewer
         g.solo = self.solo  # immutable: shared
         g.finesse = None if self.finesse is None else self.finesse.copy()
+        g.ghost = None if self.ghost is None else self.ghost.copy()
         return g
 
     def view(self, player: int) -> GameState:
@@ -525,20 +549,30 @@ class GameState:
         ``master``: ``"all"`` enumerates every Master combination (can be large), ``"none"``
         leaves them out (see ``master_actions`` / ``sample_master``). During Finishing Touches the
         list holds the empty Finish plus one Finish per completable set found by ``finish_options``
-        (any Finish is checked exactly by ``check``).
+        (any Finish is checked exactly by ``check``). Ghost Piece: ``"all"`` also enumerates every
+        Ghost action with its placements, ``"none"`` only the exchanges that place nothing (see
+        ``ghost_actions`` / ``sample_ghost``); a Level Up step lists ``level_up_actions``.
         """
         phase = self.phase
         if phase == PLAY:
             acts = self._play_actions()
             if master == "all" and not self.master_used and self.slots[self.current]:
                 acts.extend(self.master_actions())
+            ghost = self.ghost
+            if ghost is not None and not ghost.free:
+                acts.extend(self.ghost_actions(placements=master == "all"))
             if self.finesse is not None and self.finesse.active[self.current] >= INSERT_COST:
                 acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
+            if ghost is not None and ghost.free:
+                # a free Ghost action is no action: never inserted (ghost.py, judgement call 6)
+                acts.extend(self.ghost_actions(placements=master == "all"))
             return acts
         if phase == REWARD:
             return [self.t.reward_actions[p] for p in self.reward_options]
         if phase == FINISHING:
             return finish_options(self)
+        if phase == LEVEL_UP:
+            return self.level_up_actions()
         return []
 
     def _can_take(self) -> bool:
@@ -618,10 +652,18 @@ class GameState:
         options = shortage_options(self.reserve, mono, self.t)
         return options[0] if options else None
 
+    def placeable_supply(self, player: int) -> list[int]:
+        """Return the pieces ``player`` may place: the supply itself (do not mutate it), or with
+        Ghost Piece's ``exchange_only`` a copy without the ghosts."""
+        supply = self.supply[player]
+        return supply if self.ghost is None else self.ghost.placeable(supply)
+
     def place_actions(self) -> list[Action]:
         """Return every Place of an owned piece into an own unfinished puzzle."""
         t = self.t
         supply = self.supply[self.current]
+        if self.ghost is not None:
+            supply = self.ghost.placeable(supply)
         acts: list[Action] = []
         for card, filled, _ in self.slots[self.current]:
             per_piece = t.place_actions(card, t.recess[card] & ~filled)
@@ -644,7 +686,7 @@ class GameState:
         if self.master_used or self.phase != PLAY:
             return
         t = self.t
-        supply = self.supply[self.current]
+        supply = self.placeable_supply(self.current)
         per_slot = []
         for card, filled, _ in self.slots[self.current]:
             fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
@@ -672,7 +714,7 @@ class GameState:
         if self.master_used or self.phase != PLAY or not self.slots[self.current]:
             return None
         t = self.t
-        left = self.supply[self.current][:]
+        left = self.placeable_supply(self.current)[:]
         chosen: list[Placement] = []
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each and chosen:
@@ -691,6 +733,114 @@ class GameState:
                         break
                     r -= len(masks)
         return Master(tuple(chosen)) if chosen else None
+
+    # -- Ghost Piece: legal Ghost actions and Level Up steps (rulings, Ghost Piece) ----------------
+    def ghost_takes(self, ghost: int) -> list[tuple[int, ...]]:
+        """Return the piece multisets a Ghost action of ``ghost`` may take now (ghost.py)."""
+        if self.ghost is None:
+            return []
+        return self.ghost.tables.takes(ghost, self.reserve)
+
+    def ghost_actions(self, placements: bool = True) -> Iterator[Ghost]:
+        """Yield every Ghost action of the player to move (ghost order, then take order).
+
+        Each exchange comes first without placements, then (``placements``) with each non-empty
+        set of placements of its new pieces, at most one per own unfinished puzzle.
+        """
+        gs = self.ghost
+        if gs is None or self.phase != PLAY:
+            return
+        supply = self.supply[self.current]
+        for g in gs.tables.ghosts:
+            if not supply[g]:
+                continue
+            for take in gs.tables.takes(g, self.reserve):
+                yield Ghost(g, take)
+                if placements:
+                    for chosen in self._new_piece_placements(take):
+                        yield Ghost(g, take, chosen)
+
+    def _new_piece_placements(self, take: tuple[int, ...]) -> Iterator[tuple[Placement, ...]]:
+        """Yield every non-empty set of placements of ``take``'s pieces, one per puzzle."""
+        t = self.t
+        left = [0] * t.n_pieces
+        for piece in take:
+            left[piece] += 1
+        per_slot = []
+        for card, filled, _ in self.slots[self.current]:
+            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
+            per_slot.append([(card, p, m) for p in sorted(set(take)) for m in fits[p]])
+
+        def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
+            if i == len(per_slot):
+                if chosen:
+                    yield tuple(chosen)
+                return
+            yield from go(i + 1, chosen)
+            for pl in per_slot[i]:
+                if left[pl[1]]:
+                    left[pl[1]] -= 1
+                    chosen.append(pl)
+                    yield from go(i + 1, chosen)
+                    chosen.pop()
+                    left[pl[1]] += 1
+
+        yield from go(0, [])
+
+    def sample_ghost(self, rng: random.Random, p_each: float = 0.5) -> Ghost | None:
+        """Return a random legal Ghost action (None: none): a random ghost held, a random take,
+        and each puzzle gets one of the new pieces with probability ``p_each`` where one fits."""
+        gs = self.ghost
+        if gs is None or self.phase != PLAY:
+            return None
+        supply = self.supply[self.current]
+        held = [g for g in gs.tables.ghosts if supply[g]]
+        if not held:
+            return None
+        g = held[int(rng.random() * len(held))]
+        takes = gs.tables.takes(g, self.reserve)
+        if not takes:
+            return None
+        take = takes[int(rng.random() * len(takes))]
+        t = self.t
+        left = [0] * t.n_pieces
+        for piece in take:
+            left[piece] += 1
+        chosen: list[Placement] = []
+        for card, filled, _ in self.slots[self.current]:
+            if rng.random() >= p_each:
+                continue
+            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
+            options = [(card, p, m) for p in range(t.n_pieces) if left[p] for m in fits[p]]
+            if options:
+                pl = options[int(rng.random() * len(options))]
+                left[pl[1]] -= 1
+                chosen.append(pl)
+        return Ghost(g, take, tuple(chosen))
+
+    def level_up_actions(self) -> list[Action]:
+        """Return the Level Up steps open now: each (give, get) in piece order, then declining."""
+        gs = self.ghost
+        if gs is None or self.phase != LEVEL_UP:
+            return []
+        supply = self.supply[self.current]
+        acts: list[Action] = [
+            LevelUp(give, get)
+            for give in range(self.t.n_pieces)
+            if supply[give]
+            for get in gs.tables.level_up_targets(give, self.reserve)
+        ]
+        acts.append(LevelUp(None, None))  # a decision: a step may be declined (ghost.py, 4)
+        return acts
+
+    def _ghost_level_up_possible(self, p: int) -> bool:
+        assert self.ghost is not None
+        tables = self.ghost.tables
+        supply = self.supply[p]
+        return any(
+            supply[give] and tables.level_up_targets(give, self.reserve)
+            for give in range(self.t.n_pieces)
+        )
 
     # -- checking ------------------------------------------------------------------------------
     def check(self, player: int, action: Action) -> None:
@@ -719,7 +869,12 @@ class GameState:
                 names = ", ".join(self.t.cat.pieces[p].id for p in self.reward_options)
                 raise IllegalActionError(f"the reward must be one of {names}")
             return
+        if self.phase == LEVEL_UP:
+            self._ghost_check_level_up(player, action)
+            return
         if self.phase == FINISHING:
+            if isinstance(action, Ghost):
+                raise IllegalActionError("no Ghost action during Finishing Touches")
             raise IllegalActionError("only Finishing Touches are allowed now")
         if self.finesse is not None:
             action = self._finesse_check(player, action)
@@ -781,6 +936,10 @@ class GameState:
                 self._check_placements(player, placements, one_per_puzzle=True)
             case Reward():
                 raise IllegalActionError("no reward choice is open")
+            case Ghost():
+                self._ghost_check(player, action)
+            case LevelUp():
+                raise IllegalActionError("no Level Up is open")
             case _:
                 raise IllegalActionError(f"unknown action {action!r}")
 
@@ -803,11 +962,20 @@ class GameState:
                 raise IllegalActionError("no Recycle in the solo variant")
 
     def _check_placements(
-        self, player: int, placements: Sequence[Placement], one_per_puzzle: bool
+        self,
+        player: int,
+        placements: Sequence[Placement],
+        one_per_puzzle: bool,
+        supply: Sequence[int] | None = None,
     ) -> None:
+        """Raise unless the placements are legal for ``player``; the pieces come from its
+        placeable supply, or from ``supply`` when given (a Ghost action's new pieces)."""
         t = self.t
         cat = t.cat
-        supply = self.supply[player]
+        if supply is None:
+            supply = self.supply[player]
+            if self.ghost is not None:
+                supply = self.ghost.placeable(supply)
         filled_of = {s[0]: s[1] for s in self.slots[player]}
         used = [0] * t.n_pieces
         placed: set[int] = set()
@@ -831,6 +999,9 @@ class GameState:
                 why = "overlaps a placed piece"
             if why:
                 name = cat.pieces[piece].id
+                gs = self.ghost
+                if gs is not None and gs.exchange_only and cat.pieces[piece].is_ghost:
+                    why = "ghost pieces are only exchanged (ghost_placement=exchange_only)"
                 # a single Place is already named by the action; name the placement in a list
                 prefix = f"{name} on {cat.puzzles[card].id} " if len(placements) > 1 else ""
                 raise IllegalActionError(prefix + why.format(name=name))
@@ -849,6 +1020,8 @@ class GameState:
     def apply(self, action: Action) -> None:
         """Apply a legal action of the player to move (no checks: see ``step``)."""
         if self.finesse is not None and self._finesse_apply(action):
+            return
+        if self.ghost is not None and self._ghost_apply(action):
             return
         kind = action.kind
         p = self.current
@@ -927,6 +1100,10 @@ class GameState:
             wanted = self.pending[0]
             if wanted < 0:
                 # a special reward (Level Up, Ambassador): its expansion's hook
+                if wanted in LEVEL_UP_STEPS and self.ghost is not None:
+                    if self._ghost_open_level_up(p, LEVEL_UP_STEPS[wanted]):
+                        return
+                    continue
                 raise NotImplementedError(f"special reward {wanted} is not played yet")
             options = shortage_options(self.reserve, wanted, self.t)
             if len(options) > 1:
@@ -1103,7 +1280,9 @@ class GameState:
             return True
         if self.upgrade_actions():
             return True
-        return bool(self.place_actions())
+        if self.place_actions():
+            return True
+        return self.ghost is not None and any(True for _ in self.ghost_actions(placements=False))
 
     def _advance(self) -> None:
         """Move on through everything that needs no decision: turn end, passes, round end."""
@@ -1184,6 +1363,8 @@ class GameState:
             return action
         if isinstance(action.inner, Insert):
             raise IllegalActionError("an Insert holds one Play action, not another Insert")
+        if isinstance(action.inner, Ghost) and self.ghost is not None and self.ghost.free:
+            raise IllegalActionError("a free Ghost action (ghost_action=free) is not inserted")
         if self.finesse.active[player] < INSERT_COST:
             raise IllegalActionError(
                 f"Insert needs {INSERT_COST} active Credits, has {self.finesse.active[player]}"
@@ -1233,6 +1414,120 @@ class GameState:
                 self.finesse.gain(p, count * rule[2])
         self.finesse.activate(p)
 
+    # -- Ghost Piece hooks (rulings, Ghost Piece; judgement calls: projectl_sim/ghost.py) ---------
+    def _ghost_check(self, player: int, action: Ghost) -> None:
+        """Check a Ghost action (its phase and the player's turn are checked already)."""
+        gs = self.ghost
+        if gs is None:
+            raise IllegalActionError("the Ghost action needs the ghost_piece expansion")
+        cat = self.t.cat
+        tables = gs.tables
+        ghost = action.ghost
+        name = cat.pieces[ghost].id
+        if not tables.is_ghost[ghost]:
+            raise IllegalActionError(f"{name} is not a ghost piece")
+        if not self.supply[player][ghost]:
+            raise IllegalActionError(f"has no {name} to exchange")
+        take = tables.canonical(action.take)
+        if take not in tables.takes(ghost, self.reserve):
+            pieces = " ".join(cat.pieces[p].id for p in take)
+            if take in tables.decompositions[ghost]:
+                raise IllegalActionError(
+                    f"the reserve lacks some of {pieces}: the reserve shortage rule applies"
+                )
+            raise IllegalActionError(f"{pieces} do not form a {name} (nor replace one by shortage)")
+        taken = [0] * self.t.n_pieces
+        for p in take:
+            taken[p] += 1
+        placed = [0] * self.t.n_pieces
+        for _card, p, _mask in action.placements:
+            placed[p] += 1
+            if placed[p] > taken[p]:
+                raise IllegalActionError(f"places a {cat.pieces[p].id} the exchange did not take")
+        self._check_placements(player, action.placements, True, taken)
+
+    def _ghost_check_level_up(self, player: int, action: Action) -> None:
+        """Check a Level Up step (the phase is ``level_up``)."""
+        assert self.ghost is not None
+        if not isinstance(action, LevelUp):
+            raise IllegalActionError("a Level Up step must be taken or declined first")
+        give, get = action.give, action.get
+        if give is None and get is None:
+            return  # declining is always open (ghost.py, judgement call 4)
+        if give is None or get is None:
+            raise IllegalActionError("a Level Up step names the piece given and the piece taken")
+        cat = self.t.cat
+        if not self.supply[player][give]:
+            raise IllegalActionError(f"has no {cat.pieces[give].id} to level up")
+        if get not in self.ghost.tables.level_up_targets(give, self.reserve):
+            if cat.pieces[give].is_ghost:
+                why = "a ghost piece has no level above it"
+            elif self.reserve[get] == 0:
+                why = f"the reserve has no {cat.pieces[get].id}"
+            else:
+                why = "a Level Up takes a piece exactly one level higher (or the shortage rule's)"
+            raise IllegalActionError(why)
+
+    def _ghost_apply(self, action: Action) -> bool:
+        """Apply a Ghost action or a Level Up step; return False for any other action."""
+        kind = action.kind
+        if kind != "ghost" and kind != "level_up":
+            return False
+        gs = self.ghost
+        assert gs is not None
+        p = self.current
+        supply = self.supply[p]
+        reserve = self.reserve
+        if kind == "level_up":
+            give, get = action.give, action.get  # type: ignore[union-attr]
+            if give is None or get is None:
+                gs.forgone[p] += 1
+            else:
+                supply[give] -= 1
+                reserve[give] += 1
+                reserve[get] -= 1
+                supply[get] += 1
+                gs.levelled[p] += 1
+            gs.steps -= 1
+            if gs.steps and self._ghost_level_up_possible(p):
+                return True  # the next step of a ⇈
+            gs.forgone[p] += gs.steps  # a step with no upgrade possible lapses
+            gs.steps = 0
+            self.phase = PLAY
+            self._resolve_rewards(p)  # the rest of the queue, in the order taken
+            if self.phase == PLAY:
+                self._advance()
+            return True
+        ghost = action.ghost  # type: ignore[union-attr]
+        supply[ghost] -= 1
+        reserve[ghost] += 1
+        for piece in action.take:  # type: ignore[union-attr]
+            reserve[piece] -= 1
+            supply[piece] += 1
+        gs.exchanges[p] += 1
+        for card, piece, mask in action.placements:  # type: ignore[union-attr]
+            self._place(p, card, piece, mask)
+        self._complete(p)
+        if not gs.free:
+            self.actions_left -= 1
+        if self.phase == PLAY:
+            self._advance()
+        return True
+
+    def _ghost_open_level_up(self, p: int, steps: int) -> bool:
+        """Start a Level Up reward (the head of the queue); return whether a step is open."""
+        assert self.ghost is not None
+        gs = self.ghost
+        self.pending = self.pending[1:]
+        gs.earned[p] += steps
+        if self._ghost_level_up_possible(p):
+            gs.steps = steps
+            self.reward_options = ()
+            self.phase = LEVEL_UP
+            return True
+        gs.forgone[p] += steps  # nothing to upgrade: the reward lapses (no decision)
+        return False
+
     # -- text ----------------------------------------------------------------------------------
     def describe(self, action: Action) -> str:
         """Return a short text form of an action."""
@@ -1256,7 +1551,7 @@ def finish_options(state: GameState) -> list[Action]:
     index = tiling_index(state.t.cat)
     p = state.current
     t = state.t
-    supply = state.supply[p]
+    supply = state.placeable_supply(p)
     options: list[Action] = [Finish(())]
     slots = state.slots[p]
     # Each puzzle's cheapest plan with the whole supply, once: when a subset's remaining pieces

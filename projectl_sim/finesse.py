@@ -11,9 +11,10 @@ achievement, and a ``provisional`` flag for content the rule documents don't giv
 
 Triggers (each pays ``credits`` per count):
 
-- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, inserted or not);
+- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, inserted or not; a
+  Ghost action's placements too);
 - pink ``master``: per piece placed by a Master action;
-- pink ``complete``: per puzzle completed;
+- pink ``complete``: per puzzle completed (by a Place, a Master or a Ghost action's placements);
 - pink ``take``: per Take action (from a row, the grid or blind from a deck);
 - pink ``upgrade``: per Upgrade action (A, a level-1 piece, or B, an exchange: both are Upgrade);
 - pink ``recycle``: per Recycle action (removed in solo: rulings, Finesse Solo);
@@ -362,7 +363,7 @@ def pink_count(
         return int(kind == "recycle")
     if kind == "place":
         placements = ((action.card, action.piece, action.mask),)
-    elif kind == "master":
+    elif kind == "master" or kind == "ghost":  # Ghost Piece: its new pieces placed at once
         placements = action.placements
     else:
         return 0

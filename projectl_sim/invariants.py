@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections import Counter
 
 from projectl_sim.actions import BLACK, WHITE
-from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
+from projectl_sim.engine import (
+    FINISHING,
+    HIDDEN,
+    LEVEL_UP,
+    LEVEL_UP_STEPS,
+    OVER,
+    PLAY,
+    REWARD,
+    GameState,
+)
 from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
 from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
 from projectl_sim.solo import EMPTY
@@ -100,8 +109,12 @@ def check_invariants(state: GameState) -> None:
             continue
         if state.scores[p] != sum(t.points[c] for c in state.piles[p]):
             raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
-    if state.phase not in (PLAY, REWARD, FINISHING, OVER):
+    if state.phase not in (PLAY, REWARD, FINISHING, OVER, LEVEL_UP):
         raise InvariantError(f"unknown phase {state.phase!r}")
+    if state.ghost is not None:
+        _check_ghosts(state)
+    elif state.phase == LEVEL_UP or any(p.is_ghost for p in cat.pieces):
+        raise InvariantError("a Level Up step or a ghost piece without the Ghost Piece expansion")
     fin = state.finesse
     # Finesse: a play phase with no action left is the Insert window (2 active Credits needed).
     insert_open = (
@@ -138,3 +151,41 @@ def _check_credits(state: GameState) -> None:
         raise InvariantError("Finesse Solo has one player")
     if state.round > ROW_LENGTH:
         raise InvariantError(f"round {state.round} after the {ROW_LENGTH}th Finesse tile")
+
+
+def _check_ghosts(state: GameState) -> None:
+    """Ghost Piece: the Level Up steps add up, the phase matches, exchange_only holds."""
+    gs = state.ghost
+    assert gs is not None
+    t = state.t
+    if (state.phase == LEVEL_UP) != (gs.steps > 0):
+        raise InvariantError(f"phase {state.phase} with {gs.steps} Level Up steps open")
+    if not 0 <= gs.steps <= 2 or (state.phase == LEVEL_UP and state.reward_options):
+        raise InvariantError(f"{gs.steps} Level Up steps open beside {state.reward_options}")
+    for p in range(state.n):
+        open_steps = gs.steps if p == state.current else 0
+        if gs.levelled[p] + gs.forgone[p] + open_steps != gs.earned[p]:
+            raise InvariantError(
+                f"player {p}: {gs.levelled[p]} Level Up steps taken + {gs.forgone[p]} forgone + "
+                f"{open_steps} open, not the {gs.earned[p]} earned"
+            )
+        if min(gs.levelled[p], gs.forgone[p], gs.exchanges[p]) < 0:
+            raise InvariantError(f"player {p}: a negative Ghost Piece count")
+        if state.pile_hidden(p):
+            continue
+        # Level Up steps come from completed puzzles (not from Finishing Touches, which reward
+        # nothing): while the game is played, earned plus still queued equals the pile's
+        queued = sum(LEVEL_UP_STEPS.get(r, 0) for r in state.pending) if p == state.current else 0
+        in_pile = sum(t.cat.puzzles[c].level_ups for c in state.piles[p])
+        if gs.earned[p] + queued > in_pile or (
+            state.phase not in (FINISHING, OVER) and gs.earned[p] + queued != in_pile
+        ):
+            raise InvariantError(
+                f"player {p}: {gs.earned[p]} Level Up steps earned + {queued} queued, "
+                f"its pile has {in_pile}"
+            )
+    if gs.exchange_only:
+        for p in range(state.n):
+            for _card, _filled, placed in state.slots[p]:
+                if any(t.cat.pieces[piece].is_ghost for piece, _ in placed):
+                    raise InvariantError(f"player {p} placed a ghost under exchange_only")

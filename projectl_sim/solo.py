@@ -60,8 +60,14 @@ def deal_solo(rules: Rules, rng: random.Random) -> dict[str, Any]:
         pieces = ["mono"] * wanted  # rulings: level-1 pieces, as document 000 says
     else:
         # switch "random" (rulebook 2.5): random pieces of any shape, drawn from the reserve as
-        # it is after the player's starting supply
-        pool = [p.id for p in cat.pieces for _ in range(p.copies - STARTING_SUPPLY.count(p.id))]
+        # it is after the player's starting supply; Ghost Piece: never a ghost (they come only as
+        # rewards, ghost.py judgement call 8)
+        pool = [
+            p.id
+            for p in cat.pieces
+            if not p.is_ghost
+            for _ in range(p.copies - STARTING_SUPPLY.count(p.id))
+        ]
         pieces = rng.sample(pool, wanted)
     locks, start = [], 0
     for size in SOLO_LOCKS:
