@@ -921,6 +921,8 @@ class GameState:
                 if get not in self._upgrade_targets(give, self.reserve):
                     if get == give:
                         why = "must take a different piece"
+                    elif t.cat.pieces[get].is_ghost:
+                        why = "the Upgrade action never takes a ghost piece (level 5)"
                     elif self.reserve[get] == 0:
                         why = f"the reserve has no {t.cat.pieces[get].id}"
                     else:

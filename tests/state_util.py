@@ -39,6 +39,7 @@ def snapshot(state: GameState) -> tuple:
         state.reward_options,
         state.solo,
         _credits(state),
+        _ghosts(state),
     )
 
 
@@ -48,3 +49,11 @@ def _credits(state: GameState) -> tuple | None:
     if fin is None:
         return None
     return (fin.bank, fin.active[:], fin.inactive[:], fin.earned[:], fin.spent[:], fin.row)
+
+
+def _ghosts(state: GameState) -> tuple | None:
+    """Return the Ghost Piece block's Level Up steps and counters (None without the expansion)."""
+    gs = state.ghost
+    if gs is None:
+        return None
+    return (gs.steps, gs.earned[:], gs.levelled[:], gs.forgone[:], gs.exchanges[:])

@@ -73,6 +73,29 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
         assert bots[0].calls > 0
 
 
+# Ghost Piece: each switch in turn, with and without Finesse and the Phoenix puzzles
+GHOST_SWITCHES = [{}, {"ghost_action": "free"}, {"ghost_placement": "exchange_only"}]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_ghost_piece_legally(spec: str, players: int) -> None:
+    games = 1 if spec.startswith("mcts") else 3
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        extra = ({"finesse"}, {"phoenix"}, set())[(seed + players) % 3]
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions={"ghost_piece"} | extra,
+            **GHOST_SWITCHES[(seed + players) % 3],
+        )
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 11 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_same_seed_same_game(spec: str) -> None:
     rules = Rules(players=2)
