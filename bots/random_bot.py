@@ -41,22 +41,24 @@ def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: 
 def _obtainable(view: GameState) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
-    avail = [s + r for s, r in zip(view.placeable_supply(p), view.reserve, strict=True)]
+    supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
+    avail = [s + r for s, r in zip(supply, view.reserve, strict=True)]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.t.mono] = view.supply[p][view.t.mono]
     if view.ghost is not None:  # Ghost Piece: a ghost comes only as a reward
         for g in view.ghost.tables.ghosts:
-            avail[g] = view.placeable_supply(p)[g]
+            avail[g] = supply[g]
     return tiling_index(view.t.cat).owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
     """Return the Place actions that complete a puzzle of the player to move."""
     t = view.t
-    supply = view.placeable_supply(view.current)
+    p = view.current
+    supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
     out = []
-    for card, filled, _ in view.slots[view.current]:
+    for card, filled, _ in view.slots[p]:
         empty = t.recess[card] & ~filled
         for piece in t.cat.piece_of_mask.get(empty, ()):
             if supply[piece]:
@@ -149,7 +151,8 @@ class RandomBot(Bot):
         return rng.choice(view.legal_actions(master="none"))
 
     def _place(self, view: GameState, rng: random.Random) -> Place | None:
-        supply = view.placeable_supply(view.current)
+        p = view.current
+        supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
         if sum(supply) == 1 and view.basic_piece() is None:

@@ -714,7 +714,9 @@ class GameState:
         if self.master_used or self.phase != PLAY or not self.slots[self.current]:
             return None
         t = self.t
-        left = self.placeable_supply(self.current)[:]
+        left = self.supply[self.current][:]
+        if self.ghost is not None:
+            left = self.ghost.placeable(left)
         chosen: list[Placement] = []
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each and chosen:
