@@ -17,7 +17,16 @@ from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
 from projectl_sim.actions import Ghost, Insert, LevelUp, Place, TakeBasic, Upgrade, from_json
 from projectl_sim.catalogue import base_catalogue, cell_mask, load_catalogue
-from projectl_sim.engine import FINISHING, LEVEL_UP, OVER, PLAY, GameState, new_game, tables
+from projectl_sim.engine import (
+    FINISHING,
+    LEVEL_UP,
+    OVER,
+    PLAY,
+    GameState,
+    new_game,
+    shortage_options,
+    tables,
+)
 from projectl_sim.fill import can_tile
 from projectl_sim.finesse import pink_count
 from projectl_sim.ghost import ghost_tables
@@ -126,6 +135,25 @@ def test_the_upgrade_action_never_reaches_level_5() -> None:
         assert t.upgrade_targets[g] == base.upgrade_targets[g]
     # judgement call 1: a ghost may be given for any level 1-4 piece, not for another ghost
     assert names(t.upgrade_targets[P["pent_U"]][1]) == base_catalogue().piece_ids
+
+
+def test_a_reward_may_reach_a_ghost_by_the_reserve_shortage() -> None:
+    # rulings: ghosts come as puzzle rewards, the reserve shortage rule applied to one included
+    t = tables(CAT)
+    full = [p.copies for p in CAT.pieces]
+    no_tets = [0 if CAT.levels[p] == 4 else full[p] for p in range(len(full))]
+    assert names(shortage_options(no_tets, P["tet_O"], t)) == (
+        "mono",
+        "domino",
+        "tri_I",
+        "tri_L",
+        "pent_P",
+        "pent_U",
+        "pent_L",
+    )
+    no_pent_p = full[:]
+    no_pent_p[P["pent_P"]] = 0
+    assert names(shortage_options(no_pent_p, P["pent_P"], t)) == ("pent_U", "pent_L")
 
 
 def test_upgrade_cap_record() -> None:
