@@ -14,7 +14,7 @@ from projectl_sim.catalogue import (
     with_shipped_sets,
 )
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.errors import RulesError
+from projectl_sim.errors import RulesError, UsageError
 from projectl_sim.finesse import TileSet, builtin_tiles
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
@@ -51,6 +51,8 @@ FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 # Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
 # puzzles (and pieces) to the catalogue.
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
+# Short names users may type for them
+EXPANSION_ALIASES = {"ghost": "ghost_piece", "ambassador": "ambassador_pack"}
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -368,3 +370,35 @@ class Rules:
         if finesse_tiles is not None:
             kwargs["finesse_tiles"] = finesse_tiles
         return cls(**kwargs)
+
+
+def parse_expansions(
+    text: str | None, valid: tuple[str, ...] = EXPANSIONS, option: str = "--expansions"
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Return the expansion names (canonical order) and replacement files of a user's list.
+
+    ``"ghost+finesse"``, ``"ghost_piece,phoenix=my_phoenix.json"``, ``"none"`` or ``"all"``:
+    names joined with ``+`` or ``,`` (short names of ``EXPANSION_ALIASES`` allowed); ``NAME=FILE``
+    replaces a puzzle set's shipped (provisional) data with the user's own file.
+    """
+    names: set[str] = set()
+    files: dict[str, str] = {}
+    for item in (text or "").replace("+", ",").split(","):
+        name, eq, path = item.strip().partition("=")
+        name = EXPANSION_ALIASES.get(name, name)
+        if not name or (name == "none" and not eq):
+            continue
+        if name == "all" and not eq:
+            names.update(valid)
+            continue
+        if name not in valid:
+            choices = ", ".join((*valid, "all", "none"))
+            raise UsageError(f"{option}: unknown expansion {name!r} (valid: {choices})")
+        names.add(name)
+        if eq:
+            if name not in CATALOGUE_SETS:
+                raise UsageError(f"{option}: {name} has no puzzle file to replace")
+            if not path:
+                raise UsageError(f"{option}: {name}= needs a file")
+            files[name] = path
+    return tuple(n for n in valid if n in names), files

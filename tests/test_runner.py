@@ -357,7 +357,7 @@ BAD = {
     ),
     "unsupported expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion ghost is not supported yet (supported: finesse)",
+        "expansion ghost_piece is not supported yet (supported: finesse)",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
