@@ -46,6 +46,9 @@ ACTION_KINDS = (
     "reward",
     "finish",
     "insert",
+    "ghost",
+    "level_up",
+    "ambassador",
 )
 # Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
 # inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing
@@ -103,6 +106,7 @@ SEATS_SCHEMA = pa.schema(
         pa.field("decisions", pa.int64()),
         pa.field("decision_time_mean", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
         pa.field("error", pa.string()),
     ]
 )
@@ -123,6 +127,7 @@ GAMES_SCHEMA = pa.schema(
         pa.field("opponent_score", pa.int64()),
         pa.field("duration", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
         pa.field("error_seat", pa.int64()),
         pa.field("error", pa.string()),
     ]
@@ -179,9 +184,14 @@ def game_rows(
         ranks = [1 if winners else 2]
     else:
         ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
-    # a catalogue with provisional puzzles, or a Finesse row with provisional tiles
+    # which provisional data the game used: the catalogue's provisional puzzle sets, and the
+    # Finesse tiles when the game's row holds a provisional one
     fin = state.finesse
-    provisional = state.rules.catalogue.provisional or (fin is not None and fin.provisional())
+    used = list(state.rules.catalogue.provisional_sets)
+    if fin is not None and fin.provisional():
+        used.append("finesse_tiles")
+    provisional = bool(used)
+    provisional_sets = "+".join(used) or None
     puzzle_ids = [puzzle.id for puzzle in state.rules.catalogue.puzzles]
     seat_rows = []
     for p in range(n):
@@ -225,6 +235,7 @@ def game_rows(
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
             "provisional_data": provisional,
+            "provisional_sets": provisional_sets,
             "error": error,
         }
         seat_rows.append(row)
@@ -248,6 +259,7 @@ def game_rows(
         "opponent_score": opponent,
         "duration": duration,
         "provisional_data": provisional,
+        "provisional_sets": provisional_sets,
         "error_seat": error_seat,
         "error": error,
     }

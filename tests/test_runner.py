@@ -444,6 +444,13 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
     assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 20
 
 
+def rules_catalogue_name(path: Path) -> str:
+    """The name a catalogue file's provisional data goes by in result rows."""
+    from projectl_sim.catalogue import load_catalogue
+
+    return load_catalogue(path).name
+
+
 def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path) -> None:
     data = json.loads(
         (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
@@ -456,6 +463,8 @@ def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path)
     play(out, spec(catalogue=str(path), games=6))
     seats = tables.read_table(out, "seats").to_pandas()
     assert seats["provisional_data"].all()
+    # the row names the provisional data: this catalogue (no tiles: not a Finesse game)
+    assert (seats["provisional_sets"] == rules_catalogue_name(path)).all()
     manifest = tables.read_manifest(out)
     assert manifest["config"]["catalogue"] == str(path.resolve())
     rules, _, _ = game_from_run(out, int(seats["game_id"].iloc[0]))
@@ -463,7 +472,8 @@ def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path)
     # a base-catalogue run is not provisional
     base = tmp_path / "base"
     play(base, spec(games=2))
-    assert not tables.read_table(base, "seats").to_pandas()["provisional_data"].any()
+    base_seats = tables.read_table(base, "seats").to_pandas()
+    assert not base_seats["provisional_data"].any() and base_seats["provisional_sets"].isna().all()
     # a malformed catalogue stops the run before any game
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -492,6 +502,7 @@ def test_finesse_rows_carry_the_credit_columns(tmp_path: Path) -> None:
     assert (fin["credits_spent"] >= 2 * fin["inserts"] + fin["finishing_credits"]).all()
     # the shipped Set A/B tiles are provisional: every Finesse row says so
     assert fin["provisional_data"].all() and not base["provisional_data"].any()
+    assert (fin["provisional_sets"] == "finesse_tiles").all()
     # Finesse Solo keeps its own rows in the solo win-rate table (by expansions and difficulty)
     solo = fin[fin["players"] == 1]
     assert (solo["variant"] == "solo").all() and len(solo)
