@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -370,6 +371,38 @@ class Rules:
         if finesse_tiles is not None:
             kwargs["finesse_tiles"] = finesse_tiles
         return cls(**kwargs)
+
+
+# The player counts of each variant
+VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": LINE_CLEAR_PLAYERS}
+
+
+def expansion_subsets() -> list[frozenset[str]]:
+    """Return every subset of the expansions (none first, then by size, in canonical order)."""
+    return [
+        frozenset(names)
+        for k in range(len(EXPANSIONS) + 1)
+        for names in itertools.combinations(EXPANSIONS, k)
+    ]
+
+
+def every_combination(**switches: Any) -> list[Rules]:
+    """Return the rules of every legal combination: expansion subset x variant x player count.
+
+    ``switches`` (e.g. ``endless_white_deck=True``) apply to every combination. A combination
+    the rules refuse (6 players without 24 black puzzles) is left out.
+    """
+    out = []
+    for names in expansion_subsets():
+        for variant, counts in VARIANT_PLAYERS.items():
+            for players in counts:
+                try:
+                    out.append(
+                        Rules(players=players, variant=variant, expansions=names, **switches)
+                    )
+                except RulesError:
+                    continue
+    return out
 
 
 def parse_expansions(

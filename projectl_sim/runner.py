@@ -53,14 +53,15 @@ from projectl_sim.rules import (
     EXPANSIONS,
     RUN_SWITCHES,
     TIE_BREAKS,
+    VARIANT_PLAYERS,
     Rules,
+    expansion_subsets,
     parse_expansions,
 )
 
 # -- what the runner accepts -----------------------------------------------------------------
 # The grammar knows every variant and expansion of the game; SUPPORTED_* say which the engine
 # plays today. Enabling one later is a matter of adding its name here (and its rules hooks).
-VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": (5, 6)}
 KNOWN_EXPANSIONS = EXPANSIONS
 # A grid value standing for every subset of the expansions (16 sets, "none" included).
 ALL_SUBSETS = "all-subsets"
@@ -212,11 +213,7 @@ def _expansion_sets(text: Any) -> list[tuple[str, ...]]:
             f"expansions: expected names such as 'none' or 'ghost+finesse', got {text!r}"
         )
     if text.strip() == ALL_SUBSETS:
-        return [
-            tuple(names)
-            for k in range(len(KNOWN_EXPANSIONS) + 1)
-            for names in itertools.combinations(KNOWN_EXPANSIONS, k)
-        ]
+        return [tuple(n for n in EXPANSIONS if n in names) for names in expansion_subsets()]
     if "=" in text:
         raise UsageError(
             f"expansions: {text!r}: give your own puzzle files with --expansion-file NAME=FILE"
