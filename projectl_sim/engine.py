@@ -617,8 +617,8 @@ class GameState:
     def recycle_actions(self) -> list[Action]:
         """Return every Recycle: each non-empty row in each drawing order (none in solo)."""
         acts: list[Action] = []
-        if not self.may_recycle():
-            return acts
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return acts  # rulings, Line Clear: only the white-marker holder Recycles
         for colour in (WHITE, BLACK):
             row = self.rows[colour]
             if row:
@@ -627,8 +627,8 @@ class GameState:
 
     def sample_recycle(self, rng: random.Random) -> Recycle | None:
         """Return a uniformly random legal Recycle without listing them all (None: none)."""
-        if not self.may_recycle():
-            return None
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return None  # rulings, Line Clear: only the white-marker holder Recycles
         weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
         total = sum(weights)
         if not total:
