@@ -1308,7 +1308,7 @@ class GameState:
         assert lc is not None
         if not pair_start and self.actions_left == 0:
             self._lc_end_holder_turn()
-        idle = 0  # turn pairs in a row where nobody could act
+        idle = 0  # holder turns passed in a row (nobody could act)
         while self.phase == PLAY:
             me = lc.moving
             if pair_start:

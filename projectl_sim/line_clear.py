@@ -20,8 +20,10 @@ Simultaneity, resolved in a fixed order (switch ``line_clear_order``):
 
 - ``interleave`` (default): the two holders' actions alternate one by one, the white holder first;
   when one has no actions left (or must pass: no legal action, rulings), the other plays on. A
-  Finesse Insert is one action of the alternation (the other holder moves next), though it
-  doesn't count towards its player's 3.
+  holder is asked when its action comes: with no legal action then, it passes the rest of its
+  turn, as in the base game, even if the other's later actions would open one (a piece returned
+  to the reserve). A Finesse Insert is one action of the alternation (the other holder moves
+  next), though it doesn't count towards its player's 3.
 - ``white_first``: the white holder's whole turn, then the black holder's.
 
 Each holder's turn has its own action count, Master once per turn, black-puzzle limit after the
