@@ -18,7 +18,7 @@ from records_util import extend, ids, load, prefix, with_rules
 from bots import make_bot
 from bots.heuristics import remaining_actions
 from projectl_sim import IllegalActionError, RecordError, Rules, new_game, play_game
-from projectl_sim.actions import Recycle, Take, TakeBasic, TakeDeck, Upgrade
+from projectl_sim.actions import Insert, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, setup_of
 from projectl_sim.invariants import InvariantError, check_invariants
 from projectl_sim.line_clear import actions_left, sides
@@ -505,3 +505,19 @@ def test_greedy_beats_random_in_line_clear() -> None:
         winners = outcome.state.winners()
         wins += (0 in winners) / len(winners)
     assert wins >= 4
+
+
+def test_a_finesse_insert_is_one_step_of_the_alternation() -> None:
+    # the white holder (seat 0) Inserts an action: it keeps its 3 actions, and the black holder
+    # (seat 2) moves next (interleave)
+    rules = Rules(players=5, variant="line_clear", expansions={"finesse"})
+    state = new_game(rules, seed=4)
+    fin = state.finesse
+    assert fin is not None and markers(state) == (state.first_player, (state.first_player + 2) % 5)
+    white, black = markers(state)
+    fin.active[white] = fin.earned[white] = 2
+    fin.bank -= 2
+    state.step(white, Insert(TakeBasic()))
+    assert state.to_move() == black and actions_left(state, white) == 3
+    assert fin.active[white] == 0
+    check_invariants(state)
