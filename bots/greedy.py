@@ -181,7 +181,7 @@ class GreedyBot(Bot):
         if state.basic_piece() is not None and sum(state.supply[me]) < 4:
             return TakeBasic()
         for colour in (0, 1):
-            if state.rows[colour]:
+            if state.rows[colour] and state.may_recycle():
                 return Recycle(colour, state.rows[colour])
         return None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from projectl_sim import line_clear
 from projectl_sim.actions import (
     BLACK,
     Action,
@@ -123,6 +124,10 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     """Return the actions ``player`` has left before the game ends, or None before the trigger."""
     if state.phase == OVER:
         return 0
+    if state.line_clear is not None:  # the markers' schedule decides (Finesse: round 10 too)
+        return line_clear.remaining_actions(
+            state, player, ROW_LENGTH if state.finesse is not None else None
+        )
     last = state.trigger_round + 1 if state.trigger_round else None
     if state.finesse is not None:  # rulings, Finesse: the game also ends after round 10
         last = ROW_LENGTH if last is None else min(last, ROW_LENGTH)
@@ -217,7 +222,7 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
     if not acts:
         acts.extend(blind[:1])  # a blind draw only when no face-up puzzle is wanted
     for colour in (0, 1):
-        if state.rows[colour]:
+        if state.rows[colour] and state.may_recycle():
             acts.append(Recycle(colour, state.rows[colour]))
     if state.basic_piece() is not None:
         acts.append(TakeBasic())

@@ -16,6 +16,11 @@ and the mastermind's turn, which the engine plays by itself at the end of each p
 The Finesse expansion (``projectl_sim.finesse``) adds a block ``finesse`` (the tile row and the
 Credits) and named hooks (``_finesse_*``): each is behind one ``self.finesse is not None`` test, so
 the base game pays nothing for them.
+
+The Line Clear variant (``projectl_sim.line_clear``, 5-6 players) adds a block ``line_clear`` (the
+markers, the other side's rows, the waiting holder's turn) and hooks (``_lc_*``): the turn flow of
+two marker holders playing at once is its own ``_lc_advance``, reached by one ``is not None`` test
+in ``_advance``. ``rows`` are the rows of the side of the player to move.
 """
 
 from __future__ import annotations
@@ -61,6 +66,19 @@ from projectl_sim.finesse import (
     pink_count,
     redeal_row,
 )
+from projectl_sim.line_clear import (
+    BLACK_HOLDER,
+    MARKER_NAMES,
+    SIDES,
+    WHITE_HOLDER,
+    LineClear,
+    check_markers,
+    deal_rows,
+    markers_json,
+    markers_of,
+    sides,
+)
+from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
 from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
 from projectl_sim.solo import (
     EMPTY,
@@ -239,7 +257,7 @@ def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[i
 
 
 class GameState:
-    """One game of Project L (base game, 2-4 players; or the solo variant, 1 player)."""
+    """One game of Project L (base game, 2-4 players; solo, 1 player; Line Clear, 5-6 players)."""
 
     __slots__ = (
         "actions_left",
@@ -254,6 +272,7 @@ class GameState:
         "ft_pieces",
         "known_bottom",
         "last_progress_round",
+        "line_clear",
         "master_used",
         "n",
         "pending",
@@ -292,6 +311,7 @@ class GameState:
         self.scores = [0] * n
         self.ft_pieces = [0] * n
         self.solo: Solo | None = None
+        self.line_clear: LineClear | None = None
         if rules.solo:
             self._setup_solo(setup)
         else:
@@ -301,6 +321,8 @@ class GameState:
             self.cards_in_play = (len(white), len(black))
             self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
             self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+            if rules.line_clear:
+                self._lc_setup(setup, white, black)
         self.known_bottom = [0, 0]
         self.actions_left = ACTIONS_PER_TURN
         self.master_used = False
@@ -320,7 +342,10 @@ class GameState:
             self._setup_finesse(setup)
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
-        self._advance()
+        if self.line_clear is not None:
+            self._lc_advance(pair_start=True)
+        else:
+            self._advance()
 
     def _setup_solo(self, setup: dict[str, Any]) -> None:
         """Deal the solo table: grid from the deck's top, locks and opponent from the reserve."""
@@ -358,6 +383,16 @@ class GameState:
         except KeyError as exc:
             raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
 
+    def _lc_setup(self, setup: dict[str, Any], white: list[int], black: list[int]) -> None:
+        """Line Clear: deal the left rows, then the right rows, of 3; give out the markers."""
+        left, right, decks = deal_rows(white, black)
+        self.rows, self.decks = left, decks
+        markers = markers_of(self.first_player, self.n)
+        check_markers(setup.get("markers"), markers, self.n)
+        self.line_clear = LineClear(
+            *markers, right, self.rules.line_clear_order == "interleave", ACTIONS_PER_TURN
+        )
+
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
         """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
@@ -392,6 +427,7 @@ class GameState:
         g.viewer = self.viewer
         g.solo = self.solo  # immutable: shared
         g.finesse = None if self.finesse is None else self.finesse.copy()
+        g.line_clear = None if self.line_clear is None else self.line_clear.copy()
         return g
 
     def view(self, player: int) -> GameState:
@@ -421,6 +457,8 @@ class GameState:
     def unseen_cards(self, colour: int) -> list[int]:
         """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
         seen: set[int] = set(self.rows[colour])
+        if self.line_clear is not None:
+            seen.update(self.line_clear.other_rows[colour])
         for d, kb in zip(self.decks, self.known_bottom, strict=True):
             seen.update(d[len(d) - kb :])
         for slots in self.slots:
@@ -561,15 +599,26 @@ class GameState:
         black_ok = not (self.trigger_round and self.black_taken >= 1)
         if black_ok:
             acts.extend(t.take_actions[c] for c in self.rows[BLACK])
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return acts  # rulings, Line Clear: only the white-marker holder takes blind
         if self.decks[WHITE]:
             acts.append(TakeDeck(WHITE))
         if black_ok and self.decks[BLACK]:
             acts.append(TakeDeck(BLACK))
         return acts
 
+    def may_recycle(self) -> bool:
+        """Return whether the player to move may Recycle its rows at all (if it has any).
+
+        Line Clear: only the white-marker holder (its rows are the left ones). Solo has no rows.
+        """
+        return self.line_clear is None or self.current == self.line_clear.white
+
     def recycle_actions(self) -> list[Action]:
         """Return every Recycle: each non-empty row in each drawing order (none in solo)."""
         acts: list[Action] = []
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return acts  # rulings, Line Clear: only the white-marker holder Recycles
         for colour in (WHITE, BLACK):
             row = self.rows[colour]
             if row:
@@ -578,6 +627,8 @@ class GameState:
 
     def sample_recycle(self, rng: random.Random) -> Recycle | None:
         """Return a uniformly random legal Recycle without listing them all (None: none)."""
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return None  # rulings, Line Clear: only the white-marker holder Recycles
         weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
         total = sum(weights)
         if not total:
@@ -711,6 +762,8 @@ class GameState:
                 self._finesse_check_finishing(player, action)
             return
         if player != self.current:
+            if self.line_clear is not None:
+                raise IllegalActionError(self._lc_wait_message(player))
             raise IllegalActionError(f"it is player {self.current}'s turn")
         if self.phase == REWARD:
             if not isinstance(action, Reward):
@@ -723,6 +776,8 @@ class GameState:
             raise IllegalActionError("only Finishing Touches are allowed now")
         if self.finesse is not None:
             action = self._finesse_check(player, action)
+        if self.line_clear is not None:
+            self._lc_check(player, action)
         t = self.t
         supply = self.supply[player]
         if self.solo is not None:
@@ -1054,7 +1109,7 @@ class GameState:
         # done once for the whole row. Cycling a row is no progress (last_progress_round kept).
         order = order or self.rows[colour]
         deck = self.decks[colour] + tuple(order)
-        n = min(ROW_SIZE, len(deck))
+        n = min(ROW_SIZE if self.line_clear is None else LC_ROW_SIZE, len(deck))
         if HIDDEN in deck[:n]:
             raise IllegalActionError("this view hides the deck order: redeal() it first")
         self.rows[colour] = deck[:n]
@@ -1099,6 +1154,10 @@ class GameState:
             return True
         if self.rows[WHITE] or self.rows[BLACK]:
             return True  # Recycle
+        return self._has_piece_action()
+
+    def _has_piece_action(self) -> bool:
+        """Return whether the player to move may act on pieces: Upgrade A or B, or Place."""
         if self.basic_piece() is not None:
             return True
         if self.upgrade_actions():
@@ -1107,6 +1166,9 @@ class GameState:
 
     def _advance(self) -> None:
         """Move on through everything that needs no decision: turn end, passes, round end."""
+        if self.line_clear is not None:
+            self._lc_advance()
+            return
         guard = 0
         # Solo: the mastermind plays on while the player passes, and the round cap still ends
         # the game; elsewhere nobody acting for a few turns is a stall.
@@ -1232,6 +1294,151 @@ class GameState:
             if count:
                 self.finesse.gain(p, count * rule[2])
         self.finesse.activate(p)
+
+    # -- Line Clear hooks (rulings, Line Clear; projectl_sim.line_clear) -----------------------
+    def _lc_advance(self, pair_start: bool = False) -> None:
+        """Line Clear: after an action (or at the start), pick whose action comes next.
+
+        A holder whose last action was just played ends its turn. Then the holder to ask next:
+        ``interleave``, the other one first; ``white_first``, the same one first; at the start
+        of a pair, the white holder. A holder asked with no legal action passes the rest of its
+        turn (rulings). When both turns are over, the markers pass and the next pair starts.
+        """
+        lc = self.line_clear
+        assert lc is not None
+        if not pair_start and self.actions_left == 0:
+            self._lc_end_holder_turn()
+        idle = 0  # holder turns passed in a row (nobody could act)
+        while self.phase == PLAY:
+            me = lc.moving
+            if pair_start:
+                order = (WHITE_HOLDER, BLACK_HOLDER)
+            elif lc.interleave:
+                order = (1 - me, me)
+            else:
+                order = (me, 1 - me)
+            for h in order:
+                left = self.actions_left if h == lc.moving else lc.turns[h][0]
+                if not left:
+                    continue
+                self._lc_install(h)
+                if self._lc_has_play_action():
+                    return
+                self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
+                self._lc_end_holder_turn()
+                idle += 1
+            self._lc_end_pair()
+            pair_start = True
+            if idle >= 8 * self.n and self.phase == PLAY:  # 4n turn pairs with no action
+                self._end_game(END_STALL)
+
+    def _lc_install(self, h: int) -> None:
+        """Make holder ``h`` (0 white, 1 black) the player to move: its turn, its side's rows."""
+        lc = self.line_clear
+        assert lc is not None
+        if h == lc.moving:
+            return
+        waiting = lc.turns[h]
+        lc.turns[lc.moving] = [self.actions_left, self.master_used, self.black_taken]
+        self.actions_left, self.master_used, self.black_taken = waiting
+        self.rows, lc.other_rows = lc.other_rows, self.rows
+        lc.moving = h
+        self.current = lc.holder(h)
+
+    def _lc_end_holder_turn(self) -> None:
+        """End the turn of the holder to move: its end-of-turn effects (Finesse)."""
+        if self.finesse is not None:
+            self._finesse_end_turn()
+        self.turn += 1
+
+    def _lc_end_pair(self) -> None:
+        """Pass both markers clockwise; end the round, or the game, when the rulings say so.
+
+        A new round starts when the first player receives the white marker. After the trigger,
+        the game ends the moment the first player has received both markers again (rulings,
+        Line Clear "Game end"; the judgement calls are in ``projectl_sim.line_clear``).
+        """
+        lc = self.line_clear
+        assert lc is not None
+        self._lc_install(WHITE_HOLDER)
+        n, first = self.n, self.first_player
+        lc.white, lc.black = (lc.white + 1) % n, (lc.black + 1) % n
+        lc.pairs += 1
+        lc.turns = [[ACTIONS_PER_TURN, False, 0], [ACTIONS_PER_TURN, False, 0]]
+        self.current = lc.white
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.black_taken = 0
+        if self.trigger_round:
+            lc.received |= (lc.white == first) | (lc.black == first) << 1
+            if lc.received == 3:
+                self._start_finishing()
+                return
+        if lc.white != first:
+            return
+        # the end of a Line Clear round
+        if self.finesse is not None and self.round >= ROW_LENGTH:
+            self._start_finishing()  # rulings, Finesse: the 10th tile's removal ends the game
+        elif self.round >= self.rules.max_rounds:
+            self._end_game(END_MAX_ROUNDS)
+        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
+            self._end_game(END_STALL)
+        else:
+            self.round += 1
+
+    def _lc_has_play_action(self) -> bool:
+        """Return whether the holder to move has a legal Play action on its side.
+
+        The black-marker holder takes no blind card and doesn't Recycle; after the trigger a
+        black row counts only while the holder's one black puzzle of the turn is still open.
+        """
+        lc = self.line_clear
+        assert lc is not None
+        if self.current == lc.white:
+            return self._has_play_action()
+        if self._can_take() and (
+            self.rows[WHITE]
+            or (self.rows[BLACK] and not (self.trigger_round and self.black_taken >= 1))
+        ):
+            return True
+        return self._has_piece_action()
+
+    def _lc_check(self, player: int, action: Action) -> None:
+        """Raise for what only one marker holder may do (rulings, Line Clear)."""
+        lc = self.line_clear
+        assert lc is not None
+        if player == lc.white:
+            if isinstance(action, Take):
+                self._lc_check_side(action.card, WHITE_HOLDER)
+            return
+        if isinstance(action, TakeDeck):
+            raise IllegalActionError("only the white-marker holder may take blind from a deck")
+        if isinstance(action, Recycle):
+            raise IllegalActionError("only the white-marker holder may Recycle")
+        if isinstance(action, Take):
+            self._lc_check_side(action.card, BLACK_HOLDER)
+
+    def _lc_check_side(self, card: int, h: int) -> None:
+        lc = self.line_clear
+        assert lc is not None
+        if any(card in row for row in lc.other_rows):
+            mine, theirs = SIDES[h], SIDES[1 - h]
+            raise IllegalActionError(
+                f"{self.t.cat.puzzles[card].id} is in the {theirs} rows: the "
+                f"{MARKER_NAMES[h]}-marker holder takes from the {mine} rows"
+            )
+
+    def _lc_wait_message(self, player: int) -> str:
+        """Return why ``player`` may not act now (Line Clear: who moves, in which order)."""
+        lc = self.line_clear
+        assert lc is not None
+        if self.phase != PLAY or lc.holder_of(player) is None:
+            return f"it is player {self.current}'s turn"
+        order = self.rules.line_clear_order
+        return (
+            f"player {self.current} is to move (the marker holders' actions come in the "
+            f"{order} order)"
+        )
 
     # -- text ----------------------------------------------------------------------------------
     def describe(self, action: Action) -> str:
@@ -1370,6 +1577,20 @@ def setup_of(state: GameState) -> dict[str, Any]:
     cat = state.rules.catalogue
     if state.solo is not None:
         setup = setup_json(state.solo, state.decks[WHITE], state.decks[BLACK], cat)
+    elif state.line_clear is not None:
+        # the left rows were dealt first, then the right rows (rulings, Line Clear setup)
+        left, right = sides(state)
+        lc = state.line_clear
+        setup = {
+            "first_player": state.first_player,
+            "white_deck": [
+                cat.puzzles[c].id for c in left[WHITE] + right[WHITE] + state.decks[WHITE]
+            ],
+            "black_deck": [
+                cat.puzzles[c].id for c in left[BLACK] + right[BLACK] + state.decks[BLACK]
+            ],
+            "markers": markers_json((lc.white, lc.black)),
+        }
     else:
         setup = {
             "first_player": state.first_player,

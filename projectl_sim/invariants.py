@@ -7,6 +7,8 @@ from collections import Counter
 from projectl_sim.actions import BLACK, WHITE
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
 from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
+from projectl_sim.line_clear import BLACK_MARKER_OFFSET
+from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
 from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
 from projectl_sim.solo import EMPTY
 
@@ -61,6 +63,10 @@ def check_invariants(state: GameState) -> None:
         per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
         cards.update(state.rows[colour])
         cards.update(c for c in state.decks[colour] if c != HIDDEN)
+        if state.line_clear is not None:  # the rows of the side not moving
+            row = state.line_clear.other_rows[colour]
+            per_colour[colour] += len(row)
+            cards.update(row)
     if solo is not None:
         if len(solo.grid) != GRID_SIZE:
             raise InvariantError(f"the grid has {len(solo.grid)} positions, not {GRID_SIZE}")
@@ -115,6 +121,45 @@ def check_invariants(state: GameState) -> None:
         raise InvariantError("a reward choice with fewer than two options")
     if len(state.rows[WHITE]) > 4 or len(state.rows[BLACK]) > 4:
         raise InvariantError("a row holds more than 4 puzzles")
+    if state.line_clear is not None:
+        _check_line_clear(state)
+
+
+def _check_line_clear(state: GameState) -> None:
+    """Line Clear: four rows of 3, refilled while their deck lasts; markers, turns and rounds."""
+    lc = state.line_clear
+    assert lc is not None
+    n = state.n
+    for side in (state.rows, lc.other_rows):
+        for colour in (WHITE, BLACK):
+            if len(side[colour]) > LC_ROW_SIZE:
+                raise InvariantError(f"a Line Clear row holds {len(side[colour])} puzzles")
+            if len(side[colour]) < LC_ROW_SIZE and state.decks[colour]:
+                raise InvariantError("a Line Clear row is not refilled while its deck has cards")
+    if (lc.white - state.first_player) % n != lc.pairs % n:
+        raise InvariantError(f"the white marker is at seat {lc.white} after {lc.pairs} turn pairs")
+    if (lc.black - lc.white) % n != BLACK_MARKER_OFFSET[n]:
+        raise InvariantError(f"the markers are at seats {lc.white} and {lc.black}")
+    if lc.received and not state.trigger_round:
+        raise InvariantError("markers counted for the end before the trigger")
+    in_play = state.phase in (PLAY, REWARD)
+    if not 0 <= lc.received <= 3 or (in_play and lc.received == 3):
+        raise InvariantError(f"received markers {lc.received} in phase {state.phase}")
+    rounds = lc.pairs // n + 1
+    if state.round != rounds and not (
+        not in_play and lc.pairs % n == 0 and state.round == rounds - 1
+    ):
+        raise InvariantError(f"round {state.round} after {lc.pairs} turn pairs of {n} players")
+    waiting = lc.turns[1 - lc.moving]
+    if not 0 <= waiting[0] <= ACTIONS_PER_TURN or not 0 <= waiting[2] <= 1:
+        raise InvariantError(f"the waiting holder's turn is {waiting}")
+    if in_play:
+        if state.current != lc.holder(lc.moving):
+            raise InvariantError(f"player {state.current} moves but holds no marker")
+        if not 0 <= state.black_taken <= 1:
+            raise InvariantError(f"{state.black_taken} black puzzles taken after the trigger")
+        if not lc.interleave and lc.moving == 1 and waiting[0]:
+            raise InvariantError("white_first: the black holder moves before the white is done")
 
 
 def _check_credits(state: GameState) -> None:
@@ -126,8 +171,12 @@ def _check_credits(state: GameState) -> None:
         raise InvariantError(f"{held} Credits held + {fin.bank} in the bank, not {BANK_CREDITS}")
     if fin.bank < 0 or min(fin.active) < 0 or min(fin.inactive) < 0:
         raise InvariantError("a negative Credit count")
+    in_turn = {state.current}
+    lc = state.line_clear
+    if lc is not None and state.phase in (PLAY, REWARD) and lc.turns[1 - lc.moving][0]:
+        in_turn.add(lc.holder(1 - lc.moving))  # Line Clear: the other holder's turn goes on too
     for p in range(state.n):
-        if p != state.current and fin.inactive[p]:
+        if p not in in_turn and fin.inactive[p]:
             raise InvariantError(f"player {p} has inactive Credits outside its turn")
         # what a player holds is what it earned minus what it spent and gave back to an empty bank
         if fin.total(p) > fin.earned[p] - fin.spent[p]:

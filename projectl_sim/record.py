@@ -13,6 +13,7 @@ from projectl_sim.engine import OVER, GameState, new_game, setup_of
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
 from projectl_sim.finesse import TileSet
 from projectl_sim.jsonfile import read_json
+from projectl_sim.line_clear import markers_json, sides
 from projectl_sim.rules import Rules
 
 RECORD_FORMAT = "projectl-record/1"
@@ -244,6 +245,18 @@ def summary_json(rep: Replay) -> dict[str, Any]:
             "tiles": fin.row_ids(),
             "round": state.round,
             "current_tile": fin.row_ids()[state.round - 1] if fin.tile_rule(state.round) else None,
+        }
+    lc = state.line_clear
+    if lc is not None:
+        left, right = sides(state)
+        out["line_clear"] = {
+            "markers": markers_json((lc.white, lc.black)),
+            "rows": {
+                f"{side}_{colour}": [cat.puzzles[c].id for c in rows[k]]
+                for side, rows in (("left", left), ("right", right))
+                for k, colour in enumerate(("white", "black"))
+            },
+            "round": state.round,
         }
     if state.solo is not None:
         solo = state.solo

@@ -101,7 +101,9 @@ class Rules:
 
     ``variant="line_clear"`` is the 5-6 player game (and 5-6 players need it), with the switch
     ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
-    white marker first; ``white_first``: the white holder's whole turn, then the black's).
+    white marker first; ``white_first``: the white holder's whole turn, then the black's). Its
+    round, for ``max_rounds``, ``stall_rounds`` and the Finesse tiles, is a marker cycle: a new
+    round starts when the first player receives the white marker (``projectl_sim.line_clear``).
     ``endless_white_deck``: the Endless White Deck variant (any player count).
 
     ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a

@@ -39,7 +39,17 @@ def snapshot(state: GameState) -> tuple:
         state.reward_options,
         state.solo,
         _credits(state),
+        _line_clear(state),
     )
+
+
+def _line_clear(state: GameState) -> tuple | None:
+    """Return the Line Clear markers, other side's rows and waiting turn (None without)."""
+    lc = state.line_clear
+    if lc is None:
+        return None
+    turns = [t[:] for t in lc.turns]
+    return (lc.white, lc.black, lc.moving, lc.other_rows[:], turns, lc.received, lc.pairs)
 
 
 def _credits(state: GameState) -> tuple | None:

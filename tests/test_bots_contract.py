@@ -73,6 +73,31 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
         assert bots[0].calls > 0
 
 
+LINE_CLEAR = [
+    (5, (), "interleave"),
+    (5, ("finesse",), "white_first"),
+    (6, ("phoenix",), "interleave"),
+    (6, ("phoenix", "finesse"), "interleave"),
+]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize(("players", "expansions", "order"), LINE_CLEAR)
+def test_bot_plays_line_clear_legally(
+    spec: str, players: int, expansions: tuple[str, ...], order: str
+) -> None:
+    # the seat to move changes after each action (interleave): each bot answers for its seat
+    rules = Rules(
+        players=players, variant="line_clear", expansions=expansions, line_clear_order=order
+    )
+    games = 1 if spec.startswith("mcts") else 2
+    for seed in range(games):
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 11 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_same_seed_same_game(spec: str) -> None:
     rules = Rules(players=2)
