@@ -357,15 +357,15 @@ BAD = {
     ),
     "unsupported expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion ghost_piece is not supported yet (supported: finesse)",
+        "expansion ghost_piece is not supported yet (supported: finesse, phoenix)",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
         "unknown expansion 'shiny'",
     ),
-    "line clear": (
-        ["--bots", "random", "--players", "5", "--variant", "line_clear"],
-        "variant line_clear is not supported yet",
+    "6 players without 24 black puzzles": (
+        ["--bots", "random", "--players", "6", "--variant", "line_clear"],
+        "6 players need 24 black puzzles, the catalogue has 20: add the ghost_piece or phoenix",
     ),
     "solo at 2": (
         ["--bots", "random", "--players", "2", "--variant", "solo"],
