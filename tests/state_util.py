@@ -39,6 +39,8 @@ def snapshot(state: GameState) -> tuple:
         state.reward_options,
         state.solo,
         _credits(state),
+        state.ambassadors,
+        state.endless,
     )
 
 
