@@ -91,6 +91,15 @@ def test_points_and_the_completed_count_are_kept_to_the_end() -> None:
     assert result["reshuffles"] == 3
 
 
+def test_the_text_board_shows_notes_and_ambassadors() -> None:
+    from projectl_sim.render import render
+
+    text = render(run("endless/ambassador_kept", 14))
+    assert "player 0: pile 2, completed 2 [], noted [AW01 AW01], Ambassadors 1," in text
+    view = render(run("endless/reshuffle", 12).view(1))
+    assert "player 0: pile 0, completed 3 [], noted [? ? ?]," in view
+
+
 def test_no_reshuffle_during_finishing_touches() -> None:
     # ambassador_kept: p0 completes AW01 in Finishing Touches with the white deck empty
     rec = load("endless/ambassador_kept")
