@@ -268,3 +268,18 @@ def test_base_results_have_no_new_keys() -> None:
     state = replay(load("scoring")).state
     assert state.endless is None and state.ambassadors is None
     assert set(result_of(state)) == {"scores", "winners", "completed", "end_reason", "rounds"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("endless", [False, True])
+def test_every_combination_of_these_expansions_in_random_play(players: int, endless: bool) -> None:
+    from itertools import combinations
+
+    names = ("ambassador_pack", "phoenix", "finesse")
+    subsets = [frozenset(c) for k in range(4) for c in combinations(names, k)]
+    for expansions in subsets:
+        rules = Rules(players=players, expansions=expansions, endless_white_deck=endless)
+        for seed in range(25):
+            state, rec = short_white_game(rules, 1000 + seed, whites=6 if endless else 40)
+            assert replay(rec).state.final_scores() == state.final_scores()
