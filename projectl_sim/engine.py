@@ -552,9 +552,8 @@ class GameState:
         ``master``: ``"all"`` enumerates every Master combination (can be large), and every
         Ambassador one when the player holds an Ambassador; ``"none"`` leaves both out (see
         ``master_actions`` / ``sample_master``, ``ambassador_actions`` / ``sample_ambassador``).
-        During Finishing Touches the
-        list holds the empty Finish plus one Finish per completable set found by ``finish_options``
-        (any Finish is checked exactly by ``check``).
+        During Finishing Touches the list holds the empty Finish plus one Finish per completable
+        set found by ``finish_options`` (any Finish is checked exactly by ``check``).
         """
         phase = self.phase
         if phase == PLAY:
