@@ -6,7 +6,7 @@
 - ``remaining_actions``: how many actions a player has left, once the end is triggered.
 - ``candidate_actions``: the few actions worth considering (a plan's placements instead of every
   placement, one order per Recycle, upgrades that climb, a Master built from one plan step per
-  puzzle).
+  puzzle, and the same placements as an Ambassador action while the player holds one).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from projectl_sim import line_clear
 from projectl_sim.actions import (
     BLACK,
     Action,
+    Ambassador,
     Master,
     Place,
     Placement,
@@ -236,8 +237,13 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
         if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]
     )
     acts.extend(plan_places(state, model))
-    if not state.master_used:
+    amb = state.ambassadors
+    held = amb is not None and amb.held[state.current] > 0
+    if not state.master_used or held:
         m = plan_master(state, model)
         if m is not None:
-            acts.append(m)
+            if not state.master_used:
+                acts.append(m)
+            if held:
+                acts.append(Ambassador(m.placements))  # Ambassador Pack: the same placements
     return acts

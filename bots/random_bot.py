@@ -8,6 +8,9 @@ that leaves a hole no owned-or-obtainable piece (supply plus reserve) can fill.
 Finesse: with 2 active Credits, Insert is one more kind beside the six (its inner action drawn
 the same way), and a completing Place is always inserted. Finishing Touches are paid with Credits
 first.
+
+Ambassador Pack: while the player holds an Ambassador, Ambassador is one more kind, drawn as a
+Master is (two pieces or more, none stranding a hole).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import random
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from projectl_sim.actions import Action, Finish, Insert, Master, Place, TakeBasic
+from projectl_sim.actions import Action, Ambassador, Finish, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 from projectl_sim.finesse import INSERT_COST
@@ -109,6 +112,9 @@ class RandomBot(Bot):
         if done:
             return rng.choice(done)
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
+        amb = view.ambassadors
+        if amb is not None and amb.held[view.current]:
+            kinds.append(6)  # ambassador (only when held: other games draw as before)
         while kinds:
             kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
             action: Action | None
@@ -122,7 +128,12 @@ class RandomBot(Bot):
             elif kind == 3:
                 acts = view.upgrade_actions()
             else:
-                action = self._place(view, rng) if kind == 4 else self._master(view, rng)
+                if kind == 4:
+                    action = self._place(view, rng)
+                elif kind == 5:
+                    action = self._master(view, rng)
+                else:
+                    action = self._ambassador(view, rng)
                 if action is not None:
                     return action
                 continue
@@ -180,15 +191,23 @@ class RandomBot(Bot):
         if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
             return None  # no Master of two pieces or more: don't sample one
         m = view.sample_master(rng)
-        if m is None or len(m.placements) < 2:
-            return None  # a one-piece Master is a Place that wastes the Master
+        return m if m is not None and self._sensible(view, m) else None
+
+    def _ambassador(self, view: GameState, rng: random.Random) -> Ambassador | None:
+        if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
+            return None  # as for Master: two pieces or more
+        m = view.sample_ambassador(rng)
+        return m if m is not None and self._sensible(view, m) else None
+
+    def _sensible(self, view: GameState, m: Master | Ambassador) -> bool:
+        """Return whether a sampled Master or Ambassador places 2+ pieces, stranding no hole."""
+        if len(m.placements) < 2:
+            return False  # a one-piece Master is a Place that wastes the Master
         if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
-            return None  # would empty the supply with nothing left to take
+            return False  # would empty the supply with nothing left to take
         filled = {card: f for card, f, _ in view.slots[view.current]}
         avail = _obtainable(view)
-        if all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements):
-            return m
-        return None
+        return all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements)
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]

@@ -21,6 +21,10 @@ The Line Clear variant (``projectl_sim.line_clear``, 5-6 players) adds a block `
 markers, the other side's rows, the waiting holder's turn) and hooks (``_lc_*``): the turn flow of
 two marker holders playing at once is its own ``_lc_advance``, reached by one ``is not None`` test
 in ``_advance``. ``rows`` are the rows of the side of the player to move.
+The Ambassador Pack (``projectl_sim.ambassador``) adds a block ``ambassadors`` (each player's
+Ambassadors) and the Ambassador action; the Endless White Deck (``projectl_sim.endless``) a block
+``endless`` (the reshuffle seed and the noted cards) and one hook, ``_endless_reshuffle``. Both
+blocks are immutable (copies share them) and None when not played. Phoenix is puzzle data only.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from projectl_sim.actions import (
     PUZZLE,
     WHITE,
     Action,
+    Ambassador,
     Finish,
     Insert,
     Master,
@@ -53,7 +58,10 @@ from projectl_sim.actions import (
     Upgrade,
     describe,
 )
+from projectl_sim.ambassador import Ambassadors
 from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
+from projectl_sim.endless import Endless, deal_seed, has_white, reseed, reshuffle
+from projectl_sim.endless import hide as hide_noted
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.finesse import (
     INSERT_COST,
@@ -261,11 +269,13 @@ class GameState:
 
     __slots__ = (
         "actions_left",
+        "ambassadors",
         "black_taken",
         "cards_in_play",
         "current",
         "decks",
         "end_reason",
+        "endless",
         "finesse",
         "finished",
         "first_player",
@@ -340,6 +350,8 @@ class GameState:
         self.finesse: Credits | None = None
         if rules.finesse:
             self._setup_finesse(setup)
+        self.ambassadors = Ambassadors.start(n) if rules.ambassador else None
+        self.endless = Endless.start(setup, n) if rules.endless_white_deck else None
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
         if self.line_clear is not None:
@@ -428,6 +440,8 @@ class GameState:
         g.solo = self.solo  # immutable: shared
         g.finesse = None if self.finesse is None else self.finesse.copy()
         g.line_clear = None if self.line_clear is None else self.line_clear.copy()
+        g.ambassadors = self.ambassadors  # immutable: shared
+        g.endless = self.endless  # immutable: shared
         return g
 
     def view(self, player: int) -> GameState:
@@ -452,6 +466,10 @@ class GameState:
         g.decks = [_hide(decks[0], known[0]), _hide(decks[1], known[1])]  # white, black
         if g.finesse is not None:
             hide_face_down(g.finesse)  # Credits are public; face-down tiles are not
+        if g.endless is not None:
+            # Endless: the next white deck's order is unknown (no seed), and the noted cards of
+            # the others are as hidden as their piles
+            g.endless = hide_noted(g.endless, player, not self.rules.known_victory_points, HIDDEN)
         return g
 
     def unseen_cards(self, colour: int) -> list[int]:
@@ -488,6 +506,8 @@ class GameState:
         g.decks = decks
         if g.finesse is not None:
             redeal_row(g.finesse, self.rules, rng)
+        if g.endless is not None:
+            g.endless = reseed(g.endless, rng)  # Endless: future reshuffles re-dealt too
         return g
 
     # -- queries -------------------------------------------------------------------------------
@@ -514,6 +534,12 @@ class GameState:
     def completed(self, player: int) -> list[int]:
         """Return the cards of a player's victory pile, in the order completed."""
         return list(self.piles[player])
+
+    def completed_count(self, player: int) -> int:
+        """Return how many puzzles a player completed (Endless: noted white puzzles included)."""
+        if self.endless is None:
+            return len(self.piles[player])
+        return len(self.piles[player]) + self.endless.noted_count(player)
 
     def opponent_score(self) -> int:
         """Return the solo opponent's score: the points of its pile (solo variant only)."""
@@ -548,7 +574,7 @@ class GameState:
             return tied
         if self.rules.tie_break == "later_in_turn_order":
             return [max(tied, key=lambda p: (p - self.first_player) % self.n)]
-        key = {p: (len(self.piles[p]), sum(self.supply[p])) for p in tied}
+        key = {p: (self.completed_count(p), sum(self.supply[p])) for p in tied}
         top = max(key.values())
         return [p for p in tied if key[p] == top]
 
@@ -560,16 +586,20 @@ class GameState:
     def legal_actions(self, master: str = "all") -> list[Action]:
         """Return the legal actions of the player to move, in a deterministic order.
 
-        ``master``: ``"all"`` enumerates every Master combination (can be large), ``"none"``
-        leaves them out (see ``master_actions`` / ``sample_master``). During Finishing Touches the
-        list holds the empty Finish plus one Finish per completable set found by ``finish_options``
-        (any Finish is checked exactly by ``check``).
+        ``master``: ``"all"`` enumerates every Master combination (can be large), and every
+        Ambassador one when the player holds an Ambassador; ``"none"`` leaves both out (see
+        ``master_actions`` / ``sample_master``, ``ambassador_actions`` / ``sample_ambassador``).
+        During Finishing Touches the list holds the empty Finish plus one Finish per completable
+        set found by ``finish_options`` (any Finish is checked exactly by ``check``).
         """
         phase = self.phase
         if phase == PLAY:
             acts = self._play_actions()
-            if master == "all" and not self.master_used and self.slots[self.current]:
-                acts.extend(self.master_actions())
+            if master == "all" and self.slots[self.current]:
+                if not self.master_used:
+                    acts.extend(self.master_actions())
+                if self.ambassadors is not None and self.ambassadors.held[self.current]:
+                    acts.extend(self.ambassador_actions())
             if self.finesse is not None and self.finesse.active[self.current] >= INSERT_COST:
                 acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
             return acts
@@ -694,6 +724,19 @@ class GameState:
         """Yield every Master action (one or more placements, at most one per puzzle)."""
         if self.master_used or self.phase != PLAY:
             return
+        yield from self._one_per_puzzle(Master)
+
+    def ambassador_actions(self) -> Iterator[Ambassador]:
+        """Yield every Ambassador action (placed as a Master) when the player holds one."""
+        if self.ambassadors is None or not self.ambassadors.held[self.current]:
+            return
+        if self.phase != PLAY:
+            return
+        yield from self._one_per_puzzle(Ambassador)
+
+    def _one_per_puzzle(self, make: type[Master] | type[Ambassador]) -> Iterator[Any]:
+        """Yield ``make(placements)`` for every set of placements of Master's kind: one or more
+        pieces of the supply, at most one per own unfinished puzzle."""
         t = self.t
         supply = self.supply[self.current]
         per_slot = []
@@ -701,10 +744,10 @@ class GameState:
             fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
             per_slot.append([(card, piece, m) for piece, masks in enumerate(fits) for m in masks])
 
-        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Master]:
+        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Any]:
             if i == len(per_slot):
                 if chosen:
-                    yield Master(tuple(chosen))
+                    yield make(tuple(chosen))
                 return
             yield from go(i + 1, left, chosen)
             for pl in per_slot[i]:
@@ -722,6 +765,20 @@ class GameState:
         """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
         if self.master_used or self.phase != PLAY or not self.slots[self.current]:
             return None
+        chosen = self._sample_one_per_puzzle(rng, p_each)
+        return Master(chosen) if chosen else None
+
+    def sample_ambassador(self, rng: random.Random, p_each: float = 0.75) -> Ambassador | None:
+        """Return a random legal Ambassador action, drawn as ``sample_master`` draws a Master."""
+        if self.ambassadors is None or not self.ambassadors.held[self.current]:
+            return None
+        if self.phase != PLAY or not self.slots[self.current]:
+            return None
+        chosen = self._sample_one_per_puzzle(rng, p_each)
+        return Ambassador(chosen) if chosen else None
+
+    def _sample_one_per_puzzle(self, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
+        """Return random placements of Master's kind (empty when none was drawn)."""
         t = self.t
         left = self.supply[self.current][:]
         chosen: list[Placement] = []
@@ -741,7 +798,7 @@ class GameState:
                         chosen.append((card, piece, masks[r]))
                         break
                     r -= len(masks)
-        return Master(tuple(chosen)) if chosen else None
+        return tuple(chosen)
 
     # -- checking ------------------------------------------------------------------------------
     def check(self, player: int, action: Action) -> None:
@@ -833,6 +890,17 @@ class GameState:
                     raise IllegalActionError("Master was already used this turn")
                 if not placements:
                     raise IllegalActionError("Master needs at least one placement")
+                self._check_placements(player, placements, one_per_puzzle=True)
+            case Ambassador(placements):
+                # rulings, Ambassador Pack: like Master, any number per turn, one per Ambassador
+                if self.ambassadors is None:
+                    raise IllegalActionError(
+                        "Ambassador actions need the ambassador_pack expansion"
+                    )
+                if not self.ambassadors.held[player]:
+                    raise IllegalActionError("has no Ambassador to use")
+                if not placements:
+                    raise IllegalActionError("an Ambassador action needs at least one placement")
                 self._check_placements(player, placements, one_per_puzzle=True)
             case Reward():
                 raise IllegalActionError("no reward choice is open")
@@ -940,8 +1008,12 @@ class GameState:
         elif kind == "finish":
             self._finish(p, action.placements, action.credits)  # type: ignore[union-attr]
             return
+        elif kind == "ambassador":
+            self._use_ambassador(p, action.placements)  # type: ignore[union-attr]
         else:
             raise IllegalActionError(f"unknown action {action!r}")
+        if self.endless is not None and not self.decks[WHITE]:
+            self._endless_reshuffle()
         if kind != "reward":
             self.actions_left -= 1
         if self.phase == PLAY or (self.phase == REWARD and not self.reward_options):
@@ -980,8 +1052,12 @@ class GameState:
         # Rewards in the order the puzzles were taken; a choice stops the queue until made.
         while self.pending:
             wanted = self.pending[0]
+            if wanted == REWARD_AMBASSADOR:
+                self.pending = self.pending[1:]
+                self._gain_ambassador(p)
+                continue
             if wanted < 0:
-                # a special reward (Level Up, Ambassador): its expansion's hook
+                # a special reward (Level Up): its expansion's hook
                 raise NotImplementedError(f"special reward {wanted} is not played yet")
             options = shortage_options(self.reserve, wanted, self.t)
             if len(options) > 1:
@@ -1439,6 +1515,47 @@ class GameState:
             f"player {self.current} is to move (the marker holders' actions come in the "
             f"{order} order)"
         )
+    # -- Ambassador Pack hooks (rulings, Ambassador Pack; readings in projectl_sim.ambassador) --
+    def _gain_ambassador(self, p: int) -> None:
+        """Give ``p`` the Ambassador of a completed Ambassador puzzle (kept face up until used)."""
+        assert self.ambassadors is not None
+        self.ambassadors = self.ambassadors.gain(p)
+
+    def _use_ambassador(self, p: int, placements: Sequence[Placement]) -> None:
+        """Use one Ambassador: place like a Master (all from the supply as it was), then complete.
+
+        One of the turn's 3 actions (counted by ``apply``); it leaves ``master_used`` alone.
+        """
+        assert self.ambassadors is not None
+        self.ambassadors = self.ambassadors.use(p)
+        for card, piece, mask in placements:
+            self._place(p, card, piece, mask)
+        self._complete(p)
+
+    # -- Endless White Deck hook (rulings, Endless White Deck; readings in projectl_sim.endless) --
+    def _endless_reshuffle(self) -> None:
+        """After an action that leaves the white deck empty: if a completed white puzzle lies in
+        any victory pile, note every such puzzle (points and count kept), shuffle them into a new
+        white deck from the recorded seed, and fill the white row's gaps from it."""
+        assert self.endless is not None
+        if self.phase not in (PLAY, REWARD):
+            return  # rulings reading: no reshuffle during Finishing Touches
+        is_black = self.t.is_black
+        if not has_white(self.piles, is_black):
+            return  # nothing completed to shuffle: the deck stays empty for now
+        if self.endless.seed is None:
+            raise IllegalActionError("this view hides the next white deck: redeal() it first")
+        self.endless, deck = reshuffle(self.endless, self.piles, is_black)
+        self.known_bottom[WHITE] = 0
+        self.last_progress_round = self.round
+        # Line Clear: both white rows of 3, the left one first (as dealt)
+        rows_by_side = [self.rows] if self.line_clear is None else list(sides(self))
+        size = ROW_SIZE if self.line_clear is None else LC_ROW_SIZE
+        for rows in rows_by_side:
+            gap = size - len(rows[WHITE])
+            rows[WHITE] += deck[:gap]
+            deck = deck[gap:]
+        self.decks[WHITE] = deck
 
     # -- text ----------------------------------------------------------------------------------
     def describe(self, action: Action) -> str:
@@ -1556,6 +1673,8 @@ def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
         setup["finesse_tiles"] = deal_tiles(
             rules.finesse_tiles, rules.finesse_ambassador, False, rng
         )
+    if rules.endless_white_deck:
+        setup["reshuffle_seed"] = deal_seed(rng)  # drawn last: other setups are unchanged
     return setup
 
 
@@ -1599,4 +1718,6 @@ def setup_of(state: GameState) -> dict[str, Any]:
         }
     if state.finesse is not None:
         setup["finesse_tiles"] = state.finesse.row_ids()
+    if state.endless is not None:
+        setup["reshuffle_seed"] = state.endless.seed
     return setup

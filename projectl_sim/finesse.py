@@ -11,8 +11,10 @@ achievement, and a ``provisional`` flag for content the rule documents don't giv
 
 Triggers (each pays ``credits`` per count):
 
-- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, inserted or not);
-- pink ``master``: per piece placed by a Master action;
+- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, Ambassador,
+  inserted or not);
+- pink ``master``: per piece placed by a Master action or an Ambassador action (the tile reads
+  "Master or Ambassador" with the Ambassador Pack, rulings);
 - pink ``complete``: per puzzle completed;
 - pink ``take``: per Take action (from a row, the grid or blind from a deck);
 - pink ``upgrade``: per Upgrade action (A, a level-1 piece, or B, an exchange: both are Upgrade);
@@ -362,14 +364,14 @@ def pink_count(
         return int(kind == "recycle")
     if kind == "place":
         placements = ((action.card, action.piece, action.mask),)
-    elif kind == "master":
+    elif kind == "master" or kind == "ambassador":
         placements = action.placements
     else:
         return 0
     if trigger == "place":
         return sum(1 for _card, piece, _mask in placements if piece in pieces)
     if trigger == "master":
-        return len(placements) if kind == "master" else 0
+        return len(placements) if kind != "place" else 0  # Master or Ambassador
     if trigger == "complete":
         filled = {card: f for card, f, _ in slots}
         for card, _piece, mask in placements:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from projectl_sim.actions import BLACK, WHITE
-from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, GameState
+from projectl_sim.engine import FINISHING, HIDDEN, OVER, PLAY, REWARD, REWARD_AMBASSADOR, GameState
 from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
-from projectl_sim.line_clear import BLACK_MARKER_OFFSET
+from projectl_sim.line_clear import BLACK_MARKER_OFFSET, sides
 from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
-from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
+from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED, ROW_SIZE
 from projectl_sim.solo import EMPTY
 
 
@@ -100,12 +100,20 @@ def check_invariants(state: GameState) -> None:
                 f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
                 f"not {state.cards_in_play[colour]}"
             )
-    # Scores equal the sum of the victory pile.
+    # Scores equal the sum of the victory pile (Endless: and of the noted white puzzles).
+    endless = state.endless
     for p in range(n):
-        if state.pile_hidden(p):
+        noted = endless.noted[p] if endless is not None else ()
+        if state.pile_hidden(p) or HIDDEN in noted:
             continue
-        if state.scores[p] != sum(t.points[c] for c in state.piles[p]):
-            raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
+        if state.scores[p] != sum(t.points[c] for c in state.piles[p] + noted):
+            raise InvariantError(
+                f"player {p}: score {state.scores[p]} is not its pile's (and noted) points"
+            )
+    if endless is not None:
+        _check_endless(state)
+    if state.ambassadors is not None:
+        _check_ambassadors(state)
     if state.phase not in (PLAY, REWARD, FINISHING, OVER):
         raise InvariantError(f"unknown phase {state.phase!r}")
     fin = state.finesse
@@ -160,6 +168,54 @@ def _check_line_clear(state: GameState) -> None:
             raise InvariantError(f"{state.black_taken} black puzzles taken after the trigger")
         if not lc.interleave and lc.moving == 1 and waiting[0]:
             raise InvariantError("white_first: the black holder moves before the white is done")
+
+
+def _check_endless(state: GameState) -> None:
+    """Endless White Deck: noted cards are white; an empty white deck while a completed white
+    puzzle lies in a pile means a missed reshuffle (in play); no row gap while the deck has cards.
+    """
+    endless = state.endless
+    assert endless is not None
+    t = state.t
+    if state.solo is not None:
+        raise InvariantError("the Endless White Deck is not played in solo")
+    if endless.reshuffles < 0 or (not endless.reshuffles and any(endless.noted)):
+        raise InvariantError("noted cards without a reshuffle")
+    for p, noted in enumerate(endless.noted):
+        if any(c != HIDDEN and t.is_black[c] for c in noted):
+            raise InvariantError(f"player {p} has a black puzzle noted")
+    white_in_piles = any(c != HIDDEN and not t.is_black[c] for pile in state.piles for c in pile)
+    if state.phase in (PLAY, REWARD) and not state.decks[WHITE] and white_in_piles:
+        raise InvariantError("the white deck is empty while completed white puzzles wait")
+    if state.line_clear is None:
+        white_rows, size = [state.rows[WHITE]], ROW_SIZE
+    else:  # both white rows of 3
+        white_rows, size = [rows[WHITE] for rows in sides(state)], LC_ROW_SIZE
+    if state.decks[WHITE] and any(len(row) < size for row in white_rows):
+        raise InvariantError("a gap in a white row while the white deck has cards")
+
+
+def _check_ambassadors(state: GameState) -> None:
+    """Ambassador Pack: every Ambassador held or used came from a completed Ambassador puzzle
+    (exactly, until Finishing Touches, whose completions give no reward)."""
+    amb = state.ambassadors
+    assert amb is not None
+    t = state.t
+    endless = state.endless
+    for p in range(state.n):
+        held, used = amb.held[p], amb.used[p]
+        if held < 0 or used < 0:
+            raise InvariantError(f"player {p}: a negative Ambassador count")
+        cards = state.piles[p] + (endless.noted[p] if endless is not None else ())
+        if HIDDEN in cards:
+            continue
+        earned = sum(1 for c in cards if t.reward[c] == REWARD_AMBASSADOR)
+        if p == state.current:
+            earned -= state.pending.count(REWARD_AMBASSADOR)  # rewards still queued
+        if held + used > earned or (state.phase in (PLAY, REWARD) and held + used != earned):
+            raise InvariantError(
+                f"player {p}: {held} Ambassadors held + {used} used, from {earned} completed"
+            )
 
 
 def _check_credits(state: GameState) -> None:

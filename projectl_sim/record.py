@@ -26,11 +26,15 @@ class RecordMismatchError(ProjectLError):
 
 
 def result_of(state: GameState) -> dict[str, Any]:
-    """Return the ``result`` object of a finished game (solo: with the opponent's score)."""
+    """Return the ``result`` object of a finished game (solo: with the opponent's score).
+
+    ``completed`` counts each player's completed puzzles (Endless: the noted ones too); the
+    Ambassador Pack adds the Ambassadors left unused, the Endless White Deck the reshuffles.
+    """
     out: dict[str, Any] = {
         "scores": state.final_scores(),
         "winners": state.winners(),
-        "completed": [len(p) for p in state.piles],
+        "completed": [state.completed_count(p) for p in range(state.n)],
         "end_reason": state.end_reason,
         "rounds": state.round,
     }
@@ -41,6 +45,10 @@ def result_of(state: GameState) -> dict[str, Any]:
         }
     if state.finesse is not None:
         out["credits"] = [state.finesse.total(p) for p in range(state.n)]
+    if state.ambassadors is not None:
+        out["ambassadors"] = list(state.ambassadors.held)  # unused at the end (they score 0)
+    if state.endless is not None:
+        out["reshuffles"] = state.endless.reshuffles
     return out
 
 
@@ -204,7 +212,15 @@ def replay(
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         replayed = result_of(state)
-        for key in ("scores", "winners", "completed", "opponent", "credits"):
+        for key in (
+            "scores",
+            "winners",
+            "completed",
+            "opponent",
+            "credits",
+            "ambassadors",
+            "reshuffles",
+        ):
             if key in recorded and recorded[key] != replayed.get(key):
                 raise RecordMismatchError(
                     f"result disagrees with the replay: {key} {recorded[key]} recorded, "
@@ -233,6 +249,12 @@ def summary_json(rep: Replay) -> dict[str, Any]:
     if fin is not None:
         for p, row in enumerate(players):
             row["credits"] = {"active": fin.active[p], "inactive": fin.inactive[p]}
+    if state.ambassadors is not None:
+        for p, row in enumerate(players):
+            row["ambassadors"] = state.ambassadors.held[p]
+    if state.endless is not None:
+        for p, row in enumerate(players):
+            row["noted"] = [cat.puzzles[c].id for c in state.endless.noted[p]]
     out: dict[str, Any] = {
         "valid": True,
         "actions": rep.actions,

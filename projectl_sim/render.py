@@ -82,9 +82,16 @@ def render(state: GameState) -> str:
             f"{cat.pieces[i].id}({piece_letter(i)})x{c}" for i, c in enumerate(state.supply[p]) if c
         )
         score = f"score {final[p]}" if final else f"pile {state.scores[p]}"
+        extra = ""
+        if state.endless is not None:  # Endless: completed white puzzles shuffled back
+            noted = " ".join("?" if c < 0 else cat.puzzles[c].id for c in state.endless.noted[p])
+            extra += f", noted [{noted}]"
+        if state.ambassadors is not None:
+            extra += f", Ambassadors {state.ambassadors.held[p]}"
         lines.append(
-            f"player {p}: {score}, completed {len(state.piles[p])} "
-            f"[{' '.join(cat.puzzles[c].id for c in state.piles[p])}], supply: {supply or 'empty'}"
+            f"player {p}: {score}, completed {state.completed_count(p)} "
+            f"[{' '.join(cat.puzzles[c].id for c in state.piles[p])}]{extra}, "
+            f"supply: {supply or 'empty'}"
         )
         blocks = [
             (f"{cat.puzzles[card].id} {t.points[card]}p", draw_puzzle(state, card, placed))

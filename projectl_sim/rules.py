@@ -104,7 +104,8 @@ class Rules:
     white marker first; ``white_first``: the white holder's whole turn, then the black's). Its
     round, for ``max_rounds``, ``stall_rounds`` and the Finesse tiles, is a marker cycle: a new
     round starts when the first player receives the white marker (``projectl_sim.line_clear``).
-    ``endless_white_deck``: the Endless White Deck variant (any player count).
+    ``endless_white_deck``: the Endless White Deck variant (2-6 players; not solo, whose one
+    deck ends the game: see ``projectl_sim.endless``).
 
     ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a
     frozenset). ``ghost_piece``, ``ambassador_pack`` and ``phoenix`` add their puzzle sets: a
@@ -225,6 +226,11 @@ class Rules:
             raise RulesError(
                 f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
             )
+        if self.endless_white_deck and self.variant == "solo":
+            # a decision (projectl_sim.endless): the solo deck is one deck, whites on top of
+            # blacks, whose running out ends the game; refilling its white part would keep the
+            # blacks from coming up
+            raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
         if not self.ghost:
             for name, default in _GHOST_ONLY.items():
                 if getattr(self, name) != default:

@@ -40,6 +40,8 @@ def snapshot(state: GameState) -> tuple:
         state.solo,
         _credits(state),
         _line_clear(state),
+        state.ambassadors,
+        state.endless,
     )
 
 

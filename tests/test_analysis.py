@@ -363,8 +363,9 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
 def test_sweeps_cover_every_supported_expansion_combination(monkeypatch) -> None:
     from projectl_sim.analysis import sweep
 
-    assert sweep.expansion_combinations() == ["none", "finesse"]  # what the runner plays today
-    assert sweep.finesse_config()["expansions"] == ["none", "finesse"]
+    # what the runner plays today
+    assert sweep.expansion_combinations() == ["none", "finesse", "phoenix", "finesse+phoenix"]
+    assert sweep.finesse_config()["expansions"] == ["none", "finesse", "finesse+phoenix"]
     monkeypatch.setattr(runner, "SUPPORTED_EXPANSIONS", frozenset({"ghost", "finesse"}))
     assert sweep.expansion_combinations() == ["none", "finesse", "ghost", "finesse+ghost"]
     assert sweep.balance_config()["expansions"] == sweep.expansion_combinations()

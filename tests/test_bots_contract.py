@@ -99,6 +99,27 @@ def test_bot_plays_line_clear_legally(
 
 
 @pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_ambassador_phoenix_endless_legally(spec: str, players: int) -> None:
+    # the Ambassador Pack and Phoenix at every player count, with the Endless White Deck where it
+    # applies (not solo), and with Finesse on odd seeds
+    games = 1 if spec.startswith("mcts") else 3
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        expansions = {"ambassador_pack", "phoenix"} | ({"finesse"} if seed % 2 else set())
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions=expansions,
+            endless_white_deck=players > 1,
+        )
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 11 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0
+
+
+@pytest.mark.parametrize("spec", SPECS)
 def test_same_seed_same_game(spec: str) -> None:
     rules = Rules(players=2)
     a = play_game(rules, [make_bot(spec), make_bot("greedy")], 5).record_json()
