@@ -66,7 +66,7 @@ KNOWN_EXPANSIONS = EXPANSIONS
 # A grid value standing for every subset of the expansions (16 sets, "none" included).
 ALL_SUBSETS = "all-subsets"
 SUPPORTED_VARIANTS = frozenset({"standard", "solo", "line_clear"})
-SUPPORTED_EXPANSIONS: frozenset[str] = frozenset({"finesse", "phoenix"})
+SUPPORTED_EXPANSIONS: frozenset[str] = frozenset({"ambassador_pack", "finesse", "phoenix"})
 
 RECORDS_HELP = "all|sample:N|none"
 SPEC_KEYS = (

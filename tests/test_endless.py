@@ -244,9 +244,7 @@ def test_random_play_with_reshuffles_keeps_every_invariant_and_replays(
     players: int, expansions: frozenset[str]
 ) -> None:
     variant = "line_clear" if players >= 5 else "standard"
-    rules = Rules(
-        players=players, variant=variant, expansions=expansions, endless_white_deck=True
-    )
+    rules = Rules(players=players, variant=variant, expansions=expansions, endless_white_deck=True)
     reshuffles: Counter[int] = Counter()
     for seed in range(40):
         state, rec = short_white_game(rules, seed, whites=6 if players < 5 else 9)

@@ -357,7 +357,7 @@ BAD = {
     ),
     "unsupported expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion ghost_piece is not supported yet (supported: finesse, phoenix)",
+        "expansion ghost_piece is not supported yet (supported: ambassador_pack, finesse, phoenix)",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
@@ -526,3 +526,41 @@ def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
         plan(spec(bots=["random"], players=[2], tiles=str(TEST_TILES_FILE)), 1)
     with pytest.raises(ProjectLError, match="finesse_ambassador applies to the finesse"):
         plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
+
+
+def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
+    # a catalogue with only 8 white puzzles, so that the Endless White Deck reshuffles
+    data = json.loads(
+        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+    )
+    whites = [p for p in data["puzzles"] if p["id"].startswith("W")][:8]
+    data["puzzles"] = whites + [p for p in data["puzzles"] if p["id"].startswith("B")]
+    path = tmp_path / "few_whites.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "run"
+    run_spec = spec(
+        bots=["greedy,random"],
+        expansions="none,ambassador_pack",
+        rules={"endless_white_deck": [False, True]},
+        catalogue=str(path),
+        games=6,
+    )
+    play(out, run_spec)
+    seats = tables.read_table(out, "seats").to_pandas()
+    games = tables.read_table(out, "games").to_pandas()
+    amb = seats["expansions"] == "ambassador_pack"
+    assert seats.loc[amb, "ambassadors_unused"].notna().all()
+    assert seats.loc[~amb, "ambassadors_unused"].isna().all()
+    endless = games["switches"].str.contains("endless_white_deck=true")
+    assert games.loc[~endless, "reshuffles"].isna().all()
+    assert games.loc[endless, "reshuffles"].sum() > 0
+    # the completed puzzles listed (noted ones included) are exactly the points scored
+    from projectl_sim.catalogue import load_catalogue
+
+    cat = load_catalogue(path, expansions=["ambassador_pack"])
+    points = {p.id: p.points for p in cat.puzzles}
+    listed = seats["puzzles_completed"].fillna("").str.split()
+    assert (
+        listed.map(lambda ids: sum(points[i] for i in ids)) == seats["points_from_puzzles"]
+    ).all()
+    assert (listed.map(len) == seats["completed_white"] + seats["completed_black"]).all()
