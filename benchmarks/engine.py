@@ -1,7 +1,10 @@
 """Engine speed: random 2-player games per second on one core, and the cost of the primitives.
 
-Run: ``.venv/bin/python benchmarks/engine.py [--games N]``. Seeds are fresh every run (reused
-seeds would make every cache hit and inflate the figures); the root seed is printed.
+Run: ``.venv/bin/python benchmarks/engine.py [--games N] [--jobs J]``. Seeds are fresh every run
+(reused seeds would make every cache hit and inflate the figures); the root seed is printed.
+The one-core figures are the CPU time of one process (load-independent); the machine figure is
+``J`` processes (default 2, this machine's cores) playing fresh games at once, by wall time, so it
+is only meaningful on an otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -25,20 +28,26 @@ from projectl_sim import Rules, new_game, play_game  # noqa: E402
 from projectl_sim.engine import OVER  # noqa: E402
 
 
-def bench_games(n_games: int, root: int) -> None:
+def _play(seeds: np.ndarray) -> tuple[Counter[str], int, float, float, float]:
+    """Play random 2-player games; return end reasons, actions, CPU time and wall start/end."""
     rules = Rules(players=2)
     bots = [make_bot("random")] * 2
-    seeds = np.random.SeedSequence(root).generate_state(n_games)
     reasons: Counter[str] = Counter()
     actions = 0
-    start = time.perf_counter()
+    start = time.time()
     cpu = time.process_time()
     for seed in seeds:
         outcome = play_game(rules, bots, int(seed), record=True)
         reasons[outcome.state.end_reason] += 1
         actions += len(outcome.record.moves)  # type: ignore[union-attr]
-    elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu  # CPU time of this one process: one core, load-independent
+    return reasons, actions, cpu, start, time.time()
+
+
+def bench_games(n_games: int, root: int) -> None:
+    seeds = np.random.SeedSequence(root).generate_state(n_games)
+    reasons, actions, cpu, start, end = _play(seeds)
+    elapsed = end - start
     print(
         f"games:        {n_games / cpu:8.1f} random 2-player games/s on one core "
         f"({n_games} games, {n_games / elapsed:.1f}/s wall)"
@@ -46,6 +55,20 @@ def bench_games(n_games: int, root: int) -> None:
     print(f"actions:      {actions / cpu:8.0f} actions/s ({actions / n_games:.0f} per game)")
     share = reasons["rules"] / n_games
     print(f"ended by the rules: {share:.1%} ({dict(reasons)})")
+
+
+def bench_machine(n_games: int, root: int, jobs: int) -> None:
+    """The whole machine: ``jobs`` processes each play their share of fresh games at once."""
+    from joblib import Parallel, delayed
+
+    seeds = np.random.SeedSequence([root, 1]).generate_state(n_games)
+    parts = Parallel(n_jobs=jobs)(delayed(_play)(chunk) for chunk in np.array_split(seeds, jobs))
+    actions = sum(p[1] for p in parts)
+    wall = max(p[4] for p in parts) - min(p[3] for p in parts)  # the games, not process startup
+    print(
+        f"machine:      {n_games / wall:8.1f} games/s, {actions / wall:.0f} actions/s with {jobs} "
+        f"processes at once ({n_games} games, wall time; one core each)"
+    )
 
 
 def _per_call(fn, repeat: int) -> float:
@@ -105,10 +128,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="processes for the machine figure (0: skip it)"
+    )
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     print(f"root seed {root}")
     bench_games(args.games, root)
+    if args.jobs:
+        bench_machine(args.games, root, args.jobs)
     bench_primitives(root)
 
 

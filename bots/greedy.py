@@ -16,6 +16,10 @@ It knows the end: after the trigger it counts the actions it has left, never tak
 can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
 when they pay; a reward choice takes the highest level.
 
+Ambassador Pack: an Ambassador is used where a second Master would be: once the turn's Master is
+used (or when it is not free), for the same completions of several puzzles (step 1) or the same
+plan steps on two or more puzzles (step 2); so Master first, then Ambassadors, any number a turn.
+
 Ghost Piece: it plans with the ghosts it holds like any piece (unless they are only exchanged),
 makes a Ghost action when the new pieces shorten its plans by more than the action costs, and takes
 the Level Up steps that best serve its plans (declining one that would only spoil them).
@@ -42,6 +46,7 @@ from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estima
 from bots.random_bot import completing_places, finish_gain, with_credits
 from projectl_sim.actions import (
     Action,
+    Ambassador,
     Finish,
     Ghost,
     Insert,
@@ -135,12 +140,12 @@ class GreedyBot(Bot):
         fin = state.finesse
         if action is None or fin is None or fin.active[state.current] < INSERT_COST:
             return action
-        if not isinstance(action, (Place, Master)):
+        if not isinstance(action, (Place, Master, Ambassador)):
             return action
         t = state.t
         filled = {card: f for card, f, _ in state.slots[state.current]}
         placements = (
-            action.placements if isinstance(action, Master) else ((action.card, 0, action.mask),)
+            ((action.card, 0, action.mask),) if isinstance(action, Place) else action.placements
         )
         for card, _piece, mask in placements:
             filled[card] |= mask
@@ -158,19 +163,22 @@ class GreedyBot(Bot):
         model = cost_model(state)
         me = state.current
         done = completing_places(state)
+        amb = state.ambassadors
+        multi = not state.master_used or (amb is not None and amb.held[me] > 0)
         if done:
-            # Master finishes several at once; otherwise the most valuable completion.
-            master = self._completing_master(state)
-            if master is not None:
-                return master
+            # Master (or an Ambassador) finishes several at once; else the most valuable one.
+            if multi:
+                master = self._multi(state, self._completing_placements(state))
+                if master is not None:
+                    return master
             return max(done, key=lambda a: _gain(state, a.card, w))
         left = actions_left_estimate(state, me, w)
         targets = self._targets(state, model, left)
         ghost = self._plan_ghost(state, model, targets, left)
         if ghost is not None:
             return ghost
-        if not state.master_used:
-            master = self._plan_master(state, model, targets)
+        if multi:
+            master = self._multi(state, self._plan_placements(state, model, targets))
             if master is not None:
                 return master
         take = self._best_take(state, model, targets, left)
@@ -189,7 +197,7 @@ class GreedyBot(Bot):
         if state.basic_piece() is not None and sum(state.supply[me]) < 4:
             return TakeBasic()
         for colour in (0, 1):
-            if state.rows[colour]:
+            if state.rows[colour] and state.may_recycle():
                 return Recycle(colour, state.rows[colour])
         return None
 
@@ -243,9 +251,23 @@ class GreedyBot(Bot):
             return best
         return None
 
-    def _plan_master(
+    @staticmethod
+    def _multi(state: GameState, placements: tuple[Placement, ...]) -> Master | Ambassador | None:
+        """Return a Master of 2+ placements if Master is free this turn, else an Ambassador
+        action if the player holds one, else None."""
+        if len(placements) < 2:
+            return None
+        if not state.master_used:
+            return Master(placements)
+        amb = state.ambassadors
+        if amb is not None and amb.held[state.current]:
+            return Ambassador(placements)
+        return None
+
+    def _plan_placements(
         self, state: GameState, model: CostModel, targets: list[_Target]
-    ) -> Master | None:
+    ) -> tuple[Placement, ...]:
+        """Return one plan step (its largest piece) for each target that can take one now."""
         t = state.t
         left = list(state.placeable_supply(state.current))
         index = model.index
@@ -258,9 +280,10 @@ class GreedyBot(Bot):
             piece, mask = max(steps, key=lambda s: t.levels[s[0]])
             left[piece] -= 1
             chosen.append((tg.card, piece, mask))
-        return Master(tuple(chosen)) if len(chosen) >= 2 else None
+        return tuple(chosen)
 
-    def _completing_master(self, state: GameState) -> Master | None:
+    def _completing_placements(self, state: GameState) -> tuple[Placement, ...]:
+        """Return one completing placement for each puzzle a supply piece completes."""
         t = state.t
         me = state.current
         left = list(state.placeable_supply(me))
@@ -272,9 +295,7 @@ class GreedyBot(Bot):
                     left[piece] -= 1
                     chosen.append((card, piece, empty))
                     break
-        if len(chosen) >= 2 and not state.master_used:
-            return Master(tuple(chosen))
-        return None
+        return tuple(chosen)
 
     def _work_on(self, state: GameState, model: CostModel, tg: _Target) -> Action | None:
         t = state.t

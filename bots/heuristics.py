@@ -6,7 +6,7 @@
 - ``remaining_actions``: how many actions a player has left, once the end is triggered.
 - ``candidate_actions``: the few actions worth considering (a plan's placements instead of every
   placement, one order per Recycle, upgrades that climb, a Master built from one plan step per
-  puzzle).
+  puzzle, and the same placements as an Ambassador action while the player holds one).
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from projectl_sim import line_clear
 from projectl_sim.actions import (
     BLACK,
     Action,
+    Ambassador,
     Master,
     Place,
     Placement,
@@ -127,6 +129,10 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     """Return the actions ``player`` has left before the game ends, or None before the trigger."""
     if state.phase == OVER:
         return 0
+    if state.line_clear is not None:  # the markers' schedule decides (Finesse: round 10 too)
+        return line_clear.remaining_actions(
+            state, player, ROW_LENGTH if state.finesse is not None else None
+        )
     last = state.trigger_round + 1 if state.trigger_round else None
     if state.finesse is not None:  # rulings, Finesse: the game also ends after round 10
         last = ROW_LENGTH if last is None else min(last, ROW_LENGTH)
@@ -221,7 +227,7 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
     if not acts:
         acts.extend(blind[:1])  # a blind draw only when no face-up puzzle is wanted
     for colour in (0, 1):
-        if state.rows[colour]:
+        if state.rows[colour] and state.may_recycle():
             acts.append(Recycle(colour, state.rows[colour]))
     if state.basic_piece() is not None:
         acts.append(TakeBasic())
@@ -235,8 +241,13 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
         if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]
     )
     acts.extend(plan_places(state, model))
-    if not state.master_used:
+    amb = state.ambassadors
+    held = amb is not None and amb.held[state.current] > 0
+    if not state.master_used or held:
         m = plan_master(state, model)
         if m is not None:
-            acts.append(m)
+            if not state.master_used:
+                acts.append(m)
+            if held:
+                acts.append(Ambassador(m.placements))  # Ambassador Pack: the same placements
     return acts

@@ -340,9 +340,11 @@ def _logistic(x: float) -> float:
 
 
 def _world_key(state: GameState) -> _Key:
-    """Return what can differ between worlds at one tree node: the face-up and held cards."""
+    """Return what can differ between worlds at one tree node: the face-up and held cards, and
+    (Line Clear, where a holder with no legal action passes) who moves."""
     solo = getattr(state, "solo", None)  # the solo variant's grid of face-up puzzles
     return (
+        state.current,
         state.rows[0],
         state.rows[1],
         tuple(s[0] for s in state.slots[state.current]),

@@ -9,6 +9,9 @@ Finesse: with 2 active Credits, Insert is one more kind beside the six (its inne
 the same way), and a completing Place is always inserted. Finishing Touches are paid with Credits
 first.
 
+Ambassador Pack: while the player holds an Ambassador, Ambassador is one more kind, drawn as a
+Master is (two pieces or more, none stranding a hole).
+
 Ghost Piece: holding a ghost, the Ghost action is one more kind (``sample_ghost``, keeping only the
 placements that strand no hole); Level Up steps (or declining one) are drawn uniformly.
 """
@@ -19,7 +22,7 @@ import random
 from typing import Any, ClassVar
 
 from bots.base import Bot
-from projectl_sim.actions import Action, Finish, Ghost, Insert, Master, Place, TakeBasic
+from projectl_sim.actions import Action, Ambassador, Finish, Ghost, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
 from projectl_sim.finesse import INSERT_COST
@@ -120,9 +123,12 @@ class RandomBot(Bot):
         if done:
             return rng.choice(done)
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
+        amb = view.ambassadors
+        if amb is not None and amb.held[view.current]:
+            kinds.append(6)  # ambassador (only when held: other games draw as before)
         gs = view.ghost
         if gs is not None and any(view.supply[view.current][g] for g in gs.tables.ghosts):
-            kinds.append(6)  # Ghost Piece: the Ghost action
+            kinds.append(7)  # Ghost Piece: the Ghost action (only when a ghost is held)
         while kinds:
             kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
             action: Action | None
@@ -140,6 +146,8 @@ class RandomBot(Bot):
                     action = self._place(view, rng)
                 elif kind == 5:
                     action = self._master(view, rng)
+                elif kind == 6:
+                    action = self._ambassador(view, rng)
                 else:
                     action = self._ghost(view, rng)
                 if action is not None:
@@ -200,15 +208,23 @@ class RandomBot(Bot):
         if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
             return None  # no Master of two pieces or more: don't sample one
         m = view.sample_master(rng)
-        if m is None or len(m.placements) < 2:
-            return None  # a one-piece Master is a Place that wastes the Master
+        return m if m is not None and self._sensible(view, m) else None
+
+    def _ambassador(self, view: GameState, rng: random.Random) -> Ambassador | None:
+        if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
+            return None  # as for Master: two pieces or more
+        m = view.sample_ambassador(rng)
+        return m if m is not None and self._sensible(view, m) else None
+
+    def _sensible(self, view: GameState, m: Master | Ambassador) -> bool:
+        """Return whether a sampled Master or Ambassador places 2+ pieces, stranding no hole."""
+        if len(m.placements) < 2:
+            return False  # a one-piece Master is a Place that wastes the Master
         if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
-            return None  # would empty the supply with nothing left to take
+            return False  # would empty the supply with nothing left to take
         filled = {card: f for card, f, _ in view.slots[view.current]}
         avail = _obtainable(view)
-        if all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements):
-            return m
-        return None
+        return all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements)
 
     def _ghost(self, view: GameState, rng: random.Random) -> Ghost | None:
         g = view.sample_ghost(rng)

@@ -550,19 +550,6 @@ def combine(
     return cat
 
 
-def check_base_playable(cat: Catalogue) -> Catalogue:
-    """Return ``cat`` if the game engine can play it; raise naming what it cannot play yet."""
-    # The engine plays the base rules only: a ghost piece would be reached by Upgrade and a
-    # Level Up or Ambassador reward has no piece to give (the expansion rules come later).
-    features = cat.expansion_features()
-    if features:
-        raise CatalogueError(
-            f"catalogue {cat.name}: the game engine does not play {', '.join(features)} yet "
-            "(fill and puzzles can use it)"
-        )
-    return cat
-
-
 def with_shipped_sets(base: Catalogue, names: Iterable[str]) -> Catalogue:
     """Return ``base`` (a catalogue without expansion sets) with the shipped sets ``names``."""
     sets = expansion_names(names)

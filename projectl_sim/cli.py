@@ -4,35 +4,40 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import secrets
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from projectl_sim.catalogue import (
-    Catalogue,
-    base_catalogue,
-    check_base_playable,
-    load_catalogue,
-)
+from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
+from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
 from projectl_sim.errors import ProjectLError, UsageError
-from projectl_sim.rules import _SWITCHES, Rules
+from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
 
 PROG = "projectl-sim"
 
 
-def _catalogue(args: argparse.Namespace) -> Catalogue:
+def _catalogue(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalogue:
+    """Return the catalogue of ``--catalogue`` with the puzzle sets of the expansions played.
+
+    ``--expansions NAME=FILE`` replaces a set's shipped (provisional) data with the user's file.
+    """
+    _names, files = parse_expansions(getattr(args, "expansions", None))
+    sets = [n for n in played if n in CATALOGUE_SETS]
+    stray = sorted(set(files) - set(sets))
+    if stray:
+        raise UsageError(f"--expansions: {stray[0]}=FILE replaces a set this game does not play")
     path = getattr(args, "catalogue", None)
-    return check_base_playable(load_catalogue(path)) if path else base_catalogue()
+    if not path and not sets:
+        return base_catalogue()
+    return load_catalogue(path, expansions=sets, overrides=files)
 
 
 def _finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
     from projectl_sim.finesse import load_tiles
 
-    names = [n for n in re.split(r"[,+]", getattr(args, "expansions", None) or "") if n]
-    names = [n for n in names if n != "none"]
+    names, _files = parse_expansions(getattr(args, "expansions", None))
     out: dict[str, Any] = {"expansions": frozenset(names)} if names else {}
     if getattr(args, "ambassador", False):
         out["finesse_ambassador"] = True
@@ -90,7 +95,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             variant = {"variant": args.variant} | (
                 {"difficulty": args.difficulty} if args.difficulty else {}
             )
-            cat = _catalogue(args)
+            cat = _catalogue(args, parse_expansions(args.expansions)[0])
             rules = Rules(
                 players=players,
                 catalogue=cat,
@@ -156,7 +161,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from projectl_sim.render import render
 
     record = read_record(args.file)
-    cat = _catalogue(args)
+    played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None
+    played = played if isinstance(played, list) else []
+    cat = _catalogue(args, [n for n in played if isinstance(n, str)])
     tiles = _finesse_options(args, cat).get("finesse_tiles")
     rep = replay(record, cat, finesse_tiles=tiles)
     for w in rep.warnings:
@@ -218,7 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
-    play.add_argument("--variant", default="standard", help="standard (default) or solo")
+    play.add_argument(
+        "--variant",
+        default="standard",
+        help=f"{', '.join(VARIANTS)} (default standard; solo is 1 player, line_clear 5-6)",
+    )
     play.add_argument(
         "--from",
         dest="from_run",
@@ -227,7 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--game", type=int, metavar="ID", help="with --from: the game_id to play")
     play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
-    play.add_argument("--expansions", help="expansions to play: none (default) or finesse")
+    play.add_argument(
+        "--expansions",
+        metavar="LIST",
+        help=f"expansions to play, joined with + or ',': {', '.join(EXPANSIONS)}, all or none "
+        "(default); NAME=FILE plays your own puzzle file for a set",
+    )
     play.add_argument(
         "--ambassador", action="store_true", help="finesse: deal from the Ambassador Pack tiles too"
     )
@@ -247,6 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--show", action="store_true", help="draw the final state as text")
     rep.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
     rep.add_argument("--tiles", metavar="FILE", help="finesse: use this Finesse tiles file")
+    rep.add_argument(
+        "--expansions",
+        metavar="NAME=FILE",
+        help="replay with your own puzzle file for an expansion set the record plays",
+    )
     rep.set_defaults(func=cmd_replay)
 
     bots = sub.add_parser("bots", help="list every bot with its parameters")

@@ -17,6 +17,14 @@ The Finesse expansion (``projectl_sim.finesse``) adds a block ``finesse`` (the t
 Credits) and named hooks (``_finesse_*``): each is behind one ``self.finesse is not None`` test, so
 the base game pays nothing for them.
 
+The Line Clear variant (``projectl_sim.line_clear``, 5-6 players) adds a block ``line_clear`` (the
+markers, the other side's rows, the waiting holder's turn) and hooks (``_lc_*``): the turn flow of
+two marker holders playing at once is its own ``_lc_advance``, reached by one ``is not None`` test
+in ``_advance``. ``rows`` are the rows of the side of the player to move.
+The Ambassador Pack (``projectl_sim.ambassador``) adds a block ``ambassadors`` (each player's
+Ambassadors) and the Ambassador action; the Endless White Deck (``projectl_sim.endless``) a block
+``endless`` (the reshuffle seed and the noted cards) and one hook, ``_endless_reshuffle``. Both
+blocks are immutable (copies share them) and None when not played. Phoenix is puzzle data only.
 The Ghost Piece expansion (``projectl_sim.ghost``) adds a block ``ghost`` (the switches, the Level
 Up being resolved, counters), the ``level_up`` phase and named hooks (``_ghost_*``), the same way.
 """
@@ -38,6 +46,7 @@ from projectl_sim.actions import (
     PUZZLE,
     WHITE,
     Action,
+    Ambassador,
     Finish,
     Ghost,
     Insert,
@@ -53,7 +62,10 @@ from projectl_sim.actions import (
     Upgrade,
     describe,
 )
+from projectl_sim.ambassador import Ambassadors
 from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
+from projectl_sim.endless import Endless, deal_seed, has_white, reseed, reshuffle
+from projectl_sim.endless import hide as hide_noted
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.finesse import (
     INSERT_COST,
@@ -67,6 +79,19 @@ from projectl_sim.finesse import (
     redeal_row,
 )
 from projectl_sim.ghost import Ghosts, ghost_tables
+from projectl_sim.line_clear import (
+    BLACK_HOLDER,
+    MARKER_NAMES,
+    SIDES,
+    WHITE_HOLDER,
+    LineClear,
+    check_markers,
+    deal_rows,
+    markers_json,
+    markers_of,
+    sides,
+)
+from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
 from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
 from projectl_sim.solo import (
     EMPTY,
@@ -253,15 +278,17 @@ def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[i
 
 
 class GameState:
-    """One game of Project L (base game, 2-4 players; or the solo variant, 1 player)."""
+    """One game of Project L (base game, 2-4 players; solo, 1 player; Line Clear, 5-6 players)."""
 
     __slots__ = (
         "actions_left",
+        "ambassadors",
         "black_taken",
         "cards_in_play",
         "current",
         "decks",
         "end_reason",
+        "endless",
         "finesse",
         "finished",
         "first_player",
@@ -269,6 +296,7 @@ class GameState:
         "ghost",
         "known_bottom",
         "last_progress_round",
+        "line_clear",
         "master_used",
         "n",
         "pending",
@@ -307,6 +335,7 @@ class GameState:
         self.scores = [0] * n
         self.ft_pieces = [0] * n
         self.solo: Solo | None = None
+        self.line_clear: LineClear | None = None
         if rules.solo:
             self._setup_solo(setup)
         else:
@@ -316,6 +345,8 @@ class GameState:
             self.cards_in_play = (len(white), len(black))
             self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
             self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+            if rules.line_clear:
+                self._lc_setup(setup, white, black)
         self.known_bottom = [0, 0]
         self.actions_left = ACTIONS_PER_TURN
         self.master_used = False
@@ -341,9 +372,14 @@ class GameState:
                 free=rules.ghost_action == "free",
                 exchange_only=rules.ghost_placement == "exchange_only",
             )
+        self.ambassadors = Ambassadors.start(n) if rules.ambassador else None
+        self.endless = Endless.start(setup, n) if rules.endless_white_deck else None
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
-        self._advance()
+        if self.line_clear is not None:
+            self._lc_advance(pair_start=True)
+        else:
+            self._advance()
 
     def _setup_solo(self, setup: dict[str, Any]) -> None:
         """Deal the solo table: grid from the deck's top, locks and opponent from the reserve."""
@@ -381,6 +417,16 @@ class GameState:
         except KeyError as exc:
             raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
 
+    def _lc_setup(self, setup: dict[str, Any], white: list[int], black: list[int]) -> None:
+        """Line Clear: deal the left rows, then the right rows, of 3; give out the markers."""
+        left, right, decks = deal_rows(white, black)
+        self.rows, self.decks = left, decks
+        markers = markers_of(self.first_player, self.n)
+        check_markers(setup.get("markers"), markers, self.n)
+        self.line_clear = LineClear(
+            *markers, right, self.rules.line_clear_order == "interleave", ACTIONS_PER_TURN
+        )
+
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
         """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
@@ -416,6 +462,9 @@ class GameState:
         g.solo = self.solo  # immutable: shared
         g.finesse = None if self.finesse is None else self.finesse.copy()
         g.ghost = None if self.ghost is None else self.ghost.copy()
+        g.line_clear = None if self.line_clear is None else self.line_clear.copy()
+        g.ambassadors = self.ambassadors  # immutable: shared
+        g.endless = self.endless  # immutable: shared
         return g
 
     def view(self, player: int) -> GameState:
@@ -440,11 +489,17 @@ class GameState:
         g.decks = [_hide(decks[0], known[0]), _hide(decks[1], known[1])]  # white, black
         if g.finesse is not None:
             hide_face_down(g.finesse)  # Credits are public; face-down tiles are not
+        if g.endless is not None:
+            # Endless: the next white deck's order is unknown (no seed), and the noted cards of
+            # the others are as hidden as their piles
+            g.endless = hide_noted(g.endless, player, not self.rules.known_victory_points, HIDDEN)
         return g
 
     def unseen_cards(self, colour: int) -> list[int]:
         """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
         seen: set[int] = set(self.rows[colour])
+        if self.line_clear is not None:
+            seen.update(self.line_clear.other_rows[colour])
         for d, kb in zip(self.decks, self.known_bottom, strict=True):
             seen.update(d[len(d) - kb :])
         for slots in self.slots:
@@ -474,6 +529,8 @@ class GameState:
         g.decks = decks
         if g.finesse is not None:
             redeal_row(g.finesse, self.rules, rng)
+        if g.endless is not None:
+            g.endless = reseed(g.endless, rng)  # Endless: future reshuffles re-dealt too
         return g
 
     # -- queries -------------------------------------------------------------------------------
@@ -500,6 +557,12 @@ class GameState:
     def completed(self, player: int) -> list[int]:
         """Return the cards of a player's victory pile, in the order completed."""
         return list(self.piles[player])
+
+    def completed_count(self, player: int) -> int:
+        """Return how many puzzles a player completed (Endless: noted white puzzles included)."""
+        if self.endless is None:
+            return len(self.piles[player])
+        return len(self.piles[player]) + self.endless.noted_count(player)
 
     def opponent_score(self) -> int:
         """Return the solo opponent's score: the points of its pile (solo variant only)."""
@@ -534,7 +597,7 @@ class GameState:
             return tied
         if self.rules.tie_break == "later_in_turn_order":
             return [max(tied, key=lambda p: (p - self.first_player) % self.n)]
-        key = {p: (len(self.piles[p]), sum(self.supply[p])) for p in tied}
+        key = {p: (self.completed_count(p), sum(self.supply[p])) for p in tied}
         top = max(key.values())
         return [p for p in tied if key[p] == top]
 
@@ -546,18 +609,23 @@ class GameState:
     def legal_actions(self, master: str = "all") -> list[Action]:
         """Return the legal actions of the player to move, in a deterministic order.
 
-        ``master``: ``"all"`` enumerates every Master combination (can be large), ``"none"``
-        leaves them out (see ``master_actions`` / ``sample_master``). During Finishing Touches the
-        list holds the empty Finish plus one Finish per completable set found by ``finish_options``
-        (any Finish is checked exactly by ``check``). Ghost Piece: ``"all"`` also enumerates every
-        Ghost action with its placements, ``"none"`` only the exchanges that place nothing (see
-        ``ghost_actions`` / ``sample_ghost``); a Level Up step lists ``level_up_actions``.
+        ``master``: ``"all"`` enumerates every Master combination (can be large), and every
+        Ambassador one when the player holds an Ambassador; ``"none"`` leaves both out (see
+        ``master_actions`` / ``sample_master``, ``ambassador_actions`` / ``sample_ambassador``).
+        During Finishing Touches the list holds the empty Finish plus one Finish per completable
+        set found by ``finish_options`` (any Finish is checked exactly by ``check``). Ghost Piece:
+        ``"all"`` also enumerates every Ghost action with its placements, ``"none"`` only the
+        exchanges that place nothing (see ``ghost_actions`` / ``sample_ghost``); a Level Up step
+        lists ``level_up_actions``.
         """
         phase = self.phase
         if phase == PLAY:
             acts = self._play_actions()
-            if master == "all" and not self.master_used and self.slots[self.current]:
-                acts.extend(self.master_actions())
+            if master == "all" and self.slots[self.current]:
+                if not self.master_used:
+                    acts.extend(self.master_actions())
+                if self.ambassadors is not None and self.ambassadors.held[self.current]:
+                    acts.extend(self.ambassador_actions())
             ghost = self.ghost
             if ghost is not None and not ghost.free:
                 acts.extend(self.ghost_actions(placements=master == "all"))
@@ -595,15 +663,26 @@ class GameState:
         black_ok = not (self.trigger_round and self.black_taken >= 1)
         if black_ok:
             acts.extend(t.take_actions[c] for c in self.rows[BLACK])
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return acts  # rulings, Line Clear: only the white-marker holder takes blind
         if self.decks[WHITE]:
             acts.append(TakeDeck(WHITE))
         if black_ok and self.decks[BLACK]:
             acts.append(TakeDeck(BLACK))
         return acts
 
+    def may_recycle(self) -> bool:
+        """Return whether the player to move may Recycle its rows at all (if it has any).
+
+        Line Clear: only the white-marker holder (its rows are the left ones). Solo has no rows.
+        """
+        return self.line_clear is None or self.current == self.line_clear.white
+
     def recycle_actions(self) -> list[Action]:
         """Return every Recycle: each non-empty row in each drawing order (none in solo)."""
         acts: list[Action] = []
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return acts  # rulings, Line Clear: only the white-marker holder Recycles
         for colour in (WHITE, BLACK):
             row = self.rows[colour]
             if row:
@@ -612,6 +691,8 @@ class GameState:
 
     def sample_recycle(self, rng: random.Random) -> Recycle | None:
         """Return a uniformly random legal Recycle without listing them all (None: none)."""
+        if self.line_clear is not None and self.current != self.line_clear.white:
+            return None  # rulings, Line Clear: only the white-marker holder Recycles
         weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
         total = sum(weights)
         if not total:
@@ -685,6 +766,19 @@ class GameState:
         """Yield every Master action (one or more placements, at most one per puzzle)."""
         if self.master_used or self.phase != PLAY:
             return
+        yield from self._one_per_puzzle(Master)
+
+    def ambassador_actions(self) -> Iterator[Ambassador]:
+        """Yield every Ambassador action (placed as a Master) when the player holds one."""
+        if self.ambassadors is None or not self.ambassadors.held[self.current]:
+            return
+        if self.phase != PLAY:
+            return
+        yield from self._one_per_puzzle(Ambassador)
+
+    def _one_per_puzzle(self, make: type[Master] | type[Ambassador]) -> Iterator[Any]:
+        """Yield ``make(placements)`` for every set of placements of Master's kind: one or more
+        pieces of the supply, at most one per own unfinished puzzle."""
         t = self.t
         supply = self.placeable_supply(self.current)
         per_slot = []
@@ -692,10 +786,10 @@ class GameState:
             fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
             per_slot.append([(card, piece, m) for piece, masks in enumerate(fits) for m in masks])
 
-        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Master]:
+        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Any]:
             if i == len(per_slot):
                 if chosen:
-                    yield Master(tuple(chosen))
+                    yield make(tuple(chosen))
                 return
             yield from go(i + 1, left, chosen)
             for pl in per_slot[i]:
@@ -713,6 +807,20 @@ class GameState:
         """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
         if self.master_used or self.phase != PLAY or not self.slots[self.current]:
             return None
+        chosen = self._sample_one_per_puzzle(rng, p_each)
+        return Master(chosen) if chosen else None
+
+    def sample_ambassador(self, rng: random.Random, p_each: float = 0.75) -> Ambassador | None:
+        """Return a random legal Ambassador action, drawn as ``sample_master`` draws a Master."""
+        if self.ambassadors is None or not self.ambassadors.held[self.current]:
+            return None
+        if self.phase != PLAY or not self.slots[self.current]:
+            return None
+        chosen = self._sample_one_per_puzzle(rng, p_each)
+        return Ambassador(chosen) if chosen else None
+
+    def _sample_one_per_puzzle(self, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
+        """Return random placements of Master's kind (empty when none was drawn)."""
         t = self.t
         left = self.supply[self.current][:]
         if self.ghost is not None:
@@ -734,7 +842,7 @@ class GameState:
                         chosen.append((card, piece, masks[r]))
                         break
                     r -= len(masks)
-        return Master(tuple(chosen)) if chosen else None
+        return tuple(chosen)
 
     # -- Ghost Piece: legal Ghost actions and Level Up steps (rulings, Ghost Piece) ----------------
     def ghost_takes(self, ghost: int) -> list[tuple[int, ...]]:
@@ -863,6 +971,8 @@ class GameState:
                 self._finesse_check_finishing(player, action)
             return
         if player != self.current:
+            if self.line_clear is not None:
+                raise IllegalActionError(self._lc_wait_message(player))
             raise IllegalActionError(f"it is player {self.current}'s turn")
         if self.phase == REWARD:
             if not isinstance(action, Reward):
@@ -880,6 +990,8 @@ class GameState:
             raise IllegalActionError("only Finishing Touches are allowed now")
         if self.finesse is not None:
             action = self._finesse_check(player, action)
+        if self.line_clear is not None:
+            self._lc_check(player, action)
         t = self.t
         supply = self.supply[player]
         if self.solo is not None:
@@ -937,6 +1049,17 @@ class GameState:
                     raise IllegalActionError("Master was already used this turn")
                 if not placements:
                     raise IllegalActionError("Master needs at least one placement")
+                self._check_placements(player, placements, one_per_puzzle=True)
+            case Ambassador(placements):
+                # rulings, Ambassador Pack: like Master, any number per turn, one per Ambassador
+                if self.ambassadors is None:
+                    raise IllegalActionError(
+                        "Ambassador actions need the ambassador_pack expansion"
+                    )
+                if not self.ambassadors.held[player]:
+                    raise IllegalActionError("has no Ambassador to use")
+                if not placements:
+                    raise IllegalActionError("an Ambassador action needs at least one placement")
                 self._check_placements(player, placements, one_per_puzzle=True)
             case Reward():
                 raise IllegalActionError("no reward choice is open")
@@ -1062,8 +1185,12 @@ class GameState:
         elif kind == "finish":
             self._finish(p, action.placements, action.credits)  # type: ignore[union-attr]
             return
+        elif kind == "ambassador":
+            self._use_ambassador(p, action.placements)  # type: ignore[union-attr]
         else:
             raise IllegalActionError(f"unknown action {action!r}")
+        if self.endless is not None and not self.decks[WHITE]:
+            self._endless_reshuffle()
         if kind != "reward":
             self.actions_left -= 1
         if self.phase == PLAY or (self.phase == REWARD and not self.reward_options):
@@ -1102,8 +1229,12 @@ class GameState:
         # Rewards in the order the puzzles were taken; a choice stops the queue until made.
         while self.pending:
             wanted = self.pending[0]
+            if wanted == REWARD_AMBASSADOR:
+                self.pending = self.pending[1:]
+                self._gain_ambassador(p)
+                continue
             if wanted < 0:
-                # a special reward (Level Up, Ambassador): its expansion's hook
+                # a special reward (Level Up): its expansion's hook
                 if wanted in LEVEL_UP_STEPS and self.ghost is not None:
                     if self._ghost_open_level_up(p, LEVEL_UP_STEPS[wanted]):
                         return
@@ -1235,7 +1366,7 @@ class GameState:
         # done once for the whole row. Cycling a row is no progress (last_progress_round kept).
         order = order or self.rows[colour]
         deck = self.decks[colour] + tuple(order)
-        n = min(ROW_SIZE, len(deck))
+        n = min(ROW_SIZE if self.line_clear is None else LC_ROW_SIZE, len(deck))
         if HIDDEN in deck[:n]:
             raise IllegalActionError("this view hides the deck order: redeal() it first")
         self.rows[colour] = deck[:n]
@@ -1280,6 +1411,11 @@ class GameState:
             return True
         if self.rows[WHITE] or self.rows[BLACK]:
             return True  # Recycle
+        return self._has_piece_action()
+
+    def _has_piece_action(self) -> bool:
+        """Return whether the player to move may act on pieces: Upgrade A or B, Place, or (Ghost
+        Piece) a Ghost action."""
         if self.basic_piece() is not None:
             return True
         if self.upgrade_actions():
@@ -1290,6 +1426,9 @@ class GameState:
 
     def _advance(self) -> None:
         """Move on through everything that needs no decision: turn end, passes, round end."""
+        if self.line_clear is not None:
+            self._lc_advance()
+            return
         guard = 0
         # Solo: the mastermind plays on while the player passes, and the round cap still ends
         # the game; elsewhere nobody acting for a few turns is a stall.
@@ -1512,6 +1651,8 @@ class GameState:
         for card, piece, mask in action.placements:  # type: ignore[union-attr]
             self._place(p, card, piece, mask)
         self._complete(p)
+        if self.endless is not None and not self.decks[WHITE]:
+            self._endless_reshuffle()  # a white puzzle completed with the white deck empty
         if not gs.free:
             self.actions_left -= 1
         if self.phase == PLAY:
@@ -1531,6 +1672,193 @@ class GameState:
             return True
         gs.forgone[p] += steps  # nothing to upgrade: the reward lapses (no decision)
         return False
+
+    # -- Line Clear hooks (rulings, Line Clear; projectl_sim.line_clear) -----------------------
+    def _lc_advance(self, pair_start: bool = False) -> None:
+        """Line Clear: after an action (or at the start), pick whose action comes next.
+
+        A holder whose last action was just played ends its turn. Then the holder to ask next:
+        ``interleave``, the other one first; ``white_first``, the same one first; at the start
+        of a pair, the white holder. A holder asked with no legal action passes the rest of its
+        turn (rulings). When both turns are over, the markers pass and the next pair starts.
+        """
+        lc = self.line_clear
+        assert lc is not None
+        if not pair_start and self.actions_left == 0:
+            self._lc_end_holder_turn()
+        idle = 0  # holder turns passed in a row (nobody could act)
+        while self.phase == PLAY:
+            me = lc.moving
+            if pair_start:
+                order = (WHITE_HOLDER, BLACK_HOLDER)
+            elif lc.interleave:
+                order = (1 - me, me)
+            else:
+                order = (me, 1 - me)
+            for h in order:
+                left = self.actions_left if h == lc.moving else lc.turns[h][0]
+                if not left:
+                    continue
+                self._lc_install(h)
+                if self._lc_has_play_action():
+                    return
+                self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
+                self._lc_end_holder_turn()
+                idle += 1
+            self._lc_end_pair()
+            pair_start = True
+            if idle >= 8 * self.n and self.phase == PLAY:  # 4n turn pairs with no action
+                self._end_game(END_STALL)
+
+    def _lc_install(self, h: int) -> None:
+        """Make holder ``h`` (0 white, 1 black) the player to move: its turn, its side's rows."""
+        lc = self.line_clear
+        assert lc is not None
+        if h == lc.moving:
+            return
+        waiting = lc.turns[h]
+        lc.turns[lc.moving] = [self.actions_left, self.master_used, self.black_taken]
+        self.actions_left, self.master_used, self.black_taken = waiting
+        self.rows, lc.other_rows = lc.other_rows, self.rows
+        lc.moving = h
+        self.current = lc.holder(h)
+
+    def _lc_end_holder_turn(self) -> None:
+        """End the turn of the holder to move: its end-of-turn effects (Finesse)."""
+        if self.finesse is not None:
+            self._finesse_end_turn()
+        self.turn += 1
+
+    def _lc_end_pair(self) -> None:
+        """Pass both markers clockwise; end the round, or the game, when the rulings say so.
+
+        A new round starts when the first player receives the white marker. After the trigger,
+        the game ends the moment the first player has received both markers again (rulings,
+        Line Clear "Game end"; the judgement calls are in ``projectl_sim.line_clear``).
+        """
+        lc = self.line_clear
+        assert lc is not None
+        self._lc_install(WHITE_HOLDER)
+        n, first = self.n, self.first_player
+        lc.white, lc.black = (lc.white + 1) % n, (lc.black + 1) % n
+        lc.pairs += 1
+        lc.turns = [[ACTIONS_PER_TURN, False, 0], [ACTIONS_PER_TURN, False, 0]]
+        self.current = lc.white
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.black_taken = 0
+        if self.trigger_round:
+            lc.received |= (lc.white == first) | (lc.black == first) << 1
+            if lc.received == 3:
+                self._start_finishing()
+                return
+        if lc.white != first:
+            return
+        # the end of a Line Clear round
+        if self.finesse is not None and self.round >= ROW_LENGTH:
+            self._start_finishing()  # rulings, Finesse: the 10th tile's removal ends the game
+        elif self.round >= self.rules.max_rounds:
+            self._end_game(END_MAX_ROUNDS)
+        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
+            self._end_game(END_STALL)
+        else:
+            self.round += 1
+
+    def _lc_has_play_action(self) -> bool:
+        """Return whether the holder to move has a legal Play action on its side.
+
+        The black-marker holder takes no blind card and doesn't Recycle; after the trigger a
+        black row counts only while the holder's one black puzzle of the turn is still open.
+        """
+        lc = self.line_clear
+        assert lc is not None
+        if self.current == lc.white:
+            return self._has_play_action()
+        if self._can_take() and (
+            self.rows[WHITE]
+            or (self.rows[BLACK] and not (self.trigger_round and self.black_taken >= 1))
+        ):
+            return True
+        return self._has_piece_action()
+
+    def _lc_check(self, player: int, action: Action) -> None:
+        """Raise for what only one marker holder may do (rulings, Line Clear)."""
+        lc = self.line_clear
+        assert lc is not None
+        if player == lc.white:
+            if isinstance(action, Take):
+                self._lc_check_side(action.card, WHITE_HOLDER)
+            return
+        if isinstance(action, TakeDeck):
+            raise IllegalActionError("only the white-marker holder may take blind from a deck")
+        if isinstance(action, Recycle):
+            raise IllegalActionError("only the white-marker holder may Recycle")
+        if isinstance(action, Take):
+            self._lc_check_side(action.card, BLACK_HOLDER)
+
+    def _lc_check_side(self, card: int, h: int) -> None:
+        lc = self.line_clear
+        assert lc is not None
+        if any(card in row for row in lc.other_rows):
+            mine, theirs = SIDES[h], SIDES[1 - h]
+            raise IllegalActionError(
+                f"{self.t.cat.puzzles[card].id} is in the {theirs} rows: the "
+                f"{MARKER_NAMES[h]}-marker holder takes from the {mine} rows"
+            )
+
+    def _lc_wait_message(self, player: int) -> str:
+        """Return why ``player`` may not act now (Line Clear: who moves, in which order)."""
+        lc = self.line_clear
+        assert lc is not None
+        if self.phase != PLAY or lc.holder_of(player) is None:
+            return f"it is player {self.current}'s turn"
+        order = self.rules.line_clear_order
+        return (
+            f"player {self.current} is to move (the marker holders' actions come in the "
+            f"{order} order)"
+        )
+
+    # -- Ambassador Pack hooks (rulings, Ambassador Pack; readings in projectl_sim.ambassador) --
+    def _gain_ambassador(self, p: int) -> None:
+        """Give ``p`` the Ambassador of a completed Ambassador puzzle (kept face up until used)."""
+        assert self.ambassadors is not None
+        self.ambassadors = self.ambassadors.gain(p)
+
+    def _use_ambassador(self, p: int, placements: Sequence[Placement]) -> None:
+        """Use one Ambassador: place like a Master (all from the supply as it was), then complete.
+
+        One of the turn's 3 actions (counted by ``apply``); it leaves ``master_used`` alone.
+        """
+        assert self.ambassadors is not None
+        self.ambassadors = self.ambassadors.use(p)
+        for card, piece, mask in placements:
+            self._place(p, card, piece, mask)
+        self._complete(p)
+
+    # -- Endless White Deck hook (rulings, Endless White Deck; readings in projectl_sim.endless) --
+    def _endless_reshuffle(self) -> None:
+        """After an action that leaves the white deck empty: if a completed white puzzle lies in
+        any victory pile, note every such puzzle (points and count kept), shuffle them into a new
+        white deck from the recorded seed, and fill the white row's gaps from it."""
+        assert self.endless is not None
+        if self.phase not in (PLAY, REWARD, LEVEL_UP):
+            return  # rulings reading: no reshuffle during Finishing Touches
+        is_black = self.t.is_black
+        if not has_white(self.piles, is_black):
+            return  # nothing completed to shuffle: the deck stays empty for now
+        if self.endless.seed is None:
+            raise IllegalActionError("this view hides the next white deck: redeal() it first")
+        self.endless, deck = reshuffle(self.endless, self.piles, is_black)
+        self.known_bottom[WHITE] = 0
+        self.last_progress_round = self.round
+        # Line Clear: both white rows of 3, the left one first (as dealt)
+        rows_by_side = [self.rows] if self.line_clear is None else list(sides(self))
+        size = ROW_SIZE if self.line_clear is None else LC_ROW_SIZE
+        for rows in rows_by_side:
+            gap = size - len(rows[WHITE])
+            rows[WHITE] += deck[:gap]
+            deck = deck[gap:]
+        self.decks[WHITE] = deck
 
     # -- text ----------------------------------------------------------------------------------
     def describe(self, action: Action) -> str:
@@ -1648,6 +1976,8 @@ def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
         setup["finesse_tiles"] = deal_tiles(
             rules.finesse_tiles, rules.finesse_ambassador, False, rng
         )
+    if rules.endless_white_deck:
+        setup["reshuffle_seed"] = deal_seed(rng)  # drawn last: other setups are unchanged
     return setup
 
 
@@ -1669,6 +1999,20 @@ def setup_of(state: GameState) -> dict[str, Any]:
     cat = state.rules.catalogue
     if state.solo is not None:
         setup = setup_json(state.solo, state.decks[WHITE], state.decks[BLACK], cat)
+    elif state.line_clear is not None:
+        # the left rows were dealt first, then the right rows (rulings, Line Clear setup)
+        left, right = sides(state)
+        lc = state.line_clear
+        setup = {
+            "first_player": state.first_player,
+            "white_deck": [
+                cat.puzzles[c].id for c in left[WHITE] + right[WHITE] + state.decks[WHITE]
+            ],
+            "black_deck": [
+                cat.puzzles[c].id for c in left[BLACK] + right[BLACK] + state.decks[BLACK]
+            ],
+            "markers": markers_json((lc.white, lc.black)),
+        }
     else:
         setup = {
             "first_player": state.first_player,
@@ -1677,4 +2021,6 @@ def setup_of(state: GameState) -> dict[str, Any]:
         }
     if state.finesse is not None:
         setup["finesse_tiles"] = state.finesse.row_ids()
+    if state.endless is not None:
+        setup["reshuffle_seed"] = state.endless.seed
     return setup

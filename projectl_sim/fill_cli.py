@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from projectl_sim import rules
 from projectl_sim.catalogue import EXPANSIONS, Catalogue, load_catalogue
 from projectl_sim.errors import UsageError
 from projectl_sim.fill import FillResult, fill_region, puzzle_empty
@@ -20,26 +21,8 @@ _EXPANSIONS_HELP = (
 
 
 def parse_expansions(text: str | None) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Return the expansion names and replacement files of ``"ghost_piece=FILE,phoenix"``."""
-    names: list[str] = []
-    files: dict[str, str] = {}
-    for item in (text or "").split(","):
-        name, eq, path = item.strip().partition("=")
-        if not name:
-            continue
-        if name == "all" and not eq:
-            names += EXPANSIONS
-            continue
-        if name not in EXPANSIONS:
-            raise UsageError(
-                f"--expansions: unknown expansion {name!r} (valid: {', '.join(EXPANSIONS)}, all)"
-            )
-        names.append(name)
-        if eq:
-            if not path:
-                raise UsageError(f"--expansions: {name}= needs a file")
-            files[name] = path
-    return tuple(names), files
+    """Return the puzzle-set names and replacement files of ``"ghost_piece=FILE,phoenix"``."""
+    return rules.parse_expansions(text, EXPANSIONS)
 
 
 def _load(args: argparse.Namespace) -> Catalogue:

@@ -11,10 +11,12 @@ achievement, and a ``provisional`` flag for content the rule documents don't giv
 
 Triggers (each pays ``credits`` per count):
 
-- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, inserted or not; a
-  Ghost action's placements too);
-- pink ``master``: per piece placed by a Master action;
-- pink ``complete``: per puzzle completed (by a Place, a Master or a Ghost action's placements);
+- pink ``place``: per depicted piece placed on an own puzzle (Place, Master, Ambassador, a
+  Ghost action's placements, inserted or not);
+- pink ``master``: per piece placed by a Master action or an Ambassador action (the tile reads
+  "Master or Ambassador" with the Ambassador Pack, rulings);
+- pink ``complete``: per puzzle completed (by a Place, a Master, an Ambassador or a Ghost
+  action's placements);
 - pink ``take``: per Take action (from a row, the grid or blind from a deck);
 - pink ``upgrade``: per Upgrade action (A, a level-1 piece, or B, an exchange: both are Upgrade);
 - pink ``recycle``: per Recycle action (removed in solo: rulings, Finesse Solo);
@@ -363,14 +365,14 @@ def pink_count(
         return int(kind == "recycle")
     if kind == "place":
         placements = ((action.card, action.piece, action.mask),)
-    elif kind == "master" or kind == "ghost":  # Ghost Piece: its new pieces placed at once
-        placements = action.placements
+    elif kind == "master" or kind == "ambassador" or kind == "ghost":
+        placements = action.placements  # a Ghost action's: the new pieces placed at once
     else:
         return 0
     if trigger == "place":
         return sum(1 for _card, piece, _mask in placements if piece in pieces)
     if trigger == "master":
-        return len(placements) if kind == "master" else 0
+        return len(placements) if kind == "master" or kind == "ambassador" else 0
     if trigger == "complete":
         filled = {card: f for card, f, _ in slots}
         for card, _piece, mask in placements:

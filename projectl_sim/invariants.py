@@ -13,10 +13,13 @@ from projectl_sim.engine import (
     OVER,
     PLAY,
     REWARD,
+    REWARD_AMBASSADOR,
     GameState,
 )
 from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
-from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED
+from projectl_sim.line_clear import BLACK_MARKER_OFFSET, sides
+from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
+from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED, ROW_SIZE
 from projectl_sim.solo import EMPTY
 
 
@@ -70,6 +73,10 @@ def check_invariants(state: GameState) -> None:
         per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
         cards.update(state.rows[colour])
         cards.update(c for c in state.decks[colour] if c != HIDDEN)
+        if state.line_clear is not None:  # the rows of the side not moving
+            row = state.line_clear.other_rows[colour]
+            per_colour[colour] += len(row)
+            cards.update(row)
     if solo is not None:
         if len(solo.grid) != GRID_SIZE:
             raise InvariantError(f"the grid has {len(solo.grid)} positions, not {GRID_SIZE}")
@@ -103,12 +110,20 @@ def check_invariants(state: GameState) -> None:
                 f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
                 f"not {state.cards_in_play[colour]}"
             )
-    # Scores equal the sum of the victory pile.
+    # Scores equal the sum of the victory pile (Endless: and of the noted white puzzles).
+    endless = state.endless
     for p in range(n):
-        if state.pile_hidden(p):
+        noted = endless.noted[p] if endless is not None else ()
+        if state.pile_hidden(p) or HIDDEN in noted:
             continue
-        if state.scores[p] != sum(t.points[c] for c in state.piles[p]):
-            raise InvariantError(f"player {p}: score {state.scores[p]} is not its pile's points")
+        if state.scores[p] != sum(t.points[c] for c in state.piles[p] + noted):
+            raise InvariantError(
+                f"player {p}: score {state.scores[p]} is not its pile's (and noted) points"
+            )
+    if endless is not None:
+        _check_endless(state)
+    if state.ambassadors is not None:
+        _check_ambassadors(state)
     if state.phase not in (PLAY, REWARD, FINISHING, OVER, LEVEL_UP):
         raise InvariantError(f"unknown phase {state.phase!r}")
     if state.ghost is not None:
@@ -128,6 +143,95 @@ def check_invariants(state: GameState) -> None:
         raise InvariantError("a reward choice with fewer than two options")
     if len(state.rows[WHITE]) > 4 or len(state.rows[BLACK]) > 4:
         raise InvariantError("a row holds more than 4 puzzles")
+    if state.line_clear is not None:
+        _check_line_clear(state)
+
+
+def _check_line_clear(state: GameState) -> None:
+    """Line Clear: four rows of 3, refilled while their deck lasts; markers, turns and rounds."""
+    lc = state.line_clear
+    assert lc is not None
+    n = state.n
+    for side in (state.rows, lc.other_rows):
+        for colour in (WHITE, BLACK):
+            if len(side[colour]) > LC_ROW_SIZE:
+                raise InvariantError(f"a Line Clear row holds {len(side[colour])} puzzles")
+            if len(side[colour]) < LC_ROW_SIZE and state.decks[colour]:
+                raise InvariantError("a Line Clear row is not refilled while its deck has cards")
+    if (lc.white - state.first_player) % n != lc.pairs % n:
+        raise InvariantError(f"the white marker is at seat {lc.white} after {lc.pairs} turn pairs")
+    if (lc.black - lc.white) % n != BLACK_MARKER_OFFSET[n]:
+        raise InvariantError(f"the markers are at seats {lc.white} and {lc.black}")
+    if lc.received and not state.trigger_round:
+        raise InvariantError("markers counted for the end before the trigger")
+    in_play = state.phase in (PLAY, REWARD, LEVEL_UP)
+    if not 0 <= lc.received <= 3 or (in_play and lc.received == 3):
+        raise InvariantError(f"received markers {lc.received} in phase {state.phase}")
+    rounds = lc.pairs // n + 1
+    if state.round != rounds and not (
+        not in_play and lc.pairs % n == 0 and state.round == rounds - 1
+    ):
+        raise InvariantError(f"round {state.round} after {lc.pairs} turn pairs of {n} players")
+    waiting = lc.turns[1 - lc.moving]
+    if not 0 <= waiting[0] <= ACTIONS_PER_TURN or not 0 <= waiting[2] <= 1:
+        raise InvariantError(f"the waiting holder's turn is {waiting}")
+    if in_play:
+        if state.current != lc.holder(lc.moving):
+            raise InvariantError(f"player {state.current} moves but holds no marker")
+        if not 0 <= state.black_taken <= 1:
+            raise InvariantError(f"{state.black_taken} black puzzles taken after the trigger")
+        if not lc.interleave and lc.moving == 1 and waiting[0]:
+            raise InvariantError("white_first: the black holder moves before the white is done")
+
+
+def _check_endless(state: GameState) -> None:
+    """Endless White Deck: noted cards are white; an empty white deck while a completed white
+    puzzle lies in a pile means a missed reshuffle (in play); no row gap while the deck has cards.
+    """
+    endless = state.endless
+    assert endless is not None
+    t = state.t
+    if state.solo is not None:
+        raise InvariantError("the Endless White Deck is not played in solo")
+    if endless.reshuffles < 0 or (not endless.reshuffles and any(endless.noted)):
+        raise InvariantError("noted cards without a reshuffle")
+    for p, noted in enumerate(endless.noted):
+        if any(c != HIDDEN and t.is_black[c] for c in noted):
+            raise InvariantError(f"player {p} has a black puzzle noted")
+    white_in_piles = any(c != HIDDEN and not t.is_black[c] for pile in state.piles for c in pile)
+    if state.phase in (PLAY, REWARD, LEVEL_UP) and not state.decks[WHITE] and white_in_piles:
+        raise InvariantError("the white deck is empty while completed white puzzles wait")
+    if state.line_clear is None:
+        white_rows, size = [state.rows[WHITE]], ROW_SIZE
+    else:  # both white rows of 3
+        white_rows, size = [rows[WHITE] for rows in sides(state)], LC_ROW_SIZE
+    if state.decks[WHITE] and any(len(row) < size for row in white_rows):
+        raise InvariantError("a gap in a white row while the white deck has cards")
+
+
+def _check_ambassadors(state: GameState) -> None:
+    """Ambassador Pack: every Ambassador held or used came from a completed Ambassador puzzle
+    (exactly, until Finishing Touches, whose completions give no reward)."""
+    amb = state.ambassadors
+    assert amb is not None
+    t = state.t
+    endless = state.endless
+    for p in range(state.n):
+        held, used = amb.held[p], amb.used[p]
+        if held < 0 or used < 0:
+            raise InvariantError(f"player {p}: a negative Ambassador count")
+        cards = state.piles[p] + (endless.noted[p] if endless is not None else ())
+        if HIDDEN in cards:
+            continue
+        earned = sum(1 for c in cards if t.reward[c] == REWARD_AMBASSADOR)
+        if p == state.current:
+            earned -= state.pending.count(REWARD_AMBASSADOR)  # rewards still queued
+        if held + used > earned or (
+            state.phase in (PLAY, REWARD, LEVEL_UP) and held + used != earned
+        ):
+            raise InvariantError(
+                f"player {p}: {held} Ambassadors held + {used} used, from {earned} completed"
+            )
 
 
 def _check_credits(state: GameState) -> None:
@@ -139,8 +243,12 @@ def _check_credits(state: GameState) -> None:
         raise InvariantError(f"{held} Credits held + {fin.bank} in the bank, not {BANK_CREDITS}")
     if fin.bank < 0 or min(fin.active) < 0 or min(fin.inactive) < 0:
         raise InvariantError("a negative Credit count")
+    in_turn = {state.current}
+    lc = state.line_clear
+    if lc is not None and state.phase in (PLAY, REWARD, LEVEL_UP) and lc.turns[1 - lc.moving][0]:
+        in_turn.add(lc.holder(1 - lc.moving))  # Line Clear: the other holder's turn goes on too
     for p in range(state.n):
-        if p != state.current and fin.inactive[p]:
+        if p not in in_turn and fin.inactive[p]:
             raise InvariantError(f"player {p} has inactive Credits outside its turn")
         # what a player holds is what it earned minus what it spent and gave back to an empty bank
         if fin.total(p) > fin.earned[p] - fin.spent[p]:

@@ -13,6 +13,7 @@ from projectl_sim.engine import OVER, GameState, new_game, setup_of
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
 from projectl_sim.finesse import TileSet
 from projectl_sim.jsonfile import read_json
+from projectl_sim.line_clear import markers_json, sides
 from projectl_sim.rules import Rules
 
 RECORD_FORMAT = "projectl-record/1"
@@ -25,11 +26,15 @@ class RecordMismatchError(ProjectLError):
 
 
 def result_of(state: GameState) -> dict[str, Any]:
-    """Return the ``result`` object of a finished game (solo: with the opponent's score)."""
+    """Return the ``result`` object of a finished game (solo: with the opponent's score).
+
+    ``completed`` counts each player's completed puzzles (Endless: the noted ones too); the
+    Ambassador Pack adds the Ambassadors left unused, the Endless White Deck the reshuffles.
+    """
     out: dict[str, Any] = {
         "scores": state.final_scores(),
         "winners": state.winners(),
-        "completed": [len(p) for p in state.piles],
+        "completed": [state.completed_count(p) for p in range(state.n)],
         "end_reason": state.end_reason,
         "rounds": state.round,
     }
@@ -40,6 +45,10 @@ def result_of(state: GameState) -> dict[str, Any]:
         }
     if state.finesse is not None:
         out["credits"] = [state.finesse.total(p) for p in range(state.n)]
+    if state.ambassadors is not None:
+        out["ambassadors"] = list(state.ambassadors.held)  # unused at the end (they score 0)
+    if state.endless is not None:
+        out["reshuffles"] = state.endless.reshuffles
     return out
 
 
@@ -203,7 +212,15 @@ def replay(
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         replayed = result_of(state)
-        for key in ("scores", "winners", "completed", "opponent", "credits"):
+        for key in (
+            "scores",
+            "winners",
+            "completed",
+            "opponent",
+            "credits",
+            "ambassadors",
+            "reshuffles",
+        ):
             if key in recorded and recorded[key] != replayed.get(key):
                 raise RecordMismatchError(
                     f"result disagrees with the replay: {key} {recorded[key]} recorded, "
@@ -232,6 +249,12 @@ def summary_json(rep: Replay) -> dict[str, Any]:
     if fin is not None:
         for p, row in enumerate(players):
             row["credits"] = {"active": fin.active[p], "inactive": fin.inactive[p]}
+    if state.ambassadors is not None:
+        for p, row in enumerate(players):
+            row["ambassadors"] = state.ambassadors.held[p]
+    if state.endless is not None:
+        for p, row in enumerate(players):
+            row["noted"] = [cat.puzzles[c].id for c in state.endless.noted[p]]
     out: dict[str, Any] = {
         "valid": True,
         "actions": rep.actions,
@@ -244,6 +267,18 @@ def summary_json(rep: Replay) -> dict[str, Any]:
             "tiles": fin.row_ids(),
             "round": state.round,
             "current_tile": fin.row_ids()[state.round - 1] if fin.tile_rule(state.round) else None,
+        }
+    lc = state.line_clear
+    if lc is not None:
+        left, right = sides(state)
+        out["line_clear"] = {
+            "markers": markers_json((lc.white, lc.black)),
+            "rows": {
+                f"{side}_{colour}": [cat.puzzles[c].id for c in rows[k]]
+                for side, rows in (("left", left), ("right", right))
+                for k, colour in enumerate(("white", "black"))
+            },
+            "round": state.round,
         }
     if state.solo is not None:
         solo = state.solo

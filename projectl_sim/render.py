@@ -1,11 +1,12 @@
-"""Text drawings of a game state: rows (solo: the grid, locks and opponent), each player's puzzles
-as 5x5 grids, supplies, scores."""
+"""Text drawings of a game state: rows (solo: the grid, locks and opponent; Line Clear: the four
+rows and the markers), each player's puzzles as 5x5 grids, supplies, scores."""
 
 from __future__ import annotations
 
 from projectl_sim.actions import BLACK, WHITE
 from projectl_sim.catalogue import SIZE
 from projectl_sim.engine import OVER, GameState
+from projectl_sim.line_clear import MARKER_NAMES, SIDES, actions_left, sides
 from projectl_sim.rules import GRID_COLUMNS
 from projectl_sim.solo import EMPTY
 
@@ -60,24 +61,37 @@ def render(state: GameState) -> str:
     ]
     if state.solo is not None:
         lines.extend(_solo_lines(state))
-    for colour, name in ((WHITE, "white"), (BLACK, "black")):
-        if state.solo is not None:
-            break
-        row = [
-            (f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c))
-            for c in state.rows[colour]
-        ]
-        lines.append(f"{name} row ({len(state.decks[colour])} in deck):")
-        lines.extend(_side_by_side(row))
+    rows = [("", state.rows)]
+    if state.line_clear is not None:
+        lines.append(_markers_line(state))
+        left, right = sides(state)
+        rows = [("left ", left), ("right ", right)]
+    for side, side_rows in rows:
+        for colour, name in ((WHITE, "white"), (BLACK, "black")):
+            if state.solo is not None:
+                break
+            row = [
+                (f"{cat.puzzles[c].id} {t.points[c]}p", draw_puzzle(state, c))
+                for c in side_rows[colour]
+            ]
+            lines.append(f"{side}{name} row ({len(state.decks[colour])} in deck):")
+            lines.extend(_side_by_side(row))
     final = state.final_scores() if state.phase == OVER else None
     for p in range(state.n):
         supply = ", ".join(
             f"{cat.pieces[i].id}({piece_letter(i)})x{c}" for i, c in enumerate(state.supply[p]) if c
         )
         score = f"score {final[p]}" if final else f"pile {state.scores[p]}"
+        extra = ""
+        if state.endless is not None:  # Endless: completed white puzzles shuffled back
+            noted = " ".join("?" if c < 0 else cat.puzzles[c].id for c in state.endless.noted[p])
+            extra += f", noted [{noted}]"
+        if state.ambassadors is not None:
+            extra += f", Ambassadors {state.ambassadors.held[p]}"
         lines.append(
-            f"player {p}: {score}, completed {len(state.piles[p])} "
-            f"[{' '.join(cat.puzzles[c].id for c in state.piles[p])}], supply: {supply or 'empty'}"
+            f"player {p}: {score}, completed {state.completed_count(p)} "
+            f"[{' '.join(cat.puzzles[c].id for c in state.piles[p])}]{extra}, "
+            f"supply: {supply or 'empty'}"
         )
         blocks = [
             (f"{cat.puzzles[card].id} {t.points[card]}p", draw_puzzle(state, card, placed))
@@ -92,6 +106,22 @@ def render(state: GameState) -> str:
         winners = state.winners()
         lines.append(f"winners: {', '.join(map(str, winners)) or 'the opponent'}")
     return "\n".join(lines)
+
+
+def _markers_line(state: GameState) -> str:
+    """Return who holds the markers (Line Clear), their actions left and the next passes."""
+    lc = state.line_clear
+    assert lc is not None
+    held = [
+        f"{name} player {lc.holder(h)} ({SIDES[h]} rows, "
+        f"{actions_left(state, lc.holder(h))} actions left)"
+        for h, name in enumerate(MARKER_NAMES)
+    ]
+    line = "markers: " + ", ".join(held)
+    if state.trigger_round:
+        got = [MARKER_NAMES[h] for h in (0, 1) if lc.received >> h & 1]
+        line += f"; end triggered, the first player has received: {', '.join(got) or 'none'}"
+    return line
 
 
 def _solo_lines(state: GameState) -> list[str]:

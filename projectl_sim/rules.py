@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -14,7 +15,7 @@ from projectl_sim.catalogue import (
     with_shipped_sets,
 )
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.errors import RulesError
+from projectl_sim.errors import RulesError, UsageError
 from projectl_sim.finesse import TileSet, builtin_tiles
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
@@ -51,6 +52,8 @@ FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 # Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
 # puzzles (and pieces) to the catalogue.
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
+# Short names users may type for them
+EXPANSION_ALIASES = {"ghost": "ghost_piece", "ambassador": "ambassador_pack"}
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -98,8 +101,11 @@ class Rules:
 
     ``variant="line_clear"`` is the 5-6 player game (and 5-6 players need it), with the switch
     ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
-    white marker first; ``white_first``: the white holder's whole turn, then the black's).
-    ``endless_white_deck``: the Endless White Deck variant (any player count).
+    white marker first; ``white_first``: the white holder's whole turn, then the black's). Its
+    round, for ``max_rounds``, ``stall_rounds`` and the Finesse tiles, is a marker cycle: a new
+    round starts when the first player receives the white marker (``projectl_sim.line_clear``).
+    ``endless_white_deck``: the Endless White Deck variant (2-6 players; not solo, whose one
+    deck ends the game: see ``projectl_sim.endless``).
 
     ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a
     frozenset). ``ghost_piece``, ``ambassador_pack`` and ``phoenix`` add their puzzle sets: a
@@ -220,6 +226,11 @@ class Rules:
             raise RulesError(
                 f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
             )
+        if self.endless_white_deck and self.variant == "solo":
+            # a decision (projectl_sim.endless): the solo deck is one deck, whites on top of
+            # blacks, whose running out ends the game; refilling its white part would keep the
+            # blacks from coming up
+            raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
         if not self.ghost:
             for name, default in _GHOST_ONLY.items():
                 if getattr(self, name) != default:
@@ -368,3 +379,67 @@ class Rules:
         if finesse_tiles is not None:
             kwargs["finesse_tiles"] = finesse_tiles
         return cls(**kwargs)
+
+
+# The player counts of each variant
+VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": LINE_CLEAR_PLAYERS}
+
+
+def expansion_subsets() -> list[frozenset[str]]:
+    """Return every subset of the expansions (none first, then by size, in canonical order)."""
+    return [
+        frozenset(names)
+        for k in range(len(EXPANSIONS) + 1)
+        for names in itertools.combinations(EXPANSIONS, k)
+    ]
+
+
+def every_combination(**switches: Any) -> list[Rules]:
+    """Return the rules of every legal combination: expansion subset x variant x player count.
+
+    ``switches`` (e.g. ``endless_white_deck=True``) apply to every combination. A combination
+    the rules refuse (6 players without 24 black puzzles) is left out.
+    """
+    out = []
+    for names in expansion_subsets():
+        for variant, counts in VARIANT_PLAYERS.items():
+            for players in counts:
+                try:
+                    out.append(
+                        Rules(players=players, variant=variant, expansions=names, **switches)
+                    )
+                except RulesError:
+                    continue
+    return out
+
+
+def parse_expansions(
+    text: str | None, valid: tuple[str, ...] = EXPANSIONS, option: str = "--expansions"
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Return the expansion names (canonical order) and replacement files of a user's list.
+
+    ``"ghost+finesse"``, ``"ghost_piece,phoenix=my_phoenix.json"``, ``"none"`` or ``"all"``:
+    names joined with ``+`` or ``,`` (short names of ``EXPANSION_ALIASES`` allowed); ``NAME=FILE``
+    replaces a puzzle set's shipped (provisional) data with the user's own file.
+    """
+    names: set[str] = set()
+    files: dict[str, str] = {}
+    for item in (text or "").replace("+", ",").split(","):
+        name, eq, path = item.strip().partition("=")
+        name = EXPANSION_ALIASES.get(name, name)
+        if not name or (name == "none" and not eq):
+            continue
+        if name == "all" and not eq:
+            names.update(valid)
+            continue
+        if name not in valid:
+            choices = ", ".join((*valid, "all", "none"))
+            raise UsageError(f"{option}: unknown expansion {name!r} (valid: {choices})")
+        names.add(name)
+        if eq:
+            if name not in CATALOGUE_SETS:
+                raise UsageError(f"{option}: {name} has no puzzle file to replace")
+            if not path:
+                raise UsageError(f"{option}: {name}= needs a file")
+            files[name] = path
+    return tuple(n for n in valid if n in names), files

@@ -42,20 +42,31 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim import tables
 from projectl_sim.actions import Action
-from projectl_sim.catalogue import Catalogue, base_catalogue, check_base_playable, load_catalogue
+from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
+from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import UsageError
 from projectl_sim.finesse import TileSet, load_tiles
 from projectl_sim.play import BotError, game_seeds, play_game
-from projectl_sim.rules import DIFFICULTIES, RUN_SWITCHES, TIE_BREAKS, Rules
+from projectl_sim.rules import (
+    DIFFICULTIES,
+    EXPANSIONS,
+    RUN_SWITCHES,
+    TIE_BREAKS,
+    VARIANT_PLAYERS,
+    Rules,
+    expansion_subsets,
+    parse_expansions,
+)
 
 # -- what the runner accepts -----------------------------------------------------------------
 # The grammar knows every variant and expansion of the game; SUPPORTED_* say which the engine
 # plays today. Enabling one later is a matter of adding its name here (and its rules hooks).
-VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": (5, 6)}
-KNOWN_EXPANSIONS = ("finesse", "ghost")
-SUPPORTED_VARIANTS = frozenset({"standard", "solo"})
-SUPPORTED_EXPANSIONS: frozenset[str] = frozenset({"finesse"})
+KNOWN_EXPANSIONS = EXPANSIONS
+# A grid value standing for every subset of the expansions (16 sets, "none" included).
+ALL_SUBSETS = "all-subsets"
+SUPPORTED_VARIANTS = frozenset({"standard", "solo", "line_clear"})
+SUPPORTED_EXPANSIONS: frozenset[str] = frozenset({"ambassador_pack", "finesse", "phoenix"})
 
 RECORDS_HELP = "all|sample:N|none"
 SPEC_KEYS = (
@@ -71,6 +82,7 @@ SPEC_KEYS = (
     "format",
     "catalogue",
     "tiles",
+    "expansion_files",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -194,19 +206,36 @@ def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _expansion_set(text: Any) -> tuple[str, ...]:
+def _expansion_sets(text: Any) -> list[tuple[str, ...]]:
+    """Return the expansion sets one grid value stands for (one set, or every subset)."""
     if not isinstance(text, str):
         raise UsageError(
             f"expansions: expected names such as 'none' or 'ghost+finesse', got {text!r}"
         )
-    if text.strip() == "none":
-        return ()
-    names = tuple(sorted({n.strip() for n in text.split("+") if n.strip()}))
-    for name in names:
-        if name not in KNOWN_EXPANSIONS:
-            valid = ", ".join(("none", *KNOWN_EXPANSIONS))
-            raise UsageError(f"unknown expansion {name!r} (valid: {valid}; combine with +)")
-    return names
+    if text.strip() == ALL_SUBSETS:
+        return [tuple(n for n in EXPANSIONS if n in names) for names in expansion_subsets()]
+    if "=" in text:
+        raise UsageError(
+            f"expansions: {text!r}: give your own puzzle files with --expansion-file NAME=FILE"
+        )
+    names, _ = parse_expansions(text.replace(",", "+"), option="expansions")
+    return [names]
+
+
+def _expansion_files(data: Any, catalogue: str | None) -> tuple[tuple[str, str], ...]:
+    """Check ``{set name: puzzle file}`` (each file loads) and return it with absolute paths."""
+    if not isinstance(data, Mapping):
+        raise UsageError(f"expansion_files: expected a table of NAME = FILE, got {data!r}")
+    out = []
+    for name, path in sorted(data.items()):
+        if name not in CATALOGUE_SETS:
+            raise UsageError(
+                f"expansion_files: {name!r} is not a puzzle set ({', '.join(CATALOGUE_SETS)})"
+            )
+        full = str(Path(str(path)).resolve())
+        _catalogue(catalogue, (name,), ((name, full),))  # a bad file stops the run (exit 2)
+        out.append((name, full))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -229,6 +258,8 @@ class RunSpec:
     format: str = "parquet"
     catalogue: str | None = None  # a catalogue file (absolute path); None: the shipped one
     tiles: str | None = None  # a Finesse tiles file (absolute path); None: the shipped one
+    # puzzle files replacing shipped expansion sets: (set name, absolute path), sorted
+    expansion_files: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -251,7 +282,9 @@ class RunSpec:
                     raise UsageError(f"unknown variant {v!r} (valid: {', '.join(VARIANT_PLAYERS)})")
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
-            sets = [_expansion_set(v) for v in _as_list(data["expansions"], "expansions")]
+            sets = [
+                s for v in _as_list(data["expansions"], "expansions") for s in _expansion_sets(v)
+            ]
             kwargs["expansions"] = tuple(dict.fromkeys(sets))
         rules = data.get("rules") or {}
         if not isinstance(rules, Mapping):
@@ -291,13 +324,16 @@ class RunSpec:
             kwargs["format"] = data["format"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())
-            # a malformed or not yet playable file stops the run before any game (exit 2)
-            check_base_playable(load_catalogue(path))
+            _catalogue(path)  # a malformed file stops the run before any game (exit 2)
             kwargs["catalogue"] = path
         if data.get("tiles") is not None:
             path = str(Path(str(data["tiles"])).resolve())
             _tiles(path, kwargs.get("catalogue"))  # a bad file stops the run (exit 2)
             kwargs["tiles"] = path
+        if data.get("expansion_files"):
+            kwargs["expansion_files"] = _expansion_files(
+                data["expansion_files"], kwargs.get("catalogue")
+            )
         return cls(**kwargs)
 
     def to_json(self) -> dict[str, Any]:
@@ -315,6 +351,7 @@ class RunSpec:
             "format": self.format,
             "catalogue": self.catalogue,
             "tiles": self.tiles,
+            "expansion_files": dict(self.expansion_files) or None,
         }
 
 
@@ -398,6 +435,7 @@ class GameConfig:
     difficulty: str | None = None  # solo only; None: the rules' default
     catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
     tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
+    expansion_files: tuple[tuple[str, str], ...] = ()  # puzzle files replacing shipped sets
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -414,7 +452,9 @@ class GameConfig:
     def rules(self) -> Rules:
         """Return the rules every game of this configuration is played with."""
         level = {"difficulty": self.difficulty} if self.difficulty else {}
-        cat = {"catalogue": _catalogue(self.catalogue)} if self.catalogue else {}
+        sets = tuple(n for n in self.expansions if n in CATALOGUE_SETS)
+        files = tuple((n, f) for n, f in self.expansion_files if n in sets)
+        cat = {"catalogue": _catalogue(self.catalogue, sets, files)}
         if self.tiles and "finesse" in self.expansions:
             cat["finesse_tiles"] = _tiles(self.tiles, self.catalogue)
         return Rules(
@@ -456,6 +496,7 @@ class GameConfig:
             difficulty=data.get("difficulty"),
             catalogue=data.get("catalogue"),
             tiles=data.get("tiles"),
+            expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
         )
 
 
@@ -617,10 +658,15 @@ class _TimedBot:
             self.seconds += time.perf_counter() - start
 
 
-@functools.lru_cache(maxsize=8)
-def _catalogue(path: str) -> Catalogue:
-    # One catalogue object per file and process: the engine and the index cache per catalogue.
-    return load_catalogue(path)
+@functools.lru_cache(maxsize=64)
+def _catalogue(
+    path: str | None,
+    sets: tuple[str, ...] = (),
+    files: tuple[tuple[str, str], ...] = (),
+) -> Catalogue:
+    # One catalogue object per (file, sets, replacement files) and process: the engine and the
+    # index cache per catalogue object.
+    return load_catalogue(path, expansions=sets, overrides=dict(files))
 
 
 @functools.lru_cache(maxsize=8)

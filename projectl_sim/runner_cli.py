@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import RUN_SWITCHES
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -32,6 +32,16 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     return out
 
 
+def _expansion_files(items: list[str]) -> dict[str, str] | None:
+    out = {}
+    for item in items:
+        name, eq, path = item.partition("=")
+        if not eq or not name or not path:
+            raise UsageError(f"--expansion-file {item!r}: use NAME=FILE")
+        out[name] = path
+    return out or None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
     from projectl_sim import runner, summary, tables
@@ -49,6 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "format": args.format,
         "catalogue": args.catalogue,
         "tiles": args.tiles,
+        "expansion_files": _expansion_files(args.expansion_file),
     }
     given = any(v is not None for v in flags.values()) or args.config or args.preset
     spec = None
@@ -110,12 +121,20 @@ def register(subparsers: Any) -> None:
     grid.add_argument(
         "--expansions",
         metavar="SET[,SET...]",
-        help="expansion sets: none, or names joined with + (finesse, ghost+finesse)",
+        help="expansion sets: none, names joined with + (ghost+finesse), or all-subsets "
+        f"(every subset of {', '.join(EXPANSIONS)}); repeat the flag or use commas for more sets",
+    )
+    grid.add_argument(
+        "--expansion-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="play your own puzzle file instead of a shipped (provisional) expansion set",
     )
     grid.add_argument(
         "--variant",
         metavar="NAME[,NAME...]",
-        help="standard (default, 2-4 players), solo (1 player), line_clear (5-6, not yet)",
+        help="standard (default, 2-4 players), solo (1 player), line_clear (5-6 players)",
     )
     grid.add_argument(
         "--difficulty", metavar="LEVEL[,LEVEL...]", help="solo: normal (default), hard, unbeatable"

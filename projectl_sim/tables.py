@@ -46,6 +46,9 @@ ACTION_KINDS = (
     "reward",
     "finish",
     "insert",
+    "ghost",
+    "level_up",
+    "ambassador",
 )
 # Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
 # inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing
@@ -99,10 +102,13 @@ SEATS_SCHEMA = pa.schema(
         pa.field("puzzles_completed", pa.string()),
         pa.field("puzzles_unfinished", pa.string()),
         *[pa.field(f"actions_{k}", pa.int64()) for k in ACTION_KINDS],
+        # Ambassador Pack: Ambassadors left unused at the end (null when not played)
+        pa.field("ambassadors_unused", pa.int64()),
         *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
         pa.field("decisions", pa.int64()),
         pa.field("decision_time_mean", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
         pa.field("error", pa.string()),
     ]
 )
@@ -121,8 +127,11 @@ GAMES_SCHEMA = pa.schema(
         pa.field("winning_bots", pa.string()),
         pa.field("margin", pa.int64()),
         pa.field("opponent_score", pa.int64()),
+        # Endless White Deck: how often the white deck was rebuilt (null when not played)
+        pa.field("reshuffles", pa.int64()),
         pa.field("duration", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
         pa.field("error_seat", pa.int64()),
         pa.field("error", pa.string()),
     ]
@@ -179,10 +188,16 @@ def game_rows(
         ranks = [1 if winners else 2]
     else:
         ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
-    # a catalogue with provisional puzzles, or a Finesse row with provisional tiles
+    # which provisional data the game used: the catalogue's provisional puzzle sets, and the
+    # Finesse tiles when the game's row holds a provisional one
     fin = state.finesse
-    provisional = state.rules.catalogue.provisional or (fin is not None and fin.provisional())
+    used = list(state.rules.catalogue.provisional_sets)
+    if fin is not None and fin.provisional():
+        used.append("finesse_tiles")
+    provisional = bool(used)
+    provisional_sets = "+".join(used) or None
     puzzle_ids = [puzzle.id for puzzle in state.rules.catalogue.puzzles]
+    noted = state.endless.noted if state.endless is not None else ((),) * n
     seat_rows = []
     for p in range(n):
         done = state.piles[p]
@@ -200,17 +215,20 @@ def game_rows(
             "rank": ranks[p],
             "won": (p in winners) if ok else None,
             "win_share": (1 / len(winners) if p in winners else 0.0) if ok else None,
-            "completed_white": sum(1 for c in done if not t.is_black[c]),
+            "completed_white": sum(1 for c in done if not t.is_black[c]) + len(noted[p]),
             "completed_black": sum(1 for c in done if t.is_black[c]),
             "unfinished": len(state.slots[p]),
             "unfinished_penalty": penalty,
             "finishing_pieces": state.ft_pieces[p],
             "points_from_puzzles": state.scores[p],
             "pieces_final": sum(state.supply[p]),
-            "puzzles_completed": " ".join(puzzle_ids[c] for c in done) or None,
+            # Endless: the noted white puzzles (reshuffled away) first, then the pile
+            "puzzles_completed": " ".join(puzzle_ids[c] for c in (*noted[p], *done)) or None,
             "puzzles_unfinished": " ".join(puzzle_ids[s[0]] for s in state.slots[p]) or None,
         }
         row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
+        amb = state.ambassadors
+        row["ambassadors_unused"] = None if amb is None else amb.held[p]
         if fin is None:
             row |= dict.fromkeys(FINESSE_COLUMNS)
         else:
@@ -225,6 +243,7 @@ def game_rows(
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
             "provisional_data": provisional,
+            "provisional_sets": provisional_sets,
             "error": error,
         }
         seat_rows.append(row)
@@ -246,8 +265,10 @@ def game_rows(
         "winning_bots": ",".join(seats[w] for w in winners) if ok else None,
         "margin": margin,
         "opponent_score": opponent,
+        "reshuffles": state.endless.reshuffles if state.endless is not None else None,
         "duration": duration,
         "provisional_data": provisional,
+        "provisional_sets": provisional_sets,
         "error_seat": error_seat,
         "error": error,
     }

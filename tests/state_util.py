@@ -40,7 +40,19 @@ def snapshot(state: GameState) -> tuple:
         state.solo,
         _credits(state),
         _ghosts(state),
+        _line_clear(state),
+        state.ambassadors,
+        state.endless,
     )
+
+
+def _line_clear(state: GameState) -> tuple | None:
+    """Return the Line Clear markers, other side's rows and waiting turn (None without)."""
+    lc = state.line_clear
+    if lc is None:
+        return None
+    turns = [t[:] for t in lc.turns]
+    return (lc.white, lc.black, lc.moving, lc.other_rows[:], turns, lc.received, lc.pairs)
 
 
 def _credits(state: GameState) -> tuple | None:

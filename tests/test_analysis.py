@@ -363,8 +363,13 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
 def test_sweeps_cover_every_supported_expansion_combination(monkeypatch) -> None:
     from projectl_sim.analysis import sweep
 
-    assert sweep.expansion_combinations() == ["none", "finesse"]  # what the runner plays today
-    assert sweep.finesse_config()["expansions"] == ["none", "finesse"]
+    # what the runner plays today: every subset once, none first
+    combos = sweep.expansion_combinations()
+    assert combos[0] == "none" and len(set(combos)) == 2 ** len(runner.SUPPORTED_EXPANSIONS)
+    assert {n for c in combos[1:] for n in c.split("+")} == set(runner.SUPPORTED_EXPANSIONS)
+    assert sweep.finesse_config()["expansions"] == [
+        c for c in combos if c == "none" or "finesse" in c.split("+")
+    ]
     monkeypatch.setattr(runner, "SUPPORTED_EXPANSIONS", frozenset({"ghost", "finesse"}))
     assert sweep.expansion_combinations() == ["none", "finesse", "ghost", "finesse+ghost"]
     assert sweep.balance_config()["expansions"] == sweep.expansion_combinations()

@@ -73,22 +73,45 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
         assert bots[0].calls > 0
 
 
-# Ghost Piece: each switch in turn, with and without Finesse and the Phoenix puzzles
-GHOST_SWITCHES = [{}, {"ghost_action": "free"}, {"ghost_placement": "exchange_only"}]
+LINE_CLEAR = [
+    (5, (), "interleave"),
+    (5, ("finesse",), "white_first"),
+    (6, ("phoenix",), "interleave"),
+    (6, ("phoenix", "finesse"), "interleave"),
+]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize(("players", "expansions", "order"), LINE_CLEAR)
+def test_bot_plays_line_clear_legally(
+    spec: str, players: int, expansions: tuple[str, ...], order: str
+) -> None:
+    # the seat to move changes after each action (interleave): each bot answers for its seat
+    rules = Rules(
+        players=players, variant="line_clear", expansions=expansions, line_clear_order=order
+    )
+    games = 1 if spec.startswith("mcts") else 2
+    for seed in range(games):
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 11 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0
 
 
 @pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_bot_plays_ghost_piece_legally(spec: str, players: int) -> None:
+def test_bot_plays_ambassador_phoenix_endless_legally(spec: str, players: int) -> None:
+    # the Ambassador Pack and Phoenix at every player count, with the Endless White Deck where it
+    # applies (not solo), and with Finesse on odd seeds
     games = 1 if spec.startswith("mcts") else 3
     variant = "solo" if players == 1 else "standard"
     for seed in range(games):
-        extra = ({"finesse"}, {"phoenix"}, set())[(seed + players) % 3]
+        expansions = {"ambassador_pack", "phoenix"} | ({"finesse"} if seed % 2 else set())
         rules = Rules(
             players=players,
             variant=variant,
-            expansions={"ghost_piece"} | extra,
-            **GHOST_SWITCHES[(seed + players) % 3],
+            expansions=expansions,
+            endless_white_deck=players > 1,
         )
         bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
         outcome = play_game(rules, bots, seed + 11 * players, record=False)
@@ -187,3 +210,26 @@ def test_greedy_avoids_puzzles_it_cannot_finish_at_the_end() -> None:
 
     assert unfinished_points("greedy") <= 1.0
     assert unfinished_points("random") >= 4.0
+
+
+# Ghost Piece: each switch in turn, with Finesse, with the Ambassador Pack and Phoenix, or alone
+GHOST_SWITCHES = [{}, {"ghost_action": "free"}, {"ghost_placement": "exchange_only"}]
+GHOST_WITH = [{"finesse"}, {"ambassador_pack", "phoenix"}, set()]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_ghost_piece_legally(spec: str, players: int) -> None:
+    games = 1 if spec.startswith("mcts") else 3
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions={"ghost_piece"} | GHOST_WITH[(seed + players) % 3],
+            **GHOST_SWITCHES[(seed + 2 * players) % 3],
+        )
+        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
+        outcome = play_game(rules, bots, seed + 11 * players, record=False)
+        assert outcome.state.is_over
+        assert bots[0].calls > 0

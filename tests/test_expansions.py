@@ -26,7 +26,6 @@ from projectl_sim.catalogue import (
     CatalogueError,
     base_catalogue,
     catalogue_from_dict,
-    check_base_playable,
     load_catalogue,
     orientations,
 )
@@ -284,8 +283,6 @@ def test_a_whole_catalogue_may_use_every_reward_kind(tmp_path: Path) -> None:
     assert cat.expansion_features() == (
         "ghost pieces", "level_up_2 rewards", "ambassador rewards",
     )  # fmt: skip
-    with pytest.raises(CatalogueError, match="does not play ghost pieces, level_up_2 rewards"):
-        check_base_playable(cat)
 
 
 @pytest.mark.parametrize(
@@ -346,15 +343,20 @@ def test_unknown_names_and_misplaced_files_are_clear_errors(tmp_path: Path) -> N
         )
 
 
-def test_play_and_run_refuse_what_the_engine_cannot_play_yet(tmp_path: Path, capsys) -> None:
+def test_play_and_run_refuse_expansion_content_without_its_expansion(
+    tmp_path: Path, capsys
+) -> None:
     from projectl_sim.cli import main
-    from projectl_sim.runner import RunSpec
+    from projectl_sim.errors import ProjectLError
+    from projectl_sim.runner import RunSpec, configurations
 
     data = base_raw()
     data["puzzles"][0]["reward"] = LEVEL_UP_1
     path = write(tmp_path, "levelup.json", data)
     assert main(["play", "--seed", "1", "--bots", "random,random", "--catalogue", str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "does not play level_up_1 rewards yet" in err and "\n" not in err
-    with pytest.raises(CatalogueError, match="does not play level_up_1 rewards"):
-        RunSpec.from_mapping({"bots": ["random", "random"], "catalogue": str(path)})
+    assert "has level_up_1 rewards: play it with the ghost_piece expansion" in err
+    assert "\n" not in err
+    spec = RunSpec.from_mapping({"bots": ["random,random"], "catalogue": str(path)})
+    with pytest.raises(ProjectLError, match="play it with the ghost_piece expansion"):
+        configurations(spec)

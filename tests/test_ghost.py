@@ -592,6 +592,13 @@ CONFIGS = [
     (4, "standard", GHOST | {"phoenix", "finesse"}, {}),
     (1, "solo", GHOST, {}),
     (1, "solo", GHOST | {"finesse"}, {"ghost_action": "free"}),
+    (2, "standard", GHOST | {"ambassador_pack"}, {"ghost_action": "free"}),
+    (3, "standard", GHOST | {"ambassador_pack", "phoenix", "finesse"}, {}),
+    (1, "solo", GHOST | {"ambassador_pack"}, {"ghost_placement": "exchange_only"}),
+    (3, "standard", GHOST | {"ambassador_pack"}, {"endless_white_deck": True}),
+    (5, "line_clear", GHOST, {"endless_white_deck": True}),
+    (6, "line_clear", GHOST | {"finesse"}, {"ghost_action": "free"}),
+    (6, "line_clear", GHOST | {"ambassador_pack"}, {"ghost_placement": "exchange_only"}),
 ]
 
 
@@ -601,7 +608,7 @@ def _check(state: GameState, _p: int, _a: object) -> None:
 
 @pytest.mark.parametrize(("players", "variant", "expansions", "switches"), CONFIGS)
 def test_random_ghost_games_keep_every_invariant_and_replay(
-    players: int, variant: str, expansions: frozenset[str], switches: dict[str, str]
+    players: int, variant: str, expansions: frozenset[str], switches: dict[str, Any]
 ) -> None:
     kinds: set[str] = set()
     for seed in range(60):
@@ -621,7 +628,7 @@ def test_random_ghost_games_keep_every_invariant_and_replay(
 @pytest.mark.slow
 @pytest.mark.parametrize(("players", "variant", "expansions", "switches"), CONFIGS)
 def test_many_more_random_ghost_games(
-    players: int, variant: str, expansions: frozenset[str], switches: dict[str, str]
+    players: int, variant: str, expansions: frozenset[str], switches: dict[str, Any]
 ) -> None:
     for seed in range(1000, 1300):
         rules = Rules(players=players, variant=variant, expansions=expansions, **switches)

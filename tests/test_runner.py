@@ -357,15 +357,15 @@ BAD = {
     ),
     "unsupported expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion ghost is not supported yet (supported: finesse)",
+        "expansion ghost_piece is not supported yet (supported: ambassador_pack, finesse, phoenix)",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
         "unknown expansion 'shiny'",
     ),
-    "line clear": (
-        ["--bots", "random", "--players", "5", "--variant", "line_clear"],
-        "variant line_clear is not supported yet",
+    "6 players without 24 black puzzles": (
+        ["--bots", "random", "--players", "6", "--variant", "line_clear"],
+        "6 players need 24 black puzzles, the catalogue has 20: add the ghost_piece or phoenix",
     ),
     "solo at 2": (
         ["--bots", "random", "--players", "2", "--variant", "solo"],
@@ -444,6 +444,13 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
     assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 20
 
 
+def rules_catalogue_name(path: Path) -> str:
+    """The name a catalogue file's provisional data goes by in result rows."""
+    from projectl_sim.catalogue import load_catalogue
+
+    return load_catalogue(path).name
+
+
 def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path) -> None:
     data = json.loads(
         (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
@@ -456,6 +463,8 @@ def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path)
     play(out, spec(catalogue=str(path), games=6))
     seats = tables.read_table(out, "seats").to_pandas()
     assert seats["provisional_data"].all()
+    # the row names the provisional data: this catalogue (no tiles: not a Finesse game)
+    assert (seats["provisional_sets"] == rules_catalogue_name(path)).all()
     manifest = tables.read_manifest(out)
     assert manifest["config"]["catalogue"] == str(path.resolve())
     rules, _, _ = game_from_run(out, int(seats["game_id"].iloc[0]))
@@ -463,7 +472,8 @@ def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path)
     # a base-catalogue run is not provisional
     base = tmp_path / "base"
     play(base, spec(games=2))
-    assert not tables.read_table(base, "seats").to_pandas()["provisional_data"].any()
+    base_seats = tables.read_table(base, "seats").to_pandas()
+    assert not base_seats["provisional_data"].any() and base_seats["provisional_sets"].isna().all()
     # a malformed catalogue stops the run before any game
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -492,6 +502,7 @@ def test_finesse_rows_carry_the_credit_columns(tmp_path: Path) -> None:
     assert (fin["credits_spent"] >= 2 * fin["inserts"] + fin["finishing_credits"]).all()
     # the shipped Set A/B tiles are provisional: every Finesse row says so
     assert fin["provisional_data"].all() and not base["provisional_data"].any()
+    assert (fin["provisional_sets"] == "finesse_tiles").all()
     # Finesse Solo keeps its own rows in the solo win-rate table (by expansions and difficulty)
     solo = fin[fin["players"] == 1]
     assert (solo["variant"] == "solo").all() and len(solo)
@@ -515,3 +526,41 @@ def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
         plan(spec(bots=["random"], players=[2], tiles=str(TEST_TILES_FILE)), 1)
     with pytest.raises(ProjectLError, match="finesse_ambassador applies to the finesse"):
         plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
+
+
+def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
+    # a catalogue with only 8 white puzzles, so that the Endless White Deck reshuffles
+    data = json.loads(
+        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+    )
+    whites = [p for p in data["puzzles"] if p["id"].startswith("W")][:8]
+    data["puzzles"] = whites + [p for p in data["puzzles"] if p["id"].startswith("B")]
+    path = tmp_path / "few_whites.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "run"
+    run_spec = spec(
+        bots=["greedy,random"],
+        expansions="none,ambassador_pack",
+        rules={"endless_white_deck": [False, True]},
+        catalogue=str(path),
+        games=6,
+    )
+    play(out, run_spec)
+    seats = tables.read_table(out, "seats").to_pandas()
+    games = tables.read_table(out, "games").to_pandas()
+    amb = seats["expansions"] == "ambassador_pack"
+    assert seats.loc[amb, "ambassadors_unused"].notna().all()
+    assert seats.loc[~amb, "ambassadors_unused"].isna().all()
+    endless = games["switches"].str.contains("endless_white_deck=true")
+    assert games.loc[~endless, "reshuffles"].isna().all()
+    assert games.loc[endless, "reshuffles"].sum() > 0
+    # the completed puzzles listed (noted ones included) are exactly the points scored
+    from projectl_sim.catalogue import load_catalogue
+
+    cat = load_catalogue(path, expansions=["ambassador_pack"])
+    points = {p.id: p.points for p in cat.puzzles}
+    listed = seats["puzzles_completed"].fillna("").str.split()
+    assert (
+        listed.map(lambda ids: sum(points[i] for i in ids)) == seats["points_from_puzzles"]
+    ).all()
+    assert (listed.map(len) == seats["completed_white"] + seats["completed_black"]).all()
