@@ -360,21 +360,21 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
 
 
 # -- sweeps --------------------------------------------------------------------------------------
-def test_sweeps_cover_every_supported_expansion_combination(monkeypatch) -> None:
+def test_sweeps_cover_every_expansion_combination() -> None:
     from projectl_sim.analysis import sweep
+    from projectl_sim.rules import EXPANSIONS
 
-    # what the runner plays today: every subset once, none first
     combos = sweep.expansion_combinations()
-    assert combos[0] == "none" and len(set(combos)) == 2 ** len(runner.SUPPORTED_EXPANSIONS)
-    assert {n for c in combos[1:] for n in c.split("+")} == set(runner.SUPPORTED_EXPANSIONS)
+    assert combos[0] == "none" and len(set(combos)) == 2 ** len(EXPANSIONS) == 16
+    assert {n for c in combos[1:] for n in c.split("+")} == set(EXPANSIONS)
+    assert sweep.balance_config()["expansions"] == combos
     assert sweep.finesse_config()["expansions"] == [
         c for c in combos if c == "none" or "finesse" in c.split("+")
     ]
-    monkeypatch.setattr(runner, "SUPPORTED_EXPANSIONS", frozenset({"ghost", "finesse"}))
-    assert sweep.expansion_combinations() == ["none", "finesse", "ghost", "finesse+ghost"]
-    assert sweep.balance_config()["expansions"] == sweep.expansion_combinations()
-    assert sweep.finesse_config()["expansions"] == ["none", "finesse", "finesse+ghost"]
     assert sweep.solo_config()["difficulty"] == ["normal", "hard", "unbeatable"]
+    # the runner reads each name back as the same set, and names it the same way in its tables
+    spec = runner.RunSpec.from_mapping({"bots": ["random,random"], "expansions": combos})
+    assert ["+".join(e) or "none" for e in spec.expansions] == combos
 
 
 def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:

@@ -355,9 +355,9 @@ BAD = {
         ["--bots", "random", "--players", "2", "--games", "-3"],
         "games must be at least 1",
     ),
-    "unsupported expansion": (
-        ["--bots", "random", "--players", "2", "--expansions", "none,ghost+finesse"],
-        "expansion ghost_piece is not supported yet (supported: ambassador_pack, finesse, phoenix)",
+    "missing expansion file": (
+        ["--bots", "random", "--players", "2", "--expansion-file", "phoenix=/no/such.json"],
+        "/no/such.json",
     ),
     "unknown expansion": (
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],

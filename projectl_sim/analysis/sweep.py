@@ -1,8 +1,8 @@
 """Small seeded sweeps for the notebooks: run one when its results folder is missing.
 
 Each sweep is a run config mapping (the keys of a config file) built from a few parameters, so a
-notebook states how big its sweep is and the same seed gives the same tables. Expansion
-combinations come from what the runner supports today, so the sweeps grow as expansions land.
+notebook states how big its sweep is and the same seed gives the same tables. The balance sweep
+plays every combination of the expansions.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from typing import Any
 
 from projectl_sim import runner, tables
 from projectl_sim.analysis.ratings import ladder_lineups
-from projectl_sim.rules import DIFFICULTIES
+from projectl_sim.rules import DIFFICULTIES, EXPANSIONS, expansion_subsets
 
 
 def expansion_combinations() -> list[str]:
-    """Return every combination of the expansions the runner plays, ``none`` first."""
-    names = sorted(runner.SUPPORTED_EXPANSIONS)
-    combos = ["none"]
-    for k in range(1, len(names) + 1):
-        combos += ["+".join(c) for c in itertools.combinations(names, k)]
-    return combos
+    """Return every combination of the expansions as the tables name them, ``none`` first."""
+    return [
+        "+".join(n for n in EXPANSIONS if n in names) or "none" for names in expansion_subsets()
+    ]
 
 
 def bot_strength_config(
