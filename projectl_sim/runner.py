@@ -127,6 +127,35 @@ PRESETS: dict[str, dict[str, Any]] = {
         },
         "games": 500,
     },
+    # Expansion balance: two greedy styles in every subset of the four expansions, 2-4 players
+    # (the Ghost Piece, Ambassador Pack and Phoenix puzzles are provisional: rows say so).
+    "expansions": {
+        "bots": ["greedy,greedy:preset=rush_black"],
+        "players": [2, 3, 4],
+        "expansions": [ALL_SUBSETS],
+        "games": 100,
+    },
+    # Line Clear at 5 and 6 players (6 needs the Ghost Piece or Phoenix black puzzles).
+    "line-clear": {
+        "bots": ["greedy,random,greedy:preset=rush_black"],
+        "players": [5, 6],
+        "variant": "line_clear",
+        "expansions": ["ghost_piece", "phoenix", "ghost_piece+phoenix"],
+        "rules": {"line_clear_order": ["interleave", "white_first"]},
+        "games": 100,
+    },
+    # Ghost Piece's two judgement calls, and the Endless White Deck, against the default reading.
+    "ghost-switches": {
+        "bots": ["greedy,random", "greedy,greedy:preset=engine"],
+        "players": [2, 3, 4],
+        "expansions": ["ghost_piece"],
+        "rules": {
+            "ghost_action": ["action", "free"],
+            "ghost_placement": ["piece", "exchange_only"],
+            "endless_white_deck": [False, True],
+        },
+        "games": 100,
+    },
 }
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the

@@ -95,6 +95,13 @@ def format_summary(seats: pd.DataFrame, games: pd.DataFrame) -> str:
         )
         shared = (finished["winners"].str.count(",") > 0).mean()
         lines.append(f"shared wins: {shared:.1%}")
+    if "provisional_sets" in games and games["provisional_sets"].notna().any():
+        used = games["provisional_sets"].dropna()
+        names = sorted({name for value in used for name in value.split("+")})
+        lines.append(
+            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
+            "(column provisional_sets)"
+        )
     if failed:
         first = games[games["error"].notna()].iloc[0]
         lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")

@@ -68,6 +68,17 @@ def test_summary_prints_rates_by_bot_turn_order_and_configuration(
     for title in ("by bot", "by turn order", "by configuration", "win rate [95% CI]"):
         assert title in out
     assert "variant standard, expansions none, switches default" in out
+    assert "provisional data" not in out  # the base game's data is real
+
+
+def test_summary_names_the_provisional_data_a_run_used(tmp_path: Path) -> None:
+    out = tmp_path / "prov"
+    spec = RunSpec.from_mapping(
+        {"bots": ["random"], "players": [2], "expansions": "none,phoenix", "games": 2, "seed": 1}
+    )
+    runner.run(spec, out, options=RunOptions(jobs=1, quiet=True))
+    text = summary.format_summary(*summary.read_run(out))
+    assert "provisional data in 2 of 4 games: phoenix (column provisional_sets)" in text
 
 
 def test_summary_reads_a_run_that_is_still_in_parts(run_dir: Path, tmp_path: Path) -> None:
