@@ -1455,11 +1455,14 @@ class GameState:
         self.turn += 1
         if self.current != self.first_player:
             return
-        # end of a round
-        if (self.trigger_round and self.round >= self.trigger_round + 1) or (
-            # rulings, Finesse: removing the 10th tile ends the game, with no extra round
-            self.finesse is not None and self.round >= ROW_LENGTH
-        ):
+        # end of a round: the final round after the trigger's round ends the game
+        self._end_round(bool(self.trigger_round) and self.round >= self.trigger_round + 1)
+
+    def _end_round(self, final: bool) -> None:
+        """End a round: the game when it was the ``final`` one or Finesse's 10th tile goes (then
+        Finishing Touches), else the safety cap or a stall (truncated), else the next round."""
+        # rulings, Finesse: removing the 10th tile ends the game, with no extra round
+        if final or (self.finesse is not None and self.round >= ROW_LENGTH):
             self._start_finishing()
         elif self.round >= self.rules.max_rounds:
             self._end_game(END_MAX_ROUNDS)
@@ -1754,15 +1757,7 @@ class GameState:
                 return
         if lc.white != first:
             return
-        # the end of a Line Clear round
-        if self.finesse is not None and self.round >= ROW_LENGTH:
-            self._start_finishing()  # rulings, Finesse: the 10th tile's removal ends the game
-        elif self.round >= self.rules.max_rounds:
-            self._end_game(END_MAX_ROUNDS)
-        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
-            self._end_game(END_STALL)
-        else:
-            self.round += 1
+        self._end_round(final=False)  # the end of a Line Clear round (its end is the markers')
 
     def _lc_has_play_action(self) -> bool:
         """Return whether the holder to move has a legal Play action on its side.
