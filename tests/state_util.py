@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 
 from bots import make_bot
-from projectl_sim.engine import OVER, GameState, new_game
+from projectl_sim.actions import Action
+from projectl_sim.engine import OVER, PLAY, GameState, new_game
+from projectl_sim.errors import IllegalActionError
 from projectl_sim.rules import Rules
 
 
@@ -19,6 +22,41 @@ def play_steps(rules: Rules, seed: int, steps: int, bot: str = "random") -> Game
             break
         state.step(state.current, player(state.view(state.current), rng))
     return state
+
+
+def listing_matches_check(
+    rules: Rules,
+    seeds: Iterable[int],
+    candidates: Callable[[GameState], Iterable[Action]],
+    *,
+    bot: str = "random",
+    phases: tuple[str, ...] = (PLAY,),
+    share: float = 0.1,
+    rng_seed: int = 5,
+) -> int:
+    """Play seeded games; at a ``share`` of the decisions in ``phases``, check that each of
+    ``candidates(state)`` is accepted by ``check`` exactly when ``legal_actions(master="none")``
+    lists it (and that the listing's order is deterministic). Return how many were compared."""
+    rng = random.Random(rng_seed)
+    player = make_bot(bot)
+    checked = 0
+    for seed in seeds:
+        state = new_game(rules, seed=seed)
+        while state.phase != OVER:
+            if state.phase in phases and rng.random() < share:
+                listed = state.legal_actions(master="none")
+                assert listed == state.legal_actions(master="none")
+                legal = set(listed)
+                for action in candidates(state):
+                    try:
+                        state.check(state.current, action)
+                        ok = True
+                    except IllegalActionError:
+                        ok = False
+                    assert ok == (action in legal), (state.describe(action), ok)
+                    checked += 1
+            state.step(state.current, player(state.view(state.current), rng))
+    return checked
 
 
 def snapshot(state: GameState) -> tuple:

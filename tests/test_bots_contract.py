@@ -41,6 +41,15 @@ class _Watch:
         return repr(self.bot)
 
 
+def _plays_legally(spec: str, rules: Rules, seed: int) -> None:
+    """Play one game, ``spec`` (watched: it must not mutate its view) in seat 0 and random bots
+    in the others; ``play_game`` checks every action (an illegal one raises ``BotError``)."""
+    bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(rules.players - 1))]
+    outcome = play_game(rules, bots, seed, record=False)
+    assert outcome.state.is_over
+    assert bots[0].calls > 0
+
+
 @pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_bot_plays_only_legal_actions_and_never_mutates(spec: str, players: int) -> None:
@@ -53,11 +62,7 @@ def test_bot_plays_only_legal_actions_and_never_mutates(spec: str, players: int)
             if players == 1
             else Rules(players=players)
         )
-        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
-        # play_game checks every action: an illegal one raises BotError
-        outcome = play_game(rules, bots, seed + 100 * players, record=False)
-        assert outcome.state.is_over
-        assert bots[0].calls > 0
+        _plays_legally(spec, rules, seed + 100 * players)
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -67,10 +72,7 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
     variant = "solo" if players == 1 else "standard"
     for seed in range(games):
         rules = Rules(players=players, variant=variant, expansions={"finesse"})
-        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
-        outcome = play_game(rules, bots, seed + 7 * players, record=False)
-        assert outcome.state.is_over
-        assert bots[0].calls > 0
+        _plays_legally(spec, rules, seed + 7 * players)
 
 
 LINE_CLEAR = [
@@ -92,10 +94,7 @@ def test_bot_plays_line_clear_legally(
     )
     games = 1 if spec.startswith("mcts") else 2
     for seed in range(games):
-        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
-        outcome = play_game(rules, bots, seed + 11 * players, record=False)
-        assert outcome.state.is_over
-        assert bots[0].calls > 0
+        _plays_legally(spec, rules, seed + 11 * players)
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -113,10 +112,7 @@ def test_bot_plays_ambassador_phoenix_endless_legally(spec: str, players: int) -
             expansions=expansions,
             endless_white_deck=players > 1,
         )
-        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
-        outcome = play_game(rules, bots, seed + 11 * players, record=False)
-        assert outcome.state.is_over
-        assert bots[0].calls > 0
+        _plays_legally(spec, rules, seed + 11 * players)
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -229,7 +225,4 @@ def test_bot_plays_ghost_piece_legally(spec: str, players: int) -> None:
             expansions={"ghost_piece"} | GHOST_WITH[(seed + players) % 3],
             **GHOST_SWITCHES[(seed + 2 * players) % 3],
         )
-        bots = [_Watch(make_bot(spec)), *(make_bot("random") for _ in range(players - 1))]
-        outcome = play_game(rules, bots, seed + 11 * players, record=False)
-        assert outcome.state.is_over
-        assert bots[0].calls > 0
+        _plays_legally(spec, rules, seed + 11 * players)

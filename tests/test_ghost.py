@@ -8,14 +8,25 @@ invariants and record round trips, and the combinations with Finesse, Solo and t
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 from records_util import RECORDS_DIR, extend, ids, load, prefix, reserve, supply, with_rules
+from state_util import listing_matches_check
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
-from projectl_sim.actions import Ghost, Insert, LevelUp, Place, TakeBasic, Upgrade, from_json
+from projectl_sim.actions import (
+    Action,
+    Ghost,
+    Insert,
+    LevelUp,
+    Place,
+    TakeBasic,
+    Upgrade,
+    from_json,
+)
 from projectl_sim.catalogue import base_catalogue, cell_mask, load_catalogue
 from projectl_sim.engine import (
     FINISHING,
@@ -556,28 +567,15 @@ def _level_up_candidates(state: GameState) -> list[Any]:
 
 @pytest.mark.parametrize("switches", [{}, {"ghost_action": "free"}])
 def test_legal_actions_are_what_check_accepts(switches: dict[str, str]) -> None:
-    rng = random.Random(5)
-    bot = make_bot("greedy")
-    checked = 0
-    for seed in range(8):
-        state = new_game(Rules(players=2, expansions=GHOST, **switches), seed=seed)
-        while not state.is_over:
-            if state.phase in (PLAY, LEVEL_UP) and rng.random() < 0.3:
-                legal = set(state.legal_actions(master="none"))
-                cands = (
-                    _level_up_candidates(state)
-                    if state.phase == LEVEL_UP
-                    else _ghost_candidates(state)
-                )
-                for a in cands:
-                    try:
-                        state.check(state.current, a)
-                        ok = True
-                    except IllegalActionError:
-                        ok = False
-                    assert ok == (a in legal), (state.describe(a), ok)
-                    checked += 1
-            state.step(state.current, bot(state.view(state.current), rng))
+    def candidates(state: GameState) -> Iterable[Action]:
+        if state.phase == LEVEL_UP:
+            return _level_up_candidates(state)
+        return _ghost_candidates(state)
+
+    rules = Rules(players=2, expansions=GHOST, **switches)
+    checked = listing_matches_check(
+        rules, range(8), candidates, bot="greedy", phases=(PLAY, LEVEL_UP), share=0.3
+    )
     assert checked > 2000
 
 

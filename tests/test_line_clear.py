@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from line_clear_records import BLACK, WHITE
 from records_util import extend, ids, load, prefix, with_rules
+from state_util import listing_matches_check
 
 from bots import make_bot
 from bots.heuristics import remaining_actions
@@ -450,24 +451,7 @@ def _candidates(state: GameState):
 @pytest.mark.parametrize("order", ["interleave", "white_first"])
 def test_legal_actions_are_exactly_the_actions_check_accepts(order: str) -> None:
     rules = Rules(players=5, variant="line_clear", line_clear_order=order)
-    rng = random.Random(2)
-    bot = make_bot("random")
-    checked = 0
-    for seed in range(6):
-        state = new_game(rules, seed=seed)
-        while not state.is_over:
-            if state.phase == PLAY and rng.random() < 0.1:
-                legal = set(state.legal_actions(master="none"))
-                for action in _candidates(state):
-                    try:
-                        state.check(state.current, action)
-                        ok = True
-                    except IllegalActionError:
-                        ok = False
-                    assert ok == (action in legal), (state.describe(action), ok)
-                    checked += 1
-            state.step(state.current, bot(state.view(state.current), rng))
-    assert checked > 5000
+    assert listing_matches_check(rules, range(6), _candidates, rng_seed=2) > 5000
 
 
 # -- bots ------------------------------------------------------------------------------------------

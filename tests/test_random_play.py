@@ -6,9 +6,10 @@ import random
 from collections import Counter
 
 import pytest
+from state_util import listing_matches_check
 
 from bots import make_bot
-from projectl_sim import IllegalActionError, Rules, play_game
+from projectl_sim import Rules, play_game
 from projectl_sim.actions import Place, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import OVER, PLAY, GameState, new_game
 from projectl_sim.invariants import check_invariants
@@ -70,26 +71,7 @@ def _all_candidates(state: GameState):
 
 
 def test_legal_actions_are_exactly_the_actions_check_accepts() -> None:
-    rules = Rules(players=3)
-    rng = random.Random(5)
-    bot = make_bot("random")
-    checked = 0
-    for seed in range(12):
-        state = new_game(rules, seed=seed)
-        while state.phase != OVER:
-            if state.phase == PLAY and rng.random() < 0.08:
-                legal = set(state.legal_actions(master="none"))
-                for action in _all_candidates(state):
-                    try:
-                        state.check(state.current, action)
-                        ok = True
-                    except IllegalActionError:
-                        ok = False
-                    assert ok == (action in legal), (state.describe(action), ok)
-                    checked += 1
-                # every listed action is accepted, in a deterministic order
-                assert state.legal_actions(master="none") == state.legal_actions(master="none")
-            state.step(state.current, bot(state.view(state.current), rng))
+    checked = listing_matches_check(Rules(players=3), range(12), _all_candidates, share=0.08)
     assert checked > 10_000
 
 
