@@ -33,13 +33,13 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.rules import every_combination, parse_expansions  # noqa: E402
+from projectl_sim.rules import EXPANSIONS, every_combination, parse_expansions  # noqa: E402
 from projectl_sim.summary import wilson  # noqa: E402
 
 
 def name(rules: Rules) -> str:
     """Return a combination's short name: variant, players, expansions (+ endless)."""
-    names = "+".join(sorted(rules.expansions)) or "none"
+    names = "+".join(n for n in EXPANSIONS if n in rules.expansions) or "none"  # as tables do
     return f"{rules.variant:<10} {rules.players}p {names}" + (
         " +endless" if rules.endless_white_deck else ""
     )
