@@ -86,35 +86,44 @@ def plot_win_rates(
 
 
 def plot_seat_advantage(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw each turn order's share of wins per group (a ``seat_advantage`` table) against 1/N."""
-    ax = _axes(ax)
+    """Draw each turn order's share of wins per group (a ``seat_advantage`` table) against 1/N.
+
+    One band per group (its labels on the left, the p-value of "every turn order wins 1/N" on
+    the right), one bar per turn order inside it, so that many groups (expansion combinations x
+    player counts) stay readable.
+    """
     title = "Share of wins by turn order (95% interval; dashes: 1/N)"
     if table.empty:
-        return _empty(ax, title)
+        return _empty(_axes(ax), title)
     from projectl_sim.analysis.stats import SEAT_ADVANTAGE_COLUMNS
 
     by = [c for c in table.columns if c not in SEAT_ADVANTAGE_COLUMNS]
     groups = list(table.groupby(by, sort=True))
-    width = 0.8 / max(table["turn_order"].max() + 1, 1)
-    names = []
-    for i, (key, rows) in enumerate(groups):
+    bars = sum(len(rows) for _, rows in groups)
+    ax = _axes(ax, 7.5, 1.2 + 0.16 * bars + 0.1 * len(groups))
+    names, centres = [], []
+    y = 0.0
+    for key, rows in groups:
         players = int(rows["players"].iloc[0])
         key = key if isinstance(key, tuple) else (key,)
         parts = zip(by, key, strict=True)
         names.append(" | ".join(f"{v} {k}" if k == "players" else str(v) for k, v in parts))
+        order = rows["turn_order"].to_numpy()
+        ys = y + order
         share = rows["share"].to_numpy(dtype=float)
-        x = i + (rows["turn_order"].to_numpy() - (players - 1) / 2) * width
-        colours = [f"C{int(t)}" for t in rows["turn_order"]]
-        ax.bar(x, share, width * 0.9, color=colours)
+        ax.barh(ys, share, 0.8, color=[f"C{int(t)}" for t in order])
         err = _errors(share, rows["ci_low"], rows["ci_high"])
-        ax.errorbar(x, share, yerr=err, fmt="none", ecolor="black", capsize=2, lw=1)
-        ax.hlines(1 / players, i - 0.45, i + 0.45, colors="black", linestyles="dashed", lw=1)
+        ax.errorbar(share, ys, xerr=err, fmt="none", ecolor="black", capsize=2, lw=1)
+        ax.vlines(1 / players, y - 0.5, y + players - 0.5, colors="black", linestyles="dashed")
         p = rows["p_value"].iloc[0]
         if not np.isnan(p):
-            ax.text(i, 0.98, f"p = {p:.3g}", ha="center", va="top", fontsize=8)
-    ax.set_xticks(range(len(groups)), names, fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of wins (turn order 0 = first player)")
+            ax.text(1.0, y + (players - 1) / 2, f" p = {p:.3g}", va="center", fontsize=7)
+        centres.append(y + (players - 1) / 2)
+        y += players + 0.8
+    ax.set_yticks(centres, names, fontsize=7)
+    ax.invert_yaxis()  # the first group on top, turn order 0 first within it
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of wins (bars top to bottom: turn order 0 = first player, 1, ...)")
     ax.set_title(title)
     return ax
 
@@ -275,27 +284,39 @@ def plot_scores(seats: pd.DataFrame, ax: Axes | None = None, by: str = "bot") ->
 
 
 def plot_expansion_effects(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw each expansion's change of each metric against the base game (filled: significant)."""
-    ax = _axes(ax, 6.4, 0.8 + 0.3 * max(len(table), 1))
-    title = "Expansion effects against the base game (95% interval)"
+    """Draw each expansion combination's change of each metric against the base game.
+
+    A grid: one row per group and expansion combination, one column per metric. Each cell shows
+    the difference (expansion - base) and is coloured by it in units of its 95% interval's
+    half-width (blue lower, red higher; pale when the interval holds 0); a star marks the
+    significant ones.
+    """
+    title = "Expansion effects against the base game (colour: difference / 95% half-width)"
     if table.empty:
-        return _empty(ax, title, "the run has no expansion combination next to the base game")
-    y = np.arange(len(table))[::-1]
-    for yi, row in zip(y, table.itertuples(index=False), strict=True):
-        face = "C3" if row.significant else "white"
-        ax.errorbar(
-            row.diff,
-            yi,
-            xerr=_errors(np.array([row.diff]), pd.Series([row.ci_low]), pd.Series([row.ci_high])),
-            fmt="o",
-            color="C3",
-            mfc=face,
-            capsize=2,
+        return _empty(
+            _axes(ax), title, "the run has no expansion combination next to the base game"
         )
-    ax.axvline(0, color=_GREY, lw=0.8)
-    ax.set_yticks(y, _labels(table, ["players", "lineup", "expansions", "metric"]), fontsize=7)
-    ax.set_xlabel("difference (expansion - base)")
-    ax.set_title(title)
+    metrics = list(dict.fromkeys(table["metric"]))
+    keys = [c for c in ("players", "variant", "lineup", "switches", "expansions") if c in table]
+    rows = table[keys].drop_duplicates().reset_index(drop=True)
+    ax = _axes(ax, 1.8 + 1.05 * len(metrics), 1.3 + 0.26 * len(rows))
+    z = np.full((len(rows), len(metrics)), np.nan)
+    text = [["" for _ in metrics] for _ in range(len(rows))]
+    index = {tuple(r): i for i, r in enumerate(rows.itertuples(index=False))}
+    for r in table.itertuples(index=False):
+        i = index[tuple(getattr(r, k) for k in keys)]
+        j = metrics.index(r.metric)
+        half = (r.ci_high - r.ci_low) / 2
+        z[i, j] = r.diff / half if half > 0 else 0.0
+        mark = "*" if r.significant else ""
+        text[i][j] = f"{r.diff:+.2f}{mark}" if r.kind == "rate" else f"{r.diff:+.1f}{mark}"
+    ax.imshow(np.clip(z, -2, 2), cmap="coolwarm", vmin=-2, vmax=2, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(metrics)):
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(len(metrics)), metrics, rotation=30, ha="right", fontsize=7)
+    ax.set_yticks(range(len(rows)), _labels(rows, keys), fontsize=7)
+    ax.set_title(title, fontsize=9)
     return ax
 
 
