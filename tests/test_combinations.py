@@ -4,6 +4,8 @@ to the same result, and the heuristic bot plays it too."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bots import make_bot
@@ -17,10 +19,17 @@ from projectl_sim.rules import every_combination
 def _name(rules: Rules) -> str:
     names = "+".join(sorted(rules.expansions)) or "none"
     endless = "-endless" if rules.endless_white_deck else ""
-    return f"{rules.variant}-{rules.players}p-{names}{endless}"
+    tiles = "-ambassador_tiles" if rules.finesse_ambassador else ""
+    return f"{rules.variant}-{rules.players}p-{names}{endless}{tiles}"
 
 
-COMBINATIONS = every_combination() + every_combination(endless_white_deck=True)
+# Every combination, with and without the Endless White Deck, and each Finesse one also dealt from
+# the Finesse Ambassador Pack tiles.
+COMBINATIONS = (
+    every_combination()
+    + every_combination(endless_white_deck=True)
+    + [replace(r, finesse_ambassador=True) for r in every_combination() if r.finesse]
+)
 
 
 def _check(state: GameState, _p: int, _a: object) -> None:
