@@ -89,7 +89,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         if len(specs) < players:
             specs = [specs[i % len(specs)] for i in range(players)]
         if len(specs) != players:
-            raise UsageError(f"{players} players but {len(specs)} bots given")
+            seats = f"{players} player{'s' if players != 1 else ''}"
+            raise UsageError(f"{seats} but {len(specs)} bots given (--bots, one per seat)")
         bots = [make_bot(s) for s in specs]
         try:
             variant = {"variant": args.variant} | (
