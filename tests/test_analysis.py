@@ -16,6 +16,7 @@ from analysis_util import G, make_tables
 from matplotlib.axes import Axes
 from scipy import stats as sps
 
+from bots import MCTSBot
 from projectl_sim import analysis as pa_
 from projectl_sim import runner, tables
 from projectl_sim.analysis import plots, strategy
@@ -338,19 +339,21 @@ def test_every_plot_returns_axes_and_leaves_global_state_alone(tmp_path) -> None
 
 
 def test_skill_ladder_reads_budgets_including_the_default() -> None:
+    default = MCTSBot.params["iterations"][0]
+    low = default // 2
     rng = np.random.default_rng(3)
     games = []
-    for _ in range(40):  # 200 vs the default 400, seats alternating; the larger wins 3 in 4
+    for _ in range(40):  # half the default vs the default, seats alternating; larger wins 3 in 4
         hi_wins = rng.random() < 0.75
         flip = len(games) % 2
-        bots = ["mcts:iterations=200", "mcts"][:: 1 - 2 * flip]
+        bots = [f"mcts:iterations={low}", "mcts"][:: 1 - 2 * flip]
         hi = 1 - flip
         ranks = [1, 2] if (hi_wins == (hi == 0)) else [2, 1]
         games.append(G(bots, [10, 5] if ranks[0] == 1 else [5, 10], ranks))
     games.append(G(["mcts", "greedy"], [5, 6], [2, 1]))  # not a ladder game
     seats, _ = make_tables(games)
     ladder = pa_.skill_ladder(seats)
-    assert list(ladder[["low", "high", "games"]].iloc[0]) == [200, 400, 40]
+    assert list(ladder[["low", "high", "games"]].iloc[0]) == [low, default, 40]
     hi_wins = sum(1 for g in games[:40] if g.bots[g.ranks.index(1)] == "mcts")
     assert ladder["wins"].iloc[0] == hi_wins
     assert pa_.ladder_lineups([8, 16]) == [
