@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from bots.base import Bot
@@ -361,9 +362,18 @@ def _world_key(state: GameState) -> _Key:
 
 
 def _determinize(view: GameState, rng: random.Random) -> GameState:
-    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt."""
+    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
+
+    Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
+    their number is public) are guessed among all white puzzles, as any may have been noted, and
+    count in their scores.
+    """
+    endless = view.endless
+    noted_hidden = [
+        q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]
+    ]
     hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
-    if not hidden:
+    if not hidden and not noted_hidden:
         return view.redeal(rng)
     g = view.copy()
     # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
@@ -385,5 +395,14 @@ def _determinize(view: GameState, rng: random.Random) -> GameState:
     points = view.t.points
     for q, cards in piles.items():
         g.piles[q] = tuple(cards)
-        g.scores[q] = sum(points[c] for c in cards)
+    if endless is not None and noted_hidden:
+        white = view.catalogue.of_colour("white")
+        noted = list(endless.noted)
+        for q in noted_hidden:
+            noted[q] = tuple(rng.choice(white) for _ in noted[q])
+        g.endless = replace(endless, noted=tuple(noted))
+    for q in set(hidden) | set(noted_hidden):
+        g.scores[q] = sum(points[c] for c in g.piles[q])
+        if g.endless is not None:
+            g.scores[q] += sum(points[c] for c in g.endless.noted[q])
     return g.redeal(rng)

@@ -12,7 +12,7 @@ from bots import MCTSBot, make_bot
 from bots.heuristics import cost_model
 from bots.mcts import _determinize, score_estimate
 from projectl_sim import Rules, play_game
-from projectl_sim.engine import HIDDEN, PLAY, GameState
+from projectl_sim.engine import HIDDEN, PLAY, GameState, deal, new_game
 from projectl_sim.errors import UsageError
 
 TINY = "mcts:iterations=6"
@@ -110,6 +110,33 @@ def test_a_world_is_consistent_with_the_view(players: int) -> None:
         whites = {c for c in cards if not world.t.is_black[c]}
         assert whites == {c for c in range(len(world.t.points)) if not world.t.is_black[c]}
         assert len(cards) == sum(_cards(state).values())
+
+
+def test_a_world_guesses_the_noted_white_puzzles_of_the_endless_white_deck() -> None:
+    # a 2-player Endless game whose white deck is cut short, played until the opponent of the
+    # player to move has noted puzzles (hidden in the view: only their number is public)
+    rules = Rules(players=2, endless_white_deck=True)
+    setup = deal(rules, random.Random(3))
+    setup["white_deck"] = setup["white_deck"][:6]
+    state = new_game(rules, setup=setup)
+    bot, rng = make_bot("random"), random.Random(4)
+    while not state.is_over and not state.endless.noted[1 - state.current]:  # type: ignore[union-attr]
+        state.step(state.current, bot(state.view(state.current), rng))
+    assert not state.is_over
+    me, other = state.current, 1 - state.current
+    view = state.view(me)
+    assert HIDDEN in view.endless.noted[other]  # type: ignore[union-attr]
+    whites = set(state.catalogue.of_colour("white"))
+    for seed in range(5):
+        world = _determinize(view, random.Random(seed))
+        noted = world.endless.noted[other]  # type: ignore[union-attr]
+        assert len(noted) == len(state.endless.noted[other]) and set(noted) <= whites
+        assert world.endless.noted[me] == state.endless.noted[me]  # type: ignore[union-attr]
+        points = world.t.points
+        # the noted puzzles count in the guessed score, as they do in the real one
+        assert world.scores[other] == sum(points[c] for c in (*world.piles[other], *noted))
+        assert world.scores[other] >= len(noted) * min(points[c] for c in whites)
+        assert world.scores[me] == state.scores[me]
 
 
 def _cards(state: GameState) -> Counter[int]:
