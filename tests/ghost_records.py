@@ -253,7 +253,11 @@ def ghost_action(**switches: Any) -> dict[str, Any]:
     the mono goes to the supply, and p0's third action places it on GW02 (completing it: reward
     tri_I). Switches (``free``, ``exchange_only``) give the same game under the other readings.
     """
-    b = GhostBuilder(**switches)
+    return _play_ghost_action(GhostBuilder(**switches))
+
+
+def _play_ghost_action(b: GhostBuilder) -> dict[str, Any]:
+    """Play ``ghost_action``'s moves on a builder (its rules and setup already set)."""
     gain_pent_u(b, 0)
     b.take(0, "GW04")
     b.filler(1)
@@ -310,15 +314,7 @@ def finesse_place_tile() -> dict[str, Any]:
     b = GhostBuilder()
     b.rules["expansions"] = [*GHOST, "finesse"]
     b.setup["finesse_tiles"] = row("C07")
-    gain_pent_u(b, 0)
-    b.take(0, "GW04")
-    b.filler(1)
-    b.take(0, "GW02")
-    gw04 = b.cells_for(0, "GW04", ["domino"])[0]
-    gw02 = b.part(0, "GW02", "domino", ["mono"])
-    b.ghost(0, "pent_U", ["domino", "domino", "mono"], [gw04, gw02])
-    b.fill(0, "GW02", ["mono"])
-    return b.to_json()
+    return _play_ghost_action(b)
 
 
 RECORDS = {
