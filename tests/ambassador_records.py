@@ -27,9 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from finesse_records import row
-from records_util import RECORDS_DIR, RecordBuilder, finesse_test_tiles, placement, white_deck
-
-from projectl_sim.record import replay, result_of, write_record
+from records_util import RECORDS_DIR, RecordBuilder, placement, white_deck, write_golden
 
 BLACK = ["B13", "B01", "B06", "B14", "B02", "B07", "B15", "B03", "B08", "B16", "B04", "B09"]
 SEED = 20261129  # the Endless records' reshuffle seed
@@ -296,16 +294,7 @@ RECORDS = {
 
 
 def main() -> None:
-    tiles = finesse_test_tiles()
-    for name, build in RECORDS.items():
-        rec = build()
-        state = replay(rec, finesse_tiles=tiles).state
-        if state.is_over:
-            rec["result"] = result_of(state)
-        path = RECORDS_DIR / f"{name}.json"
-        path.parent.mkdir(exist_ok=True)
-        write_record(rec, path)
-        print(name, state.phase, state.round, state.final_scores() if state.is_over else "")
+    write_golden(RECORDS, RECORDS_DIR)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,10 @@ from records_util import (
     RECORDS_DIR,
     TEST_TILES_FILE,
     RecordBuilder,
-    finesse_test_tiles,
     placement,
     white_deck,
+    write_golden,
 )
-
-from projectl_sim.record import replay, write_record
 
 BLACK = ["B13", "B01", "B06", "B14", "B02", "B07", "B15", "B03", "B08", "B16", "B04", "B09"]
 WHITE = white_deck("W22", "W23", "W09", "W29", "W10", "W24")
@@ -270,19 +268,7 @@ def write_test_tiles() -> None:
 
 def main() -> None:
     write_test_tiles()
-    tiles = finesse_test_tiles()
-    test_ids = {t["id"] for t in TEST_TILES}
-    for name, build in RECORDS.items():
-        rec = build()
-        if test_ids & set(rec["setup"]["finesse_tiles"]):
-            rec["finesse_tiles"] = "test"  # as a record of a user's tile set names it
-        state = replay(rec, finesse_tiles=tiles).state
-        if state.is_over:
-            from projectl_sim.record import result_of
-
-            rec["result"] = result_of(state)
-        write_record(rec, RECORDS_DIR / f"{name}.json")
-        print(name, state.phase, state.round)
+    write_golden(RECORDS, RECORDS_DIR, test_tile_ids={t["id"] for t in TEST_TILES})
 
 
 if __name__ == "__main__":

@@ -17,13 +17,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from records_util import RECORDS_DIR, RecordBuilder
+from records_util import RECORDS_DIR, RecordBuilder, write_golden
 
 from projectl_sim.actions import from_json
 from projectl_sim.catalogue import mask_cells
 from projectl_sim.engine import GameState, new_game
 from projectl_sim.fill import tiling_index
-from projectl_sim.record import replay, result_of, write_record
 from projectl_sim.rules import Rules
 
 GHOST_DIR = RECORDS_DIR / "ghost"
@@ -334,14 +333,7 @@ RECORDS = {
 
 
 def main() -> None:
-    GHOST_DIR.mkdir(exist_ok=True)
-    for name, build in RECORDS.items():
-        rec = build()
-        state = replay(rec).state
-        if state.is_over:
-            rec["result"] = result_of(state)
-        write_record(rec, GHOST_DIR / f"{name}.json")
-        print(name, state.phase, state.round, "actions", len(rec["actions"]))
+    write_golden(RECORDS, GHOST_DIR)
 
 
 if __name__ == "__main__":

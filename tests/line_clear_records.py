@@ -19,10 +19,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from finesse_records import row
-from records_util import RECORDS_DIR, RecordBuilder, finesse_test_tiles, white_deck
-
-from projectl_sim.record import replay, result_of, write_record
+from finesse_records import TEST_TILES, row
+from records_util import RECORDS_DIR, RecordBuilder, white_deck, write_golden
 
 LC_DIR = RECORDS_DIR / "line_clear"
 WHITE = white_deck()  # W01..W32: left white row W01-W03, right W04-W06, the deck from W07
@@ -221,17 +219,7 @@ RECORDS: dict[str, Callable[[], dict[str, Any]]] = {
 
 
 def main() -> None:
-    LC_DIR.mkdir(exist_ok=True)
-    tiles = finesse_test_tiles()
-    for name, build in RECORDS.items():
-        rec = build()
-        if "TAKE20" in rec["setup"].get("finesse_tiles", []):
-            rec["finesse_tiles"] = "test"  # as a record of a user's tile set names it
-        state = replay(rec, finesse_tiles=tiles).state
-        if state.is_over:
-            rec["result"] = result_of(state)
-        write_record(rec, LC_DIR / f"{name}.json")
-        print(name, state.phase, state.round, state.end_reason)
+    write_golden(RECORDS, LC_DIR, test_tile_ids={t["id"] for t in TEST_TILES})
 
 
 if __name__ == "__main__":

@@ -7,13 +7,21 @@ setup and appends actions; the golden records live in ``tests/records/`` and are
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from projectl_sim.catalogue import base_catalogue
 from projectl_sim.engine import GameState
 from projectl_sim.finesse import TileSet, load_tiles
-from projectl_sim.record import RECORD_FORMAT, Replay, read_record, replay
+from projectl_sim.record import (
+    RECORD_FORMAT,
+    Replay,
+    read_record,
+    replay,
+    result_of,
+    write_record,
+)
 
 RECORDS_DIR = Path(__file__).parent / "records"
 TEST_TILES_FILE = Path(__file__).parent / "finesse_test_tiles.json"
@@ -183,6 +191,30 @@ def replay_named(name: str) -> Replay:
 
 
 # -- reading a state in the game's own words ------------------------------------------------------
+def write_golden(
+    records: Mapping[str, Callable[[], dict[str, Any]]],
+    folder: Path,
+    test_tile_ids: Collection[str] = (),
+) -> None:
+    """Build each record and write it as ``folder/NAME.json`` (the builder scripts' ``main``).
+
+    A record dealing a tile of the test tile set names that set (``"finesse_tiles": "test"``, as
+    a record of a user's tile file does); a record whose game is over gets its ``result``.
+    """
+    tiles = finesse_test_tiles()
+    for name, build in records.items():
+        rec = build()
+        if set(test_tile_ids) & set(rec["setup"].get("finesse_tiles", [])):
+            rec["finesse_tiles"] = "test"
+        state = replay(rec, finesse_tiles=tiles).state
+        if state.is_over:
+            rec["result"] = result_of(state)
+        path = folder / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_record(rec, path)
+        print(name, state.phase, state.round, state.end_reason or "")
+
+
 def ids(state: GameState, cards: Any) -> list[str]:
     """Return the puzzle ids of a sequence of card indices."""
     cat = state.catalogue
