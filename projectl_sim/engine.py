@@ -779,29 +779,38 @@ class GameState:
     def _one_per_puzzle(self, make: type[Master] | type[Ambassador]) -> Iterator[Any]:
         """Yield ``make(placements)`` for every set of placements of Master's kind: one or more
         pieces of the supply, at most one per own unfinished puzzle."""
+        for chosen in self._placement_sets(self.placeable_supply(self.current)):
+            yield make(chosen)
+
+    def _placement_sets(self, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
+        """Yield every non-empty set of placements into the mover's unfinished puzzles, at most
+        one per puzzle, using at most ``pieces[p]`` of each piece ``p`` (puzzles in the order
+        taken; in each, nothing first, then every placement in piece and mask order)."""
         t = self.t
-        supply = self.placeable_supply(self.current)
+        left = list(pieces)
         per_slot = []
         for card, filled, _ in self.slots[self.current]:
             fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
-            per_slot.append([(card, piece, m) for piece, masks in enumerate(fits) for m in masks])
+            per_slot.append(
+                [(card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks]
+            )
 
-        def go(i: int, left: list[int], chosen: list[Placement]) -> Iterator[Any]:
+        def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
             if i == len(per_slot):
                 if chosen:
-                    yield make(tuple(chosen))
+                    yield tuple(chosen)
                 return
-            yield from go(i + 1, left, chosen)
+            yield from go(i + 1, chosen)
             for pl in per_slot[i]:
                 piece = pl[1]
                 if left[piece]:
                     left[piece] -= 1
                     chosen.append(pl)
-                    yield from go(i + 1, left, chosen)
+                    yield from go(i + 1, chosen)
                     chosen.pop()
                     left[piece] += 1
 
-        yield from go(0, supply[:], [])
+        yield from go(0, [])
 
     def sample_master(self, rng: random.Random, p_each: float = 0.75) -> Master | None:
         """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
@@ -867,35 +876,11 @@ class GameState:
             for take in gs.tables.takes(g, self.reserve):
                 yield Ghost(g, take)
                 if placements:
-                    for chosen in self._new_piece_placements(take):
+                    taken = [0] * self.t.n_pieces
+                    for piece in take:
+                        taken[piece] += 1
+                    for chosen in self._placement_sets(taken):
                         yield Ghost(g, take, chosen)
-
-    def _new_piece_placements(self, take: tuple[int, ...]) -> Iterator[tuple[Placement, ...]]:
-        """Yield every non-empty set of placements of ``take``'s pieces, one per puzzle."""
-        t = self.t
-        left = [0] * t.n_pieces
-        for piece in take:
-            left[piece] += 1
-        per_slot = []
-        for card, filled, _ in self.slots[self.current]:
-            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
-            per_slot.append([(card, p, m) for p in sorted(set(take)) for m in fits[p]])
-
-        def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
-            if i == len(per_slot):
-                if chosen:
-                    yield tuple(chosen)
-                return
-            yield from go(i + 1, chosen)
-            for pl in per_slot[i]:
-                if left[pl[1]]:
-                    left[pl[1]] -= 1
-                    chosen.append(pl)
-                    yield from go(i + 1, chosen)
-                    chosen.pop()
-                    left[pl[1]] += 1
-
-        yield from go(0, [])
 
     def sample_ghost(self, rng: random.Random, p_each: float = 0.5) -> Ghost | None:
         """Return a random legal Ghost action (None: none): a random ghost held, a random take,
