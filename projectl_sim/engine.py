@@ -1172,11 +1172,14 @@ class GameState:
             return
         elif kind == "ambassador":
             self._use_ambassador(p, action.placements)  # type: ignore[union-attr]
+        elif kind == "ghost":
+            self._ghost_exchange(p, action)  # type: ignore[arg-type]
         else:
             raise IllegalActionError(f"unknown action {action!r}")
         if self.endless is not None and not self.decks[WHITE]:
             self._endless_reshuffle()
-        if kind != "reward":
+        # a free Ghost action (ghost_action=free) is no action of the turn
+        if kind != "reward" and not (kind == "ghost" and self.ghost.free):  # type: ignore[union-attr]
             self.actions_left -= 1
         if self.phase == PLAY or (self.phase == REWARD and not self.reward_options):
             self.phase = PLAY
@@ -1600,52 +1603,48 @@ class GameState:
             raise IllegalActionError(why)
 
     def _ghost_apply(self, action: Action) -> bool:
-        """Apply a Ghost action or a Level Up step; return False for any other action."""
-        kind = action.kind
-        if kind != "ghost" and kind != "level_up":
+        """Apply a Level Up step; return False for any other action."""
+        if action.kind != "level_up":
             return False
         gs = self.ghost
         assert gs is not None
         p = self.current
         supply = self.supply[p]
         reserve = self.reserve
-        if kind == "level_up":
-            give, get = action.give, action.get  # type: ignore[union-attr]
-            if give is None or get is None:
-                gs.forgone[p] += 1
-            else:
-                supply[give] -= 1
-                reserve[give] += 1
-                reserve[get] -= 1
-                supply[get] += 1
-                gs.levelled[p] += 1
-            gs.steps -= 1
-            if gs.steps and self._ghost_level_up_possible(p):
-                return True  # the next step of a ⇈
-            gs.forgone[p] += gs.steps  # a step with no upgrade possible lapses
-            gs.steps = 0
-            self.phase = PLAY
-            self._resolve_rewards(p)  # the rest of the queue, in the order taken
-            if self.phase == PLAY:
-                self._advance()
-            return True
-        ghost = action.ghost  # type: ignore[union-attr]
-        supply[ghost] -= 1
-        reserve[ghost] += 1
-        for piece in action.take:  # type: ignore[union-attr]
-            reserve[piece] -= 1
-            supply[piece] += 1
-        gs.exchanges[p] += 1
-        for card, piece, mask in action.placements:  # type: ignore[union-attr]
-            self._place(p, card, piece, mask)
-        self._complete(p)
-        if self.endless is not None and not self.decks[WHITE]:
-            self._endless_reshuffle()  # a white puzzle completed with the white deck empty
-        if not gs.free:
-            self.actions_left -= 1
+        give, get = action.give, action.get  # type: ignore[union-attr]
+        if give is None or get is None:
+            gs.forgone[p] += 1
+        else:
+            supply[give] -= 1
+            reserve[give] += 1
+            reserve[get] -= 1
+            supply[get] += 1
+            gs.levelled[p] += 1
+        gs.steps -= 1
+        if gs.steps and self._ghost_level_up_possible(p):
+            return True  # the next step of a ⇈
+        gs.forgone[p] += gs.steps  # a step with no upgrade possible lapses
+        gs.steps = 0
+        self.phase = PLAY
+        self._resolve_rewards(p)  # the rest of the queue, in the order taken
         if self.phase == PLAY:
             self._advance()
         return True
+
+    def _ghost_exchange(self, p: int, action: Ghost) -> None:
+        """Apply a Ghost action: the ghost back, its pieces taken, the new ones placed (``apply``
+        completes puzzles and ends the action as for any other)."""
+        assert self.ghost is not None
+        supply, reserve = self.supply[p], self.reserve
+        supply[action.ghost] -= 1
+        reserve[action.ghost] += 1
+        for piece in action.take:
+            reserve[piece] -= 1
+            supply[piece] += 1
+        self.ghost.exchanges[p] += 1
+        for card, piece, mask in action.placements:
+            self._place(p, card, piece, mask)
+        self._complete(p)
 
     def _ghost_open_level_up(self, p: int, steps: int) -> bool:
         """Start a Level Up reward (the head of the queue); return whether a step is open."""
