@@ -369,9 +369,7 @@ def _determinize(view: GameState, rng: random.Random) -> GameState:
     count in their scores.
     """
     endless = view.endless
-    noted_hidden = [
-        q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]
-    ]
+    noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
     hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
     if not hidden and not noted_hidden:
         return view.redeal(rng)
