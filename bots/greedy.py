@@ -38,6 +38,7 @@ on cheap puzzles, values rewards), ``rush_black`` (black puzzles' points count 1
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
@@ -88,6 +89,18 @@ class _Target:
     cost: int
     need: tuple[int, ...]
     rate: float
+
+
+def _in_plan_order(
+    model: CostModel, supply: list[int], empties: list[int]
+) -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
+    """Plan regions cheapest first, each with what the cheaper ones leave of ``supply``; yield
+    ``(index in empties, empty, cost, need)`` in that order."""
+    order = sorted(range(len(empties)), key=lambda i: model.cost(empties[i], supply)[0])
+    for i in order:
+        cost, need = model.cost(empties[i], supply)
+        yield i, empties[i], cost, need
+        supply = [max(0, s - k) for s, k in zip(supply, need, strict=True)]
 
 
 def _gain(state: GameState, card: int, w: Weights) -> float:
@@ -204,18 +217,15 @@ class GreedyBot(Bot):
     def _targets(self, state: GameState, model: CostModel, left: int) -> list[_Target]:
         t = state.t
         me = state.current
-        supply = list(state.placeable_supply(me))
         out = []
-        # cheapest first, each planned with what the cheaper ones leave of the supply
-        slots = sorted(state.slots[me], key=lambda s: model.cost(t.recess[s[0]] & ~s[1], supply)[0])
-        for card, filled, _ in slots:
-            empty = t.recess[card] & ~filled
-            cost, need = model.cost(empty, supply)
+        regions = [t.recess[card] & ~filled for card, filled, _ in state.slots[me]]
+        plans = _in_plan_order(model, list(state.placeable_supply(me)), regions)
+        for i, empty, cost, need in plans:
+            card = state.slots[me][i][0]
             rate = _gain(state, card, self.weights) / max(1, cost) if cost < UNREACHABLE else 0.0
             if state.rules.unfinished_penalty:
                 rate += t.points[card] / max(1, cost)  # finishing also saves the penalty
             out.append(_Target(card, empty, cost, need, rate))
-            supply = [max(0, s - k) for s, k in zip(supply, need, strict=True)]
         return out
 
     def _best_take(
@@ -358,12 +368,9 @@ class GreedyBot(Bot):
         each planned with what the cheaper ones leave, as ``_targets`` does)."""
         if state.ghost is not None:
             supply = state.ghost.placeable(supply)
-        total = 0
-        for empty in sorted(empties, key=lambda e: model.cost(e, supply)[0]):
-            cost, need = model.cost(empty, supply)
-            total += min(cost, UNREACHABLE)
-            supply = [max(0, s - k) for s, k in zip(supply, need, strict=True)]
-        return total
+        return sum(
+            min(cost, UNREACHABLE) for _, _, cost, _ in _in_plan_order(model, supply, empties)
+        )
 
     def _plan_ghost(
         self, state: GameState, model: CostModel, targets: list[_Target], left: int
