@@ -17,7 +17,7 @@ from projectl_sim.engine import (
     GameState,
 )
 from projectl_sim.finesse import BANK_CREDITS, INSERT_COST, ROW_LENGTH
-from projectl_sim.line_clear import BLACK_MARKER_OFFSET, sides
+from projectl_sim.line_clear import BLACK_MARKER_OFFSET
 from projectl_sim.line_clear import ROW_SIZE as LC_ROW_SIZE
 from projectl_sim.rules import ACTIONS_PER_TURN, GRID_COLUMNS, GRID_SIZE, MAX_UNFINISHED, ROW_SIZE
 from projectl_sim.solo import EMPTY
@@ -201,12 +201,9 @@ def _check_endless(state: GameState) -> None:
     white_in_piles = any(c != HIDDEN and not t.is_black[c] for pile in state.piles for c in pile)
     if state.phase in (PLAY, REWARD, LEVEL_UP) and not state.decks[WHITE] and white_in_piles:
         raise InvariantError("the white deck is empty while completed white puzzles wait")
-    if state.line_clear is None:
-        white_rows, size = [state.rows[WHITE]], ROW_SIZE
-    else:  # both white rows of 3
-        white_rows, size = [rows[WHITE] for rows in sides(state)], LC_ROW_SIZE
-    if state.decks[WHITE] and any(len(row) < size for row in white_rows):
-        raise InvariantError("a gap in a white row while the white deck has cards")
+    # (Line Clear's four rows are checked by _check_line_clear)
+    if state.line_clear is None and state.decks[WHITE] and len(state.rows[WHITE]) < ROW_SIZE:
+        raise InvariantError("a gap in the white row while the white deck has cards")
 
 
 def _check_ambassadors(state: GameState) -> None:
