@@ -175,8 +175,8 @@ class RandomBot(Bot):
         total = 0
         for card, filled, _ in view.slots[view.current]:
             empty = recess[card] & ~filled
-            for piece, masks in enumerate(cat.fits_in(recess[card], empty)):
-                if masks and supply[piece]:
+            for piece, masks in cat.fit_groups(recess[card], empty):
+                if supply[piece]:
                     groups.append((empty, card, piece, masks))
                     total += len(masks)
         if not total:

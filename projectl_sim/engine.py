@@ -208,6 +208,28 @@ class _Tables:
             )
             for g in range(self.n_pieces)
         )
+        # rulings, reserve shortage: per wanted piece, the other shapes of its level, then the
+        # shapes one level higher or of any lower level (each in piece order)
+        self.shortage_candidates: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+            (
+                tuple(p for p in self.by_level[levels[w]] if p != w),
+                tuple(
+                    p
+                    for p in range(self.n_pieces)
+                    if levels[p] == levels[w] + 1 or levels[p] < levels[w]
+                ),
+            )
+            for w in range(self.n_pieces)
+        )
+        # per piece given, its Upgrade actions while no piece of the reserve is out (the usual
+        # case): no shortage then, unless no level lies above the piece given
+        self.upgrade_full: tuple[tuple[Upgrade, ...], ...] = tuple(
+            tuple(
+                self.upgrade_actions[g, get]
+                for get in self.upgrade_targets[g][0 if self.upgrade_up[g] else 1]
+            )
+            for g in range(self.n_pieces)
+        )
         # (colour, row) -> every Recycle of that row, one per drawing order
         self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = {}
         # (card, empty mask) -> per piece, the Place actions that fit
@@ -266,15 +288,11 @@ def shortage_options(reserve: Sequence[int], wanted: int, t: _Tables) -> tuple[i
     """
     if reserve[wanted] > 0:
         return (wanted,)
-    level = t.levels[wanted]
-    same = tuple(p for p in t.by_level[level] if reserve[p] > 0)
-    if same:
-        return same
-    return tuple(
-        p
-        for p in range(t.n_pieces)
-        if reserve[p] > 0 and (t.levels[p] == level + 1 or t.levels[p] < level)
-    )
+    same, fallback = t.shortage_candidates[wanted]
+    found = tuple([p for p in same if reserve[p] > 0])
+    if found:
+        return found
+    return tuple([p for p in fallback if reserve[p] > 0])
 
 
 class GameState:
@@ -708,8 +726,14 @@ class GameState:
         t = self.t
         reserve = self.reserve
         supply = self.supply[self.current]
-        table = t.upgrade_actions
         acts: list[Action] = []
+        if all(reserve):  # nothing out: the targets are fixed per piece given
+            full = t.upgrade_full
+            for give, held in enumerate(supply):
+                if held:
+                    acts.extend(full[give])
+            return acts
+        table = t.upgrade_actions
         for give in range(t.n_pieces):
             if supply[give]:
                 acts.extend([table[give, get] for get in self._upgrade_targets(give, reserve)])
@@ -730,8 +754,15 @@ class GameState:
         mono = self.t.mono
         if self.reserve[mono]:
             return mono  # the usual case, without building the options
-        options = shortage_options(self.reserve, mono, self.t)
-        return options[0] if options else None
+        reserve = self.reserve
+        same, fallback = self.t.shortage_candidates[mono]  # shortage_options' first, unbuilt
+        for p in same:
+            if reserve[p]:
+                return p
+        for p in fallback:
+            if reserve[p]:
+                return p
+        return None
 
     def placeable_supply(self, player: int) -> list[int]:
         """Return the pieces ``player`` may place: the supply itself (do not mutate it), or with
@@ -838,13 +869,16 @@ class GameState:
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each and chosen:
                 continue
-            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
+            groups = t.cat.fit_groups(t.recess[card], t.recess[card] & ~filled)
             # uniform over this puzzle's placements of the pieces left, without listing them
-            total = sum(len(masks) for piece, masks in enumerate(fits) if left[piece])
+            total = 0
+            for piece, masks in groups:
+                if left[piece]:
+                    total += len(masks)
             if not total:
                 continue
             r = int(rng.random() * total)  # cheaper than randrange in hot loops
-            for piece, masks in enumerate(fits):
+            for piece, masks in groups:
                 if left[piece]:
                     if r < len(masks):
                         left[piece] -= 1

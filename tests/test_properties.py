@@ -71,3 +71,37 @@ def test_random_legal_sequences_keep_invariants(
         state.step(state.current, action)
         check_invariants(state)
         check_invariants(before)  # a copy is independent of the state it came from
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    supply=st.lists(st.integers(0, 2), min_size=9, max_size=9),
+    reserve=st.lists(st.integers(0, 3), min_size=9, max_size=9),
+)
+def test_upgrade_and_basic_piece_follow_the_rulings_for_any_reserve(
+    supply: list[int], reserve: list[int]
+) -> None:
+    """Upgrade B and Upgrade A, worked out from the rulings, for every reserve (full reserves
+    take a precomputed path, short ones filter): same level, lower, or one level up (two when
+    the level above is out); Upgrade A a mono, else another level-1 shape, else a level-2 one."""
+    state = new_game(Rules(players=2), seed=1)
+    state.supply[state.current][:] = supply
+    state.reserve[:] = reserve
+    levels = [p.level for p in state.t.cat.pieces]
+    expected = set()
+    for give, held in enumerate(supply):
+        if not held:
+            continue
+        up = levels[give] + 1
+        if not any(reserve[p] for p in range(9) if levels[p] == up):
+            up += 1  # the reserve shortage
+        for get in range(9):
+            if get != give and reserve[get] and (levels[get] <= levels[give] or levels[get] == up):
+                expected.add((give, get))
+    listed = [(a.give, a.get) for a in state.upgrade_actions()]  # type: ignore[attr-defined]
+    assert len(listed) == len(set(listed)) and set(listed) == expected
+    mono = state.t.mono
+    basic = [p for p in range(9) if reserve[p] and levels[p] == 1] or [
+        p for p in range(9) if reserve[p] and levels[p] == 2
+    ]
+    assert state.basic_piece() == (mono if reserve[mono] else basic[0] if basic else None)
