@@ -21,6 +21,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from bots.base import Bot
 from projectl_sim.actions import Action, Ambassador, Finish, Ghost, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
@@ -94,6 +96,7 @@ def finish_gain(view: GameState, action: Finish) -> int:
     return gain - len(action.placements) + with_credits(view, action).credits
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, and still a base for users' bots
 class RandomBot(Bot):
     name = "random"
     summary = (

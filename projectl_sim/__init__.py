@@ -1,5 +1,7 @@
 """projectl-sim: rules engine, fillability, bots and simulation for the board game Project L."""
 
+# first: chooses the compiled hot-loop modules or their source, before anything imports them
+from projectl_sim import _native  # noqa: F401
 from projectl_sim.actions import (
     Action,
     Finish,

@@ -195,18 +195,18 @@ class _Tables:
             tuple(p for p in self.by_level.get(levels[g] + 1, ()) if not ghost[p])
             for g in range(self.n_pieces)
         )
-        self.upgrade_targets: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
-            tuple(
-                tuple(
-                    p
-                    for p in range(self.n_pieces)
-                    if p != g
-                    and not ghost[p]
-                    and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
-                )
-                for step in (1, 2)
+
+        def targets(g: int, step: int) -> tuple[int, ...]:
+            return tuple(
+                p
+                for p in range(self.n_pieces)
+                if p != g
+                and not ghost[p]
+                and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
             )
-            for g in range(self.n_pieces)
+
+        self.upgrade_targets: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+            (targets(g, 1), targets(g, 2)) for g in range(self.n_pieces)
         )
         # rulings, reserve shortage: per wanted piece, the other shapes of its level, then the
         # shapes one level higher or of any lower level (each in piece order)
@@ -335,8 +335,13 @@ class GameState:
         "viewer",
     )
 
-    def __init__(self, rules: Rules, setup: dict[str, Any]) -> None:
-        """Start a game from an explicit setup (see ``new_game`` to deal from a seed)."""
+    def __init__(self, rules: Rules | None = None, setup: dict[str, Any] | None = None) -> None:
+        """Start a game from an explicit setup (see ``new_game`` to deal from a seed).
+
+        Without arguments, an empty shell for ``copy`` to fill (compiled, ``__new__`` calls this).
+        """
+        if rules is None or setup is None:
+            return
         self.rules = rules
         cat = rules.catalogue
         self.t = t = tables(cat)
@@ -394,7 +399,9 @@ class GameState:
         self.endless = Endless.start(setup, n) if rules.endless_white_deck else None
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
-        if self.line_clear is not None:
+        # (the rules, not self.line_clear: a compiled build takes the None assigned above as
+        # the attribute's type here, not seeing that _lc_setup set it)
+        if rules.line_clear:
             self._lc_advance(pair_start=True)
         else:
             self._advance()
@@ -448,7 +455,7 @@ class GameState:
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
         """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
-        g = object.__new__(GameState)
+        g = GameState.__new__(GameState)  # no __init__ (compiled: one without arguments)
         g.rules = self.rules
         g.t = self.t
         g.n = self.n
@@ -1184,7 +1191,8 @@ class GameState:
         elif kind == "take_deck":
             self._take_deck(p, action.colour)  # type: ignore[union-attr]
         elif kind == "upgrade":
-            give, get = action.give, action.get  # type: ignore[union-attr]
+            give: int = action.give  # type: ignore[union-attr, assignment]
+            get: int = action.get  # type: ignore[union-attr, assignment]
             self.supply[p][give] -= 1
             self.reserve[give] += 1
             self.reserve[get] -= 1

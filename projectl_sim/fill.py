@@ -462,10 +462,10 @@ def count_tilings(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> int:
 def counts_of(cat: Catalogue, pieces: Mapping[PieceId, int] | Sequence[int]) -> tuple[int, ...]:
     """Return per-piece-index counts from ``{piece id: count}`` (or pass a sequence through)."""
     if isinstance(pieces, Mapping):
-        counts = [0] * len(cat.pieces)
+        by_index = [0] * len(cat.pieces)
         for piece_id, n in pieces.items():
-            counts[cat.piece_index(piece_id)] += n
-        return tuple(counts)
+            by_index[cat.piece_index(piece_id)] += n
+        return tuple(by_index)
     counts = tuple(pieces)
     if len(counts) != len(cat.pieces):
         raise ValueError(f"expected {len(cat.pieces)} counts, got {len(counts)}")

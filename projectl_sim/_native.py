@@ -1,0 +1,91 @@
+"""Compiled or pure: which build of the hot-loop modules this process runs.
+
+``setup.py`` compiles ``projectl_sim.engine``, ``projectl_sim.fill`` and ``bots.random_bot`` with
+mypyc when it can, and records a digest of each source it compiled. Python would import a
+compiled module in preference to its source even after the source is edited (an editable
+install), so ``select`` (run on import, first thing in ``projectl_sim/__init__``) loads
+all three from source instead when any source differs from its build, or when the environment
+sets ``PROJECTL_SIM_PURE=1``. All or none: the compiled modules call each other natively.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+from types import ModuleType
+
+# module -> its source, relative to the folder holding the two packages
+MODULES = {
+    "projectl_sim.engine": "projectl_sim/engine.py",
+    "projectl_sim.fill": "projectl_sim/fill.py",
+    "bots.random_bot": "bots/random_bot.py",
+}
+_ROOT = Path(__file__).resolve().parent.parent
+_STAMP = Path(__file__).resolve().parent / "_native_stamp.json"
+
+
+class _FromSource(importlib.abc.MetaPathFinder):
+    """Find the compiled modules' sources first, so that their builds are never imported."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        rel = MODULES.get(fullname)
+        return (
+            None if rel is None else importlib.util.spec_from_file_location(fullname, _ROOT / rel)
+        )
+
+
+def _built(rel: str) -> bool:
+    source = _ROOT / rel
+    stem = source.with_suffix("")
+    return any(
+        Path(f"{stem}{suffix}").exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
+
+
+def _stale() -> list[str]:
+    """Return the compiled modules whose source changed since the build (all, without a record)."""
+    try:
+        digests = json.loads(_STAMP.read_text())
+    except (OSError, ValueError):
+        return list(MODULES.values())
+    return [
+        rel
+        for rel in MODULES.values()
+        if digests.get(rel) != hashlib.sha256((_ROOT / rel).read_bytes()).hexdigest()
+    ]
+
+
+def select() -> None:
+    """Import the compiled modules when they are current, else (or when asked) their source."""
+    if not any(_built(rel) for rel in MODULES.values()):
+        return  # a pure install: nothing to choose
+    if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
+        sys.meta_path.insert(0, _FromSource())
+        return
+    stale = _stale()
+    if stale:
+        warnings.warn(
+            f"projectl-sim: {', '.join(stale)} changed since it was compiled; running the pure "
+            "Python source (slower). Reinstall (pip install -e .) to compile it again.",
+            stacklevel=3,
+        )
+        sys.meta_path.insert(0, _FromSource())
+
+
+def compiled() -> bool:
+    """Return whether this process runs the compiled hot-loop modules."""
+    import projectl_sim.engine
+
+    return not str(projectl_sim.engine.__file__).endswith(".py")
+
+
+select()
