@@ -19,7 +19,13 @@ from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
 # The modules of the hot loop: the engine, the tiling index and the baseline bot.
-NATIVE = ["projectl_sim/engine.py", "projectl_sim/fill.py", "bots/random_bot.py"]
+NATIVE = [
+    "projectl_sim/engine.py",
+    "projectl_sim/fill.py",
+    "projectl_sim/play.py",
+    "bots/base.py",
+    "bots/random_bot.py",
+]
 STAMP = HERE / "projectl_sim" / "_native_stamp.json"
 
 

@@ -1,5 +1,8 @@
 """Engine speed: random 2-player games per second on one core, and the cost of the primitives.
 
+With the compiled build (setup.py), the same games are also played on the pure Python source
+(``PROJECTL_SIM_PURE=1``, a fresh process) and the ratio printed; ``--no-pure`` skips that.
+
 Run: ``.venv/bin/python benchmarks/engine.py [--games N] [--jobs J]``. Seeds are fresh every run
 (reused seeds would make every cache hit and inflate the figures); the root seed is printed.
 The one-core figures are the CPU time of one process (load-independent); the machine figure is
@@ -10,7 +13,9 @@ is only meaningful on an otherwise idle machine.
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -25,6 +30,7 @@ import numpy as np  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, new_game, play_game  # noqa: E402
+from projectl_sim._native import compiled  # noqa: E402
 from projectl_sim.engine import OVER  # noqa: E402
 
 
@@ -44,7 +50,8 @@ def _play(seeds: np.ndarray) -> tuple[Counter[str], int, float, float, float]:
     return reasons, actions, cpu, start, time.time()
 
 
-def bench_games(n_games: int, root: int) -> None:
+def bench_games(n_games: int, root: int) -> float:
+    """Print the one-core figures; return the actions per second."""
     seeds = np.random.SeedSequence(root).generate_state(n_games)
     reasons, actions, cpu, start, end = _play(seeds)
     elapsed = end - start
@@ -55,6 +62,25 @@ def bench_games(n_games: int, root: int) -> None:
     print(f"actions:      {actions / cpu:8.0f} actions/s ({actions / n_games:.0f} per game)")
     share = reasons["rules"] / n_games
     print(f"ended by the rules: {share:.1%} ({dict(reasons)})")
+    return actions / cpu
+
+
+def bench_pure(n_games: int, root: int, compiled_rate: float) -> None:
+    """The same games on the pure Python source (PROJECTL_SIM_PURE=1), in a fresh process."""
+    env = {**os.environ, "PROJECTL_SIM_PURE": "1"}
+    args = [sys.executable, __file__, "--games", str(n_games), "--seed", str(root), "--jobs", "0"]
+    out = subprocess.run([*args, "--games-only"], env=env, capture_output=True, text=True)
+    if out.returncode:
+        print(f"pure Python:  failed ({out.stderr.strip().splitlines()[-1:]})")
+        return
+    games = next(line for line in out.stdout.splitlines() if line.startswith("games:"))
+    rate = float(
+        next(line for line in out.stdout.splitlines() if line.startswith("actions:")).split()[1]
+    )
+    print(
+        f"pure Python:  {games.split()[1]:>8} games/s, {rate:.0f} actions/s on one core "
+        f"(the same games); compiled/pure: {compiled_rate / rate:.2f}x"
+    )
 
 
 def bench_machine(n_games: int, root: int, jobs: int) -> None:
@@ -131,10 +157,18 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, default=2, help="processes for the machine figure (0: skip it)"
     )
+    parser.add_argument("--no-pure", action="store_true", help="skip the pure Python comparison")
+    parser.add_argument("--games-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     print(f"root seed {root}")
-    bench_games(args.games, root)
+    built = compiled()
+    print(f"build:        {'compiled hot loop (mypyc)' if built else 'pure Python'}")
+    rate = bench_games(args.games, root)
+    if args.games_only:
+        return
+    if built and not args.no_pure:
+        bench_pure(args.games, root, rate)
     if args.jobs:
         bench_machine(args.games, root, args.jobs)
     bench_primitives(root)

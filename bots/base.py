@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from projectl_sim.actions import Action, Finish, Reward
 from projectl_sim.engine import FINISHING, LEVEL_UP, REWARD, GameState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, and the base of every bot
 class Bot:
     """Base class: ``act`` picks a Play action; reward, Level Up (Ghost Piece) and Finishing
     Touches have defaults.

@@ -178,7 +178,7 @@ class RandomBot(Bot):
         total = 0
         for card, filled, _ in view.slots[view.current]:
             empty = recess[card] & ~filled
-            for piece, masks in cat.fit_groups(recess[card], empty):
+            for piece, masks in t.fit_groups(card, empty):
                 if supply[piece]:
                     groups.append((empty, card, piece, masks))
                     total += len(masks)

@@ -25,6 +25,8 @@ from types import ModuleType
 MODULES = {
     "projectl_sim.engine": "projectl_sim/engine.py",
     "projectl_sim.fill": "projectl_sim/fill.py",
+    "projectl_sim.play": "projectl_sim/play.py",
+    "bots.base": "bots/base.py",
     "bots.random_bot": "bots/random_bot.py",
 }
 _ROOT = Path(__file__).resolve().parent.parent

@@ -184,9 +184,6 @@ class Catalogue:
     _piece_index: dict[PieceId, int] = field(init=False, repr=False)
     _puzzle_index: dict[PuzzleId, int] = field(init=False, repr=False)
     _fit_cache: dict[Mask25, tuple[tuple[Mask25, ...], ...]] = field(init=False, repr=False)
-    _group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = field(
-        init=False, repr=False
-    )
 
     def __post_init__(self) -> None:
         self.placements = tuple(placements_on_grid(p.cells) for p in self.pieces)
@@ -202,7 +199,6 @@ class Catalogue:
         self._piece_index = {p.id: p.index for p in self.pieces}
         self._puzzle_index = {p.id: p.index for p in self.puzzles}
         self._fit_cache = {}
-        self._group_cache = {}
 
     # -- lookups -------------------------------------------------------------------------------
     @property
@@ -297,20 +293,6 @@ class Catalogue:
         # play reaches thousands of distinct empty regions, each asked about once or twice.
         return self.fits_after(empty, self.fits(recess))
 
-    def fit_groups(
-        self, recess: Mask25, empty: Mask25
-    ) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
-        """Return ``fits_in(recess, empty)`` as (piece, placements) pairs, only the pieces that
-        fit at all, in piece order (cached: the hot loops of play skip the pieces that don't)."""
-        hit = self._group_cache.get(empty)
-        if hit is None:
-            fits = self.fits_in(recess, empty)
-            hit = tuple([(piece, masks) for piece, masks in enumerate(fits) if masks])
-            if len(self._group_cache) >= _FIT_CACHE_CAP:
-                self._group_cache.clear()
-            self._group_cache[empty] = hit
-        return hit
-
     def shape_of(self, piece: int, mask: Mask25) -> bool:
         """Return whether ``mask`` is a placement of piece ``piece``."""
         return piece in self.piece_of_mask.get(mask, ())
@@ -334,6 +316,8 @@ def _parse_pieces(raw: Any, *, allow_empty: bool = False) -> tuple[Piece, ...]:
         if not isinstance(spec, dict):
             raise _fail(where, "must be an object")
         cells_raw = spec.get("cells")
+        if not isinstance(cells_raw, list | tuple):
+            raise _fail(where, "cells must be a list of [row, col] pairs")
         try:
             cells = tuple((int(r), int(c)) for r, c in cells_raw)
         except (TypeError, ValueError):

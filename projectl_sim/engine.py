@@ -236,6 +236,26 @@ class _Tables:
         self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = {}
         # card -> per piece, mask -> its Place action (every placement inside the recess)
         self.place_objects: list[tuple[dict[Mask25, Place], ...] | None] = [None] * len(cat.puzzles)
+        # empty mask -> the pieces that fit in it, each with its placements there
+        self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = {}
+
+    def fit_groups(self, card: int, empty: Mask25) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
+        """Return the pieces that fit in a puzzle's empty cells, each with its placements there,
+        in piece order (``Catalogue.fits_in`` less the pieces that don't fit; cached: the hot
+        loops of play then skip those pieces)."""
+        hit = self.group_cache.get(empty)
+        if hit is None:
+            # the puzzle's own placements (cached per recess) that lie in the empty cells
+            groups = []
+            for piece, masks in enumerate(self.cat.fits(self.recess[card])):
+                inside = tuple([m for m in masks if m & empty == m])
+                if inside:
+                    groups.append((piece, inside))
+            hit = tuple(groups)
+            if len(self.group_cache) > 300_000:
+                self.group_cache.clear()
+            self.group_cache[empty] = hit
+        return hit
 
     def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:
         hit = self.recycle_cache.get((colour, row))
@@ -828,9 +848,9 @@ class GameState:
         left = list(pieces)
         per_slot = []
         for card, filled, _ in self.slots[self.current]:
-            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
+            groups = t.fit_groups(card, t.recess[card] & ~filled)
             per_slot.append(
-                [(card, piece, m) for piece, masks in enumerate(fits) if left[piece] for m in masks]
+                [(card, piece, m) for piece, masks in groups if left[piece] for m in masks]
             )
 
         def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
@@ -876,7 +896,7 @@ class GameState:
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each and chosen:
                 continue
-            groups = t.cat.fit_groups(t.recess[card], t.recess[card] & ~filled)
+            groups = t.fit_groups(card, t.recess[card] & ~filled)
             # uniform over this puzzle's placements of the pieces left, without listing them
             total = 0
             for piece, masks in groups:
@@ -946,8 +966,8 @@ class GameState:
         for card, filled, _ in self.slots[self.current]:
             if rng.random() >= p_each:
                 continue
-            fits = t.cat.fits_in(t.recess[card], t.recess[card] & ~filled)
-            options = [(card, p, m) for p in range(t.n_pieces) if left[p] for m in fits[p]]
+            groups = t.fit_groups(card, t.recess[card] & ~filled)
+            options = [(card, p, m) for p, masks in groups if left[p] for m in masks]
             if options:
                 pl = options[int(rng.random() * len(options))]
                 left[pl[1]] -= 1

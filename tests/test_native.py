@@ -1,0 +1,78 @@
+"""The compiled build of the hot loop (mypyc, see setup.py) and its pure Python source play the
+same games, and an edited source is never shadowed by a stale build."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from projectl_sim import _native
+
+# A few games of every hot path: the base game at 2-4 players, the expansions together, Line
+# Clear, solo, and the greedy bot (which calls the engine and the tiling index all the time).
+GAMES = """
+import json
+from bots import make_bot
+from projectl_sim import Rules, play_game
+from projectl_sim._native import compiled
+
+every = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
+configs = [
+    (Rules(players=2), ["random", "random"], 12),
+    (Rules(players=4), ["random"] * 4, 4),
+    (Rules(players=3, expansions=every), ["random", "greedy", "random"], 4),
+    (Rules(players=5, variant="line_clear"), ["random"] * 5, 2),
+    (Rules(players=1, variant="solo"), ["greedy"], 4),
+    (Rules(players=2, expansions=("ghost_piece",)), ["greedy", "random"], 3),
+]
+records = [
+    play_game(rules, [make_bot(b) for b in bots], seed).record_json()
+    for rules, bots, n in configs
+    for seed in range(n)
+]
+print(json.dumps({"compiled": compiled(), "records": records}))
+"""
+
+
+def _run(pure: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PROJECTL_SIM_PURE"}
+    if pure:
+        env["PROJECTL_SIM_PURE"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", GAMES], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def test_the_compiled_and_the_pure_build_play_the_same_games() -> None:
+    built = all(_native._built(rel) for rel in _native.MODULES.values())
+    default, pure = _run(pure=False), _run(pure=True)
+    assert pure["compiled"] is False  # PROJECTL_SIM_PURE=1 runs the source
+    # the build runs whenever it exists and matches its source
+    assert default["compiled"] is (built and not _native._stale())
+    if os.environ.get("CI") == "true":
+        assert default["compiled"], "CI installs as users do: the hot loop must compile"
+    assert default["records"] == pure["records"]
+    assert len(default["records"]) == 29
+
+
+def test_a_source_edited_since_the_build_is_named_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    digests = {
+        rel: hashlib.sha256((_native._ROOT / rel).read_bytes()).hexdigest()
+        for rel in _native.MODULES.values()
+    }
+    stamp = tmp_path / "stamp.json"
+    monkeypatch.setattr(_native, "_STAMP", stamp)
+    assert _native._stale() == list(_native.MODULES.values())  # no record of a build
+    stamp.write_text(json.dumps(digests))
+    assert _native._stale() == []
+    stamp.write_text(json.dumps({**digests, "projectl_sim/fill.py": "0" * 64}))
+    assert _native._stale() == ["projectl_sim/fill.py"]
