@@ -355,13 +355,19 @@ class GameState:
         "viewer",
     )
 
-    def __init__(self, rules: Rules | None = None, setup: dict[str, Any] | None = None) -> None:
+    def __init__(self, rules: Rules | None = None, setup: Any = None) -> None:
         """Start a game from an explicit setup (see ``new_game`` to deal from a seed).
 
         Without arguments, an empty shell for ``copy`` to fill (compiled, ``__new__`` calls this).
+        ``setup`` is a record's: checked here (typed ``Any`` so that a compiled build, which checks
+        declared types on entry, reports a malformed one as the source does).
         """
-        if rules is None or setup is None:
-            return
+        if rules is None:
+            if setup is None:
+                return
+            raise TypeError("a game needs its rules")
+        if not isinstance(setup, dict):
+            raise RecordError("setup must be an object")
         self.rules = rules
         cat = rules.catalogue
         self.t = t = tables(cat)
@@ -2025,7 +2031,7 @@ def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
 def new_game(
     rules: Rules,
     seed: int | np.random.SeedSequence | None = None,
-    setup: dict[str, Any] | None = None,
+    setup: Any = None,
 ) -> GameState:
     """Start a game from an explicit ``setup``, or dealt from ``seed`` (one of them is needed)."""
     if setup is None:

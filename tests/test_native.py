@@ -40,12 +40,57 @@ print(json.dumps({"compiled": compiled(), "records": records}))
 """
 
 
-def _run(pure: bool) -> dict:
+# Golden records with one or two fields replaced by a value of another type (or removed), each
+# replayed: the outcome, or the error's type and message.
+MALFORMED = """
+import copy, json, random, sys
+from pathlib import Path
+from projectl_sim import replay
+from projectl_sim._native import compiled
+
+VALUES = [None, 0, -1, 2, 99, 10**30, 1.5, True, "x", "W05", "mono", "white", [], [0], [[9, 9]],
+          {}, {"a": 1}, "remove"]
+
+def paths(obj, at=()):
+    if at:
+        yield at
+    if isinstance(obj, dict):
+        children = list(obj.items())
+    else:
+        children = list(enumerate(obj)) if isinstance(obj, list) else []
+    for key, value in children:
+        yield from paths(value, (*at, key))
+
+def put(obj, at, value):
+    for key in at[:-1]:
+        obj = obj[key]
+    if value == "remove":
+        del obj[at[-1]]
+    else:
+        obj[at[-1]] = value
+
+rng = random.Random(20261129)
+records = [json.loads(p.read_text()) for p in sorted(Path(sys.argv[1]).rglob("*.json"))]
+out = []
+for _ in range(400):
+    record = copy.deepcopy(rng.choice(records))
+    for _ in range(rng.choice([1, 1, 2])):
+        put(record, rng.choice(list(paths(record))), rng.choice(VALUES))
+    try:
+        done = replay(record)
+        out.append(["ok", done.state.phase, list(done.state.scores)])
+    except Exception as exc:
+        out.append([type(exc).__name__, str(exc)])
+print(json.dumps({"compiled": compiled(), "records": out}))
+"""
+
+
+def _run(pure: bool, script: str = GAMES, *args: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PROJECTL_SIM_PURE"}
     if pure:
         env["PROJECTL_SIM_PURE"] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", GAMES], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=True
     )
     return json.loads(out.stdout)
 
@@ -60,6 +105,18 @@ def test_the_compiled_and_the_pure_build_play_the_same_games() -> None:
         assert default["compiled"], "CI installs as users do: the hot loop must compile"
     assert default["records"] == pure["records"]
     assert len(default["records"]) == 29
+
+
+def test_both_builds_reject_malformed_records_alike() -> None:
+    """Compiled code checks declared types on entry: record data must be checked before it
+    reaches a typed parameter, so that both builds raise the same one-line errors."""
+    folder = str(Path(__file__).parent / "records")
+    default, pure = _run(False, MALFORMED, folder), _run(True, MALFORMED, folder)
+    assert pure["compiled"] is False
+    assert default["records"] == pure["records"]
+    kinds = {outcome[0] for outcome in pure["records"]}
+    assert {"ok", "RecordError", "IllegalActionError"} <= kinds  # the mutations reach all three
+    assert "TypeError" not in kinds and "AttributeError" not in kinds
 
 
 def test_a_source_edited_since_the_build_is_named_stale(
