@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from projectl_sim._native import compiled
 from projectl_sim.engine import GameState
 from projectl_sim.errors import UsageError
 from projectl_sim.record import write_record
@@ -404,8 +405,10 @@ _DEPENDENCIES = ("numpy", "pandas", "pyarrow", "joblib", "dask", "distributed", 
 
 
 def versions() -> dict[str, str | None]:
-    """Return the versions of Python, this package and its run-time dependencies."""
+    """Return the versions of Python, this package and its run-time dependencies, and the build
+    of the hot loop this process runs (``compiled`` or ``pure``; the games are the same)."""
     out: dict[str, str | None] = {"python": platform.python_version()}
+    out["projectl-sim build"] = "compiled" if compiled() else "pure"
     for dist in ("projectl-sim", *_DEPENDENCIES):
         try:
             out[dist] = metadata.version(dist)

@@ -168,6 +168,9 @@ def test_rows_add_up(small_run: Path) -> None:
     manifest = tables.read_manifest(small_run)
     assert manifest["status"] == "complete" and manifest["games_done"] == 24
     assert manifest["root_seed"] == 3 and manifest["versions"]["pyarrow"]
+    from projectl_sim._native import compiled
+
+    assert manifest["versions"]["projectl-sim build"] == ("compiled" if compiled() else "pure")
     assert not (small_run / tables.PARTS).exists()
 
 
