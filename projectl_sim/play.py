@@ -10,6 +10,7 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -74,8 +75,11 @@ def play_game(
     record: bool = True,
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
+    seconds: list[float] | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
+
+    ``seconds`` (one entry per seat), when given, gathers the time each seat's decisions take.
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -90,9 +94,12 @@ def play_game(
     while state.phase != OVER:
         seat = state.current
         view = state.view(seat)
+        start = perf_counter() if seconds is not None else 0.0
         try:
             action = bots[seat](view, bot_rngs[seat])
         except Exception as exc:  # a bot's bug must not lose the game played so far
+            if seconds is not None:
+                seconds[seat] += perf_counter() - start
             err = BotError(
                 f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
                 f"{type(exc).__name__}: {exc}",
@@ -101,6 +108,8 @@ def play_game(
             )
             err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
             raise err from None
+        if seconds is not None:
+            seconds[seat] += perf_counter() - start
         try:
             state.step(seat, action)
         except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:

@@ -21,7 +21,6 @@ import hashlib
 import itertools
 import json
 import math
-import random
 import secrets
 import sys
 import time
@@ -656,23 +655,6 @@ def run_id_of(spec: RunSpec, root_seed: int) -> str:
 
 
 # -- playing one game (runs in the workers) --------------------------------------------------
-class _TimedBot:
-    """A bot wrapper that adds up the seconds its decisions take."""
-
-    __slots__ = ("bot", "seconds")
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.seconds = 0.0
-
-    def __call__(self, view: GameState, rng: random.Random) -> Action:
-        start = time.perf_counter()
-        try:
-            return self.bot(view, rng)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-
 @functools.lru_cache(maxsize=64)
 def _catalogue(
     path: str | None,
@@ -711,7 +693,8 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
     """Play one game of a run and return its rows; a failing game becomes an error row."""
     rules = _rules(config)
     seats = config.seated(task.rotation)
-    bots = [_TimedBot(make_bot(spec)) for spec in seats]
+    bots = [make_bot(spec) for spec in seats]
+    seconds = [0.0] * len(seats)  # each seat's decision time
     actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
     kind_of = tables.RECORD_KIND
@@ -727,7 +710,13 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
     record: dict[str, Any] | None = None
     try:
         outcome = play_game(
-            rules, bots, task.seed, record=task.record, seat_names=seats, on_step=on_step
+            rules,
+            bots,
+            task.seed,
+            record=task.record,
+            seat_names=seats,
+            on_step=on_step,
+            seconds=seconds,
         )
         state = outcome.state
         if outcome.record is not None:
@@ -755,7 +744,7 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
         seats=seats,
         state=state,
         actions=actions,
-        decision_seconds=[b.seconds for b in bots],
+        decision_seconds=seconds,
         duration=duration,
         error_seat=error_seat,
         error=error,
