@@ -165,3 +165,26 @@ def test_finish_options_equal_a_fresh_plan_for_every_subset() -> None:
         assert finish_options(state) == _finish_options_by_subset(state)
         compared += len(state.slots[state.current])
     assert compared > 50  # enough unfinished puzzles at the end to mean something
+
+
+def test_play_game_gathers_each_seats_decision_time() -> None:
+    import time
+
+    from bots.base import Bot
+
+    class Slow(Bot):
+        """Random play that takes a millisecond more over each decision."""
+
+        name = "slow"
+
+        def act(self, view: GameState, rng: random.Random):  # type: ignore[no-untyped-def]
+            time.sleep(0.001)
+            return make_bot("random").act(view, rng)
+
+    seconds = [0.0, 0.0]
+    start = time.perf_counter()
+    outcome = play_game(Rules(players=2), [make_bot("random"), Slow()], 5, seconds=seconds)
+    total = time.perf_counter() - start
+    slow_decisions = sum(1 for seat, _ in outcome.record.moves if seat == 1)  # type: ignore[union-attr]
+    assert seconds[1] >= 0.001 * (slow_decisions - 2)  # two finishing decisions don't sleep
+    assert 0 < seconds[0] < seconds[1] and sum(seconds) < total
