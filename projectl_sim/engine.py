@@ -787,15 +787,8 @@ class GameState:
         mono = self.t.mono
         if self.reserve[mono]:
             return mono  # the usual case, without building the options
-        reserve = self.reserve
-        same, fallback = self.t.shortage_candidates[mono]  # shortage_options' first, unbuilt
-        for p in same:
-            if reserve[p]:
-                return p
-        for p in fallback:
-            if reserve[p]:
-                return p
-        return None
+        options = shortage_options(self.reserve, mono, self.t)
+        return options[0] if options else None
 
     def placeable_supply(self, player: int) -> list[int]:
         """Return the pieces ``player`` may place: the supply itself (do not mutate it), or with

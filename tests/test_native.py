@@ -90,8 +90,9 @@ def _run(pure: bool, script: str = GAMES, *args: str) -> dict:
     if pure:
         env["PROJECTL_SIM_PURE"] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True
     )
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
