@@ -18,7 +18,8 @@ from pathlib import Path
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
-# The modules of the hot loop: the engine, the tiling index and the baseline bot.
+# The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class and
+# the baseline bot (projectl_sim/_native.py's MODULES: tests/test_native.py checks they agree).
 NATIVE = [
     "projectl_sim/engine.py",
     "projectl_sim/fill.py",
@@ -30,7 +31,7 @@ STAMP = HERE / "projectl_sim" / "_native_stamp.json"
 
 
 def _native_modules() -> list:
-    if os.environ.get("PROJECTL_SIM_PURE"):
+    if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
         STAMP.unlink(missing_ok=True)
         return []
     try:

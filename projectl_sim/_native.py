@@ -1,11 +1,12 @@
 """Compiled or pure: which build of the hot-loop modules this process runs.
 
-``setup.py`` compiles ``projectl_sim.engine``, ``projectl_sim.fill`` and ``bots.random_bot`` with
-mypyc when it can, and records a digest of each source it compiled. Python would import a
-compiled module in preference to its source even after the source is edited (an editable
-install), so ``select`` (run on import, first thing in ``projectl_sim/__init__``) loads
-all three from source instead when any source differs from its build, or when the environment
-sets ``PROJECTL_SIM_PURE=1``. All or none: the compiled modules call each other natively.
+``setup.py`` compiles the modules of ``MODULES`` (the engine, the tiling index, the game loop, the
+bot base class and the random bot) with mypyc when it can, and records a digest of each source it
+compiled. Python would import a compiled module in preference to its source even after the source
+is edited (an editable install), so ``select`` (run on import, first thing in
+``projectl_sim/__init__``) loads all of them from source instead when any source differs from its
+build, when only some of them were built, or when the environment sets ``PROJECTL_SIM_PURE=1``.
+All or none: the compiled modules call each other natively.
 """
 
 from __future__ import annotations
@@ -66,18 +67,29 @@ def _stale() -> list[str]:
     ]
 
 
+def pure_requested() -> bool:
+    """Return whether the environment asks for the pure Python source (``PROJECTL_SIM_PURE``)."""
+    return os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0")
+
+
 def select() -> None:
     """Import the compiled modules when they are current, else (or when asked) their source."""
-    if not any(_built(rel) for rel in MODULES.values()):
+    built = [rel for rel in MODULES.values() if _built(rel)]
+    if not built:
         return  # a pure install: nothing to choose
-    if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
+    if pure_requested():
         sys.meta_path.insert(0, _FromSource())
         return
-    stale = _stale()
-    if stale:
+    missing = [rel for rel in MODULES.values() if rel not in built]
+    if missing:
+        why = f"{', '.join(missing)} did not compile"
+    else:
+        stale = _stale()
+        why = f"{', '.join(stale)} changed since it was compiled" if stale else ""
+    if why:
         warnings.warn(
-            f"projectl-sim: {', '.join(stale)} changed since it was compiled; running the pure "
-            "Python source (slower). Reinstall (pip install -e .) to compile it again.",
+            f"projectl-sim: {why}; running the pure Python source (slower). Reinstall "
+            "(pip install -e .) to compile it again.",
             stacklevel=3,
         )
         sys.meta_path.insert(0, _FromSource())

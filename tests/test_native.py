@@ -3,6 +3,7 @@ same games, and an edited source is never shadowed by a stale build."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -118,6 +119,17 @@ def test_both_builds_reject_malformed_records_alike() -> None:
     kinds = {outcome[0] for outcome in pure["records"]}
     assert {"ok", "RecordError", "IllegalActionError"} <= kinds  # the mutations reach all three
     assert "TypeError" not in kinds and "AttributeError" not in kinds
+
+
+def test_setup_compiles_exactly_the_modules_the_selector_knows() -> None:
+    """setup.py (which cannot import the package) lists the modules it compiles on its own."""
+    tree = ast.parse((Path(__file__).parent.parent / "setup.py").read_text())
+    native = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "NATIVE"
+    )
+    assert ast.literal_eval(native) == list(_native.MODULES.values())
 
 
 def test_a_source_edited_since_the_build_is_named_stale(
