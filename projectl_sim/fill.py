@@ -267,32 +267,34 @@ class TilingIndex:
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
-        at = self._at
-        shifts = self._shifts
-        failed: set[tuple[Mask25, Vector]] = set()
-
-        def search(mask: Mask25, left: Vector) -> Vector | None:
-            if not mask:
-                return left
-            if (mask, left) in failed:
-                return None
-            for piece, unit, masks in reversed(at[(mask & -mask).bit_length() - 1]):
-                if left >> shifts[piece] & _COUNT_MAX:
-                    for m in masks:
-                        if m & mask == m:
-                            found = search(mask ^ m, left - unit)
-                            if found is not None:
-                                return found
-            failed.add((mask, left))
-            return None
-
-        rest = search(empty, packed)
+        rest = self._search(empty, packed, set())
         if rest is None:
             return False
         if len(self._witness) > _WITNESS_CAP:
             self._witness.clear()
         self._witness[empty] = packed - rest  # the pieces of the tiling found
         return True
+
+    def _search(
+        self, mask: Mask25, left: Vector, failed: set[tuple[Mask25, Vector]]
+    ) -> Vector | None:
+        """Return what is left of ``left`` after one tiling of ``mask`` (largest pieces first),
+        or None; ``failed`` gathers the (mask, left) pairs known to fail. (A method, not a
+        closure: compiled, the recursion is then a direct call.)"""
+        if not mask:
+            return left
+        if (mask, left) in failed:
+            return None
+        shifts = self._shifts
+        for piece, unit, masks in reversed(self._at[(mask & -mask).bit_length() - 1]):
+            if left >> shifts[piece] & _COUNT_MAX:
+                for m in masks:
+                    if m & mask == m:
+                        found = self._search(mask ^ m, left - unit, failed)
+                        if found is not None:
+                            return found
+        failed.add((mask, left))
+        return None
 
     def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
         """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""
