@@ -24,7 +24,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import mul
 from typing import Any, Literal
 
 from projectl_sim.catalogue import Catalogue, Mask25, PieceId, mask_cells
@@ -149,7 +148,10 @@ class TilingIndex:
                 raise ValueError(f"expected {len(self._levels)} counts, got {len(counts)}")
             counts = [0 if c < 0 else c if c < _COUNT_MAX else _COUNT_MAX for c in counts]
             raw = int.from_bytes(bytes(counts), "little")
-        return raw | self._guards, sum(counts), sum(map(mul, counts, self._levels))
+        cells = 0  # a loop, not sum(map(mul, ...)): compiled, it is native arithmetic
+        for c, level in zip(counts, self._levels, strict=True):
+            cells += c * level
+        return raw | self._guards, sum(counts), cells
 
     # -- the index -----------------------------------------------------------------------------
     def vectors(self, empty: Mask25) -> tuple[Vector, ...]:
