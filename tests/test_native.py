@@ -48,6 +48,7 @@ import copy, json, random, sys
 from pathlib import Path
 from projectl_sim import replay
 from projectl_sim._native import compiled
+from projectl_sim.catalogue import catalogue_from_dict
 
 VALUES = [None, 0, -1, 2, 99, 10**30, 1.5, True, "x", "W05", "mono", "white", [], [0], [[9, 9]],
           {}, {"a": 1}, "remove"]
@@ -82,6 +83,16 @@ for _ in range(400):
         out.append(["ok", done.state.phase, list(done.state.scores)])
     except Exception as exc:
         out.append([type(exc).__name__, str(exc)])
+catalogue = json.loads(Path(sys.argv[2]).read_text())
+VALUES += [["#####"], 16, 500]
+for _ in range(200):  # catalogues: loading checks every recess with the (compiled) tiling index
+    data = copy.deepcopy(catalogue)
+    for _ in range(rng.choice([1, 2])):
+        put(data, rng.choice(list(paths(data))), rng.choice(VALUES))
+    try:
+        out.append(["ok", len(catalogue_from_dict(data, source="mutated").puzzles)])
+    except Exception as exc:
+        out.append([type(exc).__name__, str(exc)])
 print(json.dumps({"compiled": compiled(), "records": out}))
 """
 
@@ -109,15 +120,20 @@ def test_the_compiled_and_the_pure_build_play_the_same_games() -> None:
     assert len(default["records"]) == 29
 
 
-def test_both_builds_reject_malformed_records_alike() -> None:
-    """Compiled code checks declared types on entry: record data must be checked before it
-    reaches a typed parameter, so that both builds raise the same one-line errors."""
+def test_both_builds_reject_malformed_records_and_catalogues_alike() -> None:
+    """Compiled code checks declared types on entry: record and catalogue data must be checked
+    before it reaches a typed parameter, so that both builds raise the same one-line errors."""
+    import projectl_sim
+
     folder = str(Path(__file__).parent / "records")
-    default, pure = _run(False, MALFORMED, folder), _run(True, MALFORMED, folder)
+    catalogue = str(Path(projectl_sim.__file__).parent / "data" / "base_catalogue.json")
+    default = _run(False, MALFORMED, folder, catalogue)
+    pure = _run(True, MALFORMED, folder, catalogue)
     assert pure["compiled"] is False
     assert default["records"] == pure["records"]
     kinds = {outcome[0] for outcome in pure["records"]}
-    assert {"ok", "RecordError", "IllegalActionError"} <= kinds  # the mutations reach all three
+    # the mutations reach every outcome: played, malformed, illegal, bad catalogue
+    assert {"ok", "RecordError", "IllegalActionError", "CatalogueError"} <= kinds
     assert "TypeError" not in kinds and "AttributeError" not in kinds
 
 
