@@ -18,14 +18,18 @@ from pathlib import Path
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
-# The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class and
-# the baseline bot (projectl_sim/_native.py's MODULES: tests/test_native.py checks they agree).
+# The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class,
+# the baseline bot and the planner bots (their state access, heuristics, greedy and MCTS) (projectl_sim/_native.py's MODULES: tests/test_native.py checks they agree).
 NATIVE = [
     "projectl_sim/engine.py",
     "projectl_sim/fill.py",
     "projectl_sim/play.py",
     "bots/base.py",
     "bots/random_bot.py",
+    "bots/_state.py",
+    "bots/heuristics.py",
+    "bots/greedy.py",
+    "bots/mcts.py",
 ]
 STAMP = HERE / "projectl_sim" / "_native_stamp.json"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import projectl_sim  # noqa: F401  (first: it picks the compiled or the source hot-loop modules)
-from bots.base import Bot
+from bots.base import Bot, Range, valid_text
 from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot
 from bots.random_bot import RandomBot
@@ -55,10 +55,21 @@ def describe_bots() -> list[str]:
     for name in sorted(REGISTRY):
         cls = REGISTRY[name]
         lines = [f"{name}: {cls.summary}"]
-        for key, (default, help_) in cls.params.items():
-            lines.append(f"    {key}={default!r}  {help_}")
+        for key, spec in cls.params.items():
+            default, help_ = spec[0], spec[1]
+            valid = spec[2] if len(spec) > 2 else None
+            lines.append(f"    {key}={default!r}  {help_} ({valid_text(valid)})")
         out.append("\n".join(lines))
     return out
 
 
-__all__ = ["REGISTRY", "Bot", "GreedyBot", "MCTSBot", "RandomBot", "describe_bots", "make_bot"]
+__all__ = [
+    "REGISTRY",
+    "Bot",
+    "GreedyBot",
+    "MCTSBot",
+    "RandomBot",
+    "Range",
+    "describe_bots",
+    "make_bot",
+]

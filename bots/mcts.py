@@ -42,16 +42,16 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import replace
 from typing import Any, ClassVar
 
-from bots.base import Bot
+from mypy_extensions import mypyc_attr
+
+from bots._state import INSERT_COST, active_credits, determinize, solo_table
+from bots.base import Bot, Param, Range
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
-from projectl_sim.engine import FINISHING, HIDDEN, LEVEL_UP, OVER, REWARD, GameState
-from projectl_sim.errors import UsageError
-from projectl_sim.finesse import INSERT_COST
+from projectl_sim.engine import FINISHING, LEVEL_UP, OVER, REWARD, GameState
 from projectl_sim.rules import ROW_SIZE
 
 _Key = tuple[Any, ...]
@@ -80,15 +80,27 @@ _TO_MOVE = 1.252  # the player about to move
 _HORIZON_ACTIONS = 30  # actions assumed left before the end is triggered
 
 
+_BLACK_DECK: dict[int, tuple[Any, int]] = {}
+
+
+def _black_deck_size(state: GameState) -> int:
+    """Return the rules' black deck size (cached per rules object: a property that counts)."""
+    rules = state.rules
+    hit = _BLACK_DECK.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        hit = _BLACK_DECK[id(rules)] = (rules, rules.black_deck_size)
+    return hit[1]
+
+
 def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     """Return the fitted estimate of ``player``'s final score (the real one once it is over)."""
     if state.phase == OVER:
         return float(state.final_scores()[player])
-    t = state.t
+    t = model.tab
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
-        early = min(1.0, len(state.decks[BLACK]) / max(1, state.rules.black_deck_size - ROW_SIZE))
+        early = min(1.0, len(state.decks[BLACK]) / max(1, _black_deck_size(state) - ROW_SIZE))
         left = _HORIZON_ACTIONS
     else:
         early = 0.0
@@ -138,30 +150,46 @@ class _Node:
         self.orders: dict[_Key, list[Action]] = {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled; users' bots may extend it
 class MCTSBot(Bot):
     name = "mcts"
     summary = (
         "determinized MCTS: heuristic candidates, greedy rollouts a few rounds deep scored by a "
         "fitted evaluation, common deals across root moves, one value per player"
     )
-    params: ClassVar[dict[str, tuple[Any, str]]] = {
-        "iterations": (50, "iterations per decision (when time is 0)"),
-        "time": (0.0, "seconds of CPU per decision; 0 = use iterations"),
-        "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])"),
-        "horizon": (2, "rollouts stop this many rounds after the root's turn; 0 = at the end"),
+    params: ClassVar[dict[str, Param]] = {
+        "iterations": (50, "iterations per decision (when time is 0)", Range(1, 10_000_000)),
+        "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
+        "c": (
+            0.25,
+            "UCB exploration constant (values are win chances in [0, 1])",
+            Range(0.0, 100.0),
+        ),
+        "horizon": (
+            2,
+            "rollouts stop this many rounds after the root's turn; 0 = at the end",
+            Range(0, 1000),
+        ),
         "anchor": (
             "root",
             "where the horizon counts from: root (tree and rollouts stop there) or leaf (the "
             "tree may grow past it; each rollout plays horizon rounds from its leaf)",
+            ("root", "leaf"),
         ),
-        "width": (2.0, "progressive widening below the root: 1 + width * sqrt(visits) children"),
-        "scale": (2.0, "points of margin per logistic unit when a leaf becomes a win chance"),
+        "width": (
+            2.0,
+            "progressive widening below the root: 1 + width * sqrt(visits) children",
+            Range(0.0, 1000.0),
+        ),
+        "scale": (
+            2.0,
+            "points of margin per logistic unit when a leaf becomes a win chance",
+            Range(0.01, 1000.0),
+        ),
     }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if self.options["anchor"] not in ("root", "leaf"):
-            raise UsageError(f"unknown mcts anchor {self.options['anchor']!r} (valid: root, leaf)")
         self.weights = Weights()
         self.greedy = GreedyBot()
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
@@ -192,12 +220,13 @@ class MCTSBot(Bot):
         self.simulations += done
         self.searches += 1
         me = view.current
-        best = max(
-            cands,
-            key=lambda a: (
-                (ch.n, ch.w[me] / ch.n) if (ch := root.children.get(a)) and ch.n else (0, 0.0)
-            ),
-        )
+        best = cands[0]
+        best_key = (-1, 0.0)
+        for a in cands:
+            ch = root.children.get(a)
+            key = (ch.n, ch.w[me] / ch.n) if ch is not None and ch.n else (0, 0.0)
+            if key > best_key:
+                best, best_key = a, key
         return best
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
@@ -230,7 +259,7 @@ class MCTSBot(Bot):
             child = root.children[pick] = _Node(view.n)
         k = child.n
         if k == len(worlds):
-            worlds.append(_determinize(view, rng))
+            worlds.append(determinize(view, rng))
         state = worlds[k].copy()
         state.apply(pick)
         node = child
@@ -256,7 +285,7 @@ class MCTSBot(Bot):
             path.append(node)
         if leaf_anchor and stop != math.inf:
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
-            stop = state.turn + int(o["horizon"]) * view.n
+            stop = float(state.turn + int(o["horizon"]) * view.n)
         values = self._rollout(state, rng, model, stop)
         for nd in path:
             nd.n += 1
@@ -300,7 +329,7 @@ class MCTSBot(Bot):
         scale = float(self.options["scale"])
         est = [score_estimate(state, p, model) for p in range(n)]
         # solo: the rival is the mastermind, whose score is its pile so far
-        lone = float(state.opponent_score()) if getattr(state, "solo", None) else 0.0
+        lone = float(state.opponent_score()) if solo_table(state) is not None else 0.0
         out = [
             _logistic((est[p] - max(est[:p] + est[p + 1 :], default=lone)) / scale)
             for p in range(n)
@@ -315,8 +344,7 @@ class MCTSBot(Bot):
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)
-        fin = state.finesse
-        if fin is not None and fin.active[state.current] >= INSERT_COST:
+        if active_credits(state, state.current) >= INSERT_COST:
             cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
         g = self.greedy.choose_with_insert(state)
         if g is not None:
@@ -351,7 +379,7 @@ def _logistic(x: float) -> float:
 def _world_key(state: GameState) -> _Key:
     """Return what can differ between worlds at one tree node: the face-up and held cards, and
     (Line Clear, where a holder with no legal action passes) who moves."""
-    solo = getattr(state, "solo", None)  # the solo variant's grid of face-up puzzles
+    solo = solo_table(state)  # the solo variant's grid of face-up puzzles
     return (
         state.current,
         state.rows[0],
@@ -359,48 +387,3 @@ def _world_key(state: GameState) -> _Key:
         tuple(s[0] for s in state.slots[state.current]),
         solo.grid if solo is not None else (),
     )
-
-
-def _determinize(view: GameState, rng: random.Random) -> GameState:
-    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
-
-    Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
-    their number is public) are guessed among all white puzzles, as any may have been noted, and
-    count in their scores.
-    """
-    endless = view.endless
-    noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
-    hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
-    if not hidden and not noted_hidden:
-        return view.redeal(rng)
-    g = view.copy()
-    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
-    # of white cards in the hidden piles is the unseen whites less the hidden white deck cards.
-    pools = [view.unseen_cards(colour) for colour in (0, 1)]
-    in_decks = [len(d) - kb for d, kb in zip(view.decks, view.known_bottom, strict=True)]
-    slots = [q for q in hidden for _ in view.piles[q]]
-    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
-    colours = [0] * whites + [1] * (len(slots) - whites)
-    rng.shuffle(colours)
-    drawn = [
-        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
-        for colour in (0, 1)
-    ]
-    piles: dict[int, list[int]] = {q: [] for q in hidden}
-    for q, colour in zip(slots, colours, strict=True):
-        if drawn[colour]:
-            piles[q].append(drawn[colour].pop())
-    points = view.t.points
-    for q, cards in piles.items():
-        g.piles[q] = tuple(cards)
-    if endless is not None and noted_hidden:
-        white = view.catalogue.of_colour("white")
-        noted = list(endless.noted)
-        for q in noted_hidden:
-            noted[q] = tuple(rng.choice(white) for _ in noted[q])
-        g.endless = replace(endless, noted=tuple(noted))
-    for q in set(hidden) | set(noted_hidden):
-        g.scores[q] = sum(points[c] for c in g.piles[q])
-        if g.endless is not None:
-            g.scores[q] += sum(points[c] for c in g.endless.noted[q])
-    return g.redeal(rng)

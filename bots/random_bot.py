@@ -19,11 +19,11 @@ placements that strand no hole); Level Up steps (or declining one) are drawn uni
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from bots.base import Bot
+from bots.base import Bot, Param
 from projectl_sim.actions import Action, Ambassador, Finish, Ghost, Insert, Master, Place, TakeBasic
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.fill import tiling_index
@@ -103,7 +103,7 @@ class RandomBot(Bot):
         "sensible random: uniform over action kinds then instances; completes puzzles when it "
         "can and never strands an unfillable hole"
     )
-    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+    params: ClassVar[dict[str, Param]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
         fin = view.finesse

@@ -29,6 +29,10 @@ MODULES = {
     "projectl_sim.play": "projectl_sim/play.py",
     "bots.base": "bots/base.py",
     "bots.random_bot": "bots/random_bot.py",
+    "bots._state": "bots/_state.py",
+    "bots.heuristics": "bots/heuristics.py",
+    "bots.greedy": "bots/greedy.py",
+    "bots.mcts": "bots/mcts.py",
 }
 _ROOT = Path(__file__).resolve().parent.parent
 _STAMP = Path(__file__).resolve().parent / "_native_stamp.json"

@@ -1,0 +1,195 @@
+"""What the bots read of a game beyond its public queries, in one place.
+
+The planner reads the catalogue's cards and pieces through ``Tables`` (built here from the public
+catalogue, not from the engine's private tables) and each expansion's or variant's table block
+through the small functions below. When the engine's structure changes (expansions as modules,
+variants as subclasses), these functions are what changes; the planner does not.
+
+Each function names the public query the engine could offer instead (see the bots' README
+section and the lead's refactor issue).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from projectl_sim import line_clear
+from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
+from projectl_sim.engine import HIDDEN, GameState
+from projectl_sim.finesse import INSERT_COST, ROW_LENGTH
+from projectl_sim.ghost import Ghosts
+from projectl_sim.solo import Solo
+
+__all__ = [
+    "INSERT_COST",
+    "ROW_LENGTH",
+    "Tables",
+    "active_credits",
+    "ambassadors_held",
+    "determinize",
+    "endless_noted",
+    "ghost_block",
+    "ghost_pieces_of",
+    "line_clear_remaining",
+    "plays_finesse",
+    "plays_line_clear",
+    "solo_table",
+    "tables",
+]
+
+# What a reward that is not a piece is worth in piece levels, for the bots' evaluations: a Level Up
+# its steps, an Ambassador (a free Master) as much as a level-2 piece.
+_SPECIAL_REWARD_LEVELS = {LEVEL_UP_1: 1, LEVEL_UP_2: 2, AMBASSADOR: 2}
+
+
+class Tables:
+    """Per-catalogue card and piece facts the planner reads in its hot loop (immutable)."""
+
+    def __init__(self, cat: Catalogue) -> None:
+        self.cat = cat
+        self.n_pieces = len(cat.pieces)
+        self.levels: tuple[int, ...] = tuple(p.level for p in cat.pieces)
+        by_level: dict[int, tuple[int, ...]] = {}
+        for p in cat.pieces:
+            by_level[p.level] = (*by_level.get(p.level, ()), p.index)
+        self.by_level = by_level
+        self.max_level = max(by_level)
+        self.recess: tuple[Mask25, ...] = tuple(p.recess for p in cat.puzzles)
+        self.points: tuple[int, ...] = tuple(p.points for p in cat.puzzles)
+        self.is_black: tuple[bool, ...] = tuple(p.is_black for p in cat.puzzles)
+        levels = {p.id: p.level for p in cat.pieces}
+        self.reward_level: tuple[int, ...] = tuple(
+            _SPECIAL_REWARD_LEVELS[p.reward]
+            if p.reward in _SPECIAL_REWARD_LEVELS
+            else levels[p.reward]
+            for p in cat.puzzles
+        )
+        self.mono = cat.piece_index("mono")
+        self.ghosts: tuple[int, ...] = tuple(cat.ghost_pieces)
+        # empty mask -> the pieces that fill it in one placement
+        self.piece_of_mask: dict[Mask25, tuple[int, ...]] = cat.piece_of_mask
+
+
+_TABLES: dict[int, Tables] = {}
+
+
+def tables(state: GameState) -> Tables:
+    """Return the card and piece tables of a state's catalogue (one per catalogue)."""
+    cat = state.rules.catalogue
+    t = _TABLES.get(id(cat))
+    if t is None or t.cat is not cat:
+        t = _TABLES[id(cat)] = Tables(cat)
+    return t
+
+
+# -- table blocks of the variants and expansions ------------------------------------------------
+def solo_table(state: GameState) -> Solo | None:
+    """Return the solo grid, locks and mastermind (None outside the solo variant).
+
+    Engine query wanted: the grid, the locks and the mastermind's supply and pile, public in solo.
+    """
+    return state.solo
+
+
+def plays_finesse(state: GameState) -> bool:
+    """Return whether the game plays the Finesse expansion."""
+    return state.finesse is not None
+
+
+def active_credits(state: GameState, player: int) -> int:
+    """Return ``player``'s active Finesse Credits (0 without Finesse).
+
+    Engine query wanted: ``state.active_credits(player)``.
+    """
+    fin = state.finesse
+    return 0 if fin is None else fin.active[player]
+
+
+def ambassadors_held(state: GameState, player: int) -> int:
+    """Return how many Ambassador actions ``player`` holds (0 without the Ambassador Pack).
+
+    Engine query wanted: ``state.ambassadors_held(player)``.
+    """
+    amb = state.ambassadors
+    return 0 if amb is None else amb.held[player]
+
+
+def ghost_block(state: GameState) -> Ghosts | None:
+    """Return the Ghost Piece block (its switches and tables), None without the expansion."""
+    return state.ghost
+
+
+def ghost_pieces_of(state: GameState) -> tuple[int, ...]:
+    """Return the ghost piece indices a Ghost action can return (empty without Ghost Piece)."""
+    gs = state.ghost
+    return () if gs is None else tuple(gs.tables.ghosts)
+
+
+def plays_line_clear(state: GameState) -> bool:
+    """Return whether the game is a Line Clear game."""
+    return state.line_clear is not None
+
+
+def line_clear_remaining(state: GameState, player: int) -> int | None:
+    """Return the actions ``player`` has left in a Line Clear game (None: not known yet).
+
+    The markers' schedule decides; with Finesse, round 10 ends the game too.
+    """
+    return line_clear.remaining_actions(
+        state, player, ROW_LENGTH if state.finesse is not None else None
+    )
+
+
+def endless_noted(state: GameState) -> tuple[tuple[int, ...], ...] | None:
+    """Return each player's noted white puzzles (Endless White Deck), None without it."""
+    endless = state.endless
+    return None if endless is None else endless.noted
+
+
+# -- determinization ----------------------------------------------------------------------------
+def determinize(view: GameState, rng: random.Random) -> GameState:
+    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
+
+    Engine query wanted: ``view.determinize(rng)`` (``redeal`` that also deals hidden piles).
+
+    Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
+    their number is public) are guessed among all white puzzles, as any may have been noted, and
+    count in their scores.
+    """
+    endless = view.endless
+    noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
+    hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
+    if not hidden and not noted_hidden:
+        return view.redeal(rng)
+    g = view.copy()
+    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
+    # of white cards in the hidden piles is the unseen whites less the hidden white deck cards.
+    pools = [view.unseen_cards(colour) for colour in (0, 1)]
+    in_decks = [len(d) - kb for d, kb in zip(view.decks, view.known_bottom, strict=True)]
+    slots = [q for q in hidden for _ in view.piles[q]]
+    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
+    colours = [0] * whites + [1] * (len(slots) - whites)
+    rng.shuffle(colours)
+    drawn = [
+        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
+        for colour in (0, 1)
+    ]
+    piles: dict[int, list[int]] = {q: [] for q in hidden}
+    for q, colour in zip(slots, colours, strict=True):
+        if drawn[colour]:
+            piles[q].append(drawn[colour].pop())
+    points = tables(view).points
+    for q, cards in piles.items():
+        g.piles[q] = tuple(cards)
+    if endless is not None and noted_hidden:
+        white = view.catalogue.of_colour("white")
+        noted = list(endless.noted)
+        for q in noted_hidden:
+            noted[q] = tuple(rng.choice(white) for _ in noted[q])
+        g.endless = replace(endless, noted=tuple(noted))
+    for q in set(hidden) | set(noted_hidden):
+        g.scores[q] = sum(points[c] for c in g.piles[q])
+        if g.endless is not None:
+            g.scores[q] += sum(points[c] for c in g.endless.noted[q])
+    return g.redeal(rng)
