@@ -13,17 +13,24 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Final
 
-from projectl_sim import line_clear
+from projectl_sim import engine, finesse, line_clear
+from projectl_sim.actions import Place, TakeBasic, Upgrade
 from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
 from projectl_sim.engine import HIDDEN, GameState
-from projectl_sim.finesse import INSERT_COST, ROW_LENGTH
 from projectl_sim.ghost import Ghosts
 from projectl_sim.solo import Solo
 
 __all__ = [
+    "FINISHING",
     "INSERT_COST",
+    "LEVEL_UP",
+    "OVER",
+    "PLAY",
+    "REWARD",
     "ROW_LENGTH",
+    "TAKE_BASIC",
     "Tables",
     "active_credits",
     "ambassadors_held",
@@ -38,9 +45,19 @@ __all__ = [
     "tables",
 ]
 
+# Constants of the engine and its expansions, bound once (compiled: static, not a module lookup)
+INSERT_COST: Final[int] = finesse.INSERT_COST
+ROW_LENGTH: Final[int] = finesse.ROW_LENGTH
+PLAY: Final[str] = engine.PLAY
+REWARD: Final[str] = engine.REWARD
+FINISHING: Final[str] = engine.FINISHING
+LEVEL_UP: Final[str] = engine.LEVEL_UP
+OVER: Final[str] = engine.OVER
+TAKE_BASIC: Final = TakeBasic()
+
 # What a reward that is not a piece is worth in piece levels, for the bots' evaluations: a Level Up
 # its steps, an Ambassador (a free Master) as much as a level-2 piece.
-_SPECIAL_REWARD_LEVELS = {LEVEL_UP_1: 1, LEVEL_UP_2: 2, AMBASSADOR: 2}
+_SPECIAL_REWARD_LEVELS: Final = {LEVEL_UP_1: 1, LEVEL_UP_2: 2, AMBASSADOR: 2}
 
 
 class Tables:
@@ -69,9 +86,22 @@ class Tables:
         self.ghosts: tuple[int, ...] = tuple(cat.ghost_pieces)
         # empty mask -> the pieces that fill it in one placement
         self.piece_of_mask: dict[Mask25, tuple[int, ...]] = cat.piece_of_mask
+        # the action objects the planner returns, made once (a frozen dataclass costs ~1 us to
+        # build from compiled code; a look-up is native)
+        n = self.n_pieces
+        self.upgrades: list[list[Upgrade]] = [[Upgrade(g, w) for w in range(n)] for g in range(n)]
+        self._places: dict[int, Place] = {}
+
+    def place(self, card: int, piece: int, mask: Mask25) -> Place:
+        """Return the Place action of ``piece`` at ``mask`` in ``card`` (shared, immutable)."""
+        key = mask | piece << 25 | card << 32
+        a = self._places.get(key)
+        if a is None:
+            a = self._places[key] = Place(card, piece, mask)
+        return a
 
 
-_TABLES: dict[int, Tables] = {}
+_TABLES: Final[dict[int, Tables]] = {}
 
 
 def tables(state: GameState) -> Tables:

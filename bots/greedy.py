@@ -40,11 +40,11 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from bots._state import INSERT_COST, active_credits, ambassadors_held, ghost_block
+from bots._state import INSERT_COST, TAKE_BASIC, active_credits, ambassadors_held, ghost_block
 from bots.base import Bot, Param, Range
 from bots.heuristics import (
     UNREACHABLE,
@@ -67,20 +67,19 @@ from projectl_sim.actions import (
     Placement,
     Recycle,
     Take,
-    TakeBasic,
     Upgrade,
 )
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.errors import UsageError
 
-PRESETS: dict[str, Weights] = {
+PRESETS: Final[dict[str, Weights]] = {
     "balanced": Weights(),
     "engine": Weights(reward=1.0, build=0.45, min_held=2),
     "rush_black": Weights(black_bias=1.8, reward=0.3, min_held=3),
     "cautious": Weights(white_only=True, risk=1.5, min_held=1),
 }
 
-_WEIGHT_HELP = {
+_WEIGHT_HELP: Final = {
     "points": "value of one victory point",
     "reward": "value per level of a puzzle's reward piece",
     "black_bias": "multiplier on black puzzles' points",
@@ -91,7 +90,7 @@ _WEIGHT_HELP = {
     "build": "upgrade spare pieces first while the best rate is below this",
 }
 # the valid values of each weight (``bots.base.Param``)
-_WEIGHT_RANGE: dict[str, Any] = {
+_WEIGHT_RANGE: Final[dict[str, Any]] = {
     "points": Range(0.0, 100.0),
     "reward": Range(-10.0, 100.0),
     "black_bias": Range(0.0, 100.0),
@@ -263,7 +262,7 @@ class GreedyBot(Bot):
         if build is not None:
             return build
         if state.basic_piece() is not None and sum(state.supply[me]) < 4:
-            return TakeBasic()
+            return TAKE_BASIC
         if state.may_recycle():
             for colour in (0, 1):
                 if state.rows[colour]:
@@ -377,7 +376,7 @@ class GreedyBot(Bot):
             for p, m in steps:
                 if levels[p] > levels[piece] or (levels[p] == levels[piece] and m < mask):
                     piece, mask = p, m
-            return Place(tg.card, piece, mask)
+            return model.tab.place(tg.card, piece, mask)
         return self._acquire(state, model, tg.need)
 
     def _acquire(self, state: GameState, model: CostModel, need: tuple[int, ...]) -> Action | None:
@@ -396,15 +395,15 @@ class GreedyBot(Bot):
                 lw = levels[want]
                 for give in sorted(spares, key=lambda i: (abs(lw - 1 - levels[i]), i)):
                     if (give, want) in legal:
-                        return Upgrade(give, want)
+                        return t.upgrades[give][want]
                 # climb one level towards it from the largest spare below
                 below = [i for i in spares if levels[i] < lw - 1]
                 for give in sorted(below, key=lambda i: -levels[i]):
                     for get in t.by_level.get(levels[give] + 1, ()):
                         if (give, get) in legal:
-                            return Upgrade(give, get)
+                            return t.upgrades[give][get]
         if missing and state.basic_piece() is not None:
-            return TakeBasic()
+            return TAKE_BASIC
         return None
 
     def _spare_upgrade(
@@ -422,7 +421,7 @@ class GreedyBot(Bot):
         for give in sorted(spares, key=lambda i: t.levels[i]):
             for get in t.by_level.get(t.levels[give] + 1, ()):
                 if (give, get) in legal:
-                    return Upgrade(give, get)
+                    return t.upgrades[give][get]
         return None
 
     # -- Ghost Piece --------------------------------------------------------------------------

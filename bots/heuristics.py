@@ -14,8 +14,12 @@ Compiled with mypyc (``setup.py: NATIVE``): this is the planner's hot loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from bots._state import (
+    OVER,
+    ROW_LENGTH,
+    TAKE_BASIC,
     Tables,
     ambassadors_held,
     line_clear_remaining,
@@ -25,26 +29,23 @@ from bots._state import (
     tables,
 )
 from projectl_sim.actions import (
-    BLACK,
     Action,
     Ambassador,
     Master,
-    Place,
     Placement,
     Recycle,
     Take,
-    TakeBasic,
     TakeDeck,
     Upgrade,
 )
-from projectl_sim.engine import OVER, GameState
+from projectl_sim.engine import GameState
 from projectl_sim.fill import TilingIndex, tiling_index
-from projectl_sim.finesse import ROW_LENGTH
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
-_SCAN = 24
-_CACHE_CAP = 200_000
-UNREACHABLE = 99
+_BLACK: Final = 1  # projectl_sim.actions.BLACK: the black deck's colour
+_SCAN: Final = 24
+_CACHE_CAP: Final = 200_000
+UNREACHABLE: Final = 99
 
 Cost = tuple[int, tuple[int, ...]]
 
@@ -69,11 +70,11 @@ class Weights:
 # arithmetic instead of the index's multi-word ints (10x fewer instructions per vector). A tiling
 # of 25 cells uses at most 25 of a piece, so clamping owned counts at 31 changes no answer.
 # Catalogues with more pieces (Ghost Piece: 12) use the index's own queries.
-_BITS = 6
-_GUARD = 1 << (_BITS - 1)
-_COUNT_MAX = _GUARD - 1
-_FAST_PIECES = 10
-_PLAN_CAP = 200_000
+_BITS: Final = 6
+_GUARD: Final = 1 << (_BITS - 1)
+_COUNT_MAX: Final = _GUARD - 1
+_FAST_PIECES: Final = 10
+_PLAN_CAP: Final = 200_000
 
 
 class CostModel:
@@ -265,7 +266,7 @@ class CostModel:
         return best, best_need
 
 
-_MODELS: dict[int, CostModel] = {}
+_MODELS: Final[dict[int, CostModel]] = {}
 
 
 def cost_model(state: GameState) -> CostModel:
@@ -330,7 +331,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Action]:
         v = model.first(empty, supply)
         if v is not None:
             for piece, mask in model.placements(empty, v):
-                a = Place(card, piece, mask)
+                a = t.place(card, piece, mask)
                 if a not in seen:
                     seen.add(a)
                     out.append(a)
@@ -345,7 +346,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Action]:
                 # exists, not first: one tiling answers, without indexing every tiling of a
                 # region that is asked once (most of the search's cost before)
                 if not rest or index.exists_owned(rest, avail):
-                    out.append(Place(card, piece, mask))
+                    out.append(t.place(card, piece, mask))
     return out
 
 
@@ -384,7 +385,7 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
     blind: list[Action] = []
     for a in state.take_actions():
         if isinstance(a, TakeDeck):
-            if not (w.white_only and a.colour == BLACK):
+            if not (w.white_only and a.colour == _BLACK):
                 blind.append(a)
         elif isinstance(a, Take) and not (w.white_only and t.is_black[a.card]):
             acts.append(a)
@@ -396,7 +397,7 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
             if row:
                 acts.append(Recycle(colour, row))
     if state.basic_piece() is not None:
-        acts.append(TakeBasic())
+        acts.append(TAKE_BASIC)
     # Upgrades that climb a level (or two, by the shortage ruling): exchanges and downgrades are
     # rarely the best action (under 5% of searched positions), and the greedy plan that needs
     # one proposes it itself.

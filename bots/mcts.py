@@ -42,17 +42,26 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from bots._state import INSERT_COST, active_credits, determinize, solo_table
+from bots._state import (
+    FINISHING,
+    INSERT_COST,
+    LEVEL_UP,
+    OVER,
+    REWARD,
+    active_credits,
+    determinize,
+    solo_table,
+)
 from bots.base import Bot, Param, Range
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
-from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
-from projectl_sim.engine import FINISHING, LEVEL_UP, OVER, REWARD, GameState
-from projectl_sim.rules import ROW_SIZE
+from projectl_sim import rules as _rules
+from projectl_sim.actions import Action, Finish, Insert, Reward
+from projectl_sim.engine import GameState
 
 _Key = tuple[Any, ...]
 
@@ -67,20 +76,22 @@ _Key = tuple[Any, ...]
 # by greedy rollouts 3 rounds deep scored this way gains 93% of what rollouts to the end gain
 # over the greedy move, 2 rounds deep 75%; 2 rounds (the default) is 1.5x cheaper and, at equal
 # CPU time, wins more.
-_DISCOUNT = 0.85
-_BANKED = 0.905  # per point in the victory pile (less Finishing Touches pieces)
-_SUPPLY = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
-_PLACED = (0.136, 0.347)  # per level of a piece placed in a held puzzle
-_HELD_POINTS = (0.939, -0.127)  # per discounted point of a held puzzle
-_HELD_REWARD = (-0.173, 0.9)  # per discounted level of a held puzzle's reward piece
-_HELD = (-0.049, -1.129)  # per held puzzle
-_HELD_COST = -0.072  # per action the held puzzles still need
-_UNREACHABLE = -1.0  # per point of a held puzzle that can't be finished
-_TO_MOVE = 1.252  # the player about to move
-_HORIZON_ACTIONS = 30  # actions assumed left before the end is triggered
+_BLACK: Final = 1  # the black deck (projectl_sim.actions.BLACK)
+_ROW_SIZE: Final[int] = _rules.ROW_SIZE
+_DISCOUNT: Final = 0.85
+_BANKED: Final = 0.905  # per point in the victory pile (less Finishing Touches pieces)
+_SUPPLY: Final = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
+_PLACED: Final = (0.136, 0.347)  # per level of a piece placed in a held puzzle
+_HELD_POINTS: Final = (0.939, -0.127)  # per discounted point of a held puzzle
+_HELD_REWARD: Final = (-0.173, 0.9)  # per discounted level of a held puzzle's reward piece
+_HELD: Final = (-0.049, -1.129)  # per held puzzle
+_HELD_COST: Final = -0.072  # per action the held puzzles still need
+_UNREACHABLE: Final = -1.0  # per point of a held puzzle that can't be finished
+_TO_MOVE: Final = 1.252  # the player about to move
+_HORIZON_ACTIONS: Final = 30  # actions assumed left before the end is triggered
 
 
-_BLACK_DECK: dict[int, tuple[Any, int]] = {}
+_BLACK_DECK: Final[dict[int, tuple[Any, int]]] = {}
 
 
 def _black_deck_size(state: GameState) -> int:
@@ -100,7 +111,7 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
-        early = min(1.0, len(state.decks[BLACK]) / max(1, _black_deck_size(state) - ROW_SIZE))
+        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
         left = _HORIZON_ACTIONS
     else:
         early = 0.0
@@ -176,6 +187,12 @@ class MCTSBot(Bot):
             "tree may grow past it; each rollout plays horizon rounds from its leaf)",
             ("root", "leaf"),
         ),
+        "root": (
+            "halving",
+            "how the root shares the budget: halving (sequential halving: most of a big budget "
+            "goes to the best few candidates) or ucb (UCB, every candidate once first)",
+            ("halving", "ucb"),
+        ),
         "width": (
             2.0,
             "progressive widening below the root: 1 + width * sqrt(visits) children",
@@ -202,24 +219,25 @@ class MCTSBot(Bot):
         if len(cands) == 1:
             return cands[0]
         o = self.options
-        budget, limit = int(o["iterations"]), float(o["time"])
-        rounds = int(o["horizon"])
+        rounds = self._horizon()
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
         root = _Node(view.n)
         worlds: list[GameState] = []
-        deadline = time.process_time() + limit if limit > 0 else 0.0
-        done = 0
-        while True:
-            self._iterate(root, cands, view, worlds, rng, model, stop)
-            done += 1
-            if deadline:
-                if time.process_time() >= deadline:
-                    break
-            elif done >= budget:
-                break
+        if o["root"] == "ucb":
+            done = self._search_ucb(root, cands, view, worlds, rng, model, float(stop))
+            best = self._best(root, cands, view.current)
+        else:
+            done, best = self._search_halving(root, cands, view, worlds, rng, model, float(stop))
         self.simulations += done
         self.searches += 1
-        me = view.current
+        return best
+
+    def _horizon(self) -> int:
+        """Return the rollout horizon in rounds after the root's turn (0: to the end)."""
+        return int(self.options["horizon"])
+
+    def _best(self, root: _Node, cands: list[Action], me: int) -> Action:
+        """Return the root candidate with the most visits (ties: the better mean value)."""
         best = cands[0]
         best_key = (-1, 0.0)
         for a in cands:
@@ -228,6 +246,90 @@ class MCTSBot(Bot):
             if key > best_key:
                 best, best_key = a, key
         return best
+
+    def _search_ucb(
+        self,
+        root: _Node,
+        cands: list[Action],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+    ) -> int:
+        """Search with UCB at the root (every candidate once first); return the iterations."""
+        o = self.options
+        budget, limit = int(o["iterations"]), float(o["time"])
+        c = float(o["c"])
+        me = view.current
+        deadline = time.process_time() + limit if limit > 0 else 0.0
+        done = 0
+        while True:
+            pick = _select(root, cands, len(cands), me, c)
+            self._iterate(root, pick, view, worlds, rng, model, stop)
+            done += 1
+            if deadline:
+                if time.process_time() >= deadline:
+                    break
+            elif done >= budget:
+                break
+        return done
+
+    def _search_halving(
+        self,
+        root: _Node,
+        cands: list[Action],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+    ) -> tuple[int, Action]:
+        """Search by sequential halving at the root; return the iterations and the choice.
+
+        Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed
+        bandits", ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022): the budget is
+        split into ceil(log2 K) rounds; each round gives its share evenly to the candidates left
+        (their j-th visits all in the j-th world, so they are compared on common deals), then
+        keeps the better half by mean value. A bigger budget so goes mostly to the few best
+        candidates, whose subtrees grow deep enough to improve on greedy play, instead of to
+        re-averaging the settled values of clearly worse ones (UCB's spread). A time budget is
+        split into the same rounds by CPU time.
+        """
+        o = self.options
+        budget, limit = int(o["iterations"]), float(o["time"])
+        me = view.current
+        alive = list(cands)
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        start = time.process_time()
+        done = 0
+        for r in range(rounds):
+            if limit > 0:
+                round_end = start + limit * (r + 1) / rounds
+                visits = 1 << 30  # until the round's share of the time is spent
+            else:
+                share = (budget - done) // (rounds - r)
+                visits = max(1, share // len(alive))
+                round_end = 0.0
+            out = False
+            for _ in range(visits):
+                for a in alive:
+                    self._iterate(root, a, view, worlds, rng, model, stop)
+                    done += 1
+                    if (limit <= 0 and done >= budget) or (
+                        limit > 0 and time.process_time() >= round_end
+                    ):
+                        out = True
+                        break
+                if out:
+                    break
+            if (limit <= 0 and done >= budget) or len(alive) <= 1:
+                break
+            if limit > 0 and time.process_time() >= start + limit:
+                break
+            alive = _better_half(root, alive, me)
+        # the choice: the best mean value among the candidates still in (the last halving's)
+        return done, _better_half(root, alive, me)[0]
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         return self.greedy.choose_reward(view, options, rng)
@@ -242,18 +344,17 @@ class MCTSBot(Bot):
     def _iterate(
         self,
         root: _Node,
-        cands: list[Action],
+        pick: Action,
         view: GameState,
         worlds: list[GameState],
         rng: random.Random,
         model: CostModel,
         stop: float,
     ) -> None:
+        """Play root candidate ``pick`` once more: in its next world, down the tree, a rollout."""
         o = self.options
         c, width = float(o["c"]), float(o["width"])
-        me = view.current
-        # The root: every candidate once, then UCB; its k-th visit plays in the k-th world.
-        pick = _select(root, cands, len(cands), me, c)
+        # The root child's k-th visit plays in the k-th world (common deals across candidates).
         child = root.children.get(pick)
         if child is None:
             child = root.children[pick] = _Node(view.n)
@@ -285,7 +386,7 @@ class MCTSBot(Bot):
             path.append(node)
         if leaf_anchor and stop != math.inf:
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
-            stop = float(state.turn + int(o["horizon"]) * view.n)
+            stop = float(state.turn + self._horizon() * view.n)
         values = self._rollout(state, rng, model, stop)
         for nd in path:
             nd.n += 1
@@ -354,6 +455,17 @@ class MCTSBot(Bot):
         if not cands:
             cands = state.legal_actions(master="none")
         return cands
+
+
+def _better_half(root: _Node, alive: list[Action], me: int) -> list[Action]:
+    """Return the better half of ``alive`` by the mover's mean value (stable: ties keep order)."""
+    scored = []
+    for i, a in enumerate(alive):
+        ch = root.children.get(a)
+        value = ch.w[me] / ch.n if ch is not None and ch.n else -1.0
+        scored.append((-value, i, a))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [a for _, _, a in scored[: (len(alive) + 1) // 2]]
 
 
 def _select(node: _Node, order: list[Action], allowed: int, player: int, c: float) -> Action:
