@@ -19,7 +19,9 @@ from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
 # The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class,
-# the baseline bot and the planner bots (their state access, heuristics, greedy and MCTS) (projectl_sim/_native.py's MODULES: tests/test_native.py checks they agree).
+# the baseline bot and the planner bots (their state access, heuristics, solo sense, greedy, the
+# other policies and MCTS); projectl_sim/_native.py's MODULES: tests/test_native.py checks they
+# agree.
 NATIVE = [
     "projectl_sim/engine.py",
     "projectl_sim/fill.py",
@@ -29,6 +31,8 @@ NATIVE = [
     "bots/_state.py",
     "bots/heuristics.py",
     "bots/greedy.py",
+    "bots/solo_sense.py",
+    "bots/policies.py",
     "bots/mcts.py",
 ]
 STAMP = HERE / "projectl_sim" / "_native_stamp.json"

@@ -8,10 +8,14 @@ import projectl_sim  # noqa: F401  (first: it picks the compiled or the source h
 from bots.base import Bot, Range, valid_text
 from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot
+from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
 from projectl_sim.errors import UsageError
 
-REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, MCTSBot)}
+REGISTRY: dict[str, type[Bot]] = {
+    cls.name: cls
+    for cls in (RandomBot, GreedyBot, BuilderBot, RusherBot, SetterBot, RecyclerBot, MCTSBot)
+}
 
 
 def _parse_value(name: str, raw: str, default: Any) -> Any:
@@ -66,10 +70,14 @@ def describe_bots() -> list[str]:
 __all__ = [
     "REGISTRY",
     "Bot",
+    "BuilderBot",
     "GreedyBot",
     "MCTSBot",
     "RandomBot",
     "Range",
+    "RecyclerBot",
+    "RusherBot",
+    "SetterBot",
     "describe_bots",
     "make_bot",
 ]

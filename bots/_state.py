@@ -42,6 +42,7 @@ __all__ = [
     "plays_finesse",
     "plays_line_clear",
     "solo_table",
+    "solo_unlock_takes",
     "tables",
 ]
 
@@ -120,6 +121,12 @@ def solo_table(state: GameState) -> Solo | None:
     Engine query wanted: the grid, the locks and the mastermind's supply and pile, public in solo.
     """
     return state.solo
+
+
+def solo_unlock_takes(state: GameState) -> bool:
+    """Return whether the mastermind still takes in the turn it unlocks (the ``solo_unlock``
+    switch of the rules: ``take``, the default, or ``pass``; rules without it: take)."""
+    return getattr(state.rules, "solo_unlock", "take") != "pass"
 
 
 def plays_finesse(state: GameState) -> bool:

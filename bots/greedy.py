@@ -44,7 +44,16 @@ from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from bots._state import INSERT_COST, TAKE_BASIC, active_credits, ambassadors_held, ghost_block
+from bots._state import (
+    INSERT_COST,
+    TAKE_BASIC,
+    active_credits,
+    ambassadors_held,
+    ghost_block,
+    plays_finesse,
+    solo_table,
+    solo_unlock_takes,
+)
 from bots.base import Bot, Param, Range
 from bots.heuristics import (
     UNREACHABLE,
@@ -55,6 +64,7 @@ from bots.heuristics import (
     largest_step,
 )
 from bots.random_bot import completing_places, finish_gain, with_credits
+from bots.solo_sense import after_take, mastermind_points
 from projectl_sim.actions import (
     Action,
     Ambassador,
@@ -159,11 +169,17 @@ class GreedyBot(Bot):
     params: ClassVar[dict[str, Param]] = {
         "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}", tuple(PRESETS)),
         **weight_params(),
+        "deny": (
+            1.0,
+            "solo: value of a point a take denies the mastermind's next take",
+            Range(0.0, 10.0),
+        ),
     }
     presets: ClassVar[dict[str, Weights]] = PRESETS
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.deny = float(self.options.get("deny", 1.0))
         preset = self.options["preset"]
         if preset not in self.presets:
             valid = ", ".join(self.presets)
@@ -217,51 +233,94 @@ class GreedyBot(Bot):
         return action
 
     def choose(self, state: GameState) -> Action | None:
-        """Return the greedy action for the player to move (None: nothing sensible)."""
+        """Return the greedy action for the player to move (None: nothing sensible).
+
+        The steps are methods, so that the other policies (``bots.policies``) change one step
+        and keep the rest: ``_complete_now``, ``_prepare`` (none here), the Ghost action, a
+        Master on plan steps, ``_take``, ``_work``, ``_fallback``.
+        """
         w = self.weights
         model = cost_model(state)
         me = state.current
-        done = completing_places(state)
         multi = not state.master_used or ambassadors_held(state, me) > 0
-        if done:
-            # Master (or an Ambassador) finishes several at once; else the most valuable one.
-            if multi:
-                master = self._multi(state, self._completing_placements(state, model))
-                if master is not None:
-                    return master
-            best = done[0]
-            best_gain = gain(model, best.card, w)
-            for a in done:
-                g = gain(model, a.card, w)
-                if g > best_gain:
-                    best, best_gain = a, g
-            return best
+        done = self._complete_now(state, model, multi)
+        if done is not None:
+            return done
         left = actions_left_estimate(state, me, w)
         targets = self._targets(state, model, left)
         ghost = self._plan_ghost(state, model, targets, left)
         if ghost is not None:
             return ghost
+        prepared = self._prepare(state, model, targets, left)
+        if prepared is not None:
+            return prepared
         if multi:
             master = self._multi(state, self._plan_placements(state, model, targets))
             if master is not None:
                 return master
-        take = self._best_take(state, model, targets, left)
+        take = self._take(state, model, targets, left)
         if take is not None:
             return take
         live = [tg for tg in targets if tg.cost <= left]
-        if live:
-            best_tg = live[0]
-            for tg in live:
-                if tg.rate > best_tg.rate or (tg.rate == best_tg.rate and tg.cost < best_tg.cost):
-                    best_tg = tg
-            if best_tg.rate >= w.build or self._spare_upgrade(state, model, best_tg.need) is None:
-                action = self._work_on(state, model, best_tg)
-                if action is not None:
-                    return action
+        work = self._work(state, model, live)
+        if work is not None:
+            return work
+        return self._fallback(state, model, live)
+
+    def _complete_now(self, state: GameState, model: CostModel, multi: bool) -> Action | None:
+        """Return the action that completes puzzles now, if any: a Master (or an Ambassador) of
+        several completions, else the most valuable completing Place."""
+        done = completing_places(state)
+        if not done:
+            return None
+        if multi:
+            master = self._multi(state, self._completing_placements(state, model))
+            if master is not None:
+                return master
+        w = self.weights
+        best = done[0]
+        best_gain = gain(model, best.card, w)
+        for a in done:
+            g = gain(model, a.card, w)
+            if g > best_gain:
+                best, best_gain = a, g
+        return best
+
+    def _prepare(
+        self, state: GameState, model: CostModel, targets: list[Target], left: int
+    ) -> Action | None:
+        """Return a policy's own move before the Master and the take (greedy: none)."""
+        return None
+
+    def _take(
+        self, state: GameState, model: CostModel, targets: list[Target], left: int
+    ) -> Action | None:
+        """Return the take to make now, if any (solo: the one that fights the mastermind)."""
+        if solo_table(state) is not None:
+            return self._solo_take(state, model, targets, left)
+        return self._best_take(state, model, targets, left)
+
+    def _work(self, state: GameState, model: CostModel, live: list[Target]) -> Action | None:
+        """Return progress on the held puzzle with the best rate (unless building comes first)."""
+        if not live:
+            return None
+        best_tg = live[0]
+        for tg in live:
+            if tg.rate > best_tg.rate or (tg.rate == best_tg.rate and tg.cost < best_tg.cost):
+                best_tg = tg
+        if (
+            best_tg.rate >= self.weights.build
+            or self._spare_upgrade(state, model, best_tg.need) is None
+        ):
+            return self._work_on(state, model, best_tg)
+        return None
+
+    def _fallback(self, state: GameState, model: CostModel, live: list[Target]) -> Action | None:
+        """Return what to do with nothing to work on: build, a level-1 piece, or a Recycle."""
         build = self._spare_upgrade(state, model, live[0].need if live else ())
         if build is not None:
             return build
-        if state.basic_piece() is not None and sum(state.supply[me]) < 4:
+        if state.basic_piece() is not None and sum(state.supply[state.current]) < 4:
             return TAKE_BASIC
         if state.may_recycle():
             for colour in (0, 1):
@@ -309,7 +368,76 @@ class GreedyBot(Bot):
             cost = model.cost(t.recess[card], supply)[0]
             if w.risk * (1 + cost) + committed > left:
                 continue  # rulings: an unfinished puzzle costs its points at the end
-            rate = gain(model, card, w) / (1 + cost)
+            rate = self._take_rate(state, model, card, cost)
+            if rate > best_rate:
+                best, best_rate = a, rate
+        if best is None:
+            return None
+        held_rate = 0.0
+        first = True
+        for tg in targets:
+            if tg.cost <= left and (first or tg.rate > held_rate):
+                held_rate, first = tg.rate, False
+        if held < w.min_held or best_rate > held_rate:
+            return best
+        return None
+
+    def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:
+        """Return what taking ``card`` is worth per action (points and reward per action)."""
+        return gain(model, card, self.weights) / (1 + cost)
+
+    def _solo_take(
+        self, state: GameState, model: CostModel, targets: list[Target], left: int
+    ) -> Action | None:
+        """Return the take that best fights the mastermind (solo), or None.
+
+        As ``_best_take``, each take's rate is its gain per action, plus what it denies the
+        mastermind: the points of the mastermind's next take with the table as it is, less with
+        the table after this take (the card goes, a lock piece of its column moves to the
+        mastermind's supply, the gap holds an unseen card). A blind draw denies nothing and moves
+        no lock: its rate is the mean rate of the unseen cards of the colour on top of the deck.
+        """
+        solo = solo_table(state)
+        assert solo is not None
+        w = self.weights
+        t = model.tab
+        me = state.current
+        held = len(state.slots[me])
+        if held >= 4:
+            return None
+        supply = spare_supply(model, state.placeable_supply(me), targets)
+        committed = 0
+        for tg in targets:
+            if tg.cost <= left:
+                committed += tg.cost
+        points = t.points
+        colour = 0 if state.decks[0] else 1  # the solo deck: its whites lie on top
+        unseen_cards = state.unseen_cards(colour)
+        unseen = sum(points[c] for c in unseen_cards) / max(1, len(unseen_cards))
+        second = plays_finesse(state)
+        unlock_takes = solo_unlock_takes(state)
+        now = mastermind_points(solo, points, unseen, second, unlock_takes)
+        best: Action | None = None
+        best_rate = 0.0
+        for a in state.take_actions():
+            if isinstance(a, Take):
+                card = a.card
+                cost = model.cost(t.recess[card], supply)[0]
+                if w.risk * (1 + cost) + committed > left:
+                    continue  # rulings: an unfinished puzzle costs its points at the end
+                pos = solo.grid.index(card)
+                after = mastermind_points(
+                    after_take(solo, pos), points, unseen, second, unlock_takes
+                )
+                # the denial is had now, by this one action; the gain over the actions it needs
+                rate = self.deny * (now - after) + gain(model, card, w) / (1 + cost)
+            else:
+                total = 0.0
+                for card in unseen_cards:
+                    cost = model.cost(t.recess[card], supply)[0]
+                    if w.risk * (1 + cost) + committed <= left:
+                        total += gain(model, card, w) / (1 + cost)
+                rate = total / max(1, len(unseen_cards))
             if rate > best_rate:
                 best, best_rate = a, rate
         if best is None:

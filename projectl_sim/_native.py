@@ -1,7 +1,7 @@
 """Compiled or pure: which build of the hot-loop modules this process runs.
 
 ``setup.py`` compiles the modules of ``MODULES`` (the engine, the tiling index, the game loop, the
-bot base class and the random bot) with mypyc when it can, and records a digest of each source it
+bot base class, the random bot and the planner bots) with mypyc when it can, and records a digest of each source it
 compiled. Python would import a compiled module in preference to its source even after the source
 is edited (an editable install), so ``select`` (run on import, first thing in
 ``projectl_sim/__init__``) loads all of them from source instead when any source differs from its
@@ -32,6 +32,8 @@ MODULES = {
     "bots._state": "bots/_state.py",
     "bots.heuristics": "bots/heuristics.py",
     "bots.greedy": "bots/greedy.py",
+    "bots.solo_sense": "bots/solo_sense.py",
+    "bots.policies": "bots/policies.py",
     "bots.mcts": "bots/mcts.py",
 }
 _ROOT = Path(__file__).resolve().parent.parent

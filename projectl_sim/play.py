@@ -10,7 +10,7 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from time import perf_counter
+from time import perf_counter, process_time
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,12 @@ BotFn = Callable[[GameState, random.Random], Action]
 
 # A bot that keeps answering without ending the game is cut off after this many decisions.
 MAX_DECISIONS = 20_000
+# CPU time per decision: a read of the process's CPU clock is a system call (~1 us, as long as a
+# random bot's whole decision), so a seat whose decisions average under CPU_EVERY_BELOW seconds
+# of wall time is measured on every CPU_SAMPLE-th decision only (a sample: its mean is the mean);
+# a slower seat on every decision.
+CPU_SAMPLE = 16
+CPU_EVERY_BELOW = 50e-6
 
 
 class BotError(ProjectLError):
@@ -76,10 +82,14 @@ def play_game(
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
     seconds: list[float] | None = None,
+    cpu: list[list[float]] | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
     ``seconds`` (one entry per seat), when given, gathers the time each seat's decisions take.
+    ``cpu`` (one ``[seconds, decisions]`` pair per seat), when given, gathers this process's CPU
+    time during the seat's decisions and how many were measured (see ``CPU_SAMPLE``): their ratio
+    is the seat's CPU time per decision.
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -91,10 +101,19 @@ def play_game(
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
     decisions = 0
+    made = [0] * rules.players  # each seat's decisions so far (for the CPU sample)
+    wall = [0.0] * rules.players  # and their wall time
+    timed = seconds is not None or cpu is not None
     while state.phase != OVER:
         seat = state.current
         view = state.view(seat)
-        start = perf_counter() if seconds is not None else 0.0
+        cpu_start = -1.0
+        if cpu is not None:
+            k = made[seat]
+            if k % CPU_SAMPLE == 0 or wall[seat] >= CPU_EVERY_BELOW * k:
+                cpu_start = process_time()
+            made[seat] = k + 1
+        start = perf_counter() if timed else 0.0
         try:
             action = bots[seat](view, bot_rngs[seat])
         except Exception as exc:  # a bot's bug must not lose the game played so far
@@ -108,8 +127,16 @@ def play_game(
             )
             err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
             raise err from None
-        if seconds is not None:
-            seconds[seat] += perf_counter() - start
+        if timed:
+            took = perf_counter() - start
+            if seconds is not None:
+                seconds[seat] += took
+            if cpu is not None:
+                wall[seat] += took
+                if cpu_start >= 0.0:
+                    pair = cpu[seat]
+                    pair[0] += process_time() - cpu_start
+                    pair[1] += 1
         try:
             state.step(seat, action)
         except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:

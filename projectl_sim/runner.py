@@ -695,6 +695,7 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
     seconds = [0.0] * len(seats)  # each seat's decision time
+    cpu = [[0.0, 0.0] for _ in seats]  # each seat's decision CPU time, decisions measured
     actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
     kind_of = tables.RECORD_KIND
@@ -717,6 +718,7 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
             seat_names=seats,
             on_step=on_step,
             seconds=seconds,
+            cpu=cpu,
         )
         state = outcome.state
         if outcome.record is not None:
@@ -746,6 +748,7 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
         actions=actions,
         decision_seconds=seconds,
         duration=duration,
+        decision_cpu=cpu,
         error_seat=error_seat,
         error=error,
     )

@@ -188,3 +188,47 @@ def test_play_game_gathers_each_seats_decision_time() -> None:
     slow_decisions = sum(1 for seat, _ in outcome.record.moves if seat == 1)  # type: ignore[union-attr]
     assert seconds[1] >= 0.001 * (slow_decisions - 2)  # two finishing decisions don't sleep
     assert 0 < seconds[0] < seconds[1] and sum(seconds) < total
+
+
+def test_play_game_gathers_each_seats_cpu_time_apart_from_its_wall_time() -> None:
+    import time
+
+    from bots.base import Bot
+    from projectl_sim.play import CPU_SAMPLE
+
+    class Sleeper(Bot):
+        """Random play that waits a millisecond (wall time, no CPU) over each decision."""
+
+        name = "sleeper"
+
+        def act(self, view: GameState, rng: random.Random):  # type: ignore[no-untyped-def]
+            time.sleep(0.001)
+            return make_bot("random").act(view, rng)
+
+    class Burner(Bot):
+        """Random play that computes for a millisecond of CPU time over each decision."""
+
+        name = "burner"
+
+        def act(self, view: GameState, rng: random.Random):  # type: ignore[no-untyped-def]
+            end = time.process_time() + 0.001
+            while time.process_time() < end:
+                pass
+            return make_bot("random").act(view, rng)
+
+    play_game(Rules(players=2), [make_bot("random"), make_bot("random")], 5)  # warm the caches
+    seconds = [0.0, 0.0]
+    cpu = [[0.0, 0.0], [0.0, 0.0]]
+    outcome = play_game(Rules(players=2), [Sleeper(), Burner()], 5, seconds=seconds, cpu=cpu)
+    moves = [sum(1 for seat, _ in outcome.record.moves if seat == p) for p in (0, 1)]  # type: ignore[union-attr]
+    # both seats average over 50 us a decision: every decision of theirs is measured
+    assert cpu[0][1] == moves[0] and cpu[1][1] == moves[1]
+    sleeper, burner = cpu[0][0] / cpu[0][1], cpu[1][0] / cpu[1][1]
+    assert seconds[0] / moves[0] > 0.0009  # its wall time counts the sleeps
+    assert sleeper < 0.0005  # its CPU time does not
+    assert burner > 0.0008  # the burner's CPU time counts its work
+    # a fast bot is measured on a sample: every CPU_SAMPLE-th decision
+    cpu = [[0.0, 0.0], [0.0, 0.0]]
+    fast = play_game(Rules(players=2), [make_bot("random"), make_bot("random")], 5, cpu=cpu)
+    n0 = sum(1 for seat, _ in fast.record.moves if seat == 0)  # type: ignore[union-attr]
+    assert 1 <= cpu[0][1] <= n0 // CPU_SAMPLE + 2 and cpu[0][0] > 0
