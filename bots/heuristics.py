@@ -389,8 +389,10 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
                 blind.append(a)
         elif isinstance(a, Take) and not (w.white_only and t.is_black[a.card]):
             acts.append(a)
-    if not acts:
-        acts.extend(blind[:1])  # a blind draw only when no face-up puzzle is wanted
+    if not acts or solo_table(state) is not None:
+        # a blind draw only when no face-up puzzle is wanted; in solo always (it moves no lock
+        # and leaves the grid to the mastermind as it is: sometimes the better take)
+        acts.extend(blind[:1])
     if state.may_recycle():
         for colour in (0, 1):
             row = state.rows[colour]

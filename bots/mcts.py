@@ -193,6 +193,12 @@ class MCTSBot(Bot):
             "goes to the best few candidates) or ucb (UCB, every candidate once first)",
             ("halving", "ucb"),
         ),
+        "tree": (
+            "full",
+            "how deep the tree grows: full (every player's decisions up to the horizon) or turn "
+            "(the rest of the root player's turn; greedy play after it)",
+            ("full", "turn"),
+        ),
         "width": (
             2.0,
             "progressive widening below the root: 1 + width * sqrt(visits) children",
@@ -360,17 +366,20 @@ class MCTSBot(Bot):
             child = root.children[pick] = _Node(view.n)
         k = child.n
         if k == len(worlds):
-            worlds.append(determinize(view, rng))
+            worlds.append(self._world(view, rng))
         state = worlds[k].copy()
         state.apply(pick)
         node = child
         path = [root, child]
         fresh = k == 0
         leaf_anchor = self.options["anchor"] == "leaf"
+        own_turn = o["tree"] == "turn"
         while not fresh:
             self._settle(state, rng)
             if state.phase == OVER or (state.turn >= stop and not leaf_anchor):
                 break
+            if own_turn and (state.turn != view.turn or state.current != view.current):
+                break  # tree=turn: the tree searches the rest of the root's turn only
             key = _world_key(state)
             order = node.orders.get(key)
             if order is None:
@@ -393,6 +402,11 @@ class MCTSBot(Bot):
             w = nd.w
             for p, v in enumerate(values):
                 w[p] += v
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        """Return a full state consistent with ``view``, what its seat can't see dealt with
+        ``rng`` (a determinization; ``tools/solo_ceiling.py`` overrides it to see the deck)."""
+        return determinize(view, rng)
 
     def _settle(self, state: GameState, rng: random.Random) -> None:
         """Answer reward choices, Level Up steps and Finishing Touches the greedy way (no tree
