@@ -96,6 +96,7 @@ class Bot:
         check_params(self.name, self.params, kwargs)
         self.options = {k: spec[0] for k, spec in self.params.items()}
         self.options.update(kwargs)
+        self.given = frozenset(kwargs)  # the parameters the spec sets (the rest: defaults)
 
     def __call__(self, view: GameState, rng: random.Random) -> Action:
         """Answer whatever the engine asks of this seat now."""

@@ -43,6 +43,7 @@ from projectl_sim.fill import TilingIndex, tiling_index
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
 _BLACK: Final = 1  # projectl_sim.actions.BLACK: the black deck's colour
+_SOLO_PACE: Final = 1.2  # solo: the cards leaving the deck per round, as a share of the above
 _SCAN: Final = 24
 _CACHE_CAP: Final = 200_000
 UNREACHABLE: Final = 99
@@ -308,7 +309,11 @@ def actions_left_estimate(state: GameState, player: int, w: Weights) -> int:
     # Before the trigger, estimate the rounds until it from the cards left in the deck that
     # triggers it: greedy play draws about 0.35 black cards per player per round; in solo the
     # mastermind takes one each round and the player about 0.6.
-    per_round = 1.6 if solo_table(state) is not None else 0.35 * state.n
+    per_round = 0.35 * state.n
+    if solo_table(state) is not None:
+        # solo: every take refills the grid or is the deck's top card (the player's ~1 a round)
+        # and the mastermind takes one (Finesse Solo: two)
+        per_round = (3.0 if plays_finesse(state) else 2.0) * _SOLO_PACE
     estimate = int(3 * (state.cards_to_trigger() / per_round + 1))
     return max(w.horizon, estimate)
 

@@ -226,6 +226,10 @@ class MCTSBot(Bot):
             return cands[0]
         o = self.options
         rounds = self._horizon()
+        if solo_table(view) is not None and "horizon" not in self.given:
+            # solo: the game is short and the mastermind's coming takes decide it, which the
+            # leaf evaluation does not see: rollouts play to the end
+            rounds = 0
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
         root = _Node(view.n)
         worlds: list[GameState] = []

@@ -233,11 +233,9 @@ class RusherBot(GreedyBot):
                 total += gain(model, c, self.weights) / (1 + cost)
         blind_rate = total / len(unseen)
         held = len(state.slots[me])
+        # a take is due (greedy's step chose one, or too few are held): blind beats the row
         if blind_rate > row_best and (take is not None or held < self.weights.min_held):
-            if take is None or not (isinstance(take, Take) and t.is_black[take.card]):
-                return blind
-            if blind_rate > self._take_rate(state, model, take.card, 0) / 2:
-                return blind
+            return blind
         return take
 
     def _fallback(self, state: GameState, model: CostModel, live: list[Target]) -> Action | None:

@@ -99,3 +99,59 @@ def play_mastermind(
         if low is not None:
             table = take_to_pile(table, low, points)
     return table, table.opponent_score - before
+
+
+def mastermind_forecast(
+    solo: Solo,
+    points: tuple[int, ...],
+    unseen: float,
+    turns: int,
+    second: bool,
+    unlock_takes: bool = True,
+    deck: int = 99,
+) -> float:
+    """Return the points the mastermind takes over its next ``turns`` turns if the player takes
+    nothing more: each take's gap is refilled by an unseen card (worth ``unseen``) while the deck
+    (``deck`` cards) lasts. Lock pieces are counted, not named (which piece moves never matters
+    to what is locked). Positions marked ``UNSEEN`` hold an unseen card already.
+    """
+    values = [
+        -1.0 if card == EMPTY else unseen if card == UNSEEN else float(points[card])
+        for card in solo.grid
+    ]
+    locks = [len(col) for col in solo.locks]
+    supply = len(solo.opponent_supply)
+    total = 0.0
+    for _ in range(turns):
+        if locks[0] and locks[1] and locks[2]:
+            locks = [k - 1 for k in locks]  # rulings: one piece from above each column returns
+            if not unlock_takes:
+                continue
+        best, best_value = -1, -1.0
+        for pos in range(9):
+            if values[pos] >= 0 and not locks[pos % 3] and values[pos] > best_value:
+                best, best_value = pos, values[pos]
+        if best < 0:
+            continue
+        col = best % 3
+        total += best_value
+        gaps = [best]
+        if second:
+            low = -1
+            for pos in range(col, 9, 3):
+                if pos != best and values[pos] >= 0 and (low < 0 or values[pos] < values[low]):
+                    low = pos
+            if low >= 0:
+                total += values[low]
+                gaps.append(low)
+        moved = 0
+        for other in range(3):
+            if other != col and locks[other]:
+                locks[other] -= 1
+                moved += 1
+        locks[col] += supply + moved
+        supply = 0
+        for gap in gaps:
+            values[gap] = unseen if deck > 0 else -1.0
+            deck -= 1
+    return total
