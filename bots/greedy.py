@@ -118,12 +118,23 @@ _WEIGHT_RANGE: Final[dict[str, Any]] = {
 }
 
 
-def weight_params() -> dict[str, Param]:
-    """Return the ``params`` entries of the greedy weights (defaults from ``Weights``)."""
+def weight_params(base: Weights | None = None) -> dict[str, Param]:
+    """Return the ``params`` entries of the greedy weights (defaults from ``base``)."""
+    base = base if base is not None else Weights()
     return {
-        f.name: (getattr(Weights(), f.name), _WEIGHT_HELP[f.name], _WEIGHT_RANGE[f.name])
+        f.name: (getattr(base, f.name), _WEIGHT_HELP[f.name], _WEIGHT_RANGE[f.name])
         for f in fields(Weights)
     }
+
+
+SOLO_PARAMS: Final[dict[str, Param]] = {
+    "deny": (
+        1.0,
+        "solo: value of a point a take denies the mastermind's coming takes",
+        Range(0.0, 10.0),
+    ),
+    "lookahead": (4, "solo: the mastermind's turns a take's denial is counted over", Range(1, 20)),
+}
 
 
 @dataclass
@@ -175,16 +186,7 @@ class GreedyBot(Bot):
     params: ClassVar[dict[str, Param]] = {
         "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}", tuple(PRESETS)),
         **weight_params(),
-        "deny": (
-            1.0,
-            "solo: value of a point a take denies the mastermind's coming takes",
-            Range(0.0, 10.0),
-        ),
-        "lookahead": (
-            4,
-            "solo: the mastermind's turns a take's denial is counted over",
-            Range(1, 20),
-        ),
+        **SOLO_PARAMS,
     }
     presets: ClassVar[dict[str, Weights]] = PRESETS
 

@@ -29,6 +29,7 @@ from mypy_extensions import mypyc_attr
 from bots._state import TAKE_BASIC, solo_table
 from bots.base import Param, Range
 from bots.greedy import (
+    SOLO_PARAMS,
     GreedyBot,
     Target,
     gain,
@@ -43,17 +44,24 @@ from projectl_sim.engine import GameState
 
 _SCAN: Final = 24  # tilings looked at per region, cheapest first (as the cost model does)
 _BLACK: Final = 1  # the black row and deck (projectl_sim.actions.BLACK)
+# each policy's weights (the greedy weights it starts from)
+_BUILDER: Final = Weights(reward=0.7)
+_RUSHER: Final = Weights(reward=0.2, min_held=2)
+_SETTER: Final = Weights(min_held=3, risk=1.2)
+_RECYCLER: Final = Weights()
 
 
 def _one_preset(weights: Weights) -> dict[str, Weights]:
     return {"standard": weights}
 
 
-def _policy_params(extra: dict[str, Param]) -> dict[str, Param]:
-    """Return a policy's params: its one preset, the greedy weights, and its own."""
+def _policy_params(weights: Weights, extra: dict[str, Param]) -> dict[str, Param]:
+    """Return a policy's params: its one preset, the greedy weights (its defaults), solo's and
+    its own."""
     return {
-        "preset": ("standard", "weights preset: standard", ("standard",)),
-        **weight_params(),
+        "preset": ("standard", "weights preset: standard (its own weights)", ("standard",)),
+        **weight_params(weights),
+        **SOLO_PARAMS,
         **extra,
     }
 
@@ -123,14 +131,15 @@ class BuilderBot(GreedyBot):
         "puzzle's fewest-placements plan first (Upgrades, level-1 takes), values reward pieces"
     )
     params: ClassVar[dict[str, Param]] = _policy_params(
+        _BUILDER,
         {
             "invest": (0.6, "actions a level of pieces gained for good is worth", Range(0.0, 5.0)),
             "engine": (20, "cells of pieces owned at which it stops investing", Range(0, 200)),
             "until": (3, "the last round in which it invests", Range(0, 100)),
             "pieces": (3, "while investing, take a level-1 piece when it owns fewer", Range(0, 30)),
-        }
+        },
     )
-    presets: ClassVar[dict[str, Weights]] = _one_preset(Weights(reward=0.7))
+    presets: ClassVar[dict[str, Weights]] = _one_preset(_BUILDER)
 
     def _investing(self, state: GameState, model: CostModel) -> bool:
         """Return whether it still builds its engine: end not triggered, pieces below target."""
@@ -180,6 +189,7 @@ class RusherBot(GreedyBot):
         "them, draws black blind when the unseen black puzzles promise more than the row"
     )
     params: ClassVar[dict[str, Param]] = _policy_params(
+        _RUSHER,
         {
             "quick": (
                 2,
@@ -187,9 +197,9 @@ class RusherBot(GreedyBot):
                 Range(0, 25),
             ),
             "tetrominoes": (3, "level-4 pieces it builds towards before the end", Range(0, 15)),
-        }
+        },
     )
-    presets: ClassVar[dict[str, Weights]] = _one_preset(Weights(reward=0.2, min_held=2))
+    presets: ClassVar[dict[str, Weights]] = _one_preset(_RUSHER)
 
     def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:
         t = model.tab
@@ -264,8 +274,8 @@ class SetterBot(GreedyBot):
         "Master setter: holds 3-4 puzzles, brings them to one-piece gaps and holds back a lone "
         "completion so that one Master completes several"
     )
-    params: ClassVar[dict[str, Param]] = _policy_params({})
-    presets: ClassVar[dict[str, Weights]] = _one_preset(Weights(min_held=3, risk=1.2))
+    params: ClassVar[dict[str, Param]] = _policy_params(_SETTER, {})
+    presets: ClassVar[dict[str, Weights]] = _one_preset(_SETTER)
 
     def _complete_now(self, state: GameState, model: CostModel, multi: bool) -> Action | None:
         done = completing_places(state)
@@ -318,6 +328,7 @@ class RecyclerBot(GreedyBot):
         "puzzle fits while fresh cards promise more"
     )
     params: ClassVar[dict[str, Param]] = _policy_params(
+        _RECYCLER,
         {
             "fit": (
                 1.0,
@@ -329,9 +340,9 @@ class RecyclerBot(GreedyBot):
                 "recycle when fresh cards promise this many times the row's best",
                 Range(1.0, 10.0),
             ),
-        }
+        },
     )
-    presets: ClassVar[dict[str, Weights]] = _one_preset(Weights())
+    presets: ClassVar[dict[str, Weights]] = _one_preset(_RECYCLER)
 
     def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:
         rate = gain(model, card, self.weights) / (1 + cost)
