@@ -80,7 +80,8 @@ def main() -> None:
     scores, opponent, wins = [], [], 0
     start = time.process_time()
     for s in seeds:
-        bot = Clairvoyant(**template.options) if not args.honest else make_bot(spec)
+        given = {k: template.options[k] for k in template.given}  # defaults stay defaults
+        bot = Clairvoyant(**given) if not args.honest else make_bot(spec)
         state = play(rules, s, bot, not args.honest)
         scores.append(state.final_scores()[0])
         opponent.append(state.opponent_score())
