@@ -148,6 +148,73 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     return value
 
 
+LEAF_FEATURES: Final = (
+    "banked",
+    "supply_levels",
+    "supply_levels_early",
+    "placed",
+    "placed_early",
+    "held_points",
+    "held_points_early",
+    "held_reward",
+    "held_reward_early",
+    "held",
+    "held_early",
+    "held_cost",
+    "unreachable_points",
+    "to_move",
+)
+
+
+def leaf_features(state: GameState, player: int, model: CostModel) -> list[float]:
+    """Return the terms ``score_estimate`` weighs, in ``LEAF_FEATURES`` order (for fitting)."""
+    t = model.tab
+    levels = t.levels
+    left = remaining_actions(state, player)
+    if left is None:
+        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
+        left = _HORIZON_ACTIONS
+    else:
+        early = 0.0
+    supply = state.placeable_supply(player)
+    supply_levels = float(sum(c * levels[i] for i, c in enumerate(state.supply[player]) if c))
+    spare = list(supply)
+    placed = points = reward = cost_sum = unreachable = 0.0
+    slots = state.slots[player]
+    for card, filled, pieces in slots:
+        for piece, _ in pieces:
+            placed += levels[piece]
+        cost, use = model.cost(t.recess[card] & ~filled, spare)
+        if cost > left:
+            unreachable += t.points[card]
+            continue
+        left -= cost
+        cost_sum += cost
+        d = _DISCOUNT**cost
+        points += t.points[card] * d
+        reward += t.reward_level[card] * d
+        for i, k in enumerate(use):
+            if k:
+                spare[i] = max(0, spare[i] - k)
+    n = float(len(slots))
+    return [
+        float(state.scores[player] - state.ft_pieces[player]),
+        supply_levels,
+        supply_levels * early,
+        placed,
+        placed * early,
+        points,
+        points * early,
+        reward,
+        reward * early,
+        n,
+        n * early,
+        cost_sum,
+        unreachable,
+        1.0 if state.current == player else 0.0,
+    ]
+
+
 class _Node:
     """A decision point of the tree: visits, summed values per player, children by action."""
 
