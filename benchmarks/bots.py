@@ -54,7 +54,7 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.actions import Action, Insert, TakeBasic, TakeDeck  # noqa: E402
+from projectl_sim.actions import Action, Insert, Master, Take, TakeBasic, TakeDeck  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
 
 PAIRS: dict[str, tuple[str, str]] = {
@@ -74,7 +74,18 @@ BASELINE_SPEC = {"mcts:root=ucb": "mcts"}
 # the speed section's positions: the Play decisions of these greedy self-play games
 SPEED_GAMES, SPEED_MCTS_EVERY = 60, 20
 
-MIX = ("take", "take_blind", "take_basic", "upgrade", "recycle", "place", "master", "insert")
+MIX = (
+    "take_white",
+    "take_black",
+    "take_blind",
+    "take_basic",
+    "upgrade",
+    "recycle",
+    "place",
+    "master",
+    "master_pieces",
+    "insert",
+)
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -101,6 +112,12 @@ class _Seat:
             self.mix["take_blind"] += 1
         elif isinstance(inner, TakeBasic):
             self.mix["take_basic"] += 1
+        elif isinstance(inner, Take):
+            black = view.catalogue.puzzles[inner.card].is_black
+            self.mix["take_black" if black else "take_white"] += 1
+        elif isinstance(inner, Master):
+            self.mix["master"] += 1
+            self.mix["master_pieces"] += len(inner.placements)
         elif inner.kind in self.mix:
             self.mix[inner.kind] += 1
         return action
@@ -192,7 +209,7 @@ def mix_line(spec: str, rows: list[dict[str, Any]]) -> str:
     s = _seat_stats(rows, spec)
     n = max(1.0, s["games"])
     lo, hi = wilson(s["wins"], int(s["games"]))
-    mix = " ".join(f"{k}={s[k] / n:4.1f}" for k in MIX)
+    mix = " ".join(f"{k.replace('take_', 't_')}={s[k] / n:4.1f}" for k in MIX)
     return (
         f"{'mix':8s} {spec:20s} games={int(s['games']):4d} wins={s['wins'] / n:5.1%} "
         f"[{lo:5.1%}, {hi:5.1%}]  per game: {mix}"

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -137,15 +137,22 @@ SOLO_PARAMS: Final[dict[str, Param]] = {
 }
 
 
-@dataclass
 class Target:
-    """A held puzzle as the plan sees it: its empty cells, cost, planned pieces and rate."""
+    """A held puzzle as the plan sees it: its empty cells, cost, planned pieces and rate.
 
-    card: int
-    empty: int
-    cost: int
-    need: tuple[int, ...]
-    rate: float
+    (A plain class: compiled, a dataclass here cost a dictionary per instance.)
+    """
+
+    __slots__ = ("card", "cost", "empty", "need", "rate")
+
+    def __init__(
+        self, card: int, empty: int, cost: int, need: tuple[int, ...], rate: float
+    ) -> None:
+        self.card = card
+        self.empty = empty
+        self.cost = cost
+        self.need = need
+        self.rate = rate
 
 
 def in_plan_order(
@@ -254,8 +261,8 @@ class GreedyBot(Bot):
         """Return the greedy action for the player to move (None: nothing sensible).
 
         The steps are methods, so that the other policies (``bots.policies``) change one step
-        and keep the rest: ``_complete_now``, ``_prepare`` (none here), the Ghost action, a
-        Master on plan steps, ``_take``, ``_work``, ``_fallback``.
+        and keep the rest: ``_complete_now``, the Ghost action, ``_prepare`` (none here),
+        ``_master_step``, ``_take``, ``_work``, ``_fallback``.
         """
         solo = solo_table(state) is not None
         self.weights = w = self.solo_weights if solo else self.base_weights
@@ -274,7 +281,7 @@ class GreedyBot(Bot):
         if prepared is not None:
             return prepared
         if multi:
-            master = self._multi(state, self._plan_placements(state, model, targets))
+            master = self._master_step(state, model, targets)
             if master is not None:
                 return master
         take = self._take(state, model, targets, left)
@@ -310,6 +317,12 @@ class GreedyBot(Bot):
     ) -> Action | None:
         """Return a policy's own move before the Master and the take (greedy: none)."""
         return None
+
+    def _master_step(
+        self, state: GameState, model: CostModel, targets: list[Target]
+    ) -> Action | None:
+        """Return a Master (or an Ambassador) of one plan step in each of 2+ held puzzles."""
+        return self._multi(state, self._plan_placements(state, model, targets))
 
     def _take(
         self, state: GameState, model: CostModel, targets: list[Target], left: int

@@ -59,6 +59,7 @@ from bots._state import (
 from bots.base import Bot, Param, Range
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
+from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from projectl_sim import rules as _rules
 from projectl_sim.actions import Action, Finish, Insert, Reward
 from projectl_sim.engine import GameState
@@ -266,6 +267,13 @@ class MCTSBot(Bot):
             "(the rest of the root player's turn; greedy play after it)",
             ("full", "turn"),
         ),
+        "rollout": (
+            "greedy",
+            "the rollout policy: greedy (every seat, deterministic in a world) or mixed (each "
+            "seat of each world's rollouts played by a policy drawn from greedy, rusher, builder, "
+            "setter and recycler: a population of plausible continuations)",
+            ("greedy", "mixed"),
+        ),
         "width": (
             2.0,
             "progressive widening below the root: 1 + width * sqrt(visits) children",
@@ -282,6 +290,11 @@ class MCTSBot(Bot):
         super().__init__(**kwargs)
         self.weights = Weights()
         self.greedy = GreedyBot()
+        # rollout=mixed: the policies a rollout's seats are drawn from (one per seat per world)
+        self.pool: list[GreedyBot] = []
+        if self.options["rollout"] == "mixed":
+            self.pool = [GreedyBot(), RusherBot(), BuilderBot(), SetterBot(), RecyclerBot()]
+        self._casts: list[list[GreedyBot]] = []
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
         self.searches = 0
 
@@ -300,6 +313,7 @@ class MCTSBot(Bot):
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
         root = _Node(view.n)
         worlds: list[GameState] = []
+        self._casts = []
         if o["root"] == "ucb":
             done = self._search_ucb(root, cands, view, worlds, rng, model, float(stop))
             best = self._best(root, cands, view.current)
@@ -438,7 +452,14 @@ class MCTSBot(Bot):
         k = child.n
         if k == len(worlds):
             worlds.append(self._world(view, rng))
+            if self.pool:
+                # rollout=mixed: who plays each seat in this world's rollouts, drawn with the
+                # world, so every candidate meets the same cast in its k-th world
+                self._casts.append(
+                    [self.pool[int(rng.random() * len(self.pool))] for _ in range(view.n)]
+                )
         state = worlds[k].copy()
+        cast = self._casts[k] if self.pool else None
         state.apply(pick)
         node = child
         path = [root, child]
@@ -467,7 +488,7 @@ class MCTSBot(Bot):
         if leaf_anchor and stop != math.inf:
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
             stop = float(state.turn + self._horizon() * view.n)
-        values = self._rollout(state, rng, model, stop)
+        values = self._rollout(state, rng, model, stop, cast)
         for nd in path:
             nd.n += 1
             w = nd.w
@@ -492,14 +513,24 @@ class MCTSBot(Bot):
                 state.apply(greedy.finishing_touches(state, rng))
 
     def _rollout(
-        self, state: GameState, rng: random.Random, model: CostModel, stop: float
+        self,
+        state: GameState,
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+        cast: list[GreedyBot] | None = None,
     ) -> list[float]:
+        """Play the rollout policy until ``stop`` (a turn) or the end; return the leaf values.
+
+        ``cast``: the policy playing each seat (rollout=mixed), else greedy for all.
+        """
         greedy = self.greedy
         while True:
             self._settle(state, rng)
             if state.phase == OVER or state.turn >= stop:
                 break
-            action = greedy.choose_with_insert(state)
+            bot = greedy if cast is None else cast[state.current]
+            action = bot.choose_with_insert(state)
             if action is None:
                 action = rng.choice(state.legal_actions(master="none"))
             state.apply(action)

@@ -292,6 +292,23 @@ class SetterBot(GreedyBot):
                 return step
         return super()._complete_now(state, model, multi)
 
+    def _master_step(
+        self, state: GameState, model: CostModel, targets: list[Target]
+    ) -> Action | None:
+        # a Master of two pieces waits while the turn has another action to set a third puzzle
+        # (take one, or bring one to a plan step): a Master of 3-4 pieces is 3-4 placements in
+        # one action
+        placements = self._plan_placements(state, model, targets)
+        wait = (
+            len(placements) == 2
+            and len(state.slots[state.current]) >= 3
+            and state.actions_left >= 2
+            and not state.master_used
+        )
+        if wait:
+            return None
+        return self._multi(state, placements)
+
     def _gap_step(
         self, state: GameState, model: CostModel, completing: tuple[Placement, ...]
     ) -> Action | None:

@@ -190,9 +190,9 @@ def test_a_leaf_anchored_horizon_lets_rollouts_see_as_far_from_every_leaf() -> N
     seen: list[int] = []
 
     class Spy(MCTSBot):  # a compiled bot's methods can't be patched: a subclass records
-        def _rollout(self, s, rng, model, stop):  # type: ignore[no-untyped-def]
+        def _rollout(self, s, rng, model, stop, cast=None):  # type: ignore[no-untyped-def]
             seen.append(stop - s.turn)  # turns the rollout may still play
-            return super()._rollout(s, rng, model, stop)
+            return super()._rollout(s, rng, model, stop, cast)
 
     def lookahead(anchor: str) -> list[int]:
         seen.clear()
