@@ -68,9 +68,10 @@ THREE: dict[str, tuple[str, str]] = {
 POLICIES = ["greedy", "builder", "rusher", "setter", "recycler"]
 SOLO = ["greedy", "mcts:time=1"]
 SOLO_VARIANTS = {"solo": (), "finesse-solo": ("finesse",)}
-SPEED = ["greedy", "mcts", "mcts:root=ucb"]
-# the baseline build predates root=: its default is the UCB root
-BASELINE_SPEC = {"mcts:root=ucb": "mcts"}
+# "mcts:root=ucb,horizon=2" is today's search in this build (the defaults of 7e48ca3's mcts)
+SPEED = ["greedy", "mcts:root=ucb,horizon=2", "mcts"]
+# the baseline build predates root= and the new defaults: its mcts is the UCB root, horizon 2
+BASELINE_SPEC = {"mcts:root=ucb,horizon=2": "mcts", "mcts": "mcts"}
 # the speed section's positions: the Play decisions of these greedy self-play games
 SPEED_GAMES, SPEED_MCTS_EVERY = 60, 20
 

@@ -2,39 +2,54 @@
 
 Each decision grows one tree from the bot's view. Every iteration:
 
-1. picks a child of the root (each candidate once, in order, then UCB) and plays it in a
-   *world*: the view determinized with the bot's ``rng`` (the other players' face-down victory
-   piles get cards, the number of each colour being known from what is unseen, and the unseen
-   deck cards are re-dealt). The k-th visit of every root child uses the same k-th world, so the
-   candidates are compared on common deals (common random numbers: the deal's noise cancels out
-   of their differences);
-2. descends the tree below, each node choosing for its own player to move among that player's
-   candidates (the greedy choice first), widened progressively with the node's visits, by UCB
-   on that player's value;
-3. adds one node, then plays the greedy policy (``GreedyBot.choose``) until ``horizon`` rounds
-   after the root's turn (or the end), so every leaf is scored at the same moment of the game;
-4. scores the leaf for every player: a fitted estimate of each player's final score, turned into
-   a win chance by a logistic of the margin over the best opponent (at the end, half the real
-   win share and half the logistic of the real margin), and adds that vector to the path.
+1. the root's rule picks a candidate (``root=halving``, the default: sequential halving, below;
+   ``root=ucb``: each candidate once, in order, then UCB) and plays it in a *world*: the view
+   determinized with the bot's ``rng`` (the other players' face-down victory piles get cards, the
+   number of each colour being known from what is unseen, and the unseen deck cards are
+   re-dealt). The k-th visit of every root child uses the same k-th world, so the candidates are
+   compared on common deals (common random numbers: the deal's noise cancels out of their
+   differences);
+2. descends the tree below (``tree=full``: every player's decisions; ``tree=turn``: the rest of
+   the root player's turn), each node choosing for its own player to move among that player's
+   candidates (the greedy choice first), widened progressively with the node's visits, by UCB on
+   that player's value;
+3. adds one node, then plays the rollout policy (``rollout=greedy``: ``GreedyBot.choose`` for
+   every seat; ``rollout=mixed``: each seat of each world played by one of greedy and the four
+   other policies) to the end of the game (``horizon=0``, the default) or ``horizon`` rounds
+   after the root's turn;
+4. scores the leaf for every player: at the end, half the real win share and half a logistic of
+   the real margin over the best opponent (the margin tells a close loss from a rout); at a
+   horizon, a fitted estimate of each player's final score turned into a win chance the same
+   way; and adds that vector to the path.
+
+What limited the search, and why the rollouts now play to the end (``benchmarks/bots.py``, 80
+games each, seats swapped, one world of deals per seed; the README has the full table): with the
+old default, rollouts two rounds deep scored by the fitted evaluation, more iterations did not
+play better: 800 against 200 iterations won 37.0% (sequential halving), 41.2% (halving, horizon 3
+for the 800), 38.8% (halving, tree over the own turn), 41.2% (UCB root, tree over the own turn),
+50.0% (little exploration below the root, c=0.05, width=1) and 33.1% (that, horizon 4 for the
+800). The fitted evaluation is what the search optimises, and it predicts MCTS games poorly: on
+4,408 positions of MCTS self-play its estimate correlates 0.25 with the final margin
+(``tools/fit_leaf.py``; a refit reaches 0.39), so a bigger budget found better moves by the
+evaluation, not in the game. With rollouts to the end, scored by the game itself, 800 against
+200 won 68.8% [57.9%, 77.8%] of 80 games: the budget buys strength again.
+
+Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
+ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
+ceil(log2 K) rounds; each round gives its share evenly to the candidates left, then keeps the
+better half by mean value, so a bigger budget goes mostly to the few best candidates.
 
 Candidates are ``candidate_actions`` (the heuristic's narrowing: plan placements, takes,
-climbing upgrades, one Recycle order per row, a planned Master) plus the greedy choice. Which
-children a node allows is decided by each world's own candidate list, so draws that differ
-between worlds (a replacement card in a row, a blind draw) never lead into an illegal action.
-Reward choices, Level Up steps (Ghost Piece) and Finishing Touches, inside the search and as the
-bot's own answers, are the greedy bot's. Finesse: with 2 active Credits each candidate is also
-searched as an Insert, and rollouts Insert the greedy way.
+climbing upgrades, one Recycle order per row, a planned Master; in solo also the blind draw)
+plus the greedy choice. Which children a node allows is decided by each world's own candidate
+list, so draws that differ between worlds (a replacement card in a row, a blind draw) never lead
+into an illegal action. Reward choices, Level Up steps (Ghost Piece) and Finishing Touches,
+inside the search and as the bot's own answers, are the greedy bot's. Finesse: with 2 active
+Credits each candidate is also searched as an Insert, and rollouts Insert the greedy way.
 
-The budget is ``iterations`` per decision, or ``time`` seconds of CPU per decision when it is
-not 0 (then the bot is not reproducible). A decision with a single candidate is not searched.
-The default, 50, is about two visits per root candidate (26 on average over the positions of
-``benchmarks/mcts_settle.py``). Rollouts are deterministic in a world and the root compares its
-children on common deals, so a candidate's value settles within a few deals: picking by k deals
-instead of 48 loses 0.017 win chance at k = 1, 0.008 at 2, 0.005 at 4, 0.002 at 8 and 0.001 at 16
-(the two best candidates are 0.019 apart on average). Past a few visits per candidate, more
-iterations re-average a settled estimate and grow the tree below, which did not play better:
-``benchmarks/bots.py`` measured 4x the iterations winning 59.8% of 200 games at 50 (200 against
-50), but 52.5% of 60 at 100 (400 against 100) and 46.0% of 200 at 400 (1600 against 400).
+The budget is ``iterations`` per decision, or ``time`` seconds of CPU (``time.process_time``)
+per decision when it is not 0 (then the bot is not reproducible; halving splits the time into
+its rounds). A decision with a single candidate is not searched.
 """
 
 from __future__ import annotations
@@ -233,8 +248,9 @@ class _Node:
 class MCTSBot(Bot):
     name = "mcts"
     summary = (
-        "determinized MCTS: heuristic candidates, greedy rollouts a few rounds deep scored by a "
-        "fitted evaluation, common deals across root moves, one value per player"
+        "determinized MCTS: heuristic candidates, sequential halving at the root, greedy "
+        "rollouts to the end (or a horizon, scored by a fitted evaluation), common deals across "
+        "root moves, one value per player"
     )
     params: ClassVar[dict[str, Param]] = {
         "iterations": (50, "iterations per decision (when time is 0)", Range(1, 10_000_000)),
@@ -245,8 +261,9 @@ class MCTSBot(Bot):
             Range(0.0, 100.0),
         ),
         "horizon": (
-            2,
-            "rollouts stop this many rounds after the root's turn; 0 = at the end",
+            0,
+            "rollouts stop this many rounds after the root's turn, scored by the fitted leaf "
+            "evaluation; 0 = they play to the end (scored by the game)",
             Range(0, 1000),
         ),
         "anchor": (

@@ -20,7 +20,7 @@ from bot_decisions import decisions
 
 PINNED = json.loads((Path(__file__).parent / "pinned" / "bot_decisions.json").read_text())
 # today's spec of a pinned bot whose defaults changed since the pin
-LEGACY = {"mcts:iterations=12": "mcts:iterations=12,root=ucb"}
+LEGACY = {"mcts:iterations=12": "mcts:iterations=12,root=ucb,horizon=2"}
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
