@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 NATIVE = [
     "projectl_sim/engine.py",
     "projectl_sim/fill.py",
-    "projectl_sim/play.py",
+    "projectl_sim/sim/play.py",
     "bots/base.py",
     "bots/random_bot.py",
 ]

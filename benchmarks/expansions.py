@@ -34,7 +34,7 @@ from joblib import Parallel, delayed  # noqa: E402
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.rules import EXPANSIONS, every_combination, parse_expansions  # noqa: E402
-from projectl_sim.summary import wilson  # noqa: E402
+from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 def name(rules: Rules) -> str:

@@ -1,8 +1,8 @@
 """Runner speed: games per second at --jobs 1 and 2, the speed-up, and the runner's overhead.
 
 Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]``.
-Each line-up plays 2-player games through ``projectl_sim.runner.run`` into a temporary folder. Each
-job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
+Each line-up plays 2-player games through ``projectl_sim.sim.runner.run`` into a temporary folder.
+Each job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
 machine only ever slows a run down). The overhead is the first --jobs 1 run's wall time beyond the
 games' own time (the ``duration`` column), and separately its CPU time against the same games
 played by a bare ``play_game`` loop in a fresh process (the run plays in this one, its caches cold
@@ -32,9 +32,11 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from bots import REGISTRY, make_bot  # noqa: E402
-from projectl_sim import runner, tables  # noqa: E402
-from projectl_sim.play import play_game  # noqa: E402
-from projectl_sim.runner import RunOptions, RunSpec  # noqa: E402
+from projectl_sim.sim import runner, tables  # noqa: E402
+from projectl_sim.sim import spec as run_spec  # noqa: E402
+from projectl_sim.sim.play import play_game  # noqa: E402
+from projectl_sim.sim.runner import RunOptions  # noqa: E402
+from projectl_sim.sim.spec import RunSpec  # noqa: E402
 
 
 def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, float]:
@@ -51,7 +53,7 @@ def bare_loop(spec: RunSpec) -> tuple[float, float]:
 
     Run it in a fresh process: the engine's caches would be warm from the same games here.
     """
-    configs, tasks = runner.plan(spec, spec.seed or 0)
+    configs, tasks = run_spec.plan(spec, spec.seed or 0)
     rules = configs[0].rules()
     cpu, wall = time.process_time(), time.perf_counter()
     for task in tasks:
@@ -123,7 +125,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for lineup in args.lineups:
             missing = [
-                s for s in runner.split_lineup(lineup) if s.partition(":")[0] not in REGISTRY
+                s for s in run_spec.split_lineup(lineup) if s.partition(":")[0] not in REGISTRY
             ]
             if missing:
                 print(f"{lineup:<16} skipped: no {missing[0]!r} bot yet")

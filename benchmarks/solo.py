@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.rules import DIFFICULTIES  # noqa: E402
-from projectl_sim.summary import wilson  # noqa: E402
+from projectl_sim.sim.summary import wilson  # noqa: E402
 
 VARIANTS = {"solo": frozenset(), "finesse-solo": frozenset({"finesse"})}
 

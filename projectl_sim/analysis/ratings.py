@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.summary import finished_seats, wilson
+from projectl_sim.sim.summary import finished_seats, wilson
 
 ELO = 400 / math.log(10)
 
