@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable, Iterable
 
 from bots import make_bot
-from projectl_sim.actions import Action
 from projectl_sim.engine import OVER, PLAY, GameState, new_game
+from projectl_sim.engine.actions import Action
 from projectl_sim.errors import IllegalActionError
 from projectl_sim.rules import Rules
 

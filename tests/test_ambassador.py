@@ -1,5 +1,5 @@
 """The Ambassador Pack: one test (at least) per ruling of /work/shared/rules/README.md, "Other
-expansions and variants" (and the readings in ``projectl_sim.ambassador``), mostly by replaying
+expansions and variants" (and the readings in ``projectl_sim.expansions.ambassador_pack``), mostly by replaying
 the golden records ``tests/records/ambassador/*.json`` (built by ``tests/ambassador_records.py``,
 whose docstrings work the expectations out by hand). Then listing and sampling, views, random
 play with invariants, and the bots.
@@ -16,10 +16,12 @@ from state_util import play_steps
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
-from projectl_sim.actions import Ambassador, Insert, Master
-from projectl_sim.engine import FINISHING, REWARD_AMBASSADOR, GameState, new_game
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
+from projectl_sim.engine import FINISHING, GameState, new_game
+from projectl_sim.engine.actions import Master
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.ambassador_pack import REWARD_AMBASSADOR, Ambassador
+from projectl_sim.expansions.finesse import Insert
 
 AMB = frozenset({"ambassador_pack"})
 TILES = finesse_test_tiles()

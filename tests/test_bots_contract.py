@@ -9,8 +9,8 @@ from state_util import snapshot
 
 from bots import REGISTRY, Bot, make_bot
 from projectl_sim import BotError, Rules, play_game
-from projectl_sim.actions import Take
 from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Take
 from projectl_sim.errors import UsageError
 
 # Every registered bot, with a small budget where it has one, plus every greedy preset.

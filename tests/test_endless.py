@@ -1,5 +1,5 @@
 """The Endless White Deck: the ruling of /work/shared/rules/README.md ("Other expansions and
-variants") and the readings written in ``projectl_sim.endless``, by the golden records
+variants") and the readings written in ``projectl_sim.expansions.endless``, by the golden records
 ``tests/records/endless/*.json`` (built by ``tests/ambassador_records.py``), then the seed in
 setups and records, hidden information, invariants and random play with reshuffles.
 """
@@ -15,11 +15,11 @@ from records_util import ids, load, prefix
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game
-from projectl_sim.actions import WHITE
-from projectl_sim.endless import new_deck_order
 from projectl_sim.engine import FINISHING, HIDDEN, GameState, deal, setup_of
-from projectl_sim.invariants import InvariantError, check_invariants
-from projectl_sim.record import RecordWriter, replay
+from projectl_sim.engine.actions import WHITE
+from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.record import RecordWriter, replay
+from projectl_sim.expansions.endless import new_deck_order
 from projectl_sim.sim.play import game_seeds
 
 SEED = 20261129  # the records' reshuffle seed (tests/ambassador_records.py)
@@ -92,7 +92,7 @@ def test_points_and_the_completed_count_are_kept_to_the_end() -> None:
 
 
 def test_the_text_board_shows_notes_and_ambassadors() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     text = render(run("endless/ambassador_kept", 14))
     assert "player 0: pile 2, completed 2 [], noted [AW01 AW01], Ambassadors 1," in text
@@ -267,7 +267,7 @@ def test_greedy_plays_a_long_endless_game() -> None:
 
 
 def test_base_results_have_no_new_keys() -> None:
-    from projectl_sim.record import result_of
+    from projectl_sim.engine.record import result_of
 
     state = replay(load("scoring")).state
     assert state.endless is None and state.ambassadors is None

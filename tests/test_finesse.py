@@ -16,13 +16,21 @@ from records_util import RECORDS_DIR, TEST_TILES_FILE, extend, finesse_test_tile
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import Finish, Insert, Place, TakeBasic, from_json, to_json
-from projectl_sim.catalogue import base_catalogue, cells_to_mask
+from projectl_sim.catalogue import cells_to_mask
 from projectl_sim.cli import main
 from projectl_sim.engine import FINISHING, GameState, deal, rng_from_seed
-from projectl_sim.finesse import BANK_CREDITS, HIDDEN_TILE, Credits, builtin_tiles, load_tiles
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
+from projectl_sim.engine.actions import Finish, Place, TakeBasic, from_json, to_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.finesse import (
+    BANK_CREDITS,
+    HIDDEN_TILE,
+    Credits,
+    Insert,
+    builtin_tiles,
+    load_tiles,
+)
+from projectl_sim.loading import base_catalogue
 
 CAT = base_catalogue()
 TILES = finesse_test_tiles()
@@ -472,7 +480,7 @@ def test_finesse_legal_actions_are_what_check_accepts() -> None:
 
 
 def test_render_shows_the_row_and_the_credits() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     state = run("finesse_bank_empty")
     text = render(state.view(1))

@@ -17,32 +17,16 @@ from state_util import listing_matches_check
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
-from projectl_sim.actions import (
-    Action,
-    Ghost,
-    Insert,
-    LevelUp,
-    Place,
-    TakeBasic,
-    Upgrade,
-    from_json,
-)
-from projectl_sim.catalogue import base_catalogue, cell_mask, load_catalogue
-from projectl_sim.engine import (
-    FINISHING,
-    LEVEL_UP,
-    OVER,
-    PLAY,
-    GameState,
-    new_game,
-    shortage_options,
-    tables,
-)
+from projectl_sim.catalogue import cell_mask
+from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, new_game, shortage_options
+from projectl_sim.engine import tables_of as tables
+from projectl_sim.engine.actions import Action, Place, TakeBasic, Upgrade, from_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
+from projectl_sim.expansions.finesse import Insert, pink_count
+from projectl_sim.expansions.ghost_piece import LEVEL_UP, Ghost, LevelUp, ghost_tables
 from projectl_sim.fill import can_tile
-from projectl_sim.finesse import pink_count
-from projectl_sim.ghost import ghost_tables
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.loading import base_catalogue, load_catalogue
 
 CAT = load_catalogue(expansions=["ghost_piece"])
 P = {p.id: p.index for p in CAT.pieces}

@@ -19,11 +19,12 @@ from state_util import listing_matches_check
 from bots import make_bot
 from bots.heuristics import remaining_actions
 from projectl_sim import IllegalActionError, RecordError, Rules, new_game, play_game
-from projectl_sim.actions import Insert, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, setup_of
-from projectl_sim.invariants import InvariantError, check_invariants
-from projectl_sim.line_clear import actions_left, sides
-from projectl_sim.record import replay, summary_json
+from projectl_sim.engine.actions import Recycle, Take, TakeBasic, TakeDeck, Upgrade
+from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.finesse import Insert
+from projectl_sim.variants.line_clear import actions_left, sides
 
 LC5 = Rules(players=5, variant="line_clear")
 LC6 = Rules(players=6, variant="line_clear", expansions={"phoenix"})
@@ -363,7 +364,7 @@ def test_check_invariants_notices_a_broken_line_clear_table() -> None:
 
 
 def test_replay_summary_and_render_show_the_four_rows_and_the_markers() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     state = run("markers", 7)
     text = render(state.view(3))
@@ -373,7 +374,7 @@ def test_replay_summary_and_render_show_the_four_rows_and_the_markers() -> None:
     )
     for title in ("left white row", "left black row", "right white row", "right black row"):
         assert title in text
-    from projectl_sim.record import Replay
+    from projectl_sim.engine.record import Replay
 
     out = summary_json(Replay(state, 7, []))
     assert out["line_clear"]["markers"] == {"white": 2, "black": 4}

@@ -48,7 +48,7 @@ import copy, json, random, sys
 from pathlib import Path
 from projectl_sim import replay
 from projectl_sim._native import compiled
-from projectl_sim.catalogue import catalogue_from_dict
+from projectl_sim.loading import catalogue_from_dict
 
 VALUES = [None, 0, -1, 2, 99, 10**30, 1.5, True, "x", "W05", "mono", "white", [], [0], [[9, 9]],
           {}, {"a": 1}, "remove"]

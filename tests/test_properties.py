@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from projectl_sim import Rules
-from projectl_sim.actions import Finish, from_json, to_json
-from projectl_sim.catalogue import SIZE, base_catalogue, mask_cells, orientations
+from projectl_sim.catalogue import SIZE, mask_cells, orientations
 from projectl_sim.engine import FINISHING, OVER, PLAY, new_game
-from projectl_sim.invariants import check_invariants
+from projectl_sim.engine.actions import Finish, from_json, to_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.loading import base_catalogue
 
 CAT = base_catalogue()
 

@@ -10,10 +10,10 @@ from state_util import listing_matches_check
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
-from projectl_sim.actions import Place, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import OVER, PLAY, GameState, new_game
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.engine.actions import Place, Recycle, Take, TakeBasic, TakeDeck, Upgrade
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
 
 
 def _play_checked(players: int, seed: int):
@@ -126,7 +126,7 @@ def _finish_options_by_subset(state: GameState) -> list:
     """Finishing Touches options the plain way: a fresh plan for every puzzle of every subset."""
     import itertools
 
-    from projectl_sim.actions import Finish
+    from projectl_sim.engine.actions import Finish
     from projectl_sim.fill import plan
 
     t, p = state.t, state.current

@@ -21,8 +21,8 @@ from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_exp
 
 def cmd_play(args: argparse.Namespace) -> int:
     from bots import make_bot
-    from projectl_sim.record import write_record
-    from projectl_sim.render import render
+    from projectl_sim.engine.record import write_record
+    from projectl_sim.engine.render import render
     from projectl_sim.sim.play import BotError, play_game
 
     if args.from_run is not None:
@@ -69,7 +69,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record:
         write_record(outcome.record_json(), args.record)
     if args.json:
-        from projectl_sim.record import result_of
+        from projectl_sim.engine.record import result_of
 
         print(json.dumps({"seed": seed, "seats": [repr(b) for b in bots]} | result_of(state)))
     else:
@@ -108,8 +108,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from projectl_sim.record import read_record, replay, summary_json
-    from projectl_sim.render import render
+    from projectl_sim.engine.record import read_record, replay, summary_json
+    from projectl_sim.engine.render import render
 
     record = read_record(args.file)
     played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None

@@ -24,8 +24,8 @@ from tqdm import tqdm
 
 from bots import make_bot
 from bots.base import Bot
-from projectl_sim.actions import Action
 from projectl_sim.engine import GameState, deal, new_game
+from projectl_sim.engine.actions import Action
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables

@@ -27,8 +27,8 @@ import pyarrow.parquet as pq
 
 from projectl_sim._native import compiled
 from projectl_sim.engine import GameState
+from projectl_sim.engine.record import write_record
 from projectl_sim.errors import UsageError
-from projectl_sim.record import write_record
 
 MANIFEST = "manifest.json"
 PARTS = "parts"
