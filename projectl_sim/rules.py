@@ -122,10 +122,10 @@ class Rules:
     of provisional data) must hold exactly the expansions played. Ghost Piece adds the switches
     ``ghost_action`` (``action``: the Ghost action is one of the 3; ``free``) and
     ``ghost_placement`` (``piece``: a ghost may be placed like any piece; ``exchange_only``).
-    Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
-    Pack tiles too; off by default, as their texts are not in the rule documents and the shipped
-    ones are provisional) and ``finesse_tiles``, the tile set to deal from (the shipped one, or a
-    user's file loaded with ``finesse.load_tiles``).
+    Finesse adds ``finesse_ambassador`` (the Finesse Ambassador Pack's 2 Set A, 2 Set B and 6
+    Set C tiles are shuffled into their sets before the row is drawn; off by default, as the
+    rulings say; in solo its Recycle tile is left out) and ``finesse_tiles``, the tile set to
+    deal from (the shipped one, or a user's file loaded with ``finesse.load_tiles``).
     """
 
     players: int = 2
