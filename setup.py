@@ -52,10 +52,17 @@ def _built_in_place(digests: dict) -> bool:
     return all(any(Path(f"{stem}{sfx}").exists() for sfx in suffixes) for stem in stems)
 
 
+# The setup.py commands that build extensions. pip also runs setup.py for metadata (egg_info,
+# dist_info), which needs no compile: those runs neither type-check nor touch the stamp.
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
+
+
 def _native_modules() -> list:
     if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
         STAMP.unlink(missing_ok=True)
         return []
+    if not BUILDS.intersection(sys.argv):
+        return []  # metadata only
     try:
         from mypyc.build import mypycify
     except ImportError:  # a build without the build requirements: pure Python
