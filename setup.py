@@ -51,7 +51,8 @@ def _built_in_place(digests: dict) -> bool:
     except (OSError, ValueError):
         return False
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    stems = [HERE / p[: -len(".py")] for p in NATIVE] + [HERE / "projectl_sim" / "_native_group__mypyc"]
+    group = HERE / "projectl_sim" / "_native_group__mypyc"
+    stems = [HERE / p[: -len(".py")] for p in NATIVE] + [group]
     return all(any(Path(f"{stem}{sfx}").exists() for sfx in suffixes) for stem in stems)
 
 

@@ -1,5 +1,6 @@
 """The Ambassador Pack: one test (at least) per ruling of /work/shared/rules/README.md, "Other
-expansions and variants" (and the readings in ``projectl_sim.expansions.ambassador_pack``), mostly by replaying
+expansions and variants" (and the readings in ``projectl_sim.expansions.ambassador_pack``),
+mostly by replaying
 the golden records ``tests/records/ambassador/*.json`` (built by ``tests/ambassador_records.py``,
 whose docstrings work the expectations out by hand). Then listing and sampling, views, random
 play with invariants, and the bots.

@@ -533,6 +533,34 @@ def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
         plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
 
 
+def test_solo_unlock_is_swept_and_named_in_the_switches_column(tmp_path: Path) -> None:
+    run_spec = spec(
+        bots=["greedy"],
+        players=[1],
+        variant="solo",
+        rules={"solo_unlock": "take,pass"},
+        games=4,
+    )
+    configs, _ = plan(run_spec, 1)
+    assert [c.columns()["switches"] for c in configs] == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    assert [c.rules().solo_unlock for c in configs] == ["take", "pass"]
+    out = tmp_path / "unlock"
+    play(out, run_spec)
+    games = tables.read_table(out, "games").to_pandas()
+    assert sorted(games["switches"].unique()) == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    passing = games.loc[games["switches"].str.contains("solo_unlock=pass"), "game_id"]
+    rules, _, _ = game_from_run(out, int(passing.iloc[0]))
+    assert rules.solo_unlock == "pass"
+    with pytest.raises(ProjectLError, match="solo_unlock applies to the solo variant only"):
+        plan(spec(bots=["random"], players=[2], rules={"solo_unlock": "pass"}), 1)
+
+
 def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
     # a catalogue with only 8 white puzzles, so that the Endless White Deck reshuffles
     data = json.loads(

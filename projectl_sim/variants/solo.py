@@ -187,12 +187,16 @@ class SoloState(GameState):
         If every column is locked, one piece from above each goes back to the reserve; then it
         takes the highest-value puzzle in an unlocked column (tie: lowest position) straight to
         its pile, or nothing when none is open. After a take its supply and one piece from above
-        each other column go above the taken column, and the gap refills from the deck.
+        each other column go above the taken column, and the gap refills from the deck. With
+        ``solo_unlock="pass"`` a turn that unlocks takes nothing (the switch's other reading).
         """
         points = self.tables.points
         solo, returned = unlock(self.solo)
         for piece in returned:
             self.reserve[piece] += 1
+        if returned and self.rules.solo_unlock == "pass":
+            self.solo = solo  # unlocking was the whole turn
+            return
         pos = mastermind_choice(solo, points)
         if pos is not None:
             solo = mastermind_take(solo, pos, points)
