@@ -222,7 +222,7 @@ def test_greedy_avoids_puzzles_it_cannot_finish_at_the_end() -> None:
         total = 0
         for seed in range(20):
             state = play_game(rules, [make_bot(spec), make_bot("greedy")], seed, record=False).state
-            total += sum(state.t.points[s[0]] for s in state.slots[0])
+            total += sum(state.tables.points[s[0]] for s in state.slots[0])
         return total / 20
 
     assert unfinished_points("greedy") <= 1.0

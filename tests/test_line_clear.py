@@ -24,6 +24,7 @@ from projectl_sim.engine.actions import Recycle, Take, TakeBasic, TakeDeck, Upgr
 from projectl_sim.engine.invariants import InvariantError, check_invariants
 from projectl_sim.engine.record import replay, summary_json
 from projectl_sim.expansions.finesse import Insert
+from projectl_sim.expansions.finesse import credits as credits_of
 from projectl_sim.variants.line_clear import actions_left, sides
 
 LC5 = Rules(players=5, variant="line_clear")
@@ -281,8 +282,8 @@ def test_the_round_cap_and_stall_detection_count_line_clear_rounds() -> None:
 
 # -- Finesse Line Clear ----------------------------------------------------------------------------
 def credits(state: GameState, p: int) -> tuple[int, int]:
-    assert state.finesse is not None
-    return state.finesse.active[p], state.finesse.inactive[p]
+    assert credits_of(state) is not None
+    return credits_of(state).active[p], credits_of(state).inactive[p]
 
 
 def test_finesse_tiles_advance_per_line_clear_round() -> None:
@@ -444,8 +445,8 @@ def _candidates(state: GameState):
             if side[colour]:
                 yield Recycle(colour, tuple(reversed(side[colour])))
     yield TakeBasic()
-    for give in range(state.t.n_pieces):
-        for get in range(state.t.n_pieces):
+    for give in range(state.tables.n_pieces):
+        for get in range(state.tables.n_pieces):
             yield Upgrade(give, get)
 
 
@@ -497,7 +498,7 @@ def test_a_finesse_insert_is_one_step_of_the_alternation() -> None:
     # (seat 2) moves next (interleave)
     rules = Rules(players=5, variant="line_clear", expansions={"finesse"})
     state = new_game(rules, seed=4)
-    fin = state.finesse
+    fin = credits_of(state)
     assert fin is not None and markers(state) == (state.first_player, (state.first_player + 2) % 5)
     white, black = markers(state)
     fin.active[white] = fin.earned[white] = 2

@@ -104,5 +104,5 @@ def test_greedy_completes_phoenix_puzzles() -> None:
     done = 0
     for seed in range(6):
         state = play_game(rules, [make_bot("greedy")] * 2, seed, record=False).state
-        done += sum(state.t.points[c] == 6 for pile in state.piles for c in pile)
+        done += sum(state.tables.points[c] == 6 for pile in state.piles for c in pile)
     assert done > 0

@@ -52,7 +52,7 @@ def test_many_more_random_games(players: int) -> None:
 
 def _all_candidates(state: GameState):
     """Every action of the non-Master kinds, legal or not, that names real cards and pieces."""
-    t = state.t
+    t = state.tables
     cat = t.cat
     yield from (Take(c) for c in range(len(cat.puzzles)))
     yield TakeDeck(0)
@@ -129,7 +129,7 @@ def _finish_options_by_subset(state: GameState) -> list:
     from projectl_sim.engine.actions import Finish
     from projectl_sim.fill import plan
 
-    t, p = state.t, state.current
+    t, p = state.tables, state.current
     options, seen = [Finish(())], set()
     slots = state.slots[p]
     for size in range(len(slots), 0, -1):

@@ -16,7 +16,9 @@ from projectl_sim.cli.options import (
     parse_switches,
 )
 from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import credits
 from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
+from projectl_sim.variants.solo import SoloState
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -75,7 +77,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         scores = state.final_scores()
         cat = rules.catalogue
-        if state.solo is not None:
+        if isinstance(state, SoloState):
             print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind")
         else:
             print(f"seed {seed}, {players} players, first player {state.first_player}")
@@ -85,14 +87,14 @@ def cmd_play(args: argparse.Namespace) -> int:
                 f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
-        if state.solo is not None:
+        if isinstance(state, SoloState):
             pile = " ".join(cat.puzzles[c].id for c in state.solo.opponent_pile)
             print(
                 f"  opponent ({rules.difficulty}) score {state.opponent_score():>3}  "
                 f"completed {len(state.solo.opponent_pile):>2}  [{pile}]"
             )
-        if state.finesse is not None:
-            fin = state.finesse
+        fin = credits(state)
+        if fin is not None:
             held = ", ".join(f"seat {p} {fin.total(p)}" for p in range(players))
             print(f"  credits: {held}; bank {fin.bank}; inserts {sum(fin.inserts)}")
         ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
@@ -130,10 +132,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(
             "scores: "
             + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores))
-            + (f", opponent {state.opponent_score()}" if state.solo is not None else "")
+            + (f", opponent {state.opponent_score()}" if isinstance(state, SoloState) else "")
         )
-        if state.finesse is not None:
-            fin = state.finesse
+        fin = credits(state)
+        if fin is not None:
             print(
                 "credits (active+inactive): "
                 + ", ".join(f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n))

@@ -97,8 +97,8 @@ def check_invariants(state: GameState) -> None:
         raise InvariantError(f"{state.actions_left} actions left in the play phase")
     if state.phase == REWARD and len(state.reward_options) < 2:
         raise InvariantError("a reward choice with fewer than two options")
+    for x in state.hooks.check_invariants:
+        x.check_invariants(state)
     if len(state.rows[WHITE]) > ROW_SIZE or len(state.rows[BLACK]) > ROW_SIZE:
         raise InvariantError(f"a row holds more than {ROW_SIZE} puzzles")
     state.check_variant_invariants()
-    for x in state.hooks.check_invariants:
-        x.check_invariants(state)
