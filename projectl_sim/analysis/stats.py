@@ -117,9 +117,8 @@ def _clusters(values: np.ndarray, clusters: Sequence[object] | np.ndarray | None
     """Return each observation's cluster as an int code (its own when ``clusters`` is None)."""
     if clusters is None:
         return np.arange(len(values))
-    codes = pd.factorize(
-        pd.Series(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
-    )[0]
+    labels = clusters.to_numpy() if isinstance(clusters, pd.Series) else np.asarray(clusters)
+    codes = pd.factorize(labels)[0]
     if len(codes) != len(values):
         raise ValueError(f"{len(values)} values but {len(codes)} cluster labels")
     return codes
