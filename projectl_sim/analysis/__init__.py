@@ -16,9 +16,9 @@ from projectl_sim.analysis.balance import (
     expansion_effects,
     expansion_sets,
 )
-from projectl_sim.analysis.compare import compare, compare_text
 from projectl_sim.analysis.data import Run, iter_records, load_run
-from projectl_sim.analysis.effects import effects
+from projectl_sim.analysis.factors import effects
+from projectl_sim.analysis.paired import compare, compare_text
 from projectl_sim.analysis.power import games_needed, games_to_detect, minimum_detectable_effect
 from projectl_sim.analysis.ratings import (
     bradley_terry,

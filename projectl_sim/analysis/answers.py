@@ -22,7 +22,7 @@ import pandas as pd
 
 from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
-from projectl_sim.analysis.effects import CONFIG, effects
+from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
 from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
@@ -480,7 +480,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     """Return what ``projectl-sim summary RUN`` prints: the answers first, long tables last.
 
     ``half_widths`` sets the interval half-width the effects' ``games needed`` sizes for, per
-    metric (default ``effects.HALF_WIDTHS``: 5 points for rates, 1 for margin and rounds).
+    metric (default ``factors.HALF_WIDTHS``: 5 points for rates, 1 for margin and rounds).
     """
     run = run if isinstance(run, Run) else load_run(run)
     seats, games = run.seats, run.games

@@ -1,6 +1,6 @@
 """What a run of a given size can detect, and how many games a chosen precision needs.
 
-Two questions every effect in ``effects`` answers beside its interval:
+Two questions every effect in ``factors.effects`` answers beside its interval:
 
 - *Minimum detectable effect* (MDE): the smallest true difference a two-sided test at level
   ``alpha`` (0.05) would find with probability ``power`` (80%) at this sample size,

@@ -7,7 +7,7 @@ are dropped; failed and solo games are left out. The matches of one game are not
 ``pair_results`` counts games, not matches, and the bootstrap resamples whole games.
 
 **Plackett-Luce** (``plackett_luce``, the joint rating to report): the order of finish of every
-game, with intervals from the profile likelihood (``plackett_luce`` module). It uses each game
+game, with intervals from the profile likelihood (``orders`` module). It uses each game
 once, as the independent observation it is, so its likelihood intervals are honest for games of
 any size; under it the pairwise matches follow Bradley-Terry with the same strengths.
 
@@ -38,7 +38,7 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from projectl_sim.analysis import plackett_luce as pl
+from projectl_sim.analysis import orders as pl
 from projectl_sim.analysis.stats import clustered_rate, deal_labels
 from projectl_sim.summary import finished_seats, wilson
 
@@ -312,7 +312,7 @@ def plackett_luce(
     likelihood with the other strengths refitted), ``games`` played, ``wins`` (sum of
     ``win_share``), ``match_score`` (share of its pairwise match points) and ``note`` (why a
     rating is infinite: "no wins: unbounded below", ...). Assumes the model (see the
-    ``plackett_luce`` module) and independent games; ties count every order of the tied seats
+    ``orders`` module) and independent games; ties count every order of the tied seats
     with equal weight. Empty when no game had two different bots.
     """
     orders = pl.orders_of(seats)

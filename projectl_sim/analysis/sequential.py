@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from projectl_sim.analysis.effects import CONFIG, _comparisons
+from projectl_sim.analysis.factors import CONFIG, _comparisons
 from projectl_sim.analysis.stats import finished_games, finished_seats
 from projectl_sim.summary import Z95
 

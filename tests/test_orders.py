@@ -13,7 +13,7 @@ from scipy import stats as sps
 from scipy.optimize import brentq
 from test_ratings import _plackett_luce_games
 
-from projectl_sim.analysis import plackett_luce as pl
+from projectl_sim.analysis import orders as pl
 from projectl_sim.analysis.ratings import ELO, fit_bradley_terry, pair_results, plackett_luce
 from projectl_sim.analysis.timing import decision_times
 

@@ -9,7 +9,7 @@ import pytest
 from analysis_util import G, make_tables
 
 from projectl_sim import runner
-from projectl_sim.analysis import compare as cmp
+from projectl_sim.analysis import paired as cmp
 from projectl_sim.analysis.data import Run
 
 

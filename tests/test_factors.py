@@ -1,5 +1,5 @@
-"""Effects against the base game on tables with planted effects; clustered intervals; the tests of
-equal shares; Benjamini-Hochberg."""
+"""Effects against the base game (analysis.factors) on tables with planted effects; clustered
+intervals; the tests of equal shares; Benjamini-Hochberg."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from analysis_util import G, make_tables
 from scipy import stats as sps
 
-from projectl_sim.analysis import effects as eff
+from projectl_sim.analysis import factors as eff
 from projectl_sim.analysis.stats import (
     clustered_mean,
     clustered_rate,

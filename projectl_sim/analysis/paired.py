@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from projectl_sim.analysis.data import Run, load_run
-from projectl_sim.analysis.effects import CONFIG
+from projectl_sim.analysis.factors import CONFIG
 from projectl_sim.analysis.stats import (
     clustered_mean,
     diff_clustered_means,
