@@ -69,8 +69,8 @@ def test_a_planted_first_player_and_length_effect_is_found_and_a_null_one_is_not
     # power: a difference of rates at ~0.56 with 600 games each; and games for +-5 points
     p = (first["base"] * 600 + first["value"] * 600 + 2) / 1204
     assert first["mde"] == pytest.approx(2.8016 * math.sqrt(p * (1 - p) * 2 / 600), rel=1e-3)
-    pooled = (first["base"] + first["value"]) / 2  # equal games: the plain pooled rate
-    assert first["games_needed"] == math.ceil(1.959964**2 * 2 * pooled * (1 - pooled) / 0.05**2)
+    # games for +-5 points at the same shrunk pooled rate
+    assert first["games_needed"] == math.ceil(1.959964**2 * 2 * p * (1 - p) / 0.05**2)
 
 
 def test_bot_win_rates_of_a_mixed_line_up_and_the_against_column() -> None:

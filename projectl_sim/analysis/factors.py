@@ -196,7 +196,8 @@ def _compare(
             p_value = 1.0
         else:
             p_value = float(2 * sps.norm.sf(abs(d) / se0))
-        needed = games_needed(half_width, p=float(np.clip(pooled, 0, 1)), difference=True)
+        shrunk = (pa_ * na + pb * nb + 2) / (na + nb + 4)  # as for the MDE: 0 wins is no proof
+        needed = games_needed(half_width, p=float(shrunk), difference=True)
         row |= {"base": pb, "value": pa_, "mde": minimum_detectable_effect(se_mde)}
     else:
         d, low, high = diff_clustered_means(va, da, vb, db)
@@ -233,7 +234,9 @@ def effects(
     One row per comparison and metric (see the module notes): the base and compared values, the
     difference (compared - base) with its 95% interval, ``significant``, ``p_value``,
     ``q_value``, the minimum detectable effect ``mde`` (80% power, 5% level) at these sample
-    sizes, and ``games_needed`` per configuration for an interval of ``half_width``
+    sizes, and ``games_needed`` per configuration for an interval of ``half_width`` (rates: at
+    the pooled rate shrunk as ``(x + 2) / (n + 4)``, so a rate seen at 0 or 1 is not taken as
+    certain)
     (``half_widths`` per metric, default ``HALF_WIDTHS``). Assumes independent deals; failed
     games are left out. Empty when no configuration has its base game in the run.
     """

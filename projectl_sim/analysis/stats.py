@@ -13,9 +13,9 @@ deal) and estimate the variance of a mean from the cluster totals (the usual clu
 "sandwich" estimate with the ``C/(C-1)`` small-sample factor, C clusters). For a rate, that
 variance over the one that treats the observations as independent is the *design effect*; the
 Wilson interval is then computed on the effective size ``n / deff`` (Korn and Graubard 1998),
-with the design effect never taken below 1: deals that cluster results widen an interval, deals
-that balance them (bots swapping seats) are not used to narrow it. With one game per deal
-(identical bots) every helper gives the textbook interval.
+with the design effect never taken below 1 (for means too): deals that cluster results widen an
+interval, deals that balance them (bots swapping seats) are not used to narrow it. With one game
+per deal (identical bots) every helper gives the textbook interval.
 """
 
 from __future__ import annotations
@@ -140,8 +140,9 @@ def clustered_mean(
     """Return the mean of ``values``, its cluster-robust standard error, n and the clusters.
 
     Assumes the clusters (deals) are independent and identically distributed; observations
-    inside one may depend on each other in any way. Nan values are left out; the standard error
-    is nan below two clusters.
+    inside one may depend on each other in any way. The standard error is the cluster-robust
+    one, but never below the one of independent observations (a design effect of at least 1, as
+    for rates). Nan values are left out; the standard error is nan below two clusters.
     """
     x = np.asarray(values, dtype=float)
     keep = ~np.isnan(x)
@@ -150,7 +151,10 @@ def clustered_mean(
     if len(x) == 0:
         return np.nan, np.nan, 0, 0
     codes = pd.factorize(codes)[0]
-    return float(x.mean()), float(np.sqrt(_robust_var(x, codes))), len(x), int(codes.max()) + 1
+    # never below the variance of independent observations: with few deals the cluster estimate
+    # can come out near 0 (two deals whose rotations happen to balance), which no data justify
+    var = max(_robust_var(x, codes), _robust_var(x, np.arange(len(x))))
+    return float(x.mean()), float(np.sqrt(var)), len(x), int(codes.max()) + 1
 
 
 def _design_effect(x: np.ndarray, codes: np.ndarray) -> float:
