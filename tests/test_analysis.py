@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from analysis_util import G, make_tables
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from scipy import stats as sps
 
 from bots import MCTSBot
@@ -311,12 +312,10 @@ def test_every_plot_returns_axes_and_leaves_global_state_alone(tmp_path) -> None
     empty = pd.DataFrame()
     drawings = [
         plots.plot_win_rates(pa_.win_rates(seats, ["bot"]), labels=["bot"]),
-        plots.plot_seat_advantage(pa_.seat_advantage(seats)),
         plots.plot_ratings(pa_.bradley_terry(seats)),
+        plots.plot_ratings(pa_.plackett_luce(seats)),
         plots.plot_head_to_head(pa_.head_to_head_matrix(seats)),
         plots.plot_ladder(pa_.skill_ladder(seats)),
-        plots.plot_margins(games),
-        plots.plot_lengths(games),
         plots.plot_end_reasons(pa_.end_reasons(games)),
         plots.plot_scores(seats),
         plots.plot_expansion_effects(pa_.expansion_effects(seats, games)),
@@ -328,12 +327,21 @@ def test_every_plot_returns_axes_and_leaves_global_state_alone(tmp_path) -> None
         plots.plot_finishing(pa_.finishing_touches(seats, games)),
         plots.plot_puzzle_value(empty),
     ]
-    for i, ax in enumerate(drawings):
-        assert isinstance(ax, Axes)
-        path = plots.save(ax, tmp_path / f"{i}.png")
+    faceted = [  # small multiples: a Figure, on the one given when there is one
+        plots.plot_seat_advantage(pa_.seat_advantage(seats)),
+        plots.plot_margins(games),
+        plots.plot_lengths(games, by=["expansions", "players"]),
+        plots.plot_effects(pa_.effects(seats, games)),
+    ]
+    for i, drawing in enumerate(drawings + faceted):
+        assert isinstance(drawing, Axes if i < len(drawings) else Figure)
+        path = plots.save(drawing, tmp_path / f"{i}.png")
         assert path.read_bytes()[:4] == b"\x89PNG"
-    given = plots.new_axes()
-    assert plots.plot_margins(games, ax=given) is given
+    given = Figure()
+    assert plots.plot_margins(games, fig=given) is given
+    assert plots.plot_seat_advantage(pa_.seat_advantage(seats), fig=given) is given
+    ax = plots.new_axes()
+    assert plots.plot_scores(seats, ax=ax) is ax
     assert dict(matplotlib.rcParams) == rc
     import matplotlib.pyplot as plt
 

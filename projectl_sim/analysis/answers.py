@@ -363,7 +363,9 @@ def _ratings_section(seats: pd.DataFrame) -> list[str]:
     )
     rows = []
     for r in rated.itertuples(index=False):
-        if np.isfinite(r.rating):
+        if np.isfinite(r.rating) and np.isnan(r.ci_low):
+            value = f"{r.rating:+.0f} (the reference)"
+        elif np.isfinite(r.rating):
             value = f"{r.rating:+.0f} [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
         else:
             value = {np.inf: "+inf", -np.inf: "-inf"}.get(r.rating, "n/a")

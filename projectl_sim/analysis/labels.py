@@ -16,6 +16,7 @@ __all__ = [
     "abbreviation_key",
     "config_labels",
     "constant_settings",
+    "lineup_unit",
     "short_expansions",
     "short_lineup",
     "varying",
@@ -64,16 +65,22 @@ def constant_settings(table: pd.DataFrame, columns: Sequence[str] = LABEL_COLUMN
     return ", ".join(parts)
 
 
+def lineup_unit(lineup: str) -> str:
+    """Return the part of a line-up the runner repeats over the seats (``a,b,a`` -> ``a,b``)."""
+    bots = str(lineup).split(",")
+    for size in range(1, len(bots)):
+        if all(bots[i] == bots[i % size] for i in range(len(bots))):
+            return ",".join(bots[:size])
+    return str(lineup)
+
+
 def short_lineup(lineup: str) -> str:
     """Return a line-up without its repetition: ``greedy,random,greedy`` -> ``greedy,random...``.
 
     The runner repeats a short line-up over the seats, so the repeated part says nothing new.
     """
-    bots = str(lineup).split(",")
-    for size in range(1, len(bots)):
-        if all(bots[i] == bots[i % size] for i in range(len(bots))):
-            return ",".join(bots[:size]) + "..."
-    return str(lineup)
+    unit = lineup_unit(lineup)
+    return unit if unit == str(lineup) else unit + "..."
 
 
 def _value(column: str, value: object) -> str:

@@ -348,8 +348,9 @@ def plackett_luce(
                 continue
             lo, hi = pl.profile_interval(c, r, w, theta, log_lik, i, sub_anchor, level)
             low[b], high[b] = ELO * lo, ELO * hi
-    elif len(idx) == 1:
-        rating[idx] = low[idx] = high[idx] = 0.0
+    elif len(idx) == 1:  # the reference the others are placed against, nothing to estimate
+        rating[idx] = 0.0
+        low[idx] = high[idx] = np.nan
     h2h = pairwise(seats).groupby("bot")["score"].mean().reindex(bots)
     out = pd.DataFrame(
         {
