@@ -179,7 +179,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
         first = first.sort_values("share", ascending=True, kind="stable")  # best on top
         configs = first[named].reset_index(drop=True) if named else pd.DataFrame(index=[0])
         row_of = {tuple(r): i for i, r in enumerate(configs.itertuples(index=False))}
-        offset = np.linspace(-0.25, 0.25, players) if players > 1 else np.zeros(1)
+        offset = np.linspace(0.25, -0.25, players) if players > 1 else np.zeros(1)  # 1st on top
         for t in range(players):
             at = rows[rows["turn_order"] == t]
             y = (
