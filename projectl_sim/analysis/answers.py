@@ -122,8 +122,17 @@ def _header(run: Run) -> list[str]:
         lines.append(f"every game: {shared}")
     vary = labels.varying(configs)
     if vary:
-        counts = ", ".join(f"{configs[c].nunique()} {c}" for c in vary)
-        lines.append(f"the grid varies: {counts}")
+        names = {
+            "players": "player counts",
+            "variant": "variants",
+            "expansions": "expansion sets",
+            "switches": "switch settings",
+            "lineup": "line-ups",
+        }
+        counts = {c: configs[c].nunique() for c in vary}
+        if "lineup" in counts:  # a line-up repeated over more seats is the same line-up
+            counts["lineup"] = configs["lineup"].map(labels.lineup_unit).nunique()
+        lines.append("the grid varies: " + ", ".join(f"{n} {names[c]}" for c, n in counts.items()))
     key = labels.abbreviation_key(configs["expansions"])
     if key:
         lines.append(f"expansion sets abbreviated: {key}; base = none")
@@ -190,8 +199,11 @@ def _seat_section(seats: pd.DataFrame) -> list[str]:
     )
     configs = table.drop_duplicates(CONFIG)
     vary = labels.varying(configs)
-    blocks = ["players", "variant", *(["lineup"] if "lineup" in vary else [])]
-    named = [c for c in vary if c not in blocks] or ["expansions"]
+    settings = [c for c in vary if c in ("expansions", "switches")]
+    # a block per player count (and line-up when each line-up met several settings), a row per
+    # configuration in it
+    blocks = ["players", "variant", *(["lineup"] if "lineup" in vary and settings else [])]
+    named = settings or [c for c in vary if c == "lineup"] or ["expansions"]
     for key, block in table.groupby(blocks, sort=True):
         where = dict(zip(blocks, key, strict=True))
         players = int(where["players"])
@@ -223,12 +235,16 @@ def _seat_section(seats: pd.DataFrame) -> list[str]:
         p0 = 1 / players
         mde = minimum_detectable_effect(np.sqrt(p0 * (1 - p0) / games))
         need = games_needed(SEAT_HALF_WIDTH, p=p0)
-        lines += _prose(
+        chance = (
             f"{rejected} of {n} configurations reject equal shares at 5% ({ALPHA * n:.1f} "
-            f"expected by chance if none differed). With {games:.0f} games a first player's "
-            f"share is told from {_pct(p0)} only when it is off by {100 * mde:.0f} points or "
-            f"more (80% power); +-{100 * SEAT_HALF_WIDTH:.0f} points needs {need} games per "
-            "configuration.",
+            "expected by chance if none differed). "
+            if n > 1
+            else ""
+        )
+        lines += _prose(
+            f"{chance}With {games:.0f} games a first player's share is told from {_pct(p0)} "
+            f"only when it is off by {100 * mde:.0f} points or more (80% power); "
+            f"+-{100 * SEAT_HALF_WIDTH:.0f} points needs {need} games per configuration.",
             "  ",
         )
     return lines
