@@ -47,21 +47,21 @@ from projectl_sim.fill import (
     puzzle_empty,
     tiling_index,
 )
-from projectl_sim.play import BotError, play_game
 from projectl_sim.record import read_record, replay, write_record
 from projectl_sim.rules import Rules
+from projectl_sim.sim.play import BotError, play_game
 
 __version__ = "0.1.0"
 
 # The simulation layer (runner, tables, summary) needs joblib, pyarrow and pandas and imports the
 # bots; it is re-exported lazily so that importing the engine stays light.
 _LAZY = {
-    "run": "projectl_sim.runner",
-    "RunSpec": "projectl_sim.runner",
-    "RunOptions": "projectl_sim.runner",
-    "game_from_run": "projectl_sim.runner",
-    "read_table": "projectl_sim.tables",
-    "win_rates": "projectl_sim.summary",
+    "run": "projectl_sim.sim.runner",
+    "RunSpec": "projectl_sim.sim.spec",
+    "RunOptions": "projectl_sim.sim.runner",
+    "game_from_run": "projectl_sim.sim.runner",
+    "read_table": "projectl_sim.sim.tables",
+    "win_rates": "projectl_sim.sim.summary",
 }
 
 

@@ -26,7 +26,7 @@ from types import ModuleType
 MODULES = {
     "projectl_sim.engine": "projectl_sim/engine.py",
     "projectl_sim.fill": "projectl_sim/fill.py",
-    "projectl_sim.play": "projectl_sim/play.py",
+    "projectl_sim.sim.play": "projectl_sim/sim/play.py",
     "bots.base": "bots/base.py",
     "bots.random_bot": "bots/random_bot.py",
 }

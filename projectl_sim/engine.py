@@ -74,6 +74,7 @@ from projectl_sim.finesse import (
     deal_tiles,
     end_of_turn_count,
     hide_face_down,
+    level_up_count,
     parse_row,
     pink_count,
     redeal_row,
@@ -1388,12 +1389,16 @@ class GameState:
         If every column is locked, one piece from above each goes back to the reserve; then it
         takes the highest-value puzzle in an unlocked column (tie: lowest position) straight to
         its pile, or nothing when none is open. After a take its supply and one piece from above
-        each other column go above the taken column, and the gap refills from the deck.
+        each other column go above the taken column, and the gap refills from the deck. With
+        ``solo_unlock="pass"`` a turn that unlocks takes nothing (the switch's other reading).
         """
         assert self.solo is not None
         solo, returned = unlock(self.solo)
         for piece in returned:
             self.reserve[piece] += 1
+        if returned and self.rules.solo_unlock == "pass":
+            self.solo = solo  # unlocking was the whole turn
+            return
         pos = mastermind_choice(solo, self.t.points)
         if pos is not None:
             solo = mastermind_take(solo, pos, self.t.points)
@@ -1579,7 +1584,10 @@ class GameState:
         """Apply an Insert, and pay pink tiles before any other Play action.
 
         Returns True when the action was applied here. Pink Credits are paid before the base
-        code applies the action because that may end the turn (which activates them).
+        code applies the action because that may end the turn (which activates them). An
+        Insert pays its own tile (X04) after its 2 Credits are spent and before its inner
+        action: rulings, "after each Insert action"; a decision, so the Credit is the inserting
+        player's, earned within its own turn, whatever the inner action does to the turn.
         """
         assert self.finesse is not None
         kind = action.kind
@@ -1587,24 +1595,40 @@ class GameState:
         if kind == "insert":
             self.finesse.spend(p, INSERT_COST)
             self.finesse.inserts[p] += 1
-            self.actions_left += 1  # an extra action: the inner one does not count
-            self.apply(action.inner)  # type: ignore[union-attr]
-            return True
         if self.phase == PLAY:
             rule = self.finesse.tile_rule(self.round)
             if rule is not None:
                 count = pink_count(rule[0], rule[1], action, self.slots[p], self.t.recess)
                 if count:
                     self.finesse.gain(p, count * rule[2])
+        if kind == "insert":
+            self.actions_left += 1  # an extra action: the inner one does not count
+            self.apply(action.inner)  # type: ignore[union-attr]
+            return True
         return False
 
+    def _finesse_level_up(self, p: int, steps: int) -> None:
+        """Pay the Upgrade tile for a Level Up reward received (rulings, Set C: C05/C06)."""
+        assert self.finesse is not None
+        rule = self.finesse.tile_rule(self.round)
+        if rule is not None:
+            count = level_up_count(rule[0], steps)
+            if count:
+                self.finesse.gain(p, count * rule[2])
+
     def _finesse_end_turn(self) -> None:
-        """Pay a blue tile's Credits, then make the player's Credits active."""
+        """Pay a blue tile's Credits, then make the player's Credits active.
+
+        Rulings: Credits a blue tile pays at the end of a turn become active at that same end
+        of turn (the Credits move across the mat after the blue tile is checked).
+        """
         assert self.finesse is not None
         p = self.current
         rule = self.finesse.tile_rule(self.round)
         if rule is not None and self.phase == PLAY:
-            count = end_of_turn_count(rule[0], rule[1], self.supply[p], self.slots[p])
+            count = end_of_turn_count(
+                rule[0], rule[1], self.supply[p], self.slots[p], self.t.levels
+            )
             if count:
                 self.finesse.gain(p, count * rule[2])
         self.finesse.activate(p)
@@ -1713,6 +1737,8 @@ class GameState:
         gs = self.ghost
         self.pending = self.pending[1:]
         gs.earned[p] += steps
+        if self.finesse is not None:
+            self._finesse_level_up(p, steps)  # received: paid whether or not it is used
         if self._ghost_level_up_possible(p):
             gs.steps = steps
             self.reward_options = ()

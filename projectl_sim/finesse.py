@@ -9,7 +9,8 @@ a set (A, B or C), a pack (``base`` or ``ambassador``), a colour (``pink`` pays 
 at the end of the turn), a trigger, the depicted pieces its trigger counts, the Credits it pays per
 achievement, and a ``provisional`` flag for content the rule documents don't give.
 
-Triggers (each pays ``credits`` per count):
+Triggers (each pays ``credits`` per count; "held" is in supply or on unfinished puzzles, as the
+rulings read the tiles' "have"; the once-only triggers count 0 or 1, so they pay ``credits`` once):
 
 - pink ``place``: per depicted piece placed on an own puzzle (Place, Master, Ambassador, a
   Ghost action's placements, inserted or not);
@@ -19,11 +20,26 @@ Triggers (each pays ``credits`` per count):
   action's placements);
 - pink ``take``: per Take action (from a row, the grid or blind from a deck);
 - pink ``upgrade``: per Upgrade action (A, a level-1 piece, or B, an exchange: both are Upgrade);
+  with Ghost Piece also 1 per upgrade step of each Level Up reward received (↑ 1, ⇈ 2), paid as
+  the reward comes up in the reward queue (rulings, Set C: C05/C06), used or not;
 - pink ``recycle``: per Recycle action (removed in solo: rulings, Finesse Solo);
-- blue ``own``: per depicted piece in supply or on unfinished puzzles at the end of the turn;
+- pink ``insert``: per Insert action, paid as the Insert is made: after its 2 Credits are spent,
+  before the inserted action is applied (rulings, X04 "after each Insert action"; a decision:
+  so the Credit always goes to the inserting player within its own turn, even when the inserted
+  action ends the turn or, in Line Clear, hands the move to the other marker holder);
+- blue ``own``: per depicted piece held at the end of the turn;
 - blue ``unfinished``: per unfinished puzzle at the end of the turn;
-- blue ``variety``: per depicted shape with at least one piece in supply or on unfinished
-  puzzles at the end of the turn.
+- blue ``variety``: per depicted shape with at least one piece held at the end of the turn;
+- blue ``no_unfinished``: once, when the player has no unfinished puzzle at the end of the turn;
+- blue ``every_level``: once, when the player holds a piece of every level 1-4 (ghosts, level
+  5, don't count);
+- blue ``distinct_shapes``: once, when no two pieces held are of the same shape (ghosts
+  included: two ``pent_P`` are two of a shape; an empty holding counts, by the letter of the
+  tile, though the starting supply and the rules never leave a player with no piece);
+- blue ``no_level_1_2``: once, when the player holds no level-1 or level-2 piece.
+
+Only ``place``, ``own`` and ``variety`` depict pieces; the level triggers read the catalogue's
+piece levels, so a user's tile file needs no piece list for them.
 
 The row is ten tiles; in round r only tile r counts (rulings: the first two are face down, so none
 in rounds 1-2), and the end of round 10 removes the last tile and ends the game.
@@ -50,10 +66,20 @@ ROW_LENGTH = sum(k for _, k in ROW_SETS)
 FACE_DOWN = 2  # the first two tiles of the row
 SETS = ("A", "B", "C")
 PACKS = ("base", "ambassador")
-PINK_TRIGGERS = ("place", "master", "complete", "take", "upgrade", "recycle")
-BLUE_TRIGGERS = ("own", "unfinished", "variety")
+PINK_TRIGGERS = ("place", "master", "complete", "take", "upgrade", "recycle", "insert")
+BLUE_TRIGGERS = (
+    "own",
+    "unfinished",
+    "variety",
+    "no_unfinished",
+    "every_level",
+    "distinct_shapes",
+    "no_level_1_2",
+)
 TRIGGERS = PINK_TRIGGERS + BLUE_TRIGGERS
 PIECE_TRIGGERS = ("place", "own", "variety")  # the triggers that count depicted pieces
+EVERY_LEVEL = (1, 2, 3, 4)  # rulings, X03: "every level 1-4" (a ghost is level 5)
+SMALL_LEVELS = (1, 2)  # rulings, X06: "no level-1 or level-2 piece"
 HIDDEN_TILE = -1  # a face-down tile in a view
 
 
@@ -333,29 +359,44 @@ class Credits:
 
 
 def end_of_turn_count(
-    trigger: str, pieces: frozenset[int], supply: Sequence[int], slots: Sequence[Any]
+    trigger: str,
+    pieces: frozenset[int],
+    supply: Sequence[int],
+    slots: Sequence[Any],
+    levels: Sequence[int],
 ) -> int:
     """Return how often a blue tile is achieved by a player's supply and unfinished puzzles.
 
-    Pink tiles pay during the turn, not here: they count 0.
+    ``levels`` is each piece's level (the catalogue's). Pink tiles pay during the turn, not
+    here: they count 0.
     """
     if trigger not in BLUE_TRIGGERS:
         return 0
     if trigger == "unfinished":
         return len(slots)
+    if trigger == "no_unfinished":
+        return int(not slots)
     held = list(supply)
     for _card, _filled, placed in slots:
         for piece, _mask in placed:
             held[piece] += 1
     if trigger == "own":
         return sum(held[p] for p in pieces)
-    return sum(1 for p in pieces if held[p])  # variety
+    if trigger == "variety":
+        return sum(1 for p in pieces if held[p])
+    if trigger == "distinct_shapes":
+        return int(max(held, default=0) <= 1)
+    have = {levels[p] for p, k in enumerate(held) if k}
+    if trigger == "every_level":
+        return int(all(level in have for level in EVERY_LEVEL))
+    return int(not any(level in have for level in SMALL_LEVELS))  # no_level_1_2
 
 
 def pink_count(
     trigger: str, pieces: frozenset[int], action: Any, slots: Sequence[Any], recess: Sequence[int]
 ) -> int:
-    """Return how often a pink tile is achieved by one Play action (before it is applied)."""
+    """Return how often a pink tile is achieved by one Play action (before it is applied; an
+    Insert counts itself, its inner action is counted when that is applied)."""
     kind = action.kind
     if trigger == "take":
         return int(kind in ("take", "take_deck"))
@@ -363,6 +404,8 @@ def pink_count(
         return int(kind in ("upgrade", "take_basic"))  # Upgrade A and B are both Upgrade
     if trigger == "recycle":
         return int(kind == "recycle")
+    if trigger == "insert":
+        return int(kind == "insert")
     if kind == "place":
         placements = ((action.card, action.piece, action.mask),)
     elif kind == "master" or kind == "ambassador" or kind == "ghost":
@@ -379,6 +422,14 @@ def pink_count(
             filled[card] |= mask
         return sum(1 for card in {c for c, _, _ in placements} if filled[card] == recess[card])
     return 0
+
+
+def level_up_count(trigger: str, steps: int) -> int:
+    """Return how often a pink tile is achieved by a Level Up reward of ``steps`` received.
+
+    Rulings, Set C (C05/C06, with Ghost Piece): the Upgrade tile pays 1 per ↑ and 2 per ⇈.
+    """
+    return steps if trigger == "upgrade" else 0
 
 
 def hide_face_down(credits: Credits) -> None:

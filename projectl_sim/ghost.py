@@ -41,8 +41,10 @@ Judgement calls made here (the rulings are silent):
 6. ``ghost_action="free"``: an Insert (Finesse) cannot carry a Ghost action: it would spend 2
    Credits on what costs no action and, the Insert adding one action, give a free extra action.
 7. Finesse pink tiles: ``place`` counts the pieces a Ghost action places and ``complete`` the
-   puzzles it completes; a Ghost action is neither a Master nor an Upgrade, and a Level Up is not
-   an Upgrade action (no tile counts it).
+   puzzles it completes; a Ghost action is neither a Master nor an Upgrade, and a Level Up step
+   is not an Upgrade action. The Upgrade tiles (C05/C06) pay for the Level Up rewards instead, as
+   the rulings say: 1 per ↑ and 2 per ⇈ received, paid when the reward comes up in the reward
+   queue, whether its steps are then taken, declined or lapse (``finesse.level_up_count``).
 8. Solo with ``solo_opponent_pieces="random"``: the locks and the opponent's pieces are drawn from
    the level 1-4 pieces only (ghosts come only as rewards).
 """

@@ -47,6 +47,10 @@ SOLO_LOCKS = (1, 2, 1)
 DIFFICULTIES = ("normal", "hard", "unbeatable")
 OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
 SOLO_OPPONENT_PIECES = ("mono", "random")
+# Solo: after unlocking (all columns locked), the mastermind still takes a puzzle in the same
+# turn if a column is open (``take``: the rulebook's order, "first return ..., then take") or
+# unlocking is its whole turn (``pass``).
+SOLO_UNLOCKS = ("take", "pass")
 # rulings, Finesse Solo: the solo deck is 20 white on top of 15 black puzzles.
 FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 # Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
@@ -63,6 +67,7 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     "max_rounds": (60, int),
     "stall_rounds": (12, int),
     "solo_opponent_pieces": ("mono", SOLO_OPPONENT_PIECES),
+    "solo_unlock": ("take", SOLO_UNLOCKS),
     "endless_white_deck": (False, bool),
     "ghost_action": ("action", GHOST_ACTIONS),
     "ghost_placement": ("piece", GHOST_PLACEMENTS),
@@ -70,7 +75,7 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
 }
 # Settings that only mean something in the solo variant (name -> default): other variants must
 # leave them at their defaults, and only solo records write them.
-_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
+_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono", "solo_unlock": "take"}
 # Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
 _FINESSE_ONLY = {"finesse_ambassador": False}
 # Settings of the Ghost Piece expansion and of the Line Clear variant (written only there).
@@ -97,7 +102,10 @@ class Rules:
     The solo variant (``players=1, variant="solo"``) adds ``difficulty`` (``normal`` /
     ``hard`` / ``unbeatable``: the opponent starts with 6 / 3 / 0 pieces) and the switch
     ``solo_opponent_pieces``: the locks and the opponent's supply are level-1 pieces (``mono``,
-    document 000) or random pieces of any shape (``random``, rulebook 2.5).
+    document 000) or random pieces of any shape (``random``, rulebook 2.5); and the switch
+    ``solo_unlock``: after unlocking, the mastermind takes a puzzle in the same turn if it can
+    (``take``, the rulebook's order) or unlocking uses up its turn (``pass``). A record without
+    the key replays as ``take``.
 
     ``variant="line_clear"`` is the 5-6 player game (and 5-6 players need it), with the switch
     ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
@@ -114,10 +122,10 @@ class Rules:
     of provisional data) must hold exactly the expansions played. Ghost Piece adds the switches
     ``ghost_action`` (``action``: the Ghost action is one of the 3; ``free``) and
     ``ghost_placement`` (``piece``: a ghost may be placed like any piece; ``exchange_only``).
-    Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
-    Pack tiles too; off by default, as their texts are not in the rule documents and the shipped
-    ones are provisional) and ``finesse_tiles``, the tile set to deal from (the shipped one, or a
-    user's file loaded with ``finesse.load_tiles``).
+    Finesse adds ``finesse_ambassador`` (the Finesse Ambassador Pack's 2 Set A, 2 Set B and 6
+    Set C tiles are shuffled into their sets before the row is drawn; off by default, as the
+    rulings say; in solo its Recycle tile is left out) and ``finesse_tiles``, the tile set to
+    deal from (the shipped one, or a user's file loaded with ``finesse.load_tiles``).
     """
 
     players: int = 2
@@ -130,6 +138,7 @@ class Rules:
     stall_rounds: int = 12
     difficulty: str = "normal"
     solo_opponent_pieces: str = "mono"
+    solo_unlock: str = "take"
     endless_white_deck: bool = False
     ghost_action: str = "action"
     ghost_placement: str = "piece"
@@ -183,6 +192,10 @@ class Rules:
             raise RulesError(
                 f"unknown solo_opponent_pieces {self.solo_opponent_pieces!r} "
                 f"(valid: {', '.join(SOLO_OPPONENT_PIECES)})"
+            )
+        if self.solo_unlock not in SOLO_UNLOCKS:
+            raise RulesError(
+                f"unknown solo_unlock {self.solo_unlock!r} (valid: {', '.join(SOLO_UNLOCKS)})"
             )
         if not self.solo:
             for name, default in _SOLO_ONLY.items():

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from projectl_sim import tables
+from projectl_sim.sim import tables
 
 
 @dataclass

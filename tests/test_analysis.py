@@ -19,9 +19,10 @@ from scipy import stats as sps
 
 from bots import MCTSBot
 from projectl_sim import analysis as pa_
-from projectl_sim import runner, tables
 from projectl_sim.analysis import plots, strategy
 from projectl_sim.analysis.stats import diff_means, diff_proportions, mean_interval
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
 
 
 # -- intervals ---------------------------------------------------------------------------------
@@ -282,7 +283,7 @@ def test_piece_mix_places_pieces_in_stages() -> None:
 
 # -- the seat columns of puzzles, and old tables without them -----------------------------------
 def test_run_tables_name_the_puzzles_of_every_seat(tmp_path) -> None:
-    spec = runner.RunSpec.from_mapping({"bots": ["greedy,random"], "games": 4, "seed": 11})
+    spec = run_spec.RunSpec.from_mapping({"bots": ["greedy,random"], "games": 4, "seed": 11})
     runner.run(spec, tmp_path / "run", options=runner.RunOptions(jobs=1, quiet=True))
     seats = pa_.load_run(tmp_path / "run").seats
     completed = seats["puzzles_completed"].fillna("").str.split().str.len()
@@ -376,8 +377,8 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
 
 # -- sweeps --------------------------------------------------------------------------------------
 def test_sweeps_cover_every_expansion_combination() -> None:
-    from projectl_sim.analysis import sweep
     from projectl_sim.rules import EXPANSIONS
+    from projectl_sim.sim import sweep
 
     combos = sweep.expansion_combinations()
     assert combos[0] == "none" and len(set(combos)) == 2 ** len(EXPANSIONS) == 16
@@ -388,12 +389,12 @@ def test_sweeps_cover_every_expansion_combination() -> None:
     ]
     assert sweep.solo_config()["difficulty"] == ["normal", "hard", "unbeatable"]
     # the runner reads each name back as the same set, and names it the same way in its tables
-    spec = runner.RunSpec.from_mapping({"bots": ["random,random"], "expansions": combos})
+    spec = run_spec.RunSpec.from_mapping({"bots": ["random,random"], "expansions": combos})
     assert ["+".join(e) or "none" for e in spec.expansions] == combos
 
 
 def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:
-    from projectl_sim.analysis import sweep
+    from projectl_sim.sim import sweep
 
     config = {"bots": ["random"], "players": [2], "games": 3}
     one = sweep.ensure_run(tmp_path / "one", config, seed=4)

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from analysis_util import grid_tables
 
-from projectl_sim import runner, tables
 from projectl_sim.analysis.answers import WIDTH, summary_text
 from projectl_sim.analysis.data import Run
-from projectl_sim.runner_cli import main
+from projectl_sim.cli import main
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
 
 SECTIONS = [
     "== Seat advantage per configuration ==",
@@ -72,7 +73,7 @@ def test_92_configurations_stay_readable(grid92: str) -> None:
 @pytest.fixture(scope="module")
 def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("answers") / "run"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {
             "bots": ["greedy,random"],
             "players": [2],

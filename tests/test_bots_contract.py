@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from records_util import new_trigger_tiles
 from state_util import snapshot
 
 from bots import REGISTRY, Bot, make_bot
@@ -73,6 +74,26 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
     for seed in range(games):
         rules = Rules(players=players, variant=variant, expansions={"finesse"})
         _plays_legally(spec, rules, seed + 7 * players)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_the_finesse_ambassador_tiles_legally(spec: str, players: int) -> None:
+    # finesse_ambassador=true: the shipped tiles with the pack's shuffled in (even seeds), and a
+    # tile set of only the pack's tiles and the Upgrade tiles (odd seeds), so that the new
+    # triggers count in every row (Insert, the "have" tiles, no unfinished puzzle)
+    games = 2 if spec.startswith("mcts") else 4
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        tiles = {"finesse_tiles": new_trigger_tiles()} if seed % 2 else {}
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions={"finesse"},
+            finesse_ambassador=True,
+            **tiles,
+        )
+        _plays_legally(spec, rules, seed + 13 * players)
 
 
 LINE_CLEAR = [

@@ -19,8 +19,8 @@ from projectl_sim.actions import WHITE
 from projectl_sim.endless import new_deck_order
 from projectl_sim.engine import FINISHING, HIDDEN, GameState, deal, setup_of
 from projectl_sim.invariants import InvariantError, check_invariants
-from projectl_sim.play import game_seeds
 from projectl_sim.record import RecordWriter, replay
+from projectl_sim.sim.play import game_seeds
 
 SEED = 20261129  # the records' reshuffle seed (tests/ambassador_records.py)
 

@@ -348,7 +348,7 @@ def test_play_and_run_refuse_expansion_content_without_its_expansion(
 ) -> None:
     from projectl_sim.cli import main
     from projectl_sim.errors import ProjectLError
-    from projectl_sim.runner import RunSpec, configurations
+    from projectl_sim.sim.spec import RunSpec, configurations
 
     data = base_raw()
     data["puzzles"][0]["reward"] = LEVEL_UP_1

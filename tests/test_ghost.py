@@ -39,7 +39,7 @@ from projectl_sim.engine import (
     tables,
 )
 from projectl_sim.fill import can_tile
-from projectl_sim.finesse import pink_count
+from projectl_sim.finesse import level_up_count, pink_count
 from projectl_sim.ghost import ghost_tables
 from projectl_sim.invariants import check_invariants
 from projectl_sim.record import replay
@@ -466,13 +466,45 @@ def test_exchange_only_keeps_ghosts_out_of_puzzles() -> None:
 
 # -- Finesse ---------------------------------------------------------------------------------------
 def test_finesse_place_tile_counts_the_pieces_a_ghost_action_places() -> None:
-    # ghost/finesse_place_tile: round 3's tile is C07 (pink, 1 Credit per domino or tri_I
-    # placed); the Ghost action places two dominoes (2 Credits); the mono completing GW02 pays
-    # nothing; GW01's domino was placed in round 2 (a face-down tile: nothing)
+    # ghost/finesse_place_tile: round 3's tile is C07 (pink, 1 Credit per mono, domino, tri_I
+    # or tri_L placed); the Ghost action places two dominoes (2 Credits; its completion of GW04
+    # is no placement); the mono completing GW02 pays 1; GW01's domino and tri_L were placed in
+    # round 2 (a face-down tile: nothing)
     state = run("finesse_place_tile", 14)
     assert state.finesse is not None and state.finesse.inactive[0] == 2
     end = run("finesse_place_tile")
-    assert end.finesse is not None and end.finesse.active[0] == 2
+    assert end.finesse is not None and end.finesse.active[0] == 3
+
+
+# ghost/finesse_level_up_tile: level_up_two_pieces under C06 (the second Upgrade tile) in round
+# 3. Round 3: p0's Places 12-14 (the third completes GB02, ⇈), its steps 15-16; p1's Places
+# 17-19 (the third completes GB01, ↑), its decline 20; round 4: p0's mono 21.
+def test_finesse_upgrade_tile_pays_each_level_up_received() -> None:
+    # rulings, Set C (C05/C06): +1 per ↑ and +2 per ⇈ received, paid as the reward comes up
+    # (pink: inactive until the turn ends), whether its steps are used or declined
+    assert run("finesse_level_up_tile", 14).finesse.inactive == [0, 0]  # type: ignore[union-attr]
+    opened = run("finesse_level_up_tile", 15)
+    assert opened.phase == LEVEL_UP and opened.finesse is not None
+    assert opened.finesse.inactive[0] == 2  # ⇈ received: 2, before any step is taken
+    after_steps = run("finesse_level_up_tile", 17)  # the steps are no Upgrade actions
+    assert after_steps.finesse is not None and after_steps.finesse.active[0] == 2
+    declined = run("finesse_level_up_tile", 21)  # p1's ↑, declined, still paid 1
+    assert declined.finesse is not None
+    assert declined.finesse.active == [2, 1] and declined.finesse.inactive == [0, 0]
+    assert declined.ghost is not None and declined.ghost.forgone[1] == 1
+    check_invariants(declined)
+
+
+def test_finesse_level_up_is_not_paid_by_another_round_or_tile() -> None:
+    # the same game with the Upgrade tile in round 4 (round 3: C02, Master): round 3 pays none
+    rec = load("ghost/finesse_level_up_tile")
+    rec["setup"]["finesse_tiles"] = ["A01", "A02", "C02", "C06", "B01", "B02"]
+    rec["setup"]["finesse_tiles"] += ["C01", "C03", "C04", "C05"]
+    state = replay(prefix(rec, 21)).state
+    assert state.finesse is not None and state.finesse.active == [0, 0]
+    assert state.finesse.inactive == [0, 0]
+    assert level_up_count("upgrade", 2) == 2
+    assert all(level_up_count(k, 2) == 0 for k in ("place", "master", "complete", "take"))
 
 
 def test_finesse_pink_tiles_read_a_ghost_action() -> None:

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from analysis_util import G, make_tables
 
-from projectl_sim import runner
 from projectl_sim.analysis import paired as cmp
 from projectl_sim.analysis.data import Run
+from projectl_sim.sim import runner
+from projectl_sim.sim import spec as run_spec
 
 
 def _run(name: str, games: list[G], *, shared_seeds: bool = True) -> Run:
@@ -77,7 +78,7 @@ def test_rates_that_never_differ_get_an_interval_not_a_point() -> None:
 def test_two_real_runs_with_one_root_seed_share_their_deals(tmp_path: Path) -> None:
     outs = []
     for expansions in ("none", "phoenix"):
-        spec = runner.RunSpec.from_mapping(
+        spec = run_spec.RunSpec.from_mapping(
             {"bots": ["random"], "players": [2], "expansions": [expansions], "games": 6, "seed": 3}
         )
         outs.append(

@@ -14,7 +14,7 @@ from projectl_sim.analysis.power import (
     minimum_detectable_effect,
     rate_difference_se,
 )
-from projectl_sim.summary import Z95, wilson
+from projectl_sim.sim.summary import Z95, wilson
 
 
 def test_games_for_one_rate_are_the_smallest_with_a_narrow_enough_wilson_interval() -> None:

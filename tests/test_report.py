@@ -10,8 +10,9 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from projectl_sim import runner
 from projectl_sim.cli import main
+from projectl_sim.sim import runner
+from projectl_sim.sim import spec as run_spec
 
 
 class _Page(HTMLParser):
@@ -44,7 +45,7 @@ class _Page(HTMLParser):
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "run"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {"bots": ["greedy,random"], "players": [2, 3], "games": 6, "seed": 8, "records": "sample:4"}
     )
     runner.run(spec, out, options=runner.RunOptions(jobs=1, quiet=True))
@@ -54,7 +55,7 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def solo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "solo"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {
             "bots": ["greedy"],
             "players": [1],

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from projectl_sim import runner
 from projectl_sim.analysis.report import write_report
+from projectl_sim.sim import runner
+from projectl_sim.sim import spec as run_spec
 
 # headless, and nothing that reaches for the network (it is closed here: Chromium would wait)
 FLAGS = [
@@ -50,7 +51,7 @@ def _chromium() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("browser") / "run48"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {
             "bots": ["random"],
             "players": [2, 3, 4],

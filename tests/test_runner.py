@@ -18,12 +18,14 @@ import pytest
 
 import bots
 from bots.random_bot import RandomBot
-from projectl_sim import runner, tables
+from projectl_sim.cli import main
 from projectl_sim.errors import ProjectLError
-from projectl_sim.play import play_game
 from projectl_sim.record import read_record, replay
-from projectl_sim.runner import RunOptions, RunSpec, game_from_run, plan
-from projectl_sim.runner_cli import main
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim.play import play_game
+from projectl_sim.sim.runner import RunOptions, game_from_run
+from projectl_sim.sim.spec import RunSpec, plan
 
 
 def spec(**settings: Any) -> RunSpec:
@@ -68,9 +70,9 @@ def extra_bots(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- grid, rotations, seeds --------------------------------------------------------------------
 def test_split_lineup_keeps_bot_parameters_together() -> None:
-    assert runner.split_lineup("greedy:a=1,b=2,random") == ["greedy:a=1,b=2", "random"]
-    assert runner.split_lineup("random, random") == ["random", "random"]
-    assert runner.split_lineup("mcts,iterations=50") == ["mcts:iterations=50"]
+    assert run_spec.split_lineup("greedy:a=1,b=2,random") == ["greedy:a=1,b=2", "random"]
+    assert run_spec.split_lineup("random, random") == ["random", "random"]
+    assert run_spec.split_lineup("mcts,iterations=50") == ["mcts:iterations=50"]
 
 
 def test_every_bot_plays_every_seat_equally_often_on_the_same_deals(extra_bots: None) -> None:
@@ -102,9 +104,9 @@ def test_identical_bots_need_one_rotation_and_more_games_keep_the_first_seeds() 
 
 
 def test_presets_are_valid_runs() -> None:
-    for name in runner.PRESETS:
-        run_spec = RunSpec.from_mapping(runner.preset(name))
-        assert runner.configurations(run_spec)
+    for name in run_spec.PRESETS:
+        preset = RunSpec.from_mapping(run_spec.preset(name))
+        assert run_spec.configurations(preset)
 
 
 def test_config_files_and_flags_give_the_same_plan(tmp_path: Path) -> None:
@@ -121,7 +123,7 @@ def test_config_files_and_flags_give_the_same_plan(tmp_path: Path) -> None:
     flags = {"bots": ["random"], "players": "2,3", "games": 4, "seed": 5}
     flags["rules"] = {"unfinished_penalty": "true,false"}
     plans = [
-        plan(RunSpec.from_mapping(runner.read_config_file(path)), 5) for path in (toml, yaml)
+        plan(RunSpec.from_mapping(run_spec.read_config_file(path)), 5) for path in (toml, yaml)
     ] + [plan(RunSpec.from_mapping(flags), 5)]
     assert plans[0] == plans[1] == plans[2]
     configs = plans[0][0]
@@ -270,7 +272,7 @@ def test_solo_and_standard_share_a_grid_by_player_count(tmp_path: Path) -> None:
 
 
 # -- resume ------------------------------------------------------------------------------------
-CLI = [sys.executable, "-m", "projectl_sim.runner_cli", "run"]
+CLI = [sys.executable, "-m", "projectl_sim", "run"]
 
 
 def _start(args: list[str]) -> subprocess.Popen[str]:
@@ -456,7 +458,7 @@ def rules_catalogue_name(path: Path) -> str:
 
 def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path) -> None:
     data = json.loads(
-        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+        (Path(runner.__file__).parent.parent / "data" / "base_catalogue.json").read_text("utf-8")
     )
     data["puzzles"] = [p for p in data["puzzles"] if p["id"] not in ("B01", "B02", "B03")]
     data["puzzles"][0]["provisional"] = True
@@ -531,10 +533,38 @@ def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
         plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
 
 
+def test_solo_unlock_is_swept_and_named_in_the_switches_column(tmp_path: Path) -> None:
+    run_spec = spec(
+        bots=["greedy"],
+        players=[1],
+        variant="solo",
+        rules={"solo_unlock": "take,pass"},
+        games=4,
+    )
+    configs, _ = plan(run_spec, 1)
+    assert [c.columns()["switches"] for c in configs] == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    assert [c.rules().solo_unlock for c in configs] == ["take", "pass"]
+    out = tmp_path / "unlock"
+    play(out, run_spec)
+    games = tables.read_table(out, "games").to_pandas()
+    assert sorted(games["switches"].unique()) == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    passing = games.loc[games["switches"].str.contains("solo_unlock=pass"), "game_id"]
+    rules, _, _ = game_from_run(out, int(passing.iloc[0]))
+    assert rules.solo_unlock == "pass"
+    with pytest.raises(ProjectLError, match="solo_unlock applies to the solo variant only"):
+        plan(spec(bots=["random"], players=[2], rules={"solo_unlock": "pass"}), 1)
+
+
 def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
     # a catalogue with only 8 white puzzles, so that the Endless White Deck reshuffles
     data = json.loads(
-        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+        (Path(runner.__file__).parent.parent / "data" / "base_catalogue.json").read_text("utf-8")
     )
     whites = [p for p in data["puzzles"] if p["id"].startswith("W")][:8]
     data["puzzles"] = whites + [p for p in data["puzzles"] if p["id"].startswith("B")]

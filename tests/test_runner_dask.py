@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from projectl_sim import runner, tables
-from projectl_sim.runner import RunOptions, RunSpec
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
 
 distributed = pytest.importorskip("distributed")
 

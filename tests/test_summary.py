@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from projectl_sim import runner, summary, tables
-from projectl_sim.runner import RunOptions, RunSpec
-from projectl_sim.runner_cli import main
+from projectl_sim.cli import main
+from projectl_sim.sim import runner, summary, tables
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
 
 
 def test_wilson_interval_matches_known_values() -> None:

@@ -5,8 +5,8 @@ tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim sum
 ``compare`` sets two runs on shared deals side by side; ``sequential.precision_check`` tells a
 growing run when its intervals are narrow enough; ``plots`` draws the tables (each chart takes
 a table and an optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one
-self-contained HTML page of a run; ``sweep`` runs the small seeded sweeps the notebooks start
-from. Nothing here re-simulates or imports the bots.
+self-contained HTML page of a run (the seeded sweeps the notebooks start from are in
+``projectl_sim.sim.sweep``). Nothing here re-simulates or imports the bots.
 """
 
 from projectl_sim.analysis.answers import summary_text

@@ -28,7 +28,7 @@ from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import finished_games, seat_advantage
 from projectl_sim.analysis.timing import decision_times
-from projectl_sim.summary import summarize
+from projectl_sim.sim.summary import summarize
 
 __all__ = ["summary_text"]
 

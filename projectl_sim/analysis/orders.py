@@ -33,7 +33,7 @@ from scipy import stats as sps
 from scipy.linalg import null_space
 from scipy.optimize import brentq
 
-from projectl_sim.summary import finished_seats
+from projectl_sim.sim.summary import finished_seats
 
 __all__ = ["Orders", "ahead_of", "fit", "orders_of", "profile_interval"]
 

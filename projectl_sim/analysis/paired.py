@@ -37,7 +37,7 @@ from projectl_sim.analysis.stats import (
     welch,
     welch_p_value,
 )
-from projectl_sim.summary import wilson
+from projectl_sim.sim.summary import wilson
 
 __all__ = ["COMPARE_COLUMNS", "compare", "compare_text"]
 

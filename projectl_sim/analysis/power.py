@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats as sps
 
-from projectl_sim.summary import Z95, wilson
+from projectl_sim.sim.summary import Z95, wilson
 
 __all__ = [
     "games_needed",

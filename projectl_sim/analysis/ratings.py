@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 
 from projectl_sim.analysis import orders as pl
 from projectl_sim.analysis.stats import clustered_rate, deal_labels
-from projectl_sim.summary import finished_seats, wilson
+from projectl_sim.sim.summary import finished_seats, wilson
 
 ELO = 400 / math.log(10)
 

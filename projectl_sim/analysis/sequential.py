@@ -51,7 +51,7 @@ from scipy.optimize import minimize_scalar
 
 from projectl_sim.analysis.factors import CONFIG, _comparisons
 from projectl_sim.analysis.stats import finished_games, finished_seats
-from projectl_sim.summary import Z95
+from projectl_sim.sim.summary import Z95
 
 __all__ = [
     "QUANTITIES",

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from projectl_sim.summary import Z95, finished_seats, wilson, win_rates
+from projectl_sim.sim.summary import Z95, finished_seats, wilson, win_rates
 
 __all__ = [
     "Z95",

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from projectl_sim import runner, tables
 from projectl_sim.analysis.ratings import ladder_lineups
 from projectl_sim.rules import DIFFICULTIES, EXPANSIONS, expansion_subsets
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
 
 
 def expansion_combinations() -> list[str]:
@@ -90,6 +91,6 @@ def ensure_run(
         if tables.read_manifest(path).get("status") != "complete":
             runner.run(None, path, resume=True, options=options)
         return path
-    spec = runner.RunSpec.from_mapping(dict(config) | {"seed": seed})
+    spec = run_spec.RunSpec.from_mapping(dict(config) | {"seed": seed})
     runner.run(spec, path, options=options)
     return path

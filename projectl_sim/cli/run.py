@@ -1,13 +1,13 @@
-"""The ``run`` and ``summary`` subcommands of ``projectl-sim`` (``register`` adds them)."""
+"""The ``run``, ``summary`` and ``report`` subcommands: a grid of games, its tables, its page."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
 
@@ -44,7 +44,8 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
-    from projectl_sim import runner, summary, tables
+    from projectl_sim.sim import runner, summary, tables
+    from projectl_sim.sim import spec as run_spec
 
     flags: dict[str, Any] = {
         "bots": args.bots,
@@ -66,13 +67,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if given:
         # On --resume, what is given is laid over the run's own settings, which must not change.
         stored = tables.read_manifest(args.out)["config"] if args.resume and args.out else None
-        merged = runner.merge_sources(
+        merged = run_spec.merge_sources(
             stored,
-            runner.preset(args.preset) if args.preset else None,
-            runner.read_config_file(args.config) if args.config else None,
+            run_spec.preset(args.preset) if args.preset else None,
+            run_spec.read_config_file(args.config) if args.config else None,
             flags,
         )
-        spec = runner.RunSpec.from_mapping(merged)
+        spec = run_spec.RunSpec.from_mapping(merged)
     out = args.out
     if out is None:
         if args.resume:
@@ -99,9 +100,18 @@ def cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a run's HTML report."""
+    from projectl_sim.analysis.report import write_report
+
+    path = write_report(args.run, args.out)
+    print(f"report written to {path}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``run`` and ``summary`` subcommands to the ``projectl-sim`` parser."""
-    from projectl_sim.runner import PRESETS, RECORDS_HELP
+    """Add ``run``, ``summary`` and ``report`` to the command line's subparsers."""
+    from projectl_sim.sim.spec import PRESETS, RECORDS_HELP
 
     run = subparsers.add_parser(
         "run",
@@ -138,10 +148,11 @@ def register(subparsers: Any) -> None:
     grid.add_argument(
         "--difficulty", metavar="LEVEL[,LEVEL...]", help="solo: normal (default), hard, unbeatable"
     )
-    grid.add_argument(
-        "--catalogue", metavar="FILE", help="play on this catalogue file (default: the base game's)"
+    game_options(
+        grid,
+        catalogue="play on this catalogue file (default: the base game's)",
+        tiles="finesse: deal from this Finesse tiles file",
     )
-    grid.add_argument("--tiles", metavar="FILE", help="finesse: deal from this Finesse tiles file")
     grid.add_argument(
         "--rule",
         action="append",
@@ -173,26 +184,11 @@ def register(subparsers: Any) -> None:
     summ.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
     summ.set_defaults(func=cmd_summary)
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``projectl-sim`` with ``run`` and ``summary`` registered (until cli.py adds them)."""
-    from projectl_sim import cli
-
-    build = cli.build_parser
-
-    def with_runner() -> argparse.ArgumentParser:
-        parser = build()
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        if "run" not in sub.choices:
-            register(sub)
-        return parser
-
-    cli.build_parser = with_runner  # type: ignore[assignment]
-    try:
-        return cli.main(argv)
-    finally:
-        cli.build_parser = build  # type: ignore[assignment]
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    report = subparsers.add_parser(
+        "report", help="write one self-contained HTML page of a run's tables and charts"
+    )
+    report.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
+    report.add_argument(
+        "-o", "--out", metavar="FILE", help="where to write the page (default: RUN/report.html)"
+    )
+    report.set_defaults(func=cmd_report)

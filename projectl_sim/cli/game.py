@@ -1,4 +1,4 @@
-"""The ``projectl-sim`` command line: play, replay, bots, report (and fill, puzzles, run)."""
+"""The ``play``, ``replay`` and ``bots`` subcommands: one game, one record, the bots."""
 
 from __future__ import annotations
 
@@ -6,78 +6,28 @@ import argparse
 import json
 import secrets
 import sys
-from collections.abc import Sequence
 from typing import Any
 
-from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
-from projectl_sim.errors import ProjectLError, UsageError
+from projectl_sim.cli.options import (
+    PROG,
+    catalogue_of,
+    finesse_options,
+    game_options,
+    parse_switches,
+)
+from projectl_sim.errors import UsageError
 from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
-
-PROG = "projectl-sim"
-
-
-def _catalogue(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalogue:
-    """Return the catalogue of ``--catalogue`` with the puzzle sets of the expansions played.
-
-    ``--expansions NAME=FILE`` replaces a set's shipped (provisional) data with the user's file.
-    """
-    _names, files = parse_expansions(getattr(args, "expansions", None))
-    sets = [n for n in played if n in CATALOGUE_SETS]
-    stray = sorted(set(files) - set(sets))
-    if stray:
-        raise UsageError(f"--expansions: {stray[0]}=FILE replaces a set this game does not play")
-    path = getattr(args, "catalogue", None)
-    if not path and not sets:
-        return base_catalogue()
-    return load_catalogue(path, expansions=sets, overrides=files)
-
-
-def _finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
-    """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
-    from projectl_sim.finesse import load_tiles
-
-    names, _files = parse_expansions(getattr(args, "expansions", None))
-    out: dict[str, Any] = {"expansions": frozenset(names)} if names else {}
-    if getattr(args, "ambassador", False):
-        out["finesse_ambassador"] = True
-    if getattr(args, "tiles", None):
-        out["finesse_tiles"] = load_tiles(args.tiles, cat.piece_ids)
-    return out
-
-
-def _parse_switches(items: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        if not eq or key not in _SWITCHES:
-            raise UsageError(
-                f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}"
-            )
-        default = _SWITCHES[key][0]
-        if isinstance(default, bool):
-            if raw.lower() not in ("true", "false", "1", "0"):
-                raise UsageError(f"--rule {key}: expected true or false, got {raw!r}")
-            out[key] = raw.lower() in ("true", "1")
-        elif isinstance(default, int):
-            try:
-                out[key] = int(raw)
-            except ValueError:
-                raise UsageError(f"--rule {key}: expected a whole number, got {raw!r}") from None
-        else:
-            out[key] = raw
-    return out
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from bots import make_bot
-    from projectl_sim.play import BotError, play_game
     from projectl_sim.record import write_record
     from projectl_sim.render import render
+    from projectl_sim.sim.play import BotError, play_game
 
     if args.from_run is not None:
         # one game of a run, again, from its row: the run's rules, seats and seed
-        from projectl_sim.runner import game_from_run
+        from projectl_sim.sim.runner import game_from_run
 
         if args.game is None:
             raise UsageError("--from needs --game ID (a game_id of the run's tables)")
@@ -96,13 +46,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             variant = {"variant": args.variant} | (
                 {"difficulty": args.difficulty} if args.difficulty else {}
             )
-            cat = _catalogue(args, parse_expansions(args.expansions)[0])
+            cat = catalogue_of(args, parse_expansions(args.expansions)[0])
             rules = Rules(
                 players=players,
                 catalogue=cat,
                 **variant,
-                **_finesse_options(args, cat),
-                **_parse_switches(args.rule),
+                **finesse_options(args, cat),
+                **parse_switches(args.rule),
             )
         except TypeError as exc:
             raise UsageError(str(exc)) from None
@@ -164,8 +114,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     record = read_record(args.file)
     played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None
     played = played if isinstance(played, list) else []
-    cat = _catalogue(args, [n for n in played if isinstance(n, str)])
-    tiles = _finesse_options(args, cat).get("finesse_tiles")
+    cat = catalogue_of(args, [n for n in played if isinstance(n, str)])
+    tiles = finesse_options(args, cat).get("finesse_tiles")
     rep = replay(record, cat, finesse_tiles=tiles)
     for w in rep.warnings:
         print(f"{PROG}: warning: {w}", file=sys.stderr)
@@ -203,19 +153,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from projectl_sim.analysis.report import write_report
-
-    path = write_report(args.run, args.out)
-    print(f"report written to {path}")
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def register(sub: Any) -> None:
+    """Add ``play``, ``replay`` and ``bots`` to the command line's subparsers."""
     play = sub.add_parser("play", help="play one seeded game and print its summary")
     play.add_argument("--seed", type=int, help="game seed (chosen and printed if absent)")
     play.add_argument(
@@ -225,7 +164,6 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", metavar="FILE", help="write the game record here")
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
-    play.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
     play.add_argument(
         "--variant",
         default="standard",
@@ -239,16 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--game", type=int, metavar="ID", help="with --from: the game_id to play")
     play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
-    play.add_argument(
-        "--expansions",
-        metavar="LIST",
-        help=f"expansions to play, joined with + or ',': {', '.join(EXPANSIONS)}, all or none "
-        "(default); NAME=FILE plays your own puzzle file for a set",
+    game_options(
+        play,
+        expansions=f"expansions to play, joined with + or ',': {', '.join(EXPANSIONS)}, all or "
+        "none (default); NAME=FILE plays your own puzzle file for a set",
     )
     play.add_argument(
         "--ambassador", action="store_true", help="finesse: deal from the Ambassador Pack tiles too"
     )
-    play.add_argument("--tiles", metavar="FILE", help="finesse: use this Finesse tiles file")
     play.add_argument(
         "--rule",
         action="append",
@@ -262,52 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file", help="record JSON file")
     rep.add_argument("--json", action="store_true", help="print the final state as JSON")
     rep.add_argument("--show", action="store_true", help="draw the final state as text")
-    rep.add_argument("--catalogue", metavar="FILE", help="use this catalogue file")
-    rep.add_argument("--tiles", metavar="FILE", help="finesse: use this Finesse tiles file")
-    rep.add_argument(
-        "--expansions",
-        metavar="NAME=FILE",
-        help="replay with your own puzzle file for an expansion set the record plays",
+    game_options(
+        rep,
+        expansions="replay with your own puzzle file for an expansion set the record plays",
+        expansions_metavar="NAME=FILE",
     )
     rep.set_defaults(func=cmd_replay)
 
     bots = sub.add_parser("bots", help="list every bot with its parameters")
     bots.set_defaults(func=cmd_bots)
-
-    report = sub.add_parser(
-        "report", help="write one self-contained HTML page of a run's tables and charts"
-    )
-    report.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
-    report.add_argument(
-        "-o", "--out", metavar="FILE", help="where to write the page (default: RUN/report.html)"
-    )
-    report.set_defaults(func=cmd_report)
-
-    from projectl_sim import fill_cli, runner_cli
-
-    fill_cli.register(sub)
-    runner_cli.register(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; user mistakes print one line and exit non-zero."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except ProjectLError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-        print(f"{PROG}: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from projectl_sim import rules
 from projectl_sim.catalogue import EXPANSIONS, Catalogue, load_catalogue
+from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
 from projectl_sim.fill import FillResult, fill_region, puzzle_empty
 
@@ -32,7 +33,7 @@ def _load(args: argparse.Namespace) -> Catalogue:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``fill`` and ``puzzles`` subcommands to a CLI's subparsers."""
+    """Add ``fill`` and ``puzzles`` to the command line's subparsers."""
     p = subparsers.add_parser(
         "fill",
         help="can a puzzle be completed with these pieces, and how",
@@ -53,8 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", choices=("index", "cpsat"), default="index")
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.add_argument("--show", action="store_true", help="draw the plan on the puzzle grid")
-    p.add_argument("--catalogue", metavar="FILE", help="catalogue JSON (default: the base game)")
-    p.add_argument("--expansions", metavar="LIST", help=_EXPANSIONS_HELP)
+    game_options(
+        p,
+        catalogue="catalogue JSON (default: the base game)",
+        expansions=_EXPANSIONS_HELP,
+        tiles=None,
+    )
     p.set_defaults(func=run_fill)
 
     p = subparsers.add_parser(
@@ -64,8 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pieces, cheapest multiset and the actions to complete it from the starting supply.",
     )
     p.add_argument("--out", default="results/atlas", metavar="DIR", help="output directory")
-    p.add_argument("--catalogue", metavar="FILE", help="catalogue JSON (default: the base game)")
-    p.add_argument("--expansions", metavar="LIST", help=_EXPANSIONS_HELP)
+    game_options(
+        p,
+        catalogue="catalogue JSON (default: the base game)",
+        expansions=_EXPANSIONS_HELP,
+        tiles=None,
+    )
     p.set_defaults(func=run_puzzles)
 
 

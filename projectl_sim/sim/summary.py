@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from projectl_sim import tables
+from projectl_sim.sim import tables
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
