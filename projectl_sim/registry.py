@@ -31,6 +31,11 @@ def register_expansion(cls: Any) -> Any:
     return cls
 
 
+def unregister_expansion(name: str) -> None:
+    """Forget the expansion ``name`` (a test's own expansion, once the test is done)."""
+    _EXPANSIONS.pop(name, None)
+
+
 def register_variant(name: str) -> Any:
     """Return a class decorator registering a state class as the variant ``name``."""
 

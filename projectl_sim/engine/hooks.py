@@ -160,6 +160,11 @@ class Expansion:
         queue); return True when it opened a decision (the rest of the queue waits)."""
         return False
 
+    def puzzle_completed(self, state: GameState, player: int, card: int) -> None:
+        """Called for each puzzle ``player`` completes during a turn, once it is in the victory
+        pile and its pieces are back in the supply, before its reward is resolved (not during
+        Finishing Touches, whose completions reward nothing)."""
+
     def reward_received(self, state: GameState, player: int, code: int) -> None:
         """Called when ``player`` receives any reward (a piece index, or a special reward's
         negative code) from a completed puzzle, before it is resolved."""
@@ -237,6 +242,7 @@ HOOKS = (
     "placement_error",
     "before_apply",
     "after_action",
+    "puzzle_completed",
     "reward_received",
     "end_turn",
     "ends_game_at_round_end",
@@ -292,6 +298,7 @@ class Hooks:
         self.placement_error = by_hook["placement_error"]
         self.before_apply = by_hook["before_apply"]
         self.after_action = by_hook["after_action"]
+        self.puzzle_completed = by_hook["puzzle_completed"]
         self.reward_received = by_hook["reward_received"]
         self.end_turn = by_hook["end_turn"]
         self.ends_game_at_round_end = by_hook["ends_game_at_round_end"]

@@ -817,6 +817,9 @@ class GameState:
                 supply[piece] += 1
             self.piles[p] = (*self.piles[p], card)
             self.scores[p] += t.points[card]
+        for x in self.hooks.puzzle_completed:
+            for card, _, _ in done:
+                x.puzzle_completed(self, p, card)
         self.last_progress_round = self.round
         self.pending = self.pending + tuple(t.reward[card] for card, _, _ in done)
         self._resolve_rewards(p)
