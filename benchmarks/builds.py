@@ -9,8 +9,8 @@ e.g. a worktree of the commit before the change), alternating the two ``--rounds
 fresh processes, and prints per combination the CPU time per game of each (the best round: other
 work on a shared machine only ever slows a round down) and their ratio. A digest of the games'
 final states is compared too: the two builds must play the very same games. With ``--callgrind``
-the base game's workload also runs under ``valgrind --tool=callgrind`` in each build, whose
-instruction counts don't move with the machine's load.
+the base game's workload (or each ``--only`` combination's) also runs under ``valgrind
+--tool=callgrind`` in each build, whose instruction counts don't move with the machine's load.
 """
 
 from __future__ import annotations
@@ -34,9 +34,12 @@ from projectl_sim import Rules, play_game
 from projectl_sim.rules import every_combination
 from bots import make_bot
 
-games, which = int(sys.argv[1]), sys.argv[2]
+games, which, only = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 combos = [Rules(players=2)] if which == "base" else every_combination()
 for rules in combos:
+    name = f"{rules.variant:<10} {rules.players}p " + ("+".join(sorted(rules.expansions)) or "none")
+    if only and name.split() not in [o.split() for o in only]:
+        continue
     bots = [make_bot("random")] * rules.players
     digest = hashlib.sha256()
     cpu = time.process_time()
@@ -45,7 +48,6 @@ for rules in combos:
         end = (state.final_scores(), state.piles, state.slots, state.round, state.turn)
         digest.update(repr(end).encode())
     cpu = time.process_time() - cpu
-    name = f"{rules.variant:<10} {rules.players}p " + ("+".join(sorted(rules.expansions)) or "none")
     print(json.dumps({"name": name, "cpu": cpu, "digest": digest.hexdigest()[:16]}), flush=True)
 """
 
@@ -57,23 +59,26 @@ def _python(checkout: Path) -> Path:
     return python
 
 
-def _run(checkout: Path, games: int, which: str, prefix: list[str] | None = None) -> list[dict]:
+def _run(
+    checkout: Path, games: int, which: str, only: list[str], prefix: list[str] | None = None
+) -> list[dict]:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(WORKER)
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    cmd = [*(prefix or []), str(_python(checkout)), f.name, str(games), which]
+    # a fixed hash seed: the same dict and set orders in every process, so that instruction
+    # counts repeat exactly
+    env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONHASHSEED="0")
+    cmd = [*(prefix or []), str(_python(checkout)), f.name, str(games), which, *only]
     out = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True, check=True)
     os.unlink(f.name)
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
-def _callgrind(checkout: Path, games: int) -> int:
-    """Return the instructions the base game's workload runs under callgrind."""
+def _callgrind(checkout: Path, games: int, which: str, only: list[str]) -> int:
+    """Return the instructions a workload runs under callgrind."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.out"
-        _run(
-            checkout, games, "base", ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        )
+        valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        _run(checkout, games, which, only, valgrind)
         for line in out.read_text().splitlines():
             if line.startswith("summary:") or line.startswith("totals:"):
                 return int(line.split()[1])
@@ -87,6 +92,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="random games per combination")
     parser.add_argument("--rounds", type=int, default=3, help="alternations of the two builds")
     parser.add_argument("--combinations", choices=("base", "all"), default="base")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=[],
+        metavar="COMBINATION",
+        help='combinations as printed, e.g. "solo 1p ghost_piece+phoenix"',
+    )
     parser.add_argument("--callgrind", action="store_true", help="also count instructions")
     args = parser.parse_args()
     builds = {"this": HERE, "other": args.against.resolve()}
@@ -97,7 +109,7 @@ def main() -> None:
     start = time.time()
     for _ in range(args.rounds):
         for label, checkout in builds.items():
-            for row in _run(checkout, args.games, args.combinations):
+            for row in _run(checkout, args.games, args.combinations, args.only):
                 old = best[label].get(row["name"])
                 best[label][row["name"]] = row["cpu"] if old is None else min(old, row["cpu"])
                 digests[label][row["name"]] = row["digest"]
@@ -120,17 +132,24 @@ def main() -> None:
         )
     print(f"slowest ratio: {worst:.3f}")
     if args.callgrind:
-        # n games and 2n games: the difference is n games' instructions, without start-up
+        # n games and none of each combination: the difference is n games' instructions,
+        # without the start-up
         n = max(10, args.games // 4)
-        per = {
-            label: (_callgrind(checkout, 2 * n) - _callgrind(checkout, n)) / n
-            for label, checkout in builds.items()
-        }
-        print(
-            f"callgrind, base game: this {per['this'] / 1e6:.3f}M instructions/game, other "
-            f"{per['other'] / 1e6:.3f}M: this/other {per['this'] / per['other']:.4f} "
-            f"(games {n + 1}-{2 * n} of each build, start-up left out)"
-        )
+        for name in best["this"] if args.only or args.combinations == "base" else []:
+            which = [name]
+            per = {
+                label: (
+                    _callgrind(checkout, n, args.combinations, which)
+                    - _callgrind(checkout, 0, args.combinations, which)
+                )
+                / n
+                for label, checkout in builds.items()
+            }
+            print(
+                f"callgrind {name}: this {per['this'] / 1e6:.3f}M instructions/game, other "
+                f"{per['other'] / 1e6:.3f}M: this/other {per['this'] / per['other']:.4f} "
+                f"({n} games, start-up left out)"
+            )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from projectl_sim.engine.actions import (
     Upgrade,
 )
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import ROW_LENGTH, credits
+from projectl_sim.expansions.finesse import last_round
 from projectl_sim.fill import TilingIndex, tiling_index
 from projectl_sim.variants import line_clear
 from projectl_sim.variants.line_clear import LineClearState
@@ -131,12 +131,11 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     if state.phase == OVER:
         return 0
     if isinstance(state, LineClearState):  # the markers' schedule decides (Finesse too)
-        return line_clear.remaining_actions(
-            state, player, ROW_LENGTH if credits(state) is not None else None
-        )
+        return line_clear.remaining_actions(state, player, last_round(state))
     last = state.trigger_round + 1 if state.trigger_round else None
-    if credits(state) is not None:  # rulings, Finesse: the game also ends after round 10
-        last = ROW_LENGTH if last is None else min(last, ROW_LENGTH)
+    finesse_end = last_round(state)  # rulings, Finesse: the game also ends after round 10
+    if finesse_end is not None:
+        last = finesse_end if last is None else min(last, finesse_end)
     if last is None:
         return None
     n = state.n
