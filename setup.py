@@ -10,6 +10,7 @@ is set at run time.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.machinery
 import json
@@ -20,15 +21,17 @@ from pathlib import Path
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
-# The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class and
-# the baseline bot (projectl_sim/_native.py's MODULES: tests/test_native.py checks they agree).
-NATIVE = [
-    "projectl_sim/engine.py",
-    "projectl_sim/fill.py",
-    "projectl_sim/sim/play.py",
-    "bots/base.py",
-    "bots/random_bot.py",
-]
+# The modules of the hot loop: projectl_sim/_native.py's MODULES (read from its source, since the
+# package cannot be imported before it is built).
+NATIVE = sorted(
+    ast.literal_eval(
+        next(
+            node.value
+            for node in ast.parse((HERE / "projectl_sim" / "_native.py").read_text()).body
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "MODULES"
+        )
+    ).values()
+)
 STAMP = HERE / "projectl_sim" / "_native_stamp.json"
 
 
@@ -48,7 +51,8 @@ def _built_in_place(digests: dict) -> bool:
     except (OSError, ValueError):
         return False
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    stems = [HERE / p[: -len(".py")] for p in NATIVE] + [HERE / "projectl_sim_native__mypyc"]
+    group = HERE / "projectl_sim" / "_native_group__mypyc"
+    stems = [HERE / p[: -len(".py")] for p in NATIVE] + [group]
     return all(any(Path(f"{stem}{sfx}").exists() for sfx in suffixes) for stem in stems)
 
 
@@ -79,7 +83,7 @@ def _native_modules() -> list:
         extensions = mypycify(
             ["--ignore-missing-imports", "--follow-imports=silent", *NATIVE],
             opt_level="3",
-            group_name="projectl_sim_native",
+            group_name="projectl_sim._native_group",  # inside the package: found from any folder
         )
     except SystemExit:  # mypyc found a type error: install the source as it is
         print("projectl-sim: mypyc could not compile the hot-loop modules; pure Python install")

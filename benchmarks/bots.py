@@ -42,8 +42,8 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import MCTSBot, make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.actions import Action  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
+from projectl_sim.engine.actions import Action  # noqa: E402
 
 _ITER = MCTSBot.params["iterations"][0]
 PAIRINGS: dict[str, tuple[str, str]] = {

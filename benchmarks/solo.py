@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
+from projectl_sim.expansions.finesse import credits  # noqa: E402
 from projectl_sim.rules import DIFFICULTIES  # noqa: E402
 from projectl_sim.sim.spec import game_seed  # noqa: E402
 from projectl_sim.sim.summary import wilson  # noqa: E402
@@ -61,7 +62,8 @@ def cell(
         wins += bool(state.winners())
         scores.append(state.final_scores()[0])
         opponent.append(state.opponent_score())
-        inserts.append(state.finesse.inserts[0] if state.finesse is not None else 0)
+        fin = credits(state)
+        inserts.append(fin.inserts[0] if fin is not None else 0)
     n = len(seeds)
     low, high = wilson(wins, n)
     cpu = time.process_time() - start

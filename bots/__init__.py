@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import projectl_sim  # noqa: F401  (first: it picks the compiled or the source hot-loop modules)
+import projectl_sim._native  # noqa: F401  (first: it picks the compiled or the source hot-loop modules)
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot

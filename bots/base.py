@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from projectl_sim.actions import Action, Finish, Reward
-from projectl_sim.engine import FINISHING, LEVEL_UP, REWARD, GameState
+from projectl_sim.engine import FINISHING, REWARD, GameState
+from projectl_sim.engine.actions import Action, Finish, Reward
+from projectl_sim.expansions.ghost_piece import LEVEL_UP, level_up_actions
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled, and the base of every bot
@@ -49,7 +50,7 @@ class Bot:
 
     def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
         """Return one Level Up step, or declining it (default: a random one of them)."""
-        return rng.choice(view.level_up_actions())
+        return rng.choice(level_up_actions(view))
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
         """Return this seat's Finishing Touches (default: none)."""

@@ -45,12 +45,10 @@ from typing import Any, ClassVar
 from bots.base import Bot
 from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estimate, cost_model
 from bots.random_bot import completing_places, finish_gain, with_credits
-from projectl_sim.actions import (
+from projectl_sim.engine import GameState, finish_options
+from projectl_sim.engine.actions import (
     Action,
-    Ambassador,
     Finish,
-    Ghost,
-    Insert,
     Master,
     Place,
     Placement,
@@ -59,9 +57,10 @@ from projectl_sim.actions import (
     TakeBasic,
     Upgrade,
 )
-from projectl_sim.engine import GameState, finish_options
 from projectl_sim.errors import UsageError
-from projectl_sim.finesse import INSERT_COST
+from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
+from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.ghost_piece import Ghost, ghost_takes, ghosts, level_up_actions
 
 PRESETS: dict[str, Weights] = {
     "balanced": Weights(),
@@ -104,7 +103,7 @@ def _in_plan_order(
 
 
 def _gain(state: GameState, card: int, w: Weights) -> float:
-    t = state.t
+    t = state.tables
     bias = w.black_bias if t.is_black[card] else 1.0
     return w.points * t.points[card] * bias + w.reward * t.reward_level[card]
 
@@ -150,12 +149,12 @@ class GreedyBot(Bot):
     def choose_with_insert(self, state: GameState) -> Action | None:
         """Return ``choose``'s action, as an Insert when Finesse Credits make that pay."""
         action = self.choose(state)
-        fin = state.finesse
+        fin = credits(state)
         if action is None or fin is None or fin.active[state.current] < INSERT_COST:
             return action
         if not isinstance(action, (Place, Master, Ambassador)):
             return action
-        t = state.t
+        t = state.tables
         filled = {card: f for card, f, _ in state.slots[state.current]}
         placements = (
             ((action.card, 0, action.mask),) if isinstance(action, Place) else action.placements
@@ -176,7 +175,7 @@ class GreedyBot(Bot):
         model = cost_model(state)
         me = state.current
         done = completing_places(state)
-        amb = state.ambassadors
+        amb = ambassadors(state)
         multi = not state.master_used or (amb is not None and amb.held[me] > 0)
         if done:
             # Master (or an Ambassador) finishes several at once; else the most valuable one.
@@ -215,7 +214,7 @@ class GreedyBot(Bot):
         return None
 
     def _targets(self, state: GameState, model: CostModel, left: int) -> list[_Target]:
-        t = state.t
+        t = state.tables
         me = state.current
         out = []
         regions = [t.recess[card] & ~filled for card, filled, _ in state.slots[me]]
@@ -232,7 +231,7 @@ class GreedyBot(Bot):
         self, state: GameState, model: CostModel, targets: list[_Target], left: int
     ) -> Action | None:
         w = self.weights
-        t = state.t
+        t = state.tables
         me = state.current
         held = len(state.slots[me])
         if held >= 4:
@@ -269,7 +268,7 @@ class GreedyBot(Bot):
             return None
         if not state.master_used:
             return Master(placements)
-        amb = state.ambassadors
+        amb = ambassadors(state)
         if amb is not None and amb.held[state.current]:
             return Ambassador(placements)
         return None
@@ -278,7 +277,7 @@ class GreedyBot(Bot):
         self, state: GameState, model: CostModel, targets: list[_Target]
     ) -> tuple[Placement, ...]:
         """Return one plan step (its largest piece) for each target that can take one now."""
-        t = state.t
+        t = state.tables
         left = list(state.placeable_supply(state.current))
         index = model.index
         chosen: list[Placement] = []
@@ -294,7 +293,7 @@ class GreedyBot(Bot):
 
     def _completing_placements(self, state: GameState) -> tuple[Placement, ...]:
         """Return one completing placement for each puzzle a supply piece completes."""
-        t = state.t
+        t = state.tables
         me = state.current
         left = list(state.placeable_supply(me))
         chosen: list[Placement] = []
@@ -308,7 +307,7 @@ class GreedyBot(Bot):
         return tuple(chosen)
 
     def _work_on(self, state: GameState, model: CostModel, tg: _Target) -> Action | None:
-        t = state.t
+        t = state.tables
         me = state.current
         supply = state.placeable_supply(me)
         index = model.index
@@ -321,7 +320,7 @@ class GreedyBot(Bot):
 
     def _acquire(self, state: GameState, need: tuple[int, ...]) -> Action | None:
         """Return the action that best moves the supply towards ``need``."""
-        t = state.t
+        t = state.tables
         me = state.current
         supply = state.supply[me]
         levels = t.levels
@@ -348,7 +347,7 @@ class GreedyBot(Bot):
 
     def _spare_upgrade(self, state: GameState, need: tuple[int, ...]) -> Action | None:
         """Return an upgrade of the smallest spare piece one level up (engine building)."""
-        t = state.t
+        t = state.tables
         supply = state.supply[state.current]
         need = need or (0,) * t.n_pieces
         legal = set(state.upgrade_actions())
@@ -366,8 +365,9 @@ class GreedyBot(Bot):
     ) -> int:
         """Return the actions the regions ``empties`` need with ``supply`` (cheapest first,
         each planned with what the cheaper ones leave, as ``_targets`` does)."""
-        if state.ghost is not None:
-            supply = state.ghost.placeable(supply)
+        gs = ghosts(state)
+        if gs is not None:
+            supply = gs.placeable(supply)
         return sum(
             min(cost, UNREACHABLE) for _, _, cost, _ in _in_plan_order(model, supply, empties)
         )
@@ -382,7 +382,7 @@ class GreedyBot(Bot):
         puzzle; the exchange is chosen when the plans then need fewer actions in all, the
         exchange itself included unless it is free.
         """
-        gs = state.ghost
+        gs = ghosts(state)
         live = [tg for tg in targets if tg.cost <= left]
         if gs is None or not live:
             return None
@@ -391,13 +391,13 @@ class GreedyBot(Bot):
         held = [g for g in gs.tables.ghosts if supply[g]]
         if not held:
             return None
-        t = state.t
+        t = state.tables
         index = model.index
         empties = [tg.empty for tg in live]
         best: Ghost | None = None
         best_cost = self._plan_cost(state, model, list(supply), empties) - (0 if gs.free else 1)
         for g in held:
-            for take in state.ghost_takes(g):
+            for take in ghost_takes(state, g):
                 after = list(supply)
                 after[g] -= 1
                 new = [0] * t.n_pieces
@@ -432,7 +432,7 @@ class GreedyBot(Bot):
         spoils a plan loses to another, or to declining.
         """
         model = cost_model(view)
-        t = view.t
+        t = view.tables
         me = view.current
         empties = [t.recess[card] & ~filled for card, filled, _ in view.slots[me]]
 
@@ -446,10 +446,10 @@ class GreedyBot(Bot):
             got = t.levels[get] if get is not None else 0
             return (-self._plan_cost(view, model, supply, empties) + 0.25 * levels, got)
 
-        return max(view.level_up_actions(), key=value)
+        return max(level_up_actions(view), key=value)
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
-        levels = view.t.levels
+        levels = view.tables.levels
         return max(options, key=lambda p: (levels[p], -p))
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from projectl_sim import line_clear
-from projectl_sim.actions import (
+from projectl_sim.engine import OVER, GameState
+from projectl_sim.engine.actions import (
     BLACK,
     Action,
-    Ambassador,
     Master,
     Place,
     Placement,
@@ -27,9 +26,11 @@ from projectl_sim.actions import (
     TakeDeck,
     Upgrade,
 )
-from projectl_sim.engine import OVER, GameState
+from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
+from projectl_sim.expansions.finesse import last_round
 from projectl_sim.fill import TilingIndex, tiling_index
-from projectl_sim.finesse import ROW_LENGTH
+from projectl_sim.variants import line_clear
+from projectl_sim.variants.line_clear import LineClearState
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
 _SCAN = 24
@@ -129,13 +130,12 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     """Return the actions ``player`` has left before the game ends, or None before the trigger."""
     if state.phase == OVER:
         return 0
-    if state.line_clear is not None:  # the markers' schedule decides (Finesse: round 10 too)
-        return line_clear.remaining_actions(
-            state, player, ROW_LENGTH if state.finesse is not None else None
-        )
+    if isinstance(state, LineClearState):  # the markers' schedule decides (Finesse too)
+        return line_clear.remaining_actions(state, player, last_round(state))
     last = state.trigger_round + 1 if state.trigger_round else None
-    if state.finesse is not None:  # rulings, Finesse: the game also ends after round 10
-        last = ROW_LENGTH if last is None else min(last, ROW_LENGTH)
+    finesse_end = last_round(state)  # rulings, Finesse: the game also ends after round 10
+    if finesse_end is not None:
+        last = finesse_end if last is None else min(last, finesse_end)
     if last is None:
         return None
     n = state.n
@@ -157,7 +157,7 @@ def actions_left_estimate(state: GameState, player: int, w: Weights) -> int:
     # Before the trigger, estimate the rounds until it from the cards left in the deck that
     # triggers it: greedy play draws about 0.35 black cards per player per round; in solo the
     # mastermind takes one each round and the player about 0.6.
-    per_round = 1.6 if state.solo is not None else 0.35 * state.n
+    per_round = 1.6 if state.rules.solo else 0.35 * state.n
     estimate = int(3 * (state.cards_to_trigger() / per_round + 1))
     return max(w.horizon, estimate)
 
@@ -168,7 +168,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Place]:
     A puzzle the supply can't complete offers the placements that keep it completable with the
     pieces owned or left in the reserve.
     """
-    t = state.t
+    t = state.tables
     p = state.current
     supply = state.placeable_supply(p)
     index = model.index
@@ -197,7 +197,7 @@ def plan_places(state: GameState, model: CostModel) -> list[Place]:
 
 def plan_master(state: GameState, model: CostModel) -> Master | None:
     """Return a Master of one plan placement per puzzle (largest piece first), if 2+ fit."""
-    t = state.t
+    t = state.tables
     p = state.current
     left = list(state.placeable_supply(p))
     index = model.index
@@ -222,7 +222,7 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
         if isinstance(a, TakeDeck):
             if not (w.white_only and a.colour == BLACK):
                 blind.append(a)
-        elif not (w.white_only and state.t.is_black[a.card]):  # type: ignore[union-attr]
+        elif not (w.white_only and state.tables.is_black[a.card]):  # type: ignore[union-attr]
             acts.append(a)
     if not acts:
         acts.extend(blind[:1])  # a blind draw only when no face-up puzzle is wanted
@@ -234,14 +234,14 @@ def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Ac
     # Upgrades that climb a level (or two, by the shortage ruling): exchanges and downgrades are
     # rarely the best action (under 5% of searched positions), and the greedy plan that needs
     # one proposes it itself.
-    levels = state.t.levels
+    levels = state.tables.levels
     acts.extend(
         a
         for a in state.upgrade_actions()
         if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]
     )
     acts.extend(plan_places(state, model))
-    amb = state.ambassadors
+    amb = ambassadors(state)
     held = amb is not None and amb.held[state.current] > 0
     if not state.master_used or held:
         m = plan_master(state, model)

@@ -42,16 +42,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
-from projectl_sim.actions import BLACK, Action, Finish, Insert, Reward
-from projectl_sim.engine import FINISHING, HIDDEN, LEVEL_UP, OVER, REWARD, GameState
+from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
+from projectl_sim.engine.actions import BLACK, Action, Finish, Reward
 from projectl_sim.errors import UsageError
-from projectl_sim.finesse import INSERT_COST
+from projectl_sim.expansions.endless import endless as endless_block
+from projectl_sim.expansions.endless import replace_noted
+from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.ghost_piece import LEVEL_UP
 from projectl_sim.rules import ROW_SIZE
 
 _Key = tuple[Any, ...]
@@ -84,7 +86,7 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     """Return the fitted estimate of ``player``'s final score (the real one once it is over)."""
     if state.phase == OVER:
         return float(state.final_scores()[player])
-    t = state.t
+    t = state.tables
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
@@ -315,7 +317,7 @@ class MCTSBot(Bot):
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)
-        fin = state.finesse
+        fin = credits(state)
         if fin is not None and fin.active[state.current] >= INSERT_COST:
             cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
         g = self.greedy.choose_with_insert(state)
@@ -368,7 +370,7 @@ def _determinize(view: GameState, rng: random.Random) -> GameState:
     their number is public) are guessed among all white puzzles, as any may have been noted, and
     count in their scores.
     """
-    endless = view.endless
+    endless = endless_block(view)
     noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
     hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
     if not hidden and not noted_hidden:
@@ -390,7 +392,7 @@ def _determinize(view: GameState, rng: random.Random) -> GameState:
     for q, colour in zip(slots, colours, strict=True):
         if drawn[colour]:
             piles[q].append(drawn[colour].pop())
-    points = view.t.points
+    points = view.tables.points
     for q, cards in piles.items():
         g.piles[q] = tuple(cards)
     if endless is not None and noted_hidden:
@@ -398,9 +400,7 @@ def _determinize(view: GameState, rng: random.Random) -> GameState:
         noted = list(endless.noted)
         for q in noted_hidden:
             noted[q] = tuple(rng.choice(white) for _ in noted[q])
-        g.endless = replace(endless, noted=tuple(noted))
+        replace_noted(g, tuple(noted))
     for q in set(hidden) | set(noted_hidden):
-        g.scores[q] = sum(points[c] for c in g.piles[q])
-        if g.endless is not None:
-            g.scores[q] += sum(points[c] for c in g.endless.noted[q])
+        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
     return g.redeal(rng)

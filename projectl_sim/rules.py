@@ -6,17 +6,11 @@ import itertools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from projectl_sim.catalogue import (
-    AMBASSADOR,
-    LEVEL_UP_1,
-    LEVEL_UP_2,
-    Catalogue,
-    base_catalogue,
-    with_shipped_sets,
-)
+from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError, UsageError
-from projectl_sim.finesse import TileSet, builtin_tiles
+from projectl_sim.loading import base_catalogue, with_shipped_sets
+from projectl_sim.registry import expansion_classes
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
 BLACK_DECK_SIZE = {2: 12, 3: 14, 4: 16, 5: 20, 6: 24}
@@ -58,6 +52,18 @@ FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
 # Short names users may type for them
 EXPANSION_ALIASES = {"ghost": "ghost_piece", "ambassador": "ambassador_pack"}
+
+
+def expansion_names() -> tuple[str, ...]:
+    """Return every expansion ``Rules`` may name: the shipped ones, then those registered by
+    users' own modules (``projectl_sim.registry``), in the order they registered."""
+    extra = [
+        cls.name
+        for cls in expansion_classes()
+        if getattr(cls, "named", True) and cls.name not in EXPANSIONS
+    ]
+    return (*EXPANSIONS, *extra)
+
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -111,9 +117,10 @@ class Rules:
     ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
     white marker first; ``white_first``: the white holder's whole turn, then the black's). Its
     round, for ``max_rounds``, ``stall_rounds`` and the Finesse tiles, is a marker cycle: a new
-    round starts when the first player receives the white marker (``projectl_sim.line_clear``).
+    round starts when the first player receives the white marker
+    (``projectl_sim.variants.line_clear``).
     ``endless_white_deck``: the Endless White Deck variant (2-6 players; not solo, whose one
-    deck ends the game: see ``projectl_sim.endless``).
+    deck ends the game: see ``projectl_sim.expansions.endless``).
 
     ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a
     frozenset). ``ghost_piece``, ``ambassador_pack`` and ``phoenix`` add their puzzle sets: a
@@ -145,7 +152,8 @@ class Rules:
     line_clear_order: str = "interleave"
     expansions: frozenset[str] = frozenset()
     finesse_ambassador: bool = False
-    finesse_tiles: TileSet = field(default_factory=builtin_tiles, compare=False, repr=False)
+    # the Finesse tile set to deal from (``finesse.load_tiles``); None: the shipped one
+    finesse_tiles: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         raw = self.expansions
@@ -153,9 +161,10 @@ class Rules:
             names = frozenset((raw,) if isinstance(raw, str) else raw)
         except TypeError:
             raise RulesError(f"expansions must be a list of names, got {raw!r}") from None
-        unknown = sorted(str(x) for x in names if x not in EXPANSIONS)
+        known = expansion_names()
+        unknown = sorted(str(x) for x in names if x not in known)
         if unknown:
-            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(EXPANSIONS)})")
+            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(known)})")
         object.__setattr__(self, "expansions", names)
         if not isinstance(self.finesse_ambassador, bool):
             raise RulesError(
@@ -240,9 +249,9 @@ class Rules:
                 f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
             )
         if self.endless_white_deck and self.variant == "solo":
-            # a decision (projectl_sim.endless): the solo deck is one deck, whites on top of
-            # blacks, whose running out ends the game; refilling its white part would keep the
-            # blacks from coming up
+            # a decision (projectl_sim.expansions.endless): the solo deck is one deck, whites on
+            # top of blacks, whose running out ends the game; refilling its white part would keep
+            # the blacks from coming up
             raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
         if not self.ghost:
             for name, default in _GHOST_ONLY.items():
@@ -352,7 +361,7 @@ class Rules:
         data: Any,
         catalogue: Catalogue | None = None,
         warnings: list[str] | None = None,
-        finesse_tiles: TileSet | None = None,
+        finesse_tiles: Any = None,
     ) -> Rules:
         """Build rules from a record's ``rules`` object; absent switches take their defaults.
 

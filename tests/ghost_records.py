@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from records_util import RECORDS_DIR, RecordBuilder, write_golden
 
-from projectl_sim.actions import from_json
 from projectl_sim.catalogue import mask_cells
 from projectl_sim.engine import GameState, new_game
+from projectl_sim.engine.actions import from_json
 from projectl_sim.fill import tiling_index
 from projectl_sim.rules import Rules
 

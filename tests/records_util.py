@@ -13,10 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.catalogue import base_catalogue
 from projectl_sim.engine import GameState
-from projectl_sim.finesse import TileSet, load_tiles, tiles_from_dict
-from projectl_sim.record import (
+from projectl_sim.engine.record import (
     RECORD_FORMAT,
     Replay,
     read_record,
@@ -24,6 +22,8 @@ from projectl_sim.record import (
     result_of,
     write_record,
 )
+from projectl_sim.expansions.finesse import TileSet, load_tiles, tiles_from_dict
+from projectl_sim.loading import base_catalogue
 
 RECORDS_DIR = Path(__file__).parent / "records"
 TEST_TILES_FILE = Path(__file__).parent / "finesse_test_tiles.json"

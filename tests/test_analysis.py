@@ -369,7 +369,9 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
     assert list(ladder[["low", "high", "games"]].iloc[0]) == [low, default, 40]
     hi_wins = sum(1 for g in games[:40] if g.bots[g.ranks.index(1)] == "mcts")
     assert ladder["wins"].iloc[0] == hi_wins
-    assert pa_.ladder_lineups([8, 16]) == [
+    from projectl_sim.sim.sweep import ladder_lineups
+
+    assert ladder_lineups([8, 16]) == [
         "mcts:iterations=8,mcts:iterations=16",
         "mcts:iterations=16,mcts:iterations=32",
     ]

@@ -10,8 +10,8 @@ from state_util import snapshot
 
 from bots import REGISTRY, Bot, make_bot
 from projectl_sim import BotError, Rules, play_game
-from projectl_sim.actions import Take
 from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Take
 from projectl_sim.errors import UsageError
 
 # Every registered bot, with a small budget where it has one, plus every greedy preset.
@@ -222,7 +222,7 @@ def test_greedy_avoids_puzzles_it_cannot_finish_at_the_end() -> None:
         total = 0
         for seed in range(20):
             state = play_game(rules, [make_bot(spec), make_bot("greedy")], seed, record=False).state
-            total += sum(state.t.points[s[0]] for s in state.slots[0])
+            total += sum(state.tables.points[s[0]] for s in state.slots[0])
         return total / 20
 
     assert unfinished_points("greedy") <= 1.0

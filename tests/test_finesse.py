@@ -26,21 +26,24 @@ from records_util import (
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import Finish, Insert, Place, TakeBasic, from_json, to_json
-from projectl_sim.catalogue import base_catalogue, cells_to_mask
+from projectl_sim.catalogue import cells_to_mask
 from projectl_sim.cli import main
 from projectl_sim.engine import FINISHING, GameState, deal, rng_from_seed
-from projectl_sim.finesse import (
+from projectl_sim.engine.actions import Finish, Place, TakeBasic, from_json, to_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.finesse import (
     BANK_CREDITS,
     HIDDEN_TILE,
     Credits,
+    Insert,
     builtin_tiles,
     hide_face_down,
     load_tiles,
     tiles_from_dict,
 )
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
+from projectl_sim.expansions.finesse import credits as credits_of
+from projectl_sim.loading import base_catalogue
 
 CAT = base_catalogue()
 TILES = finesse_test_tiles()
@@ -55,8 +58,8 @@ def run(name: str, n: int | None = None) -> GameState:
 
 def credits(state: GameState, p: int) -> tuple[int, int]:
     """Return ``(active, inactive)`` Credits of a player."""
-    assert state.finesse is not None
-    return state.finesse.active[p], state.finesse.inactive[p]
+    assert credits_of(state) is not None
+    return credits_of(state).active[p], credits_of(state).inactive[p]
 
 
 # -- tiles: each trigger and its timing ------------------------------------------------------------
@@ -105,7 +108,7 @@ def test_each_tile_pays_its_trigger_in_its_round(tile: str) -> None:
     assert end.round == 4 and end.current == 0
     assert credits(end, 0) == (p0, 0)
     assert credits(end, 1) == (p1, 0)
-    assert end.finesse is not None and end.finesse.bank == BANK_CREDITS - p0 - p1
+    assert credits_of(end) is not None and credits_of(end).bank == BANK_CREDITS - p0 - p1
     if pink_at is not None:
         # pink: paid at once, inactive until the end of the owner's turn (which the 3rd
         # action, index 14, ends at once: then they are active)
@@ -143,7 +146,7 @@ def test_every_level_tile_pays_four_once_for_levels_one_to_four_held() -> None:
 
 
 def test_every_level_tile_does_not_count_ghosts() -> None:
-    from projectl_sim.finesse import end_of_turn_count
+    from projectl_sim.expansions.finesse import end_of_turn_count
     from projectl_sim.rules import Rules as R
 
     cat = R(expansions={"ghost_piece"}).catalogue
@@ -169,7 +172,7 @@ def test_distinct_shapes_tile_pays_four_once_and_counts_pieces_on_puzzles() -> N
 
 
 def test_distinct_shapes_counts_ghosts_and_an_empty_holding() -> None:
-    from projectl_sim.finesse import end_of_turn_count
+    from projectl_sim.expansions.finesse import end_of_turn_count
     from projectl_sim.rules import Rules as R
 
     cat = R(expansions={"ghost_piece"}).catalogue
@@ -201,7 +204,7 @@ def test_insert_tile_pays_one_per_insert_to_the_inserting_player() -> None:
     assert before.round == 4 and credits(before, 0) == (2, 0) and credits(before, 1) == (1, 0)
     after = run(name, 19)  # 2 spent, then 1 earned for the Insert, inactive; the inner mono
     assert credits(after, 0) == (0, 1)  # (Upgrade A) pays nothing under X04
-    assert after.finesse is not None and after.finesse.inserts[0] == 1
+    assert credits_of(after) is not None and credits_of(after).inserts[0] == 1
     assert after.actions_left == 3 and after.current == 0
     assert credits(run(name, 22), 0) == (1, 0)  # active at the end of p0's turn
     end = run(name)
@@ -228,7 +231,7 @@ def test_insert_tile_in_line_clear_pays_the_inserting_holder() -> None:
     rec["rules"]["finesse_ambassador"] = True
     rec["setup"]["finesse_tiles"][2] = "X04"
     state = replay(rec).state
-    fin = state.finesse
+    fin = credits_of(state)
     assert fin is not None and state.round == 3 and state.current == 0
     fin.active[0] += 2  # two active Credits from the bank: an Insert is open
     fin.earned[0] += 2
@@ -248,7 +251,7 @@ def test_empty_bank_makes_the_richest_return_one_each() -> None:
     state = run("finesse_bank_empty")
     assert credits(state, 0) == (17, 0)
     assert credits(state, 1) == (0, 18)
-    assert state.finesse is not None and state.finesse.bank == 0
+    assert credits_of(state) is not None and credits_of(state).bank == 0
     check_invariants(state)
 
 
@@ -268,8 +271,8 @@ def test_insert_spends_two_active_credits_per_extra_action() -> None:
     assert state.current == 1 and state.round == 4
     assert credits(state, 0) == (16, 0)
     assert ids(state, state.piles[0]) == ["W23", "W22"]
-    assert state.finesse is not None and state.finesse.inserts[0] == 2
-    assert state.finesse.spent[0] == 4
+    assert credits_of(state) is not None and credits_of(state).inserts[0] == 2
+    assert credits_of(state).spent[0] == 4
 
 
 def test_insert_is_open_during_the_turn_and_needs_two_active_credits() -> None:
@@ -358,7 +361,7 @@ def test_finishing_touches_may_be_paid_with_credits() -> None:
     state = replay(rec, finesse_tiles=TILES).state
     assert state.final_scores() == [1, 0] and state.winners() == [0]
     assert credits(state, 0) == (19, 0)
-    assert state.finesse is not None and state.finesse.finishing[0] == 2
+    assert credits_of(state) is not None and credits_of(state).finishing[0] == 2
     assert state.ft_pieces[0] == 0
     # the same placements paid with points: 1 - 2 = -1, and player 1 wins
     by_points = prefix(rec, len(rec["actions"]))
@@ -373,7 +376,7 @@ def test_finishing_touches_may_be_paid_with_credits() -> None:
     with pytest.raises(IllegalActionError, match="pays more Credits than it places pieces"):
         before.check(0, Finish(finish.placements, 3))
     poorer = before.copy()
-    poorer.finesse.active[0] = 1  # type: ignore[union-attr]
+    credits_of(poorer).active[0] = 1  # type: ignore[union-attr]
     with pytest.raises(IllegalActionError, match="has only 1 Credits"):
         poorer.check(0, finish)
     base = new_game(Rules(players=2), seed=1)
@@ -446,8 +449,8 @@ def test_finesse_solo_with_pack_tiles() -> None:
     end = run("finesse_solo_pack")
     assert end.round == 5 and credits(end, 0) == (3, 0)
     assert end.solo is not None and len(end.solo.opponent_pile) == 8  # two puzzles a turn
-    assert end.finesse is not None and end.finesse.earned == [5]
-    assert end.finesse.provisional()  # AX1 and BX1 are provisional, face down or not
+    assert credits_of(end) is not None and credits_of(end).earned == [5]
+    assert credits_of(end).provisional()  # AX1 and BX1 are provisional, face down or not
     check_invariants(end)
 
 
@@ -490,24 +493,24 @@ def test_setup_records_the_tile_row_and_replays() -> None:
 def test_views_hide_face_down_tiles_and_show_everyones_credits() -> None:
     state = run("finesse_bank_empty")
     view = state.view(0)
-    assert view.finesse is not None and state.finesse is not None
-    assert view.finesse.row[:2] == (HIDDEN_TILE, HIDDEN_TILE)
-    assert view.finesse.row[2:] == state.finesse.row[2:]
-    assert view.finesse.active == state.finesse.active  # Credits are public (a decision)
-    assert view.finesse.inactive == state.finesse.inactive
+    assert credits_of(view) is not None and credits_of(state) is not None
+    assert credits_of(view).row[:2] == (HIDDEN_TILE, HIDDEN_TILE)
+    assert credits_of(view).row[2:] == credits_of(state).row[2:]
+    assert credits_of(view).active == credits_of(state).active  # Credits are public (a decision)
+    assert credits_of(view).inactive == credits_of(state).inactive
     full = view.redeal(random.Random(1))
-    assert full.finesse is not None and HIDDEN_TILE not in full.finesse.row
-    sets = sorted(TILES.tiles[i].set for i in full.finesse.row)
+    assert credits_of(full) is not None and HIDDEN_TILE not in credits_of(full).row
+    sets = sorted(TILES.tiles[i].set for i in credits_of(full).row)
     assert sets == ["A", "A", "B", "B"] + ["C"] * 6
-    assert state.finesse.row[:2] != (HIDDEN_TILE, HIDDEN_TILE)  # the view is a copy
+    assert credits_of(state).row[:2] != (HIDDEN_TILE, HIDDEN_TILE)  # the view is a copy
 
 
 def test_copies_are_independent() -> None:
     state = run("finesse_bank_empty")
     c = state.copy()
-    assert c.finesse is not None and state.finesse is not None
-    c.finesse.gain(0, 1)
-    assert state.finesse.inactive[0] == 0 and state.finesse.bank == 0
+    assert credits_of(c) is not None and credits_of(state) is not None
+    credits_of(c).gain(0, 1)
+    assert credits_of(state).inactive[0] == 0 and credits_of(state).bank == 0
 
 
 def test_replay_json_shows_active_and_inactive_credits() -> None:
@@ -665,7 +668,7 @@ def _with_round_four_tile(tile: str) -> GameState:
 
 
 def test_every_trigger_has_a_bot_position() -> None:
-    from projectl_sim.finesse import TRIGGERS
+    from projectl_sim.expansions.finesse import TRIGGERS
 
     assert set(TRIGGER_TILE) == set(TRIGGERS)
     assert all(TILES.tiles[TILES.index(t)].trigger == k for k, t in TRIGGER_TILE.items())
@@ -702,8 +705,8 @@ def test_the_credits_of_the_new_triggers_buy_inserts_in_bot_games() -> None:
         for seed in range(games):
             rules = Rules(players=2, expansions=FINESSE, finesse_tiles=tiles)
             state = play_game(rules, [make_bot(spec)] * 2, seed, record=False).state
-            assert state.finesse is not None and sum(state.finesse.earned) > 0
-            inserts += sum(state.finesse.inserts)
+            assert credits_of(state) is not None and sum(credits_of(state).earned) > 0
+            inserts += sum(credits_of(state).inserts)
         assert inserts > 0, spec
 
 
@@ -758,7 +761,7 @@ def test_random_games_with_the_new_triggers_keep_every_invariant_and_pay_each_on
 
         def step(state: GameState, _p: int, _a: object, seen: dict[str, int] = seen) -> None:
             check_invariants(state)
-            fin = state.finesse
+            fin = credits_of(state)
             assert fin is not None
             earned = sum(fin.earned)
             if earned > seen["earned"]:  # paid by the tile of the round the action began in
@@ -778,7 +781,7 @@ def test_finesse_legal_actions_are_what_check_accepts() -> None:
     rng = random.Random(3)
     for seed in range(6):
         state = new_game(Rules(players=2, expansions=FINESSE), seed=seed)
-        fin = state.finesse
+        fin = credits_of(state)
         assert fin is not None
         fin.active[0] = fin.active[1] = fin.earned[0] = fin.earned[1] = 6  # Insert opens
         fin.bank -= 12
@@ -792,7 +795,7 @@ def test_finesse_legal_actions_are_what_check_accepts() -> None:
 
 
 def test_render_shows_the_row_and_the_credits() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     state = run("finesse_bank_empty")
     text = render(state.view(1))

@@ -10,10 +10,10 @@ from state_util import listing_matches_check
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
-from projectl_sim.actions import Place, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import OVER, PLAY, GameState, new_game
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.engine.actions import Place, Recycle, Take, TakeBasic, TakeDeck, Upgrade
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
 
 
 def _play_checked(players: int, seed: int):
@@ -52,7 +52,7 @@ def test_many_more_random_games(players: int) -> None:
 
 def _all_candidates(state: GameState):
     """Every action of the non-Master kinds, legal or not, that names real cards and pieces."""
-    t = state.t
+    t = state.tables
     cat = t.cat
     yield from (Take(c) for c in range(len(cat.puzzles)))
     yield TakeDeck(0)
@@ -126,10 +126,10 @@ def _finish_options_by_subset(state: GameState) -> list:
     """Finishing Touches options the plain way: a fresh plan for every puzzle of every subset."""
     import itertools
 
-    from projectl_sim.actions import Finish
+    from projectl_sim.engine.actions import Finish
     from projectl_sim.fill import plan
 
-    t, p = state.t, state.current
+    t, p = state.tables, state.current
     options, seen = [Finish(())], set()
     slots = state.slots[p]
     for size in range(len(slots), 0, -1):

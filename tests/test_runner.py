@@ -19,8 +19,8 @@ import pytest
 import bots
 from bots.random_bot import RandomBot
 from projectl_sim.cli import main
+from projectl_sim.engine.record import read_record, replay
 from projectl_sim.errors import ProjectLError
-from projectl_sim.record import read_record, replay
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim import spec as run_spec
 from projectl_sim.sim.play import play_game
@@ -451,7 +451,7 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
 
 def rules_catalogue_name(path: Path) -> str:
     """The name a catalogue file's provisional data goes by in result rows."""
-    from projectl_sim.catalogue import load_catalogue
+    from projectl_sim.loading import load_catalogue
 
     return load_catalogue(path).name
 
@@ -588,7 +588,7 @@ def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
     assert games.loc[~endless, "reshuffles"].isna().all()
     assert games.loc[endless, "reshuffles"].sum() > 0
     # the completed puzzles listed (noted ones included) are exactly the points scored
-    from projectl_sim.catalogue import load_catalogue
+    from projectl_sim.loading import load_catalogue
 
     cat = load_catalogue(path, expansions=["ambassador_pack"])
     points = {p.id: p.points for p in cat.puzzles}

@@ -37,7 +37,9 @@ from state_util import play_steps
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import (
+from projectl_sim.cli import main
+from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState, deal, rng_from_seed, setup_of
+from projectl_sim.engine.actions import (
     PUZZLE,
     Place,
     Recycle,
@@ -48,13 +50,11 @@ from projectl_sim.actions import (
     from_json,
     to_json,
 )
-from projectl_sim.catalogue import base_catalogue
-from projectl_sim.cli import main
-from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState, deal, rng_from_seed, setup_of
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
-from projectl_sim.render import render
-from projectl_sim.solo import EMPTY
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.engine.render import render
+from projectl_sim.loading import base_catalogue
+from projectl_sim.variants.solo import EMPTY
 
 CAT = base_catalogue()
 WHITE, BLACK = 0, 1
@@ -497,7 +497,7 @@ def test_the_player_wins_by_beating_the_opponent_s_score() -> None:
 def test_a_record_s_opponent_result_is_checked() -> None:
     record = load("solo_scoring")
     record["result"]["opponent"]["score"] = 3
-    from projectl_sim.record import RecordMismatchError
+    from projectl_sim.engine.record import RecordMismatchError
 
     with pytest.raises(RecordMismatchError, match="opponent"):
         replay(record)

@@ -461,10 +461,3 @@ def skill_ladder(
     out["bot"] = bot
     out["param"] = param
     return out[LADDER_COLUMNS]
-
-
-def ladder_lineups(
-    budgets: Sequence[int], bot: str = "mcts", param: str = "iterations"
-) -> list[str]:
-    """Return the line-ups of a doubling ladder: each budget against its double."""
-    return [f"{bot}:{param}={n},{bot}:{param}={2 * n}" for n in budgets]

@@ -16,13 +16,15 @@ from projectl_sim.cli.options import (
     parse_switches,
 )
 from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import credits
 from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
+from projectl_sim.variants.solo import SoloState
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from bots import make_bot
-    from projectl_sim.record import write_record
-    from projectl_sim.render import render
+    from projectl_sim.engine.record import write_record
+    from projectl_sim.engine.render import render
     from projectl_sim.sim.play import BotError, play_game
 
     if args.from_run is not None:
@@ -69,13 +71,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record:
         write_record(outcome.record_json(), args.record)
     if args.json:
-        from projectl_sim.record import result_of
+        from projectl_sim.engine.record import result_of
 
         print(json.dumps({"seed": seed, "seats": [repr(b) for b in bots]} | result_of(state)))
     else:
         scores = state.final_scores()
         cat = rules.catalogue
-        if state.solo is not None:
+        if isinstance(state, SoloState):
             print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind")
         else:
             print(f"seed {seed}, {players} players, first player {state.first_player}")
@@ -85,14 +87,14 @@ def cmd_play(args: argparse.Namespace) -> int:
                 f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
-        if state.solo is not None:
+        if isinstance(state, SoloState):
             pile = " ".join(cat.puzzles[c].id for c in state.solo.opponent_pile)
             print(
                 f"  opponent ({rules.difficulty}) score {state.opponent_score():>3}  "
                 f"completed {len(state.solo.opponent_pile):>2}  [{pile}]"
             )
-        if state.finesse is not None:
-            fin = state.finesse
+        fin = credits(state)
+        if fin is not None:
             held = ", ".join(f"seat {p} {fin.total(p)}" for p in range(players))
             print(f"  credits: {held}; bank {fin.bank}; inserts {sum(fin.inserts)}")
         ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
@@ -108,8 +110,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from projectl_sim.record import read_record, replay, summary_json
-    from projectl_sim.render import render
+    from projectl_sim.engine.record import read_record, replay, summary_json
+    from projectl_sim.engine.render import render
 
     record = read_record(args.file)
     played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None
@@ -130,10 +132,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(
             "scores: "
             + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores))
-            + (f", opponent {state.opponent_score()}" if state.solo is not None else "")
+            + (f", opponent {state.opponent_score()}" if isinstance(state, SoloState) else "")
         )
-        if state.finesse is not None:
-            fin = state.finesse
+        fin = credits(state)
+        if fin is not None:
             print(
                 "credits (active+inactive): "
                 + ", ".join(f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n))

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError
-from projectl_sim.finesse import load_tiles
+from projectl_sim.expansions.finesse import load_tiles
+from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import _SWITCHES, parse_expansions
 
 PROG = "projectl-sim"

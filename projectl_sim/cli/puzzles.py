@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 from projectl_sim import rules
-from projectl_sim.catalogue import EXPANSIONS, Catalogue, load_catalogue
+from projectl_sim.catalogue import EXPANSIONS, Catalogue
 from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
 from projectl_sim.fill import FillResult, fill_region, puzzle_empty
+from projectl_sim.loading import load_catalogue
 
 # Labels drawn for the 1st, 2nd, ... placement of a plan with --show.
 _PLAN_LABELS = "123456789abcdefghijklmnopqrstuvwxyz"

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from projectl_sim.actions import Action
 from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
+from projectl_sim.engine.actions import Action
+from projectl_sim.engine.record import RecordWriter
 from projectl_sim.errors import IllegalActionError, ProjectLError
-from projectl_sim.record import RecordWriter
 from projectl_sim.rules import Rules
 
 BotFn = Callable[[GameState, random.Random], Action]

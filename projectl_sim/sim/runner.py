@@ -24,8 +24,8 @@ from tqdm import tqdm
 
 from bots import make_bot
 from bots.base import Bot
-from projectl_sim.actions import Action
 from projectl_sim.engine import GameState, deal, new_game
+from projectl_sim.engine.actions import Action
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables
@@ -65,7 +65,9 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
     kind_of = tables.RECORD_KIND
 
     def on_step(state: GameState, seat: int, action: Action) -> None:
-        actions[seat][kind_of[action.kind]] += 1
+        kind = kind_of.get(action.kind)
+        if kind is not None:  # (a user's expansion's own actions have no column)
+            actions[seat][kind] += 1
         if not last:
             last.append(state)
 

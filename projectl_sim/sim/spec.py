@@ -30,9 +30,10 @@ import numpy as np
 
 from bots import make_bot
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.catalogue import Catalogue, base_catalogue, load_catalogue
+from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError
-from projectl_sim.finesse import TileSet, load_tiles
+from projectl_sim.expansions.finesse import TileSet, load_tiles
+from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
     DIFFICULTIES,
     EXPANSIONS,

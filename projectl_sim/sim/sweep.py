@@ -12,10 +12,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.analysis.ratings import ladder_lineups
 from projectl_sim.rules import DIFFICULTIES, EXPANSIONS, expansion_subsets
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim import spec as run_spec
+
+
+def ladder_lineups(
+    budgets: Sequence[int], bot: str = "mcts", param: str = "iterations"
+) -> list[str]:
+    """Return the line-ups of a doubling ladder: each budget against its double."""
+    return [f"{bot}:{param}={n},{bot}:{param}={2 * n}" for n in budgets]
 
 
 def expansion_combinations() -> list[str]:

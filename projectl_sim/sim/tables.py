@@ -27,8 +27,8 @@ import pyarrow.parquet as pq
 
 from projectl_sim._native import compiled
 from projectl_sim.engine import GameState
+from projectl_sim.engine.record import write_record
 from projectl_sim.errors import UsageError
-from projectl_sim.record import write_record
 
 MANIFEST = "manifest.json"
 PARTS = "parts"
@@ -61,6 +61,11 @@ FINESSE_COLUMNS = (
     "inserts",
     "finishing_credits",
 )
+# The columns the shipped expansions fill through their ``seat_columns`` / ``game_columns``
+# hooks (null in games that don't play them): the Ambassador Pack's, Finesse's; the Endless
+# White Deck's
+EXPANSION_SEAT_COLUMNS = ("ambassadors_unused", *FINESSE_COLUMNS)
+EXPANSION_GAME_COLUMNS = ("reshuffles",)
 RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
 
 # The only columns that differ between two runs of the same configuration and root seed.
@@ -177,7 +182,8 @@ def game_rows(
     one of its rows carries the error.
     """
     n = len(seats)
-    t = state.t
+    t = state.tables
+    hooks = state.hooks
     ok = error is None
     solo = state.rules.solo
     scores = state.final_scores() if ok else [None] * n
@@ -189,16 +195,16 @@ def game_rows(
         ranks = [1 if winners else 2]
     else:
         ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
-    # which provisional data the game used: the catalogue's provisional puzzle sets, and the
-    # Finesse tiles when the game's row holds a provisional one
-    fin = state.finesse
+    # which provisional data the game used: the catalogue's provisional puzzle sets, and what
+    # the expansions name (Finesse: its tiles, when the game's row holds a provisional one)
     used = list(state.rules.catalogue.provisional_sets)
-    if fin is not None and fin.provisional():
-        used.append("finesse_tiles")
+    for x in hooks.provisional:
+        used.extend(x.provisional(state))
     provisional = bool(used)
     provisional_sets = "+".join(used) or None
     puzzle_ids = [puzzle.id for puzzle in state.rules.catalogue.puzzles]
-    noted = state.endless.noted if state.endless is not None else ((),) * n
+    # completed cards no longer in the pile (Endless: the noted white puzzles)
+    elsewhere = [state.completed_elsewhere(p) for p in range(n)]
     seat_rows = []
     for p in range(n):
         done = state.piles[p]
@@ -216,30 +222,24 @@ def game_rows(
             "rank": ranks[p],
             "won": (p in winners) if ok else None,
             "win_share": (1 / len(winners) if p in winners else 0.0) if ok else None,
-            "completed_white": sum(1 for c in done if not t.is_black[c]) + len(noted[p]),
-            "completed_black": sum(1 for c in done if t.is_black[c]),
+            "completed_white": sum(1 for c in done if not t.is_black[c])
+            + sum(1 for c in elsewhere[p] if not t.is_black[c]),
+            "completed_black": sum(1 for c in done if t.is_black[c])
+            + sum(1 for c in elsewhere[p] if t.is_black[c]),
             "unfinished": len(state.slots[p]),
             "unfinished_penalty": penalty,
             "finishing_pieces": state.ft_pieces[p],
             "points_from_puzzles": state.scores[p],
             "pieces_final": sum(state.supply[p]),
             # Endless: the noted white puzzles (reshuffled away) first, then the pile
-            "puzzles_completed": " ".join(puzzle_ids[c] for c in (*noted[p], *done)) or None,
+            "puzzles_completed": " ".join(puzzle_ids[c] for c in (*elsewhere[p], *done)) or None,
             "puzzles_unfinished": " ".join(puzzle_ids[s[0]] for s in state.slots[p]) or None,
         }
         row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
-        amb = state.ambassadors
-        row["ambassadors_unused"] = None if amb is None else amb.held[p]
-        if fin is None:
-            row |= dict.fromkeys(FINESSE_COLUMNS)
-        else:
-            row |= {
-                "credits_final": fin.total(p),
-                "credits_earned": fin.earned[p],
-                "credits_spent": fin.spent[p],
-                "inserts": fin.inserts[p],
-                "finishing_credits": fin.finishing[p],
-            }
+        # the expansions' columns (null where the game does not play them)
+        row |= dict.fromkeys(EXPANSION_SEAT_COLUMNS)
+        for x in hooks.seat_columns:
+            row |= x.seat_columns(state, p)
         row |= {
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
@@ -266,13 +266,15 @@ def game_rows(
         "winning_bots": ",".join(seats[w] for w in winners) if ok else None,
         "margin": margin,
         "opponent_score": opponent,
-        "reshuffles": state.endless.reshuffles if state.endless is not None else None,
+        **dict.fromkeys(EXPANSION_GAME_COLUMNS),
         "duration": duration,
         "provisional_data": provisional,
         "provisional_sets": provisional_sets,
         "error_seat": error_seat,
         "error": error,
     }
+    for x in hooks.game_columns:
+        game |= x.game_columns(state)
     return seat_rows, game
 
 

@@ -1,4 +1,10 @@
-"""Game records (format ``projectl-record/1``): writing, reading and validating replay."""
+"""Game records (format ``projectl-record/1``): writing, reading and validating replay.
+
+A record is the rules, the setup (or the seed it is dealt from), the seats and every decision;
+its ``result`` is checked on replay. The variant and the expansions in play add their parts of
+the setup, the result and the replay summary through their hooks, so this module reads and
+writes any game the engine plays.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.actions import Action, describe, from_json, to_json
-from projectl_sim.catalogue import Catalogue, base_catalogue
-from projectl_sim.engine import OVER, GameState, new_game, setup_of
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.engine.actions import Action, describe, from_json, to_json
+from projectl_sim.engine.dealing import new_game, setup_of
+from projectl_sim.engine.hooks import hooks_of
+from projectl_sim.engine.state import OVER, GameState
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
-from projectl_sim.finesse import TileSet
 from projectl_sim.jsonfile import read_json
-from projectl_sim.line_clear import markers_json, sides
+from projectl_sim.loading import base_catalogue
 from projectl_sim.rules import Rules
 
 RECORD_FORMAT = "projectl-record/1"
@@ -26,10 +33,11 @@ class RecordMismatchError(ProjectLError):
 
 
 def result_of(state: GameState) -> dict[str, Any]:
-    """Return the ``result`` object of a finished game (solo: with the opponent's score).
+    """Return the ``result`` object of a finished game (the variant's and expansions' parts too:
+    solo, the opponent's score; Finesse, the Credits; the Ambassador Pack, the Ambassadors left
+    unused; the Endless White Deck, the reshuffles).
 
-    ``completed`` counts each player's completed puzzles (Endless: the noted ones too); the
-    Ambassador Pack adds the Ambassadors left unused, the Endless White Deck the reshuffles.
+    ``completed`` counts each player's completed puzzles (those that left the pile included).
     """
     out: dict[str, Any] = {
         "scores": state.final_scores(),
@@ -38,18 +46,15 @@ def result_of(state: GameState) -> dict[str, Any]:
         "end_reason": state.end_reason,
         "rounds": state.round,
     }
-    if state.solo is not None:
-        out["opponent"] = {
-            "score": state.opponent_score(),
-            "completed": len(state.solo.opponent_pile),
-        }
-    if state.finesse is not None:
-        out["credits"] = [state.finesse.total(p) for p in range(state.n)]
-    if state.ambassadors is not None:
-        out["ambassadors"] = list(state.ambassadors.held)  # unused at the end (they score 0)
-    if state.endless is not None:
-        out["reshuffles"] = state.endless.reshuffles
+    state.variant_result(out)
+    for x in state.hooks.result_json:
+        x.result_json(state, out)
     return out
+
+
+# keys of a record's result that a replay checks: the base game's, then the variant's and the
+# expansions' (``Expansion.result_keys``)
+_RESULT_KEYS = ("scores", "winners", "completed", "opponent")
 
 
 @dataclass
@@ -93,8 +98,8 @@ class RecordWriter:
         }
         if self.rules.catalogue.source != "builtin":
             rec["catalogue"] = self.rules.catalogue.name
-        if self.rules.finesse and self.rules.finesse_tiles.source != "builtin":
-            rec["finesse_tiles"] = self.rules.finesse_tiles.name  # replay with --tiles
+        for x in hooks_of(self.rules).record_json:
+            x.record_json(self.rules, rec)  # a user's data file's name, to replay it with
         if state is not None and state.phase == OVER:
             rec["result"] = result_of(state)
         return rec
@@ -141,7 +146,7 @@ class Replay:
 def start_state(
     record: dict[str, Any],
     catalogue: Catalogue | None = None,
-    finesse_tiles: TileSet | None = None,
+    finesse_tiles: Any = None,
 ) -> tuple[GameState, list[str]]:
     """Return the initial state of a record (its setup, or dealt from its seed)."""
     if not isinstance(record, dict):
@@ -168,19 +173,16 @@ def start_state(
     try:
         return new_game(rules, setup=setup), warnings
     except RecordError as exc:
-        named = record.get("finesse_tiles")
-        if isinstance(named, str) and finesse_tiles is None:
-            raise RecordError(
-                f"{exc} (the record was played with the Finesse tile set {named!r}: "
-                "replay it with --tiles FILE)"
-            ) from None
+        hints = [h for h in (x.record_hint(record) for x in hooks_of(rules).record_hint) if h]
+        if hints:
+            raise RecordError(f"{exc} ({'; '.join(hints)})") from None
         raise
 
 
 def replay(
     record: dict[str, Any],
     catalogue: Catalogue | None = None,
-    finesse_tiles: TileSet | None = None,
+    finesse_tiles: Any = None,
 ) -> Replay:
     """Replay and validate every action of a record.
 
@@ -212,15 +214,7 @@ def replay(
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         replayed = result_of(state)
-        for key in (
-            "scores",
-            "winners",
-            "completed",
-            "opponent",
-            "credits",
-            "ambassadors",
-            "reshuffles",
-        ):
+        for key in (*_RESULT_KEYS, *state.hooks.result_keys):
             if key in recorded and recorded[key] != replayed.get(key):
                 raise RecordMismatchError(
                     f"result disagrees with the replay: {key} {recorded[key]} recorded, "
@@ -245,50 +239,15 @@ def summary_json(rep: Replay) -> dict[str, Any]:
                 "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
             }
         )
-    fin = state.finesse
-    if fin is not None:
-        for p, row in enumerate(players):
-            row["credits"] = {"active": fin.active[p], "inactive": fin.inactive[p]}
-    if state.ambassadors is not None:
-        for p, row in enumerate(players):
-            row["ambassadors"] = state.ambassadors.held[p]
-    if state.endless is not None:
-        for p, row in enumerate(players):
-            row["noted"] = [cat.puzzles[c].id for c in state.endless.noted[p]]
     out: dict[str, Any] = {
         "valid": True,
         "actions": rep.actions,
         "phase": state.phase,
         "players": players,
     }
-    if fin is not None:
-        out["finesse"] = {
-            "bank": fin.bank,
-            "tiles": fin.row_ids(),
-            "round": state.round,
-            "current_tile": fin.row_ids()[state.round - 1] if fin.tile_rule(state.round) else None,
-        }
-    lc = state.line_clear
-    if lc is not None:
-        left, right = sides(state)
-        out["line_clear"] = {
-            "markers": markers_json((lc.white, lc.black)),
-            "rows": {
-                f"{side}_{colour}": [cat.puzzles[c].id for c in rows[k]]
-                for side, rows in (("left", left), ("right", right))
-                for k, colour in enumerate(("white", "black"))
-            },
-            "round": state.round,
-        }
-    if state.solo is not None:
-        solo = state.solo
-        out["opponent"] = {
-            "score": solo.opponent_score,
-            "completed": [cat.puzzles[c].id for c in solo.opponent_pile],
-            "supply": [cat.pieces[p].id for p in solo.opponent_supply],
-        }
-        out["grid"] = [None if c < 0 else cat.puzzles[c].id for c in solo.grid]
-        out["locks"] = [[cat.pieces[p].id for p in col] for col in solo.locks]
+    for x in state.hooks.summary_json:
+        x.summary_json(state, out)
+    state.variant_summary(out)
     if over:
         out["winners"] = state.winners()
         out["end_reason"] = state.end_reason

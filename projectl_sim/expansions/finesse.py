@@ -1,8 +1,15 @@
-"""The Finesse expansion: the tile table, the credit bank and the tiles' effects.
+"""The Finesse expansion: the tile table, the credit bank, the tiles' effects and Insert.
 
-Rulings, Finesse expansion (document 002). This module holds the expansion's data and rules; the
-engine calls it from a few named hooks (dealing, before each Play action, the end of a turn, the
-end of a round, Finishing Touches and the tie-break) and keeps everything else.
+Rulings, Finesse expansion (document 002). This module holds the expansion's data (the tiles), its
+block (``Credits``: the bank and each player's Credits), its action (``Insert``) and its hooks
+(``Finesse``): the engine calls them when a game is dealt, before each action (Insert, pink
+tiles), at the end of a turn (blue tiles, Credits become active), at the end of a round (the 10th
+tile ends the game), for Finishing Touches (paid with Credits) and for the tie-break.
+
+Interactions written here: Finesse Solo (Recycle tiles are not dealt in solo; the mastermind's
+two takes are the solo variant's rule), a free Ghost action is never inserted (Ghost Piece,
+judgement call 6), the ``master`` tile counts Ambassador actions too (Ambassador Pack), and the
+Upgrade tile pays for Level Up rewards (Ghost Piece).
 
 Tiles are data (``data/finesse_tiles.json``, or a user's file of the same format): each has an id,
 a set (A, B or C), a pack (``base`` or ``ambassador``), a colour (``pink`` pays at once, ``blue``
@@ -53,10 +60,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from projectl_sim.errors import RecordError, RulesError
+from mypy_extensions import mypyc_attr
+
+from projectl_sim.catalogue import LEVEL_UP_1, LEVEL_UP_2, SPECIAL_REWARD_CODES
+from projectl_sim.engine.actions import (
+    Action,
+    Placement,
+    describe,
+    field_of,
+    from_json,
+    is_play_action,
+    register_action,
+    to_json,
+)
+from projectl_sim.engine.hooks import Expansion
+from projectl_sim.engine.invariants import InvariantError
+from projectl_sim.engine.state import PLAY, GameState
+from projectl_sim.errors import IllegalActionError, RecordError, RulesError
 from projectl_sim.jsonfile import read_json
+from projectl_sim.loading import base_catalogue
+from projectl_sim.registry import register_expansion
+from projectl_sim.rules import Rules
 
 TILES_FORMAT = "projectl-finesse-tiles/1"
 BANK_CREDITS = 35
@@ -203,7 +229,6 @@ _BUILTIN: dict[tuple[str, ...], TileSet] = {}
 
 def builtin_tiles(piece_ids: Sequence[str] | None = None) -> TileSet:
     """Return the shipped tile set (loaded once per process)."""
-    from projectl_sim.catalogue import base_catalogue
 
     key = tuple(piece_ids) if piece_ids is not None else base_catalogue().piece_ids
     hit = _BUILTIN.get(key)
@@ -247,23 +272,11 @@ def parse_row(value: Any, tileset: TileSet, ambassador: bool, solo: bool) -> tup
 
 # -- the credits on the table ----------------------------------------------------------------------
 class Credits:
-    """The bank, each player's active and inactive Credits, and what the tables count.
+    """The bank, each player's active and inactive Credits, and what the tables count: the
+    expansion's block.
 
     Small lists copied by ``copy()``; the row and its resolved tiles are shared (immutable).
     """
-
-    __slots__ = (
-        "active",
-        "bank",
-        "earned",
-        "finishing",
-        "inactive",
-        "inserts",
-        "row",
-        "rules_of_round",
-        "spent",
-        "tileset",
-    )
 
     def __init__(
         self, tileset: TileSet, row: tuple[int, ...], piece_index: dict[str, int], players: int
@@ -288,8 +301,7 @@ class Credits:
 
     def copy(self) -> Credits:
         """Return an independent copy (row and tiles shared)."""
-        c = object.__new__(Credits)
-        c.tileset = self.tileset
+        c = Credits(self.tileset, (), {}, 0)
         c.row = self.row
         c.rules_of_round = self.rules_of_round
         c.bank = self.bank
@@ -406,6 +418,7 @@ def pink_count(
         return int(kind == "recycle")
     if trigger == "insert":
         return int(kind == "insert")
+    placements: tuple[Placement, ...]
     if kind == "place":
         placements = ((action.card, action.piece, action.mask),)
     elif kind == "master" or kind == "ambassador" or kind == "ghost":
@@ -458,3 +471,310 @@ def redeal_row(credits: Credits, rules: Any, rng: random.Random) -> None:
         if i == HIDDEN_TILE:
             row[pos] = fill.pop()
     credits.row = tuple(row)
+
+
+# -- the Insert action -----------------------------------------------------------------------------
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True, slots=True)
+class Insert(Action):
+    """Spend 2 active Credits to take ``inner`` as an extra action."""
+
+    inner: Action
+
+
+Insert.kind = "insert"  # after the body: a class attribute, not a field
+
+
+def _read_insert(d: dict[str, Any], cat: Any, player: int) -> Action:
+    body = field_of(d, "action")
+    if not isinstance(body, dict):
+        raise RecordError("insert needs an 'action' object")
+    _, inner = from_json({**body, "player": player}, cat)
+    if not is_play_action(inner):
+        raise RecordError(f"insert cannot carry a {body.get('type')!r} action")
+    return Insert(inner)
+
+
+def _write_insert(a: Insert, cat: Any) -> dict[str, Any]:
+    body = to_json(a.inner, cat, 0)
+    del body["player"]
+    return {"type": "insert", "action": body}
+
+
+register_action(
+    "insert",
+    (Insert,),
+    _read_insert,
+    _write_insert,
+    lambda a, cat: f"insert {describe(a.inner, cat)}",
+    play=False,
+)
+
+
+# -- the hooks -------------------------------------------------------------------------------------
+# Ghost Piece's Level Up rewards (by reward code) and their upgrade steps, which the Upgrade tiles
+# pay for
+LEVEL_UP_REWARD_STEPS = {SPECIAL_REWARD_CODES[LEVEL_UP_1]: 1, SPECIAL_REWARD_CODES[LEVEL_UP_2]: 2}
+
+
+def tileset_of(rules: Rules) -> TileSet:
+    """Return the tile set a game of ``rules`` deals from (the shipped one by default)."""
+    tiles = rules.finesse_tiles
+    return builtin_tiles() if tiles is None else tiles
+
+
+class Finesse(Expansion):
+    """The Finesse expansion's rules (rulings, Finesse expansion)."""
+
+    name: ClassVar[str] = "finesse"
+    order: ClassVar[int] = 10
+    action_kinds: ClassVar[tuple[str, ...]] = ("insert",)
+    result_keys: ClassVar[tuple[str, ...]] = ("credits",)
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        self.tileset = tileset_of(rules)
+        self.piece_index = {p.id: p.index for p in rules.catalogue.pieces}
+
+    def credits(self, state: GameState) -> Credits:
+        """Return the Credits block of a game."""
+        block: Credits = state.blocks[self.slot]
+        return block
+
+    # -- the block -------------------------------------------------------------------------------
+    def start(self, state: GameState, setup: dict[str, Any]) -> Any:
+        """Lay out the tile row of the setup and fill the bank."""
+        rules = self.rules
+        row = parse_row(
+            setup.get("finesse_tiles"), self.tileset, rules.finesse_ambassador, rules.solo
+        )
+        try:
+            return Credits(self.tileset, row, self.piece_index, state.n)
+        except KeyError as exc:
+            raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
+
+    def copy_block(self, block: Any) -> Any:
+        credits: Credits = block
+        return credits.copy()
+
+    def view_block(self, state: GameState, block: Any, player: int) -> Any:
+        hide_face_down(block)  # Credits are public; face-down tiles are not
+        return block
+
+    def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
+        redeal_row(block, self.rules, rng)
+        return block
+
+    def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
+        setup["finesse_tiles"] = deal_tiles(self.tileset, rules.finesse_ambassador, rules.solo, rng)
+
+    def setup_json(self, state: GameState, setup: dict[str, Any]) -> None:
+        setup["finesse_tiles"] = self.credits(state).row_ids()
+
+    def record_json(self, rules: Rules, record: dict[str, Any]) -> None:
+        if self.tileset.source != "builtin":
+            record["finesse_tiles"] = self.tileset.name  # replay with --tiles
+
+    def record_hint(self, record: dict[str, Any]) -> str:
+        named = record.get("finesse_tiles")
+        if isinstance(named, str) and self.rules.finesse_tiles is None:
+            return (
+                f"the record was played with the Finesse tile set {named!r}: replay it with "
+                "--tiles FILE"
+            )
+        return ""
+
+    # -- Insert ----------------------------------------------------------------------------------
+    def wrap_actions(self, state: GameState, acts: list[Action]) -> None:
+        if self.credits(state).active[state.current] >= INSERT_COST:
+            acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
+
+    def check(self, state: GameState, player: int, action: Action) -> Action:
+        """Check an Insert (rulings, Finesse: "Insert"); return the action the base checks see.
+
+        Ruling reading: an Insert is open at any time in the turn (while the turn lasts, i.e.
+        before its 3rd regular action ends it), as often as 2 active Credits pay for it; the
+        inserted action doesn't count towards the 3, and Master stays once per turn.
+        """
+        if not isinstance(action, Insert):
+            return action
+        if isinstance(action.inner, Insert):
+            raise IllegalActionError("an Insert holds one Play action, not another Insert")
+        if action.inner.kind == "ghost" and _free_ghost(state):
+            raise IllegalActionError("a free Ghost action (ghost_action=free) is not inserted")
+        active = self.credits(state).active[player]
+        if active < INSERT_COST:
+            raise IllegalActionError(f"Insert needs {INSERT_COST} active Credits, has {active}")
+        return action.inner
+
+    def check_action(self, state: GameState, player: int, action: Action) -> None:
+        """An Insert reaches here only when another Insert carried it (see ``check``)."""
+        raise IllegalActionError("an Insert holds one Play action, not another Insert")
+
+    def before_apply(self, state: GameState, action: Action) -> bool:
+        """Apply an Insert, and pay pink tiles before any other Play action.
+
+        Returns True when the action was applied here. Pink Credits are paid before the base
+        game applies the action because that may end the turn (which activates them). An Insert
+        pays its own tile (X04) after its 2 Credits are spent and before its inner action:
+        rulings, "after each Insert action"; a decision, so the Credit is the inserting player's,
+        earned within its own turn, whatever the inner action does to the turn.
+        """
+        fin = self.credits(state)
+        p = state.current
+        if isinstance(action, Insert):
+            fin.spend(p, INSERT_COST)
+            fin.inserts[p] += 1
+        if state.phase == PLAY:
+            rule = fin.tile_rule(state.round)
+            if rule is not None:
+                count = pink_count(rule[0], rule[1], action, state.slots[p], state.tables.recess)
+                if count:
+                    fin.gain(p, count * rule[2])
+        if isinstance(action, Insert):
+            state.actions_left += 1  # an extra action: the inner one does not count
+            state.apply(action.inner)
+            return True
+        return False
+
+    def reward_received(self, state: GameState, player: int, code: int) -> None:
+        """Pay the Upgrade tile for a Level Up reward received (rulings, Set C: C05/C06, with
+        Ghost Piece): paid as the reward comes up, whether or not its steps are used."""
+        steps = LEVEL_UP_REWARD_STEPS.get(code, 0)
+        if not steps:
+            return
+        fin = self.credits(state)
+        rule = fin.tile_rule(state.round)
+        if rule is not None:
+            count = level_up_count(rule[0], steps)
+            if count:
+                fin.gain(player, count * rule[2])
+
+    # -- turns and the end -----------------------------------------------------------------------
+    def end_turn(self, state: GameState) -> None:
+        """Pay a blue tile's Credits, then make the player's Credits active."""
+        fin = self.credits(state)
+        p = state.current
+        rule = fin.tile_rule(state.round)
+        if rule is not None and state.phase == PLAY:
+            count = end_of_turn_count(
+                rule[0], rule[1], state.supply[p], state.slots[p], state.tables.levels
+            )
+            if count:
+                fin.gain(p, count * rule[2])
+        fin.activate(p)
+
+    def ends_game_at_round_end(self, state: GameState) -> bool:
+        """Rulings, Finesse: removing the 10th tile ends the game, with no extra round."""
+        return state.round >= ROW_LENGTH
+
+    def start_finishing(self, state: GameState) -> None:
+        """Rulings, Finesse: Credits first become active for Finishing Touches."""
+        fin = self.credits(state)
+        for q in range(state.n):
+            fin.activate(q)
+
+    def check_finish_payment(self, state: GameState, player: int, credits: int) -> None:
+        active = self.credits(state).active[player]
+        if credits > active:
+            raise IllegalActionError(f"has only {active} Credits")
+
+    def pay_finishing(self, state: GameState, player: int, credits: int) -> None:
+        """Each Finishing Touch placement may cost a Credit instead of a point."""
+        fin = self.credits(state)
+        fin.spend(player, credits)
+        fin.finishing[player] += credits
+
+    def tie_break(self, state: GameState, tied: list[int]) -> list[int]:
+        """Rulings, Finesse: ties go to the most Credits (then the base tie-breakers)."""
+        return self.credits(state).richest(tied)
+
+    # -- results, tables, text -------------------------------------------------------------------
+    def result_json(self, state: GameState, result: dict[str, Any]) -> None:
+        fin = self.credits(state)
+        result["credits"] = [fin.total(p) for p in range(state.n)]
+
+    def summary_json(self, state: GameState, out: dict[str, Any]) -> None:
+        fin = self.credits(state)
+        for p, row in enumerate(out["players"]):
+            row["credits"] = {"active": fin.active[p], "inactive": fin.inactive[p]}
+        out["finesse"] = {
+            "bank": fin.bank,
+            "tiles": fin.row_ids(),
+            "round": state.round,
+            "current_tile": fin.row_ids()[state.round - 1] if fin.tile_rule(state.round) else None,
+        }
+
+    def seat_columns(self, state: GameState, player: int) -> dict[str, Any]:
+        fin = self.credits(state)
+        return {
+            "credits_final": fin.total(player),
+            "credits_earned": fin.earned[player],
+            "credits_spent": fin.spent[player],
+            "inserts": fin.inserts[player],
+            "finishing_credits": fin.finishing[player],
+        }
+
+    def provisional(self, state: GameState) -> tuple[str, ...]:
+        return ("finesse_tiles",) if self.credits(state).provisional() else ()
+
+    def render_lines(self, state: GameState) -> list[str]:
+        """The tile row (the tile of this round marked) and everyone's Credits."""
+        fin = self.credits(state)
+        tiles = [
+            ("?" if tid is None else tid) + ("*" if r + 1 == state.round else "")
+            for r, tid in enumerate(fin.row_ids())
+        ]
+        held = ", ".join(
+            f"player {p} {fin.active[p]} active + {fin.inactive[p]} inactive"
+            for p in range(state.n)
+        )
+        return [
+            f"finesse tiles (* = this round's): {' '.join(tiles)}",
+            f"credits: {held}; bank {fin.bank}",
+        ]
+
+    def check_invariants(self, state: GameState) -> None:
+        """35 Credits across the bank and the players, none negative, counts consistent."""
+        fin = self.credits(state)
+        held = sum(fin.active) + sum(fin.inactive)
+        if held + fin.bank != BANK_CREDITS:
+            raise InvariantError(
+                f"{held} Credits held + {fin.bank} in the bank, not {BANK_CREDITS}"
+            )
+        if fin.bank < 0 or min(fin.active) < 0 or min(fin.inactive) < 0:
+            raise InvariantError("a negative Credit count")
+        in_turn = set(state.in_turn_seats())
+        for p in range(state.n):
+            if p not in in_turn and fin.inactive[p]:
+                raise InvariantError(f"player {p} has inactive Credits outside its turn")
+            # what a player holds is what it earned minus what it spent and gave to an empty bank
+            if fin.total(p) > fin.earned[p] - fin.spent[p]:
+                raise InvariantError(f"player {p} holds more Credits than it earned and kept")
+            if fin.spent[p] < INSERT_COST * fin.inserts[p] + fin.finishing[p]:
+                raise InvariantError(
+                    f"player {p}: Credits spent below Inserts and Finishing Touches"
+                )
+        if state.rules.solo and state.n != 1:
+            raise InvariantError("Finesse Solo has one player")
+        if state.round > ROW_LENGTH:
+            raise InvariantError(f"round {state.round} after the {ROW_LENGTH}th Finesse tile")
+
+
+register_expansion(Finesse)
+
+
+def _free_ghost(state: GameState) -> bool:
+    """Return whether the game plays Ghost Piece's Ghost action as free (ghost_action=free)."""
+    return "ghost_piece" in state.rules.expansions and state.rules.ghost_action == "free"
+
+
+def credits(state: GameState) -> Credits | None:
+    """Return a game's Credits block (bank, each player's Credits), or None without Finesse."""
+    block: Credits | None = state.block(Finesse.name)
+    return block
+
+
+def last_round(state: GameState) -> int | None:
+    """Return the round after which Finesse ends the game (its 10th tile), or None."""
+    return ROW_LENGTH if credits(state) is not None else None
