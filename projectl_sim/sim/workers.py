@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -362,6 +363,7 @@ class _Worker:
         self.decision_since = self.game_since = time.monotonic()
         self.pace = 0.01  # seconds a game takes here (a running mean)
         self.last = self.spawned = time.monotonic()
+        _ALL.add(self)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -400,6 +402,17 @@ class _Worker:
 
 
 _IDLE: list[_Worker] = []  # workers between runs, reused by the next one in this process
+_ALL: weakref.WeakSet[_Worker] = weakref.WeakSet()
+
+
+def worker_pids(playing: bool = False) -> list[int]:
+    """Return the process ids of this process's live workers (``playing``: those playing a game
+    now, not starting or idle)."""
+    return sorted(
+        w.proc.pid
+        for w in list(_ALL)
+        if w.proc.poll() is None and (not playing or (w.ready and w.queue))
+    )
 
 
 def _stop_idle() -> None:
