@@ -575,3 +575,37 @@ def test_a_degenerate_catalogue_is_refused(
                 {"bots": ["random"], "players": [int(players)], "catalogue": str(path)}
             )
         )
+
+
+def test_a_malformed_record_exits_2_in_one_line(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "game.json"
+    assert main(["play", "--seed", "7", "--bots", "random,random", "--record", str(path)]) == 0
+    capsys.readouterr()
+    record = json.loads(path.read_text())
+    cases = {
+        "seat": (lambda r: r["actions"][0].update(player=7), "player 7 is not a seat of 2"),
+        "scores": (lambda r: r["result"].update(scores=["a", "b"]), "result scores must be 2"),
+        "winners": (lambda r: r["result"].update(winners=[5]), "result winners must be seats"),
+    }
+    for name, (change, message) in cases.items():
+        bad = json.loads(json.dumps(record))
+        change(bad)
+        (tmp_path / f"{name}.json").write_text(json.dumps(bad))
+        assert main(["replay", str(tmp_path / f"{name}.json")]) == 2, name
+        assert message in one_line(capsys.readouterr().err), name
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "projectl-record/1", "actions": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert main(["replay", str(deep)]) == 2
+    assert "malformed JSON (nested too deeply)" in one_line(capsys.readouterr().err)
+    nested: dict[str, Any] = {"type": "take_basic"}
+    for _ in range(3000):
+        nested = {"type": "insert", "action": nested}
+    inserts = json.loads(json.dumps(record)) | {"actions": [{"player": 0, **nested}]}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # to write it
+    try:
+        (tmp_path / "inserts.json").write_text(json.dumps(inserts))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert main(["replay", str(tmp_path / "inserts.json")]) == 2
+    assert "nested too deeply" in one_line(capsys.readouterr().err)
