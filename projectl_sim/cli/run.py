@@ -95,11 +95,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    """Print a run's win rates with 95% intervals."""
-    from projectl_sim.sim import summary
+    """Print a run's answers (seat advantage, effects, ratings, ...) and its win-rate tables."""
+    from projectl_sim.analysis.answers import summary_text
 
-    seats, games = summary.read_run(args.run)
-    print(summary.format_summary(seats, games))
+    print(summary_text(args.run))
     return 0
 
 
@@ -204,7 +203,7 @@ def register(subparsers: Any) -> None:
     how.add_argument("--quiet", action="store_true", help="no progress bar or info lines")
     run.set_defaults(func=cmd_run)
 
-    summ = subparsers.add_parser("summary", help="print a run's win rates with 95%% intervals")
+    summ = subparsers.add_parser("summary", help="print a run's answers with 95%% intervals")
     summ.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
     summ.set_defaults(func=cmd_summary)
 
