@@ -102,6 +102,37 @@ def wait_for_parts(out: Path, proc: subprocess.Popen[str] | None, parts: int) ->
         time.sleep(0.02)
 
 
+def children(pid: int) -> list[int]:
+    """Return the ids of the processes whose parent is ``pid``."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def gone(pids: list[int], timeout: float = 10) -> bool:
+    """Wait until none of ``pids`` is a live process; return whether that happened."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def wait_for_session(out: Path, proc: subprocess.Popen[str], n: int) -> None:
     """Wait until the run's manifest lists ``n`` sessions."""
     deadline = time.monotonic() + 60
@@ -146,8 +177,10 @@ def test_kill_9_of_the_parent_at_random_moments_then_resume(reference: Any, tmp_
         wait_for_session(out, proc, i + 1)
         wait_for_parts(out, proc, 1 + i)
         time.sleep(delay)
+        playing = children(proc.pid)
         stop(proc, signal.SIGKILL)
         assert proc.returncode == -signal.SIGKILL
+        assert playing and gone(playing)  # its workers end with it (their own session)
     manifest = tables.read_manifest(out)
     assert manifest["status"] == "running"  # nobody could say otherwise...
     assert tables.lock_holder(out) is None  # ...but no one holds the run: the lock died too
@@ -186,7 +219,7 @@ def test_workers_killed_at_random_moments_are_replaced(
 
 
 def test_ctrl_c_before_the_first_game_then_resume(reference: Any, tmp_path: Path) -> None:
-    given = settings(bots=[f"{FAULT_BOTS}:SlowBot:delay=1,first=1"], players=[2], games=2)
+    given = settings(bots=[f"{FAULT_BOTS}:SlowBot:delay=0.5,first=1"], players=[2], games=2)
     out = tmp_path / "early"
     proc = start(cli_args(given, out, "--jobs", "1", "--quiet"))
     deadline = time.monotonic() + 30

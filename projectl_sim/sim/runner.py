@@ -379,9 +379,16 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
-    tables.reserve_space(out)
-    tables.drop_tables(out)  # while it plays, the parts are the tables
-    tables.write_manifest(out, manifest)
+    try:
+        tables.reserve_space(out)
+        tables.drop_tables(out)  # while it plays, the parts are the tables
+        tables.write_manifest(out, manifest)
+    except tables.WriteError as exc:
+        tables.release_space(out)
+        what = "no space left" if exc.full else exc.strerror
+        raise UsageError(
+            f"{what} on {tables.device_of(out)} while writing {exc.path}: free space first"
+        ) from None
     stack.enter_context(_sigterm_as_interrupt())
     return _play(out, spec, tasks, todo, results, run_id, manifest, session, options)
 
@@ -513,13 +520,30 @@ def _play(
         stop = exc
     finally:
         bar.close()
-    if not isinstance(stop, tables.WriteError):  # a part that could not be written stays lost
-        try:
-            flush()
-        except tables.WriteError as exc:
-            stop = stop or exc
-    seconds = time.perf_counter() - start
-    return _close(out, spec, tasks, run_id, manifest, session, options, played, seconds, stop)
+    with _shielded():  # a second Ctrl-C must not leave the manifest half told
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # stop the workers still playing
+        if not isinstance(stop, tables.WriteError):  # a part that could not be written is lost
+            try:
+                flush()
+            except tables.WriteError as exc:
+                stop = stop or exc
+        seconds = time.perf_counter() - start
+        return _close(out, spec, tasks, run_id, manifest, session, options, played, seconds, stop)
+
+
+@contextmanager
+def _shielded() -> Iterator[None]:
+    """Ignore Ctrl-C while a stopped run writes its tables and manifest (a second or so)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _close(

@@ -587,7 +587,16 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
 
 
 # -- manifest ------------------------------------------------------------------------------------
-_DEPENDENCIES = ("numpy", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm", "pyyaml")
+_DEPENDENCIES = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "cloudpickle",
+    "dask",
+    "distributed",
+    "tqdm",
+    "pyyaml",
+)
 
 
 def versions() -> dict[str, str | None]:

@@ -13,7 +13,9 @@ elsewhere; a game that takes two workers down with it is an error row.
 
 Workers outlive one run in the same process (as joblib's are reused), so a notebook or a test
 suite running many small runs starts them once. A worker exits when its parent does: a thread
-waits on a pipe only the parent holds open.
+waits on a pipe only the parent holds open, and on Linux the kernel kills it too (a worker hung in
+compiled code never runs that thread). Workers run in a session of their own, so a terminal's
+Ctrl-C reaches the run alone, which kills the busy ones.
 
 ``Pool.play`` is used by the runner for local runs (``--jobs J`` workers) and by every Dask task
 (one worker per Dask worker thread), so time limits and replacement are the same on any backend.
@@ -281,8 +283,21 @@ def _adopt(job: Job) -> None:
 
 
 # -- the worker process --------------------------------------------------------------------------
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this process when its parent ends (Linux), even mid-hang."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it ended before we asked
+        os._exit(0)
+
+
 def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which decides
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to decide
 
     def lifeline() -> None:
         while os.read(fd_life, 1):
@@ -346,10 +361,18 @@ class _Worker:
         self.beat[_GAME] = -1
         fd_page = self._page_file.fileno()
         child = (r_in, w_out, r_life, fd_page)
+        args = [sys.executable, "-m", "projectl_sim.sim.workers", *map(str, child)]
+        if threading.current_thread() is threading.main_thread():
+            # the kernel's "parent died" signal follows the thread that started the child:
+            # only the main thread lives as long as the process
+            args.append(str(os.getpid()))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "projectl_sim.sim.workers", *map(str, child)],
+            args,
             pass_fds=child,
             stdin=subprocess.DEVNULL,
+            # its own session: a terminal's Ctrl-C reaches the run, which stops its workers
+            # (a worker interrupted while it starts would print a traceback)
+            start_new_session=True,
         )
         for fd in (r_in, w_out, r_life):
             os.close(fd)
@@ -443,6 +466,8 @@ class Pool:
         self.failed_starts = 0
 
     def _start(self) -> _Worker:
+        while self.idle and not self.idle[-1].alive():
+            self.idle.pop().kill()  # died while idle (killed from outside)
         worker = self.idle.pop() if self.idle else _Worker()
         worker.beat[_GAME] = -1
         worker.seen = (-1, -1)
@@ -608,8 +633,11 @@ def play_batch(tasks: list[GameTask], job: Job) -> list[GameResult]:
 
 
 def main(argv: list[str]) -> None:
-    """Run a worker process: ``python -m projectl_sim.sim.workers IN OUT LIFE PAGE`` (fds)."""
-    fd_in, fd_out, fd_life, fd_beat = (int(a) for a in argv)
+    """Run a worker process: ``python -m projectl_sim.sim.workers IN OUT LIFE PAGE [PARENT]``
+    (file descriptors; ``PARENT``: the parent's pid when the kernel may tie us to it)."""
+    fd_in, fd_out, fd_life, fd_beat = (int(a) for a in argv[:4])
+    if len(argv) > 4:
+        _die_with(int(argv[4]))
     _worker_main(fd_in, fd_out, fd_life, fd_beat)
 
 
