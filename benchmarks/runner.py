@@ -59,7 +59,7 @@ def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, flo
     """Return wall seconds, the games' own seconds, and the CPU seconds of a run: this process's
     and its worker processes' (kept between runs, so their CPU is counted before and after)."""
     pids = workers.worker_pids()
-    start, cpu = time.perf_counter(), time.process_time() - _cpu_of(pids)
+    start, cpu = time.perf_counter(), time.process_time() + _cpu_of(pids)
     runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
     pids = sorted(set(pids) | set(workers.worker_pids()))
     wall, cpu = time.perf_counter() - start, time.process_time() + _cpu_of(pids) - cpu

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import time
 from typing import Any, ClassVar
 
@@ -70,6 +71,20 @@ class RaiseBot(RandomBot):
         return super().act(view, rng)
 
 
+class CrashBot(RandomBot):
+    """Random play that crashes its whole process (a segfault) at a few decisions."""
+
+    name = "crash"
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "p": (0.0, "chance that a decision crashes the process", Range(0.0, 1.0)),
+    }
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        if rng.random() < self.options["p"]:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().act(view, rng)
+
+
 class ParentOnlyBot(RandomBot):
     """A bot that can be built only in the process named by ``FAULT_PARENT_PID``: workers can't."""
 
@@ -85,4 +100,4 @@ class NotABot:
     """Not a ``Bot``: naming it is a one-line error."""
 
 
-__all__ = ["Bot", "HangBot", "NotABot", "ParentOnlyBot", "RaiseBot", "SlowBot"]
+__all__ = ["Bot", "CrashBot", "HangBot", "NotABot", "ParentOnlyBot", "RaiseBot", "SlowBot"]

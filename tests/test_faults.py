@@ -72,7 +72,14 @@ def without_timing(run_dir: Path) -> dict[str, pa.Table]:
 def assert_same_tables(a: Path, b: Path) -> None:
     one, two = without_timing(a), without_timing(b)
     for name in tables.TABLES:
-        assert one[name].equals(two[name]), name
+        if not one[name].equals(two[name]):  # say which games differ, and how
+            x, y = one[name].to_pandas(), two[name].to_pandas()
+            if len(x) != len(y):
+                raise AssertionError(f"{name}: {len(x)} rows against {len(y)}")
+            differ = ((x != y) & ~(x.isna() & y.isna())).any(axis=1)
+            columns = [c for c in x if ((x[c] != y[c]) & ~(x[c].isna() & y[c].isna())).any()]
+            shown = x.loc[differ, ["game_id", *columns]].head(3).to_dict("records")
+            raise AssertionError(f"{name}: columns {columns} differ, e.g. {shown}")
     ids = one["games"].column("game_id").to_pylist()
     assert ids == list(range(len(ids)))  # every game once
 
@@ -200,7 +207,7 @@ def test_workers_killed_at_random_moments_are_replaced(
 
     def killer() -> None:
         rng = random.Random(7)
-        while not done.wait(rng.uniform(0.1, 0.4)) and len(killed) < 3:
+        while not done.wait(rng.uniform(0.1, 0.4)) and len(killed) < 2:  # < DEATHS_PER_GAME
             pids = workers.worker_pids(playing=True)
             if pids:
                 pid = rng.choice(pids)
@@ -397,6 +404,18 @@ def test_a_game_over_its_time_limit_is_an_error_row(tmp_path: Path) -> None:
     assert result.complete and result.failed == 2
     errors = tables.read_table(out, "games").column("error").to_pylist()
     assert all("timed out after 0.4 s: the game went over --game-timeout 0.4" in e for e in errors)
+
+
+def test_a_game_that_crashes_its_worker_is_an_error_row_after_three_tries(tmp_path: Path) -> None:
+    crash = f"{FAULT_BOTS}:CrashBot:p=0.003"
+    given = settings(bots=[f"{crash},random"], players=[2], games=2, seed=6)  # 1 of 2 crashes
+    result = run(tmp_path / "crash", given, jobs=2)
+    assert result.complete and result.failed == 1
+    error = tables.read_table(tmp_path / "crash", "games").column("error").drop_null()[0]
+    times = workers.DEATHS_PER_GAME
+    assert str(error).startswith(
+        f"the game's worker died {times} times while playing it (killed by SIGSEGV)"
+    )
 
 
 def test_a_raising_bot_is_an_error_row_for_any_jobs(reference: Any, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ reads those pages a few times a second: a decision that has not ended within
 (``SIGKILL``, whatever the bot is doing: a pure-Python loop, a sleep or compiled code) and
 replaced, and the game becomes an error row; the games queued behind it go to other workers. A
 worker that dies on its own (killed from outside, out of memory) has its games played again
-elsewhere; a game that takes two workers down with it is an error row.
+elsewhere; a game that takes three workers down with it is an error row.
 
 Workers outlive one run in the same process (as joblib's are reused), so a notebook or a test
 suite running many small runs starts them once. A worker exits when its parent does: a thread
@@ -55,8 +55,12 @@ DECISION_TIMEOUT = 120.0
 GAME_TIMEOUT = 3600.0
 # How often the parent reads the workers' pages (a limit is enforced within this much).
 CHECK_SECONDS = 0.1
-# A game whose worker dies this many times is an error row (not played again).
-DEATHS_PER_GAME = 2
+# A worker sends its finished games at least this often (and when its batch is done): one
+# message, and one wake-up of the parent, per few games rather than per game.
+SEND_SECONDS = 0.02
+# A game whose worker dies this many times is an error row (not played again): a worker killed
+# from outside costs nothing, a game that crashes its worker (a segfault, memory) costs three.
+DEATHS_PER_GAME = 3
 # Workers that die before they could start, in a row, stop the run; so does one that has not
 # started within START_SECONDS (importing a user's bot that hangs).
 FAILED_STARTS = 3
@@ -331,18 +335,25 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             outbox.send(("ready", body.token))
             continue
         assert kind == "games" and job is not None
+        done: list[GameResult] = []
+        sent = time.perf_counter()
         for task in body:
             beat[_STEPS] = 0
             beat[_SEAT] = -1
             beat[_GAME] = task.game_id
             try:
-                result = play_task(task, job.configs[task.config_id], job.run_id, beat)
+                done.append(play_task(task, job.configs[task.config_id], job.run_id, beat))
             except Exception as exc:  # building the rows failed: a runner bug, stop the run
                 line = f"{type(exc).__name__}: {exc}"
                 outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
                 break
-            outbox.send(("done", result))
+            now = time.perf_counter()
+            if now - sent >= SEND_SECONDS:
+                outbox.send(("done", done))
+                done, sent = [], now
         beat[_GAME] = -1
+        if done:
+            outbox.send(("done", done))
 
 
 # -- the parent's side ---------------------------------------------------------------------------
@@ -398,18 +409,32 @@ class _Worker:
         except OSError:  # it died: its pipe is closed
             return False
 
+    def playing(self, queue: Iterable[GameTask]) -> int | None:
+        """Return the index in ``queue`` of the game the worker's page says it plays."""
+        game_id = self.beat[_GAME]
+        if game_id < 0:
+            return None
+        for i, task in enumerate(queue):
+            if task.game_id == game_id:
+                return i
+        return None
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
+        self.release()
+
+    def release(self) -> None:
+        """Wait for the process's end and close its pipes and page."""
         self.proc.wait()
-        self.close()
+        if self._life >= 0:
+            self.close()
 
     def close(self) -> None:
         for conn in (self.inbox, self.outbox):
             conn.close()
-        if self._life >= 0:
-            os.close(self._life)
-            self._life = -1
+        os.close(self._life)
+        self._life = -1
         self.beat.release()
         self._page.close()
         self._page_file.close()
@@ -543,12 +568,14 @@ class Pool:
                 yield from self._died(worker, again)
                 return
             if kind == "done":
-                task = worker.queue.popleft()
-                assert task.game_id == body.game_id, (task.game_id, body.game_id)
                 now = time.monotonic()
-                worker.pace = 0.8 * worker.pace + 0.2 * (now - worker.last)
+                pace = (now - worker.last) / len(body)
+                worker.pace = 0.8 * worker.pace + 0.2 * pace
                 worker.last = now
-                yield body
+                for result in body:
+                    task = worker.queue.popleft()
+                    assert task.game_id == result.game_id, (task.game_id, result.game_id)
+                    yield result
             elif kind == "ready":
                 if body == self.job.token:
                     worker.ready = worker.started = True
@@ -560,8 +587,9 @@ class Pool:
     def _died(self, worker: _Worker, again: deque[GameTask]) -> Iterator[GameResult]:
         how = worker.exit_text()
         queue = list(worker.queue)
+        playing = worker.playing(queue)  # its page outlives it
         worker.queue.clear()
-        worker.kill()
+        worker.release()
         self.workers.remove(worker)
         if not worker.started:
             self.failed_starts += 1
@@ -569,14 +597,13 @@ class Pool:
                 raise WorkerError(
                     f"worker processes cannot start ({how}, {FAILED_STARTS} times in a row)"
                 )
-        if queue:
-            first, rest = queue[0], queue[1:]
-            self.deaths[first.game_id] = self.deaths.get(first.game_id, 0) + 1
-            if self.deaths[first.game_id] >= DEATHS_PER_GAME:
-                yield lost(first, self.job.configs[first.config_id], self.job.run_id, how)
-            else:
-                rest = queue
-            again.extendleft(reversed(rest))
+        if playing is not None:  # the game it died in (those before it were not yet sent)
+            culprit = queue[playing]
+            self.deaths[culprit.game_id] = self.deaths.get(culprit.game_id, 0) + 1
+            if self.deaths[culprit.game_id] >= DEATHS_PER_GAME:
+                del queue[playing]
+                yield lost(culprit, self.job.configs[culprit.config_id], self.job.run_id, how)
+        again.extendleft(reversed(queue))
         self._start()
 
     def _watch(self, again: deque[GameTask]) -> Iterator[GameResult]:
@@ -589,15 +616,16 @@ class Pool:
                 continue
             if not worker.queue:
                 continue
-            current = worker.queue[0]
             seen = (worker.beat[_GAME], worker.beat[_STEPS])
             if seen != worker.seen:
                 if seen[0] != worker.seen[0]:
                     worker.game_since = now
                 worker.seen = seen
                 worker.decision_since = now
-            if seen[0] != current.game_id:
-                continue  # not started yet (or its answer is on the way)
+            playing = worker.playing(worker.queue)
+            if playing is None:
+                continue  # between batches
+            current = worker.queue[playing]
             over = None
             if now - worker.decision_since > limits.decision:
                 over = ("decision", limits.decision)
@@ -606,7 +634,8 @@ class Pool:
             if over is None:
                 continue
             seat = worker.beat[_SEAT]
-            rest = list(worker.queue)[1:]
+            rest = list(worker.queue)
+            del rest[playing]  # the games before it were played but not sent: played again
             worker.queue.clear()
             worker.kill()
             self.workers.remove(worker)
