@@ -21,6 +21,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -32,11 +33,14 @@ import pyarrow.compute as pc
 
 from bots import make_bot
 from bots.base import Bot
+from projectl_sim.actions import Action
+from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables, workers
-from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, run_id_of
-from projectl_sim.sim.workers import GameResult, Job, Limits, WorkerError, play_task
+from projectl_sim.sim.play import BotError, game_seeds, play_game
+from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, rules_of, run_id_of
+from projectl_sim.sim.workers import Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
@@ -47,6 +51,91 @@ FLUSH_SECONDS = 5.0
 BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
 BYTES_PER_RECORD = 20_000
 BACKENDS = ("local", "dask")
+
+
+@dataclass
+class GameResult:
+    """What a worker sends back: the rows of one game and, when asked, its record."""
+
+    game_id: int
+    seats: list[dict[str, Any]]
+    game: dict[str, Any]
+    record: dict[str, Any] | None
+
+
+def play_task(
+    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
+) -> GameResult:
+    """Play one game of a run and return its rows; a failing game becomes an error row.
+
+    ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
+    so the watchdog can time them.
+    """
+    rules = rules_of(config)
+    seats = config.seated(task.rotation)
+    bots = [make_bot(spec) for spec in seats]
+    seconds = [0.0] * len(seats)  # each seat's decision time
+    actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
+    last: list[GameState] = []
+    kind_of = tables.RECORD_KIND
+
+    def on_step(state: GameState, seat: int, action: Action) -> None:
+        actions[seat][kind_of[action.kind]] += 1
+        if beat is not None:
+            beat[1] += 1  # decisions made and the seat to move (workers._STEPS, _SEAT)
+            beat[2] = state.current
+        if not last:
+            last.append(state)
+
+    start = time.perf_counter()
+    error_seat: int | None = None
+    error: str | None = None
+    record: dict[str, Any] | None = None
+    try:
+        outcome = play_game(
+            rules,
+            bots,
+            task.seed,
+            record=task.record,
+            seat_names=seats,
+            on_step=on_step,
+            seconds=seconds,
+        )
+        state = outcome.state
+        if outcome.record is not None:
+            record = outcome.record.to_json(state)
+    except BotError as exc:
+        partial = exc.outcome  # type: ignore[attr-defined]
+        state, error_seat = partial.state, exc.seat
+        error = f"{exc}\n{exc.detail}".strip()
+        if partial.record is not None:
+            record = partial.record.to_json(state)
+    except Exception as exc:  # an engine or bot bug must not stop a long run: it is a row
+        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}".strip()
+        # play_game keeps one state object throughout; before any step, deal it again.
+        state = (
+            last[0]
+            if last
+            else new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
+        )
+    duration = time.perf_counter() - start
+    ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
+    ident |= config.columns() | {"deal": task.deal}
+    seat_rows, game_row = tables.game_rows(
+        ident,
+        rotation=task.rotation,
+        seats=seats,
+        state=state,
+        actions=actions,
+        decision_seconds=seconds,
+        duration=duration,
+        error_seat=error_seat,
+        error=error,
+    )
+    return GameResult(task.game_id, seat_rows, game_row, record)
+
+
+# -- running ---------------------------------------------------------------------------------
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -363,7 +452,9 @@ def _run_locked(
         workers.job_bots(),
         tuple(sys.path) if _backend_name(options) == "local" else None,
     )
-    results, jobs = stack.enter_context(_results(options, _missing(tasks, done), job, jobs))
+    results, jobs = stack.enter_context(
+        _results(options, _missing(tasks, done), job, min(jobs, max(1, todo)))
+    )
     # the run is on: from here its manifest tells how each session went
     if not resume:
         manifest = _session_manifest(spec, seed, run_id, configs, len(tasks))

@@ -33,20 +33,21 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from projectl_sim.actions import Action
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.errors import ProjectLError
 from projectl_sim.sim import tables
-from projectl_sim.sim.play import BotError, game_seeds, play_game
+from projectl_sim.sim.play import game_seeds
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
+
+if TYPE_CHECKING:
+    from projectl_sim.sim.runner import GameResult
 
 # Defaults of --decision-timeout and --game-timeout: far beyond any shipped bot's decision
 # (mcts at its default budget takes well under a second; a time budget is at most an hour) and
@@ -88,16 +89,6 @@ class Limits:
         return {"decision_timeout": self.decision, "game_timeout": self.game}
 
 
-@dataclass
-class GameResult:
-    """What a worker sends back: the rows of one game and, when asked, its record."""
-
-    game_id: int
-    seats: list[dict[str, Any]]
-    game: dict[str, Any]
-    record: dict[str, Any] | None
-
-
 # -- one game ------------------------------------------------------------------------------------
 def _rows(
     task: GameTask,
@@ -105,12 +96,9 @@ def _rows(
     run_id: str,
     state: GameState,
     *,
-    actions: list[dict[str, int]] | None = None,
-    seconds: list[float] | None = None,
     duration: float = 0.0,
     error_seat: int | None = None,
     error: str | None = None,
-    record: dict[str, Any] | None = None,
 ) -> GameResult:
     seats = config.seated(task.rotation)
     n = len(seats)
@@ -121,94 +109,21 @@ def _rows(
         rotation=task.rotation,
         seats=seats,
         state=state,
-        actions=actions or [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
-        decision_seconds=seconds or [0.0] * n,
+        actions=[dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
+        decision_seconds=[0.0] * n,
         duration=duration,
         error_seat=error_seat,
         error=error,
     )
-    return GameResult(task.game_id, seat_rows, game_row, record)
+    from projectl_sim.sim.runner import GameResult
+
+    return GameResult(task.game_id, seat_rows, game_row, None)
 
 
 def _dealt(task: GameTask, config: GameConfig) -> GameState:
     """Return a game's state before its first decision (dealt again from its seed)."""
     rules = rules_of(config)
     return new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
-
-
-def play_task(
-    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
-) -> GameResult:
-    """Play one game of a run and return its rows; a failing game becomes an error row.
-
-    ``beat`` (a worker's shared page) is told each decision, so the watchdog can time them.
-    """
-    from bots import make_bot
-
-    rules = rules_of(config)
-    seats = config.seated(task.rotation)
-    bots = [make_bot(spec) for spec in seats]
-    seconds = [0.0] * len(seats)  # each seat's decision time
-    actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
-    last: list[GameState] = []
-    kind_of = tables.RECORD_KIND
-
-    if beat is None:
-
-        def on_step(state: GameState, seat: int, action: Action) -> None:
-            actions[seat][kind_of[action.kind]] += 1
-            if not last:
-                last.append(state)
-
-    else:
-
-        def on_step(state: GameState, seat: int, action: Action) -> None:
-            actions[seat][kind_of[action.kind]] += 1
-            beat[_STEPS] += 1  # one store each decision: what the watchdog times
-            beat[_SEAT] = state.current
-            if not last:
-                last.append(state)
-
-    start = time.perf_counter()
-    error_seat: int | None = None
-    error: str | None = None
-    record: dict[str, Any] | None = None
-    try:
-        outcome = play_game(
-            rules,
-            bots,
-            task.seed,
-            record=task.record,
-            seat_names=seats,
-            on_step=on_step,
-            seconds=seconds,
-        )
-        state = outcome.state
-        if outcome.record is not None:
-            record = outcome.record.to_json(state)
-    except BotError as exc:
-        partial = exc.outcome  # type: ignore[attr-defined]
-        state, error_seat = partial.state, exc.seat
-        error = f"{exc}\n{exc.detail}".strip()
-        if partial.record is not None:
-            record = partial.record.to_json(state)
-    except Exception as exc:  # an engine or bot bug must not stop a long run: it is a row
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}".strip()
-        # play_game keeps one state object throughout; before any step, deal it again.
-        state = last[0] if last else _dealt(task, config)
-    duration = time.perf_counter() - start
-    return _rows(
-        task,
-        config,
-        run_id,
-        state,
-        actions=actions,
-        seconds=seconds,
-        duration=duration,
-        error_seat=error_seat,
-        error=error,
-        record=record,
-    )
 
 
 def timed_out(
@@ -313,6 +228,8 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
     outbox = Connection(fd_out, readable=False)
     page = mmap.mmap(fd_beat, _BEAT * 8)
     beat = memoryview(page).cast("q")
+    from projectl_sim.sim.runner import play_task  # the game itself is the runner's
+
     job: Job | None = None
     while True:
         try:
