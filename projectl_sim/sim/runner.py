@@ -470,6 +470,7 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
+    stack.enter_context(_sigterm_as_interrupt())
     try:
         tables.reserve_space(out)
         tables.drop_tables(out)  # while it plays, the parts are the tables
@@ -480,7 +481,6 @@ def _run_locked(
         raise UsageError(
             f"{what} on {tables.device_of(out)} while writing {exc.path}: free space first"
         ) from None
-    stack.enter_context(_sigterm_as_interrupt())
     return _play(out, spec, tasks, todo, results, run_id, manifest, session, options)
 
 
@@ -570,11 +570,9 @@ def _play(
     session: dict[str, Any],
     options: RunOptions,
 ) -> RunResult:
-    from tqdm import tqdm
-
     workers_n = max(1, session["jobs"])
     chunk = options.chunk or max(10, min(1000, todo // (8 * workers_n) or 1))
-    numbers = tables.part_numbers(out)
+    numbers = tables.part_numbers(out)  # of earlier sessions (read before "running")
     next_part = (numbers[-1] + 1) if numbers else 0
     buffer: list[GameResult] = []
     played = 0
@@ -590,15 +588,18 @@ def _play(
             buffer.clear()
         last_flush = time.perf_counter()
 
-    bar = tqdm(
-        total=len(tasks),
-        initial=len(tasks) - todo,
-        unit="game",
-        disable=options.quiet or not sys.stderr.isatty(),
-        dynamic_ncols=True,
-    )
     stop: BaseException | None = None
-    try:
+    bar = None
+    try:  # from the moment the manifest says "running", any stop is closed up below
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=len(tasks),
+            initial=len(tasks) - todo,
+            unit="game",
+            disable=options.quiet or not sys.stderr.isatty(),
+            dynamic_ncols=True,
+        )
         for result in results:
             buffer.append(result)
             played += 1
@@ -610,7 +611,8 @@ def _play(
     except BaseException as exc:  # Ctrl-C, a full disk, workers that cannot play: close up
         stop = exc
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
     with _shielded():  # a second Ctrl-C must not leave the manifest half told
         close = getattr(results, "close", None)
         if close is not None:
