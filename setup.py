@@ -10,38 +10,63 @@ is set at run time.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.machinery
 import json
 import os
+import sys
 from pathlib import Path
 
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
-# The modules of the hot loop: the engine, the tiling index, the game loop, the bot base class,
-# the baseline bot and the planner bots (their state access, heuristics, solo sense, greedy, the
-# other policies and MCTS); projectl_sim/_native.py's MODULES: tests/test_native.py checks they
-# agree.
-NATIVE = [
-    "projectl_sim/engine.py",
-    "projectl_sim/fill.py",
-    "projectl_sim/play.py",
-    "bots/base.py",
-    "bots/random_bot.py",
-    "bots/_state.py",
-    "bots/heuristics.py",
-    "bots/greedy.py",
-    "bots/solo_sense.py",
-    "bots/policies.py",
-    "bots/mcts.py",
-]
+# The modules of the hot loop: projectl_sim/_native.py's MODULES (read from its source, since the
+# package cannot be imported before it is built).
+NATIVE = sorted(
+    ast.literal_eval(
+        next(
+            node.value
+            for node in ast.parse((HERE / "projectl_sim" / "_native.py").read_text()).body
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "MODULES"
+        )
+    ).values()
+)
 STAMP = HERE / "projectl_sim" / "_native_stamp.json"
+
+
+def _built_in_place(digests: dict) -> bool:
+    """Return whether an editable install may keep the extensions already built in place.
+
+    An editable install compiles the modules next to their sources; installing again (the README's
+    test line after its first line, or adding the test extra) would compile the same sources
+    again. When every source is the one the stamp records and its extension is there, that build
+    is kept. Any other build (a wheel, an edited source, a missing extension) compiles.
+    """
+    if "editable_wheel" not in sys.argv:
+        return False
+    try:
+        if json.loads(STAMP.read_text()) != digests:
+            return False
+    except (OSError, ValueError):
+        return False
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    group = HERE / "projectl_sim" / "_native_group__mypyc"
+    stems = [HERE / p[: -len(".py")] for p in NATIVE] + [group]
+    return all(any(Path(f"{stem}{sfx}").exists() for sfx in suffixes) for stem in stems)
+
+
+# The setup.py commands that build extensions. pip also runs setup.py for metadata (egg_info,
+# dist_info), which needs no compile: those runs neither type-check nor touch the stamp.
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
 
 
 def _native_modules() -> list:
     if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
         STAMP.unlink(missing_ok=True)
         return []
+    if not BUILDS.intersection(sys.argv):
+        return []  # metadata only
     try:
         from mypyc.build import mypycify
     except ImportError:  # a build without the build requirements: pure Python
@@ -49,6 +74,8 @@ def _native_modules() -> list:
         return []
     # what the compiled modules were built from, so that an edited source is never shadowed
     digests = {p: hashlib.sha256((HERE / p).read_bytes()).hexdigest() for p in NATIVE}
+    if _built_in_place(digests):
+        return []  # an editable reinstall of unchanged sources: the in-place build stands
     STAMP.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
     cwd = os.getcwd()
     os.chdir(HERE)  # mypyc resolves module names from the paths given
@@ -56,7 +83,7 @@ def _native_modules() -> list:
         extensions = mypycify(
             ["--ignore-missing-imports", "--follow-imports=silent", *NATIVE],
             opt_level="3",
-            group_name="projectl_sim_native",
+            group_name="projectl_sim._native_group",  # inside the package: found from any folder
         )
     except SystemExit:  # mypyc found a type error: install the source as it is
         print("projectl-sim: mypyc could not compile the hot-loop modules; pure Python install")

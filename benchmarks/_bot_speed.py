@@ -9,7 +9,8 @@ action, so the positions never depend on the bot timed. The first game is played
 (the tiling index and caches warm up as they would in a run). Prints one JSON line: decisions,
 their CPU seconds, MCTS iterations, and the build (compiled or pure).
 
-Only public, long-standing names are used here: the other build may be an older checkout.
+Only public names are used here, imported from where either layout keeps them: the other build
+may be an older checkout (before the engine became a package).
 """
 
 from __future__ import annotations
@@ -24,9 +25,17 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from bots import make_bot  # noqa: E402
-from projectl_sim.actions import from_json  # noqa: E402
 from projectl_sim.engine import PLAY  # noqa: E402
-from projectl_sim.record import start_state  # noqa: E402
+
+try:  # the engine as a package (projectl_sim.engine.actions, .record, .state)
+    from projectl_sim.engine import state as _engine_module
+    from projectl_sim.engine.actions import from_json
+    from projectl_sim.engine.record import start_state
+except ImportError:  # an older checkout: one engine module
+    from projectl_sim.actions import from_json  # type: ignore[no-redef]
+    from projectl_sim.record import start_state  # type: ignore[no-redef]
+
+    from projectl_sim import engine as _engine_module  # type: ignore[no-redef]
 
 
 def decide_all(records: list[dict], spec: str, every: int, timed: bool) -> tuple[int, float, int]:
@@ -58,9 +67,7 @@ def main() -> None:
     every = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     decide_all(records[:1], spec, every, timed=False)  # warm-up
     decisions, cpu, sims = decide_all(records, spec, every, timed=True)
-    import projectl_sim.engine as engine
-
-    build = "pure" if str(engine.__file__).endswith(".py") else "compiled"
+    build = "pure" if str(_engine_module.__file__).endswith(".py") else "compiled"
     print(
         json.dumps(
             {"spec": spec, "decisions": decisions, "cpu": cpu, "iterations": sims, "build": build}

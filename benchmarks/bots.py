@@ -54,8 +54,9 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.actions import Action, Insert, Master, Take, TakeBasic, TakeDeck  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
+from projectl_sim.engine.actions import Action, Master, Take, TakeBasic, TakeDeck  # noqa: E402
+from projectl_sim.expansions.finesse import Insert  # noqa: E402
 
 PAIRS: dict[str, tuple[str, str]] = {
     "mcts200-mcts50": ("mcts:iterations=200", "mcts:iterations=50"),

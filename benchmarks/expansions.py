@@ -1,10 +1,11 @@
 """Every expansion combination: engine speed and the heuristic's strength, one line each.
 
 Run: ``.venv/bin/python benchmarks/expansions.py [--games N] [--speed-games M] [--players LIST]
-[--expansions SETS] [--endless] [--seed S] [--jobs J]``.
+[--expansions SETS] [--endless] [--ambassador] [--seed S] [--jobs J]``.
 
 For each legal combination (expansion subset x variant x player count; ``--endless`` adds the
-Endless White Deck to every one), on one core per job:
+Endless White Deck to every one, ``--ambassador`` the Finesse Ambassador Pack's tiles to every
+Finesse one), on one core per job:
 
 - speed: ``--speed-games`` games of random bots in every seat (games/s and actions/s of CPU
   time, as benchmarks/engine.py measures the base game, and the share of games the rules ended);
@@ -22,6 +23,7 @@ import argparse
 import secrets
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 # This script lives beside a folder named like the ``bots`` package: keep ``import bots`` on it.
@@ -34,20 +36,27 @@ from joblib import Parallel, delayed  # noqa: E402
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.rules import EXPANSIONS, every_combination, parse_expansions  # noqa: E402
-from projectl_sim.summary import wilson  # noqa: E402
+from projectl_sim.sim.spec import game_seed  # noqa: E402
+from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 def name(rules: Rules) -> str:
     """Return a combination's short name: variant, players, expansions (+ endless)."""
     names = "+".join(n for n in EXPANSIONS if n in rules.expansions) or "none"  # as tables do
-    return f"{rules.variant:<10} {rules.players}p {names}" + (
-        " +endless" if rules.endless_white_deck else ""
+    return (
+        f"{rules.variant:<10} {rules.players}p {names}"
+        + (" +endless" if rules.endless_white_deck else "")
+        + (" +pack" if rules.finesse_ambassador else "")
     )
 
 
 def measure(rules: Rules, speed_games: int, games: int, root: int, index: int) -> str:
     """Play one combination's games and return its table line."""
-    seeds = np.random.SeedSequence([root, index]).spawn(speed_games + games)
+    # one int seed per game, as the runner draws them (play_game takes an int: compiled, it
+    # refuses a SeedSequence)
+    seeds = [
+        game_seed(ss) for ss in np.random.SeedSequence([root, index]).spawn(speed_games + games)
+    ]
     n = rules.players
     rand = make_bot("random")
     actions, by_rules = 0, 0
@@ -84,6 +93,9 @@ def main() -> None:
         help="only these expansion sets, comma separated (e.g. none,ghost+finesse)",
     )
     parser.add_argument("--endless", action="store_true", help="with the Endless White Deck")
+    parser.add_argument(
+        "--ambassador", action="store_true", help="Finesse with the Ambassador Pack tiles"
+    )
     parser.add_argument("--seed", type=int, help="root seed (fresh and printed if absent)")
     parser.add_argument("--jobs", type=int, default=1, help="combinations played in parallel")
     args = parser.parse_args()
@@ -93,6 +105,8 @@ def main() -> None:
     if args.expansions:
         wanted = {frozenset(parse_expansions(s)[0]) for s in args.expansions.split(",")}
         combos = [r for r in combos if r.expansions in wanted]
+    if args.ambassador:
+        combos = [replace(r, finesse_ambassador=True) if r.finesse else r for r in combos]
     root = args.seed if args.seed is not None else secrets.randbits(62)
     print(f"root seed {root}; {len(combos)} combinations; one core per job")
     print(

@@ -20,8 +20,9 @@ import secrets
 import statistics
 import time
 
-from projectl_sim.catalogue import Catalogue, load_catalogue
+from projectl_sim.catalogue import Catalogue
 from projectl_sim.fill import TilingIndex, can_tile, plan
+from projectl_sim.loading import load_catalogue
 
 Query = tuple[int, list[int]]  # (empty mask, owned counts per piece index)
 

@@ -2,13 +2,14 @@
 cost of timing CPU per decision.
 
 Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]``.
-Each line-up plays 2-player games through ``projectl_sim.runner.run`` into a temporary folder. Each
-job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
+Each line-up plays 2-player games through ``projectl_sim.sim.runner.run`` into a temporary folder.
+Each job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
 machine only ever slows a run down). The overhead is the first --jobs 1 run's wall time beyond the
 games' own time (the ``duration`` column), and separately its CPU time against the same games
-played by a bare ``play_game`` loop in a fresh process (the run plays in this one, its caches cold
-too; CPU time, because wall time on a shared machine is noisier). The worker pool is started once
-before timing (a one-off ~1 s), as in any run longer than a few seconds. Seeds are fresh every run;
+played by a bare ``play_game`` loop in a fresh process (the run's workers are fresh processes too,
+their caches cold; CPU time of this process and the workers, because wall time on a shared
+machine is noisier). The workers are started once before timing (a one-off ~1 s) and kept between
+runs, as in any run longer than a few seconds. Seeds are fresh every run;
 the root seed and the machine's load average (other work skews the figures) are printed, and,
 as a control, the speed-up two independent bare loops get at the same time: the ceiling for two
 jobs on the machine as it is.
@@ -34,16 +35,36 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from bots import REGISTRY, make_bot  # noqa: E402
-from projectl_sim import runner, tables  # noqa: E402
-from projectl_sim.play import play_game  # noqa: E402
-from projectl_sim.runner import RunOptions, RunSpec  # noqa: E402
+from bots.random_bot import RandomBot  # noqa: E402
+from projectl_sim import Rules  # noqa: E402
+from projectl_sim.sim import runner, tables, workers  # noqa: E402
+from projectl_sim.sim import spec as run_spec  # noqa: E402
+from projectl_sim.sim.play import play_game  # noqa: E402
+from projectl_sim.sim.runner import RunOptions  # noqa: E402
+from projectl_sim.sim.spec import RunSpec  # noqa: E402
+
+
+def _cpu_of(pids: list[int]) -> float:
+    """Return the CPU seconds (user and system) processes ``pids`` have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
 
 
 def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, float]:
-    """Return wall seconds, the games' own seconds, and this process's CPU seconds of a run."""
-    start, cpu = time.perf_counter(), time.process_time()
+    """Return wall seconds, the games' own seconds, and the CPU seconds of a run: this process's
+    and its worker processes' (kept between runs, so their CPU is counted before and after)."""
+    pids = workers.worker_pids()
+    start, cpu = time.perf_counter(), time.process_time() + _cpu_of(pids)
     runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    pids = sorted(set(pids) | set(workers.worker_pids()))
+    wall, cpu = time.perf_counter() - start, time.process_time() + _cpu_of(pids) - cpu
     games = tables.read_table(folder, "games")
     return wall, sum(games.column("duration").to_pylist()), cpu
 
@@ -53,7 +74,7 @@ def bare_loop(spec: RunSpec) -> tuple[float, float]:
 
     Run it in a fresh process: the engine's caches would be warm from the same games here.
     """
-    configs, tasks = runner.plan(spec, spec.seed or 0)
+    configs, tasks = run_spec.plan(spec, spec.seed or 0)
     rules = configs[0].rules()
     cpu, wall = time.process_time(), time.perf_counter()
     for task in tasks:
@@ -143,6 +164,32 @@ def bench(lineup: str, games: int, repeats: int, root: int, folder: Path) -> Non
     )
 
 
+def decision_timing() -> None:
+    """Print what ``play_game(seconds=...)`` gathers for a bot that sleeps 1 ms a decision,
+    against that floor and the game's wall time (the clock itself is tested in the suite)."""
+
+    class Slow(RandomBot):
+        """Random play that takes a millisecond more over each decision."""
+
+        name = "slow"
+
+        def act(self, view, rng):  # type: ignore[no-untyped-def]
+            time.sleep(0.001)
+            return super().act(view, rng)
+
+    seconds = [0.0, 0.0]
+    start = time.perf_counter()
+    outcome = play_game(Rules(players=2), [make_bot("random"), Slow()], 5, seconds=seconds)
+    total = time.perf_counter() - start
+    slow = sum(1 for seat, _ in outcome.record.moves if seat == 1)  # type: ignore[union-attr]
+    print(
+        f"decision time  random seat {seconds[0] * 1e3:6.2f} ms, 1 ms-sleep seat "
+        f"{seconds[1] * 1e3:6.2f} ms over {slow} decisions ({seconds[1] / (0.001 * slow):4.2f}x "
+        f"the sleep floor); both seats {sum(seconds) / total:5.1%} of the game's "
+        f"{total * 1e3:.1f} ms wall time"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=600, help="games per line-up and repeat")
@@ -155,12 +202,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for lineup in args.lineups:
             missing = [
-                s for s in runner.split_lineup(lineup) if s.partition(":")[0] not in REGISTRY
+                s for s in run_spec.split_lineup(lineup) if s.partition(":")[0] not in REGISTRY
             ]
             if missing:
                 print(f"{lineup:<16} skipped: no {missing[0]!r} bot yet")
                 continue
             bench(lineup, args.games, args.repeats, root, Path(tmp))
+    decision_timing()
 
 
 if __name__ == "__main__":

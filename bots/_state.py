@@ -1,26 +1,30 @@
 """What the bots read of a game beyond its public queries, in one place.
 
 The planner reads the catalogue's cards and pieces through ``Tables`` (built here from the public
-catalogue, not from the engine's private tables) and each expansion's or variant's table block
-through the small functions below. When the engine's structure changes (expansions as modules,
-variants as subclasses), these functions are what changes; the planner does not.
-
-Each function names the public query the engine could offer instead (see the bots' README
-section and the lead's refactor issue).
+catalogue, with the action objects the planner returns made once) and each expansion's or
+variant's table block through the small functions below, which call the expansion modules' and
+variants' public accessors (``finesse.credits``, ``ghost_piece.ghosts``, ``SoloState.solo``...).
+When the engine's structure changes, these functions are what changes; the planner does not.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Final
 
-from projectl_sim import engine, finesse, line_clear
-from projectl_sim.actions import Place, TakeBasic, Upgrade
 from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
+from projectl_sim.engine import FINISHING as _FINISHING
 from projectl_sim.engine import HIDDEN, GameState
-from projectl_sim.ghost import Ghosts
-from projectl_sim.solo import Solo
+from projectl_sim.engine import OVER as _OVER
+from projectl_sim.engine import PLAY as _PLAY
+from projectl_sim.engine import REWARD as _REWARD
+from projectl_sim.engine.actions import Place, TakeBasic, Upgrade
+from projectl_sim.expansions import ambassador_pack, finesse, ghost_piece
+from projectl_sim.expansions import endless as endless_x
+from projectl_sim.expansions.ghost_piece import Ghosts
+from projectl_sim.variants import line_clear
+from projectl_sim.variants.line_clear import LineClearState
+from projectl_sim.variants.solo import Solo, SoloState
 
 __all__ = [
     "FINISHING",
@@ -49,11 +53,11 @@ __all__ = [
 # Constants of the engine and its expansions, bound once (compiled: static, not a module lookup)
 INSERT_COST: Final[int] = finesse.INSERT_COST
 ROW_LENGTH: Final[int] = finesse.ROW_LENGTH
-PLAY: Final[str] = engine.PLAY
-REWARD: Final[str] = engine.REWARD
-FINISHING: Final[str] = engine.FINISHING
-LEVEL_UP: Final[str] = engine.LEVEL_UP
-OVER: Final[str] = engine.OVER
+PLAY: Final[str] = _PLAY
+REWARD: Final[str] = _REWARD
+FINISHING: Final[str] = _FINISHING
+LEVEL_UP: Final[str] = ghost_piece.LEVEL_UP
+OVER: Final[str] = _OVER
 TAKE_BASIC: Final = TakeBasic()
 
 # What a reward that is not a piece is worth in piece levels, for the bots' evaluations: a Level Up
@@ -118,9 +122,9 @@ def tables(state: GameState) -> Tables:
 def solo_table(state: GameState) -> Solo | None:
     """Return the solo grid, locks and mastermind (None outside the solo variant).
 
-    Engine query wanted: the grid, the locks and the mastermind's supply and pile, public in solo.
+    The grid, the locks and the mastermind's supply and pile are public in solo.
     """
-    return state.solo
+    return state.solo if isinstance(state, SoloState) else None
 
 
 def solo_unlock_takes(state: GameState) -> bool:
@@ -131,41 +135,35 @@ def solo_unlock_takes(state: GameState) -> bool:
 
 def plays_finesse(state: GameState) -> bool:
     """Return whether the game plays the Finesse expansion."""
-    return state.finesse is not None
+    return finesse.credits(state) is not None
 
 
 def active_credits(state: GameState, player: int) -> int:
-    """Return ``player``'s active Finesse Credits (0 without Finesse).
-
-    Engine query wanted: ``state.active_credits(player)``.
-    """
-    fin = state.finesse
+    """Return ``player``'s active Finesse Credits (0 without Finesse)."""
+    fin = finesse.credits(state)
     return 0 if fin is None else fin.active[player]
 
 
 def ambassadors_held(state: GameState, player: int) -> int:
-    """Return how many Ambassador actions ``player`` holds (0 without the Ambassador Pack).
-
-    Engine query wanted: ``state.ambassadors_held(player)``.
-    """
-    amb = state.ambassadors
+    """Return how many Ambassador actions ``player`` holds (0 without the Ambassador Pack)."""
+    amb = ambassador_pack.ambassadors(state)
     return 0 if amb is None else amb.held[player]
 
 
 def ghost_block(state: GameState) -> Ghosts | None:
     """Return the Ghost Piece block (its switches and tables), None without the expansion."""
-    return state.ghost
+    return ghost_piece.ghosts(state)
 
 
 def ghost_pieces_of(state: GameState) -> tuple[int, ...]:
     """Return the ghost piece indices a Ghost action can return (empty without Ghost Piece)."""
-    gs = state.ghost
+    gs = ghost_piece.ghosts(state)
     return () if gs is None else tuple(gs.tables.ghosts)
 
 
 def plays_line_clear(state: GameState) -> bool:
     """Return whether the game is a Line Clear game."""
-    return state.line_clear is not None
+    return isinstance(state, LineClearState)
 
 
 def line_clear_remaining(state: GameState, player: int) -> int | None:
@@ -173,14 +171,14 @@ def line_clear_remaining(state: GameState, player: int) -> int | None:
 
     The markers' schedule decides; with Finesse, round 10 ends the game too.
     """
-    return line_clear.remaining_actions(
-        state, player, ROW_LENGTH if state.finesse is not None else None
-    )
+    if not isinstance(state, LineClearState):
+        return None
+    return line_clear.remaining_actions(state, player, finesse.last_round(state))
 
 
 def endless_noted(state: GameState) -> tuple[tuple[int, ...], ...] | None:
     """Return each player's noted white puzzles (Endless White Deck), None without it."""
-    endless = state.endless
+    endless = endless_x.endless(state)
     return None if endless is None else endless.noted
 
 
@@ -188,13 +186,11 @@ def endless_noted(state: GameState) -> tuple[tuple[int, ...], ...] | None:
 def determinize(view: GameState, rng: random.Random) -> GameState:
     """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
 
-    Engine query wanted: ``view.determinize(rng)`` (``redeal`` that also deals hidden piles).
-
     Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
     their number is public) are guessed among all white puzzles, as any may have been noted, and
     count in their scores.
     """
-    endless = view.endless
+    endless = endless_x.endless(view)
     noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
     hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
     if not hidden and not noted_hidden:
@@ -224,9 +220,7 @@ def determinize(view: GameState, rng: random.Random) -> GameState:
         noted = list(endless.noted)
         for q in noted_hidden:
             noted[q] = tuple(rng.choice(white) for _ in noted[q])
-        g.endless = replace(endless, noted=tuple(noted))
+        endless_x.replace_noted(g, tuple(noted))
     for q in set(hidden) | set(noted_hidden):
-        g.scores[q] = sum(points[c] for c in g.piles[q])
-        if g.endless is not None:
-            g.scores[q] += sum(points[c] for c in g.endless.noted[q])
+        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
     return g.redeal(rng)

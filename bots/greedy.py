@@ -54,7 +54,7 @@ from bots._state import (
     solo_table,
     solo_unlock_takes,
 )
-from bots.base import Bot, Param, Range
+from bots.base import Bot
 from bots.heuristics import (
     UNREACHABLE,
     CostModel,
@@ -63,15 +63,13 @@ from bots.heuristics import (
     cost_model,
     largest_step,
 )
+from bots.params import OneOf, Param, Range
 from bots.random_bot import completing_places, finish_gain, with_credits
 from bots.solo_sense import after_take, mastermind_forecast
-from projectl_sim.actions import (
+from projectl_sim.engine import GameState, finish_options
+from projectl_sim.engine.actions import (
     Action,
-    Ambassador,
     Finish,
-    Ghost,
-    Insert,
-    LevelUp,
     Master,
     Place,
     Placement,
@@ -79,8 +77,10 @@ from projectl_sim.actions import (
     Take,
     Upgrade,
 )
-from projectl_sim.engine import GameState, finish_options
 from projectl_sim.errors import UsageError
+from projectl_sim.expansions.ambassador_pack import Ambassador
+from projectl_sim.expansions.finesse import Insert
+from projectl_sim.expansions.ghost_piece import Ghost, LevelUp, ghost_takes, level_up_actions
 
 PRESETS: Final[dict[str, Weights]] = {
     "balanced": Weights(),
@@ -105,16 +105,16 @@ _WEIGHT_HELP: Final = {
     "min_held": "keep at least this many puzzles in progress",
     "build": "upgrade spare pieces first while the best rate is below this",
 }
-# the valid values of each weight (``bots.base.Param``)
+# The valid values of each weight (make_bot refuses others, e.g. risk=nan or min_held=-1).
 _WEIGHT_RANGE: Final[dict[str, Any]] = {
-    "points": Range(0.0, 100.0),
-    "reward": Range(-10.0, 100.0),
-    "black_bias": Range(0.0, 100.0),
-    "white_only": (False, True),
-    "risk": Range(0.0, 10.0),
-    "horizon": Range(0, 1000),
-    "min_held": Range(0, 4),
-    "build": Range(0.0, 100.0),
+    "points": Range(0.0, open_low=True),
+    "reward": Range(0.0),
+    "black_bias": Range(0.0),
+    "white_only": OneOf(False, True),
+    "risk": Range(0.0, open_low=True),
+    "horizon": Range(0, 100),
+    "min_held": Range(0, 4),  # at most 4 puzzles are held (rulings: unfinished puzzles)
+    "build": Range(0.0),
 }
 
 
@@ -131,7 +131,7 @@ SOLO_PARAMS: Final[dict[str, Param]] = {
     "deny": (
         1.0,
         "solo: value of a point a take denies the mastermind's coming takes",
-        Range(0.0, 10.0),
+        Range(0.0),
     ),
     "lookahead": (4, "solo: the mastermind's turns a take's denial is counted over", Range(1, 20)),
 }
@@ -191,7 +191,7 @@ class GreedyBot(Bot):
         "action, knows the end game; presets balanced/engine/rush_black/cautious"
     )
     params: ClassVar[dict[str, Param]] = {
-        "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}", tuple(PRESETS)),
+        "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}", OneOf(*PRESETS)),
         **weight_params(),
         **SOLO_PARAMS,
     }
@@ -627,7 +627,7 @@ class GreedyBot(Bot):
         best: Ghost | None = None
         best_cost = self._plan_cost(state, model, list(supply), empties) - (0 if gs.free else 1)
         for g in held:
-            for take in state.ghost_takes(g):
+            for take in ghost_takes(state, g):
                 after = list(supply)
                 after[g] -= 1
                 new = [0] * n
@@ -672,7 +672,7 @@ class GreedyBot(Bot):
         empties = [t.recess[card] & ~filled for card, filled, _ in view.slots[me]]
         best: Action | None = None
         best_value = (-math.inf, 0)
-        for action in view.level_up_actions():
+        for action in level_up_actions(view):
             assert isinstance(action, LevelUp)
             supply = list(view.supply[me])
             give, get = action.give, action.get

@@ -28,9 +28,9 @@ from bots._state import (
     solo_table,
     tables,
 )
-from projectl_sim.actions import (
+from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import (
     Action,
-    Ambassador,
     Master,
     Placement,
     Recycle,
@@ -38,11 +38,11 @@ from projectl_sim.actions import (
     TakeDeck,
     Upgrade,
 )
-from projectl_sim.engine import GameState
+from projectl_sim.expansions.ambassador_pack import Ambassador
 from projectl_sim.fill import TilingIndex, tiling_index
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
-_BLACK: Final = 1  # projectl_sim.actions.BLACK: the black deck's colour
+_BLACK: Final = 1  # projectl_sim.engine.actions.BLACK: the black deck's colour
 _SOLO_PACE: Final = 1.2  # solo: the cards leaving the deck per round, as a share of the above
 _SCAN: Final = 24
 _CACHE_CAP: Final = 200_000

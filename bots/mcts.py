@@ -72,13 +72,15 @@ from bots._state import (
     determinize,
     solo_table,
 )
-from bots.base import Bot, Param, Range
+from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
+from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from projectl_sim import rules as _rules
-from projectl_sim.actions import Action, Finish, Insert, Reward
 from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Action, Finish, Reward
+from projectl_sim.expansions.finesse import Insert
 
 _Key = tuple[Any, ...]
 
@@ -93,7 +95,7 @@ _Key = tuple[Any, ...]
 # by greedy rollouts 3 rounds deep scored this way gains 93% of what rollouts to the end gain
 # over the greedy move, 2 rounds deep 75%; 2 rounds (the default) is 1.5x cheaper and, at equal
 # CPU time, wins more.
-_BLACK: Final = 1  # the black deck (projectl_sim.actions.BLACK)
+_BLACK: Final = 1  # the black deck (projectl_sim.engine.actions.BLACK)
 _ROW_SIZE: Final[int] = _rules.ROW_SIZE
 _DISCOUNT: Final = 0.85
 _BANKED: Final = 0.905  # per point in the victory pile (less Finishing Touches pieces)
@@ -254,59 +256,59 @@ class MCTSBot(Bot):
         "root moves, one value per player"
     )
     params: ClassVar[dict[str, Param]] = {
-        "iterations": (50, "iterations per decision (when time is 0)", Range(1, 10_000_000)),
+        "iterations": (50, "iterations per decision (when time is 0)", Range(1)),
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
         "c": (
             0.25,
             "UCB exploration constant (values are win chances in [0, 1])",
-            Range(0.0, 100.0),
+            Range(0.0),
         ),
         "horizon": (
             0,
             "rollouts stop this many rounds after the root's turn, scored by the fitted leaf "
             "evaluation; 0 = they play to the end (scored by the game)",
-            Range(0, 1000),
+            Range(0),
         ),
         "anchor": (
             "root",
             "where the horizon counts from: root (tree and rollouts stop there) or leaf (the "
             "tree may grow past it; each rollout plays horizon rounds from its leaf)",
-            ("root", "leaf"),
+            OneOf("root", "leaf"),
         ),
         "root": (
             "halving",
             "how the root shares the budget: halving (sequential halving: most of a big budget "
             "goes to the best few candidates) or ucb (UCB, every candidate once first)",
-            ("halving", "ucb"),
+            OneOf("halving", "ucb"),
         ),
         "tree": (
             "full",
             "how deep the tree grows: full (every player's decisions up to the horizon) or turn "
             "(the rest of the root player's turn; greedy play after it)",
-            ("full", "turn"),
+            OneOf("full", "turn"),
         ),
         "rollout": (
             "greedy",
             "the rollout policy: greedy (every seat, deterministic in a world) or mixed (each "
             "seat of each world's rollouts played by a policy drawn from greedy, rusher, builder, "
             "setter and recycler: a population of plausible continuations)",
-            ("greedy", "mixed"),
+            OneOf("greedy", "mixed"),
         ),
         "verify": (
             0,
             "root=halving with a horizon: once a round can give each candidate left this many "
             "visits, they are rollouts to the end instead (0 = never)",
-            Range(0, 1_000_000),
+            Range(0),
         ),
         "width": (
             2.0,
             "progressive widening below the root: 1 + width * sqrt(visits) children",
-            Range(0.0, 1000.0),
+            Range(0.0),
         ),
         "scale": (
             2.0,
             "points of margin per logistic unit when a leaf becomes a win chance",
-            Range(0.01, 1000.0),
+            Range(0.0, open_low=True),
         ),
     }
 

@@ -27,7 +27,6 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from bots._state import TAKE_BASIC, solo_table
-from bots.base import Param, Range
 from bots.greedy import (
     SOLO_PARAMS,
     GreedyBot,
@@ -38,12 +37,13 @@ from bots.greedy import (
     weight_params,
 )
 from bots.heuristics import UNREACHABLE, CostModel, Weights, remaining_actions
+from bots.params import OneOf, Param, Range
 from bots.random_bot import completing_places
-from projectl_sim.actions import Action, Placement, Recycle, Take, TakeDeck
 from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Action, Placement, Recycle, Take, TakeDeck
 
 _SCAN: Final = 24  # tilings looked at per region, cheapest first (as the cost model does)
-_BLACK: Final = 1  # the black row and deck (projectl_sim.actions.BLACK)
+_BLACK: Final = 1  # the black row and deck (projectl_sim.engine.actions.BLACK)
 # each policy's weights (the greedy weights it starts from)
 _BUILDER: Final = Weights(reward=0.7)
 _RUSHER: Final = Weights(reward=0.2, min_held=2)
@@ -59,7 +59,7 @@ def _policy_params(weights: Weights, extra: dict[str, Param]) -> dict[str, Param
     """Return a policy's params: its one preset, the greedy weights (its defaults), solo's and
     its own."""
     return {
-        "preset": ("standard", "weights preset: standard (its own weights)", ("standard",)),
+        "preset": ("standard", "weights preset: standard (its own weights)", OneOf("standard")),
         **weight_params(weights),
         **SOLO_PARAMS,
         **extra,

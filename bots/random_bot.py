@@ -19,15 +19,17 @@ placements that strand no hole); Level Up steps (or declining one) are drawn uni
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from bots.base import Bot, Param
-from projectl_sim.actions import Action, Ambassador, Finish, Ghost, Insert, Master, Place, TakeBasic
+from bots.base import Bot
 from projectl_sim.engine import GameState, finish_options
+from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
+from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
+from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
 from projectl_sim.fill import tiling_index
-from projectl_sim.finesse import INSERT_COST
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
 
@@ -38,7 +40,7 @@ def _pick(rng: random.Random, n: int) -> int:
 
 
 def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
-    t = view.t
+    t = view.tables
     rest = t.recess[card] & ~filled & ~mask
     return not rest or tiling_index(t.cat).exists_owned(rest, avail)
 
@@ -46,22 +48,23 @@ def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: 
 def _obtainable(view: GameState) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
-    supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
+    supply = view.placeable_supply(p)
     avail = [s + r for s, r in zip(supply, view.reserve, strict=True)]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
-    avail[view.t.mono] = view.supply[p][view.t.mono]
-    if view.ghost is not None:  # Ghost Piece: a ghost comes only as a reward
-        for g in view.ghost.tables.ghosts:
+    avail[view.tables.mono] = view.supply[p][view.tables.mono]
+    gs = ghosts(view)
+    if gs is not None:  # Ghost Piece: a ghost comes only as a reward
+        for g in gs.tables.ghosts:
             avail[g] = supply[g]
-    return tiling_index(view.t.cat).owned(avail)
+    return tiling_index(view.tables.cat).owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
     """Return the Place actions that complete a puzzle of the player to move."""
-    t = view.t
+    t = view.tables
     p = view.current
-    supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
+    supply = view.placeable_supply(p)
     out = []
     for card, filled, _ in view.slots[p]:
         empty = t.recess[card] & ~filled
@@ -77,16 +80,17 @@ def with_credits(view: GameState, action: Finish) -> Finish:
     At the end Credits only break ties, and a point always outweighs a tie-break, so paying with
     Credits never loses.
     """
-    if view.finesse is None or not action.placements:
+    fin = credits(view)
+    if fin is None or not action.placements:
         return action
-    paid = min(len(action.placements), view.finesse.active[view.current])
+    paid = min(len(action.placements), fin.active[view.current])
     return Finish(action.placements, paid)
 
 
 def finish_gain(view: GameState, action: Finish) -> int:
     """Return the points a Finish gains: completed puzzles (and penalties avoided) minus the
     pieces not paid with Credits."""
-    t = view.t
+    t = view.tables
     p = view.current
     filled = {card: f for card, f, _ in view.slots[p]}
     for card, _, mask in action.placements:
@@ -103,10 +107,10 @@ class RandomBot(Bot):
         "sensible random: uniform over action kinds then instances; completes puzzles when it "
         "can and never strands an unfillable hole"
     )
-    params: ClassVar[dict[str, Param]] = {}
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
-        fin = view.finesse
+        fin = credits(view)
         if fin is not None and fin.active[view.current] >= INSERT_COST:
             # Finesse: a completing Place is always inserted (it saves an action); otherwise
             # Insert is one more kind beside the six, its inner action drawn the same way.
@@ -126,10 +130,10 @@ class RandomBot(Bot):
         if done:
             return rng.choice(done)
         kinds = [0, 1, 2, 3, 4, 5]  # take, recycle, take_basic, upgrade, place, master
-        amb = view.ambassadors
+        amb = ambassadors(view)
         if amb is not None and amb.held[view.current]:
             kinds.append(6)  # ambassador (only when held: other games draw as before)
-        gs = view.ghost
+        gs = ghosts(view)
         if gs is not None and any(view.supply[view.current][g] for g in gs.tables.ghosts):
             kinds.append(7)  # Ghost Piece: the Ghost action (only when a ghost is held)
         while kinds:
@@ -163,12 +167,12 @@ class RandomBot(Bot):
 
     def _place(self, view: GameState, rng: random.Random) -> Place | None:
         p = view.current
-        supply = view.supply[p] if view.ghost is None else view.placeable_supply(p)
+        supply = view.placeable_supply(p)
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
         if sum(supply) == 1 and view.basic_piece() is None:
             return None
-        t = view.t
+        t = view.tables
         cat = t.cat
         recess = t.recess
         # (the card's empty cells, card, piece, the piece's placements in them); the placements
@@ -216,7 +220,7 @@ class RandomBot(Bot):
     def _ambassador(self, view: GameState, rng: random.Random) -> Ambassador | None:
         if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
             return None  # as for Master: two pieces or more
-        m = view.sample_ambassador(rng)
+        m = sample_ambassador(view, rng)
         return m if m is not None and self._sensible(view, m) else None
 
     def _sensible(self, view: GameState, m: Master | Ambassador) -> bool:
@@ -230,7 +234,7 @@ class RandomBot(Bot):
         return all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements)
 
     def _ghost(self, view: GameState, rng: random.Random) -> Ghost | None:
-        g = view.sample_ghost(rng)
+        g = sample_ghost(view, rng)
         if g is None or not g.placements:
             return g
         filled = {card: f for card, f, _ in view.slots[view.current]}

@@ -7,15 +7,16 @@ least valuable left in that column. So a player who knows the table knows its ne
 each of its own takes changes: a take from a column moves one lock piece from above it to the
 mastermind's supply (which lands above the column it takes from next), and the card drawn into
 the gap is unseen until then (valued here at the mean of the unseen cards of that colour). A blind
-draw moves nothing. These are pure functions of the public table, through ``projectl_sim.solo``'s
-own rules (``unlock``, ``mastermind_choice``, ``lock_to_opponent``, ...).
+draw moves nothing. These are pure functions of the public table, through
+``projectl_sim.variants.solo``'s own rules (``unlock``, ``mastermind_choice``,
+``lock_to_opponent``, ...).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from projectl_sim.solo import (
+from projectl_sim.variants.solo import (
     EMPTY,
     Solo,
     column,

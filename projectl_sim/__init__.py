@@ -1,8 +1,31 @@
-"""projectl-sim: rules engine, fillability, bots and simulation for the board game Project L."""
+"""projectl-sim: rules engine, fillability, bots and simulation for the board game Project L.
+
+Importing the package registers every shipped expansion and variant (``projectl_sim.expansions``,
+``projectl_sim.variants``), so that ``Rules`` and ``new_game`` know them by name.
+"""
 
 # first: chooses the compiled hot-loop modules or their source, before anything imports them
-from projectl_sim import _native  # noqa: F401
-from projectl_sim.actions import (
+from projectl_sim import (  # noqa: F401
+    _native,
+    expansions,
+    variants,
+)
+from projectl_sim.catalogue import (
+    EXPANSIONS,
+    Catalogue,
+    CatalogueError,
+    Mask25,
+    Piece,
+    PieceId,
+    Puzzle,
+    PuzzleId,
+)
+
+# isort: off (the engine, then what plugs into it: the expansions and variants register)
+from projectl_sim.engine import Expansion, GameState, finish_options, new_game
+
+# isort: on
+from projectl_sim.engine.actions import (
     Action,
     Finish,
     Master,
@@ -14,21 +37,7 @@ from projectl_sim.actions import (
     TakeDeck,
     Upgrade,
 )
-from projectl_sim.catalogue import (
-    EXPANSIONS,
-    Catalogue,
-    CatalogueError,
-    Mask25,
-    Piece,
-    PieceId,
-    Puzzle,
-    PuzzleId,
-    PuzzleSet,
-    base_catalogue,
-    load_catalogue,
-    puzzle_set_from_dict,
-)
-from projectl_sim.engine import GameState, finish_options, new_game
+from projectl_sim.engine.record import read_record, replay, write_record
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
 from projectl_sim.fill import (
     FillResult,
@@ -47,21 +56,21 @@ from projectl_sim.fill import (
     puzzle_empty,
     tiling_index,
 )
-from projectl_sim.play import BotError, play_game
-from projectl_sim.record import read_record, replay, write_record
+from projectl_sim.loading import PuzzleSet, base_catalogue, load_catalogue, puzzle_set_from_dict
 from projectl_sim.rules import Rules
+from projectl_sim.sim.play import BotError, play_game
 
 __version__ = "0.1.0"
 
-# The simulation layer (runner, tables, summary) needs joblib, pyarrow and pandas and imports the
+# The simulation layer (runner, tables, summary) needs pyarrow and pandas and imports the
 # bots; it is re-exported lazily so that importing the engine stays light.
 _LAZY = {
-    "run": "projectl_sim.runner",
-    "RunSpec": "projectl_sim.runner",
-    "RunOptions": "projectl_sim.runner",
-    "game_from_run": "projectl_sim.runner",
-    "read_table": "projectl_sim.tables",
-    "win_rates": "projectl_sim.summary",
+    "run": "projectl_sim.sim.runner",
+    "RunSpec": "projectl_sim.sim.spec",
+    "RunOptions": "projectl_sim.sim.runner",
+    "game_from_run": "projectl_sim.sim.runner",
+    "read_table": "projectl_sim.sim.tables",
+    "win_rates": "projectl_sim.sim.summary",
 }
 
 
@@ -80,6 +89,7 @@ __all__ = [
     "BotError",
     "Catalogue",
     "CatalogueError",
+    "Expansion",
     "FillResult",
     "Finish",
     "GameState",

@@ -1,12 +1,13 @@
 """Compiled or pure: which build of the hot-loop modules this process runs.
 
-``setup.py`` compiles the modules of ``MODULES`` (the engine, the tiling index, the game loop, the
-bot base class, the random bot and the planner bots) with mypyc when it can, and records a digest of each source it
-compiled. Python would import a compiled module in preference to its source even after the source
-is edited (an editable install), so ``select`` (run on import, first thing in
-``projectl_sim/__init__``) loads all of them from source instead when any source differs from its
-build, when only some of them were built, or when the environment sets ``PROJECTL_SIM_PURE=1``.
-All or none: the compiled modules call each other natively.
+``setup.py`` compiles the modules of ``MODULES`` (the engine, the tiling index, the variants and
+expansions, the game loop, the bot base class, the random bot and the planner bots) with mypyc
+when it can, and records a digest of each source it compiled. Python would import a compiled
+module in preference to its source even after the source is edited (an editable install), so
+``select`` (run on import, first thing in ``projectl_sim/__init__``) loads all of them from source
+instead when any source differs from its build, when only some of them were built, or when the
+environment sets ``PROJECTL_SIM_PURE=1``. All or none: the compiled modules call each other
+natively.
 """
 
 from __future__ import annotations
@@ -22,11 +23,22 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-# module -> its source, relative to the folder holding the two packages
+# module -> its source, relative to the folder holding the two packages (setup.py reads this
+# mapping from here: one list of what is compiled)
 MODULES = {
-    "projectl_sim.engine": "projectl_sim/engine.py",
+    "projectl_sim.engine.state": "projectl_sim/engine/state.py",
+    "projectl_sim.engine.hooks": "projectl_sim/engine/hooks.py",
+    "projectl_sim.engine.tables": "projectl_sim/engine/tables.py",
+    "projectl_sim.engine.dealing": "projectl_sim/engine/dealing.py",
     "projectl_sim.fill": "projectl_sim/fill.py",
-    "projectl_sim.play": "projectl_sim/play.py",
+    "projectl_sim.variants.solo": "projectl_sim/variants/solo.py",
+    "projectl_sim.variants.line_clear": "projectl_sim/variants/line_clear.py",
+    "projectl_sim.expansions.finesse": "projectl_sim/expansions/finesse.py",
+    "projectl_sim.expansions.ghost_piece": "projectl_sim/expansions/ghost_piece.py",
+    "projectl_sim.expansions.ambassador_pack": "projectl_sim/expansions/ambassador_pack.py",
+    "projectl_sim.expansions.endless": "projectl_sim/expansions/endless.py",
+    "projectl_sim.expansions.phoenix": "projectl_sim/expansions/phoenix.py",
+    "projectl_sim.sim.play": "projectl_sim/sim/play.py",
     "bots.base": "bots/base.py",
     "bots.random_bot": "bots/random_bot.py",
     "bots._state": "bots/_state.py",
@@ -103,9 +115,9 @@ def select() -> None:
 
 def compiled() -> bool:
     """Return whether this process runs the compiled hot-loop modules."""
-    import projectl_sim.engine
+    import projectl_sim.engine.state
 
-    return not str(projectl_sim.engine.__file__).endswith(".py")
+    return not str(projectl_sim.engine.state.__file__).endswith(".py")
 
 
 select()

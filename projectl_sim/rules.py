@@ -6,17 +6,11 @@ import itertools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from projectl_sim.catalogue import (
-    AMBASSADOR,
-    LEVEL_UP_1,
-    LEVEL_UP_2,
-    Catalogue,
-    base_catalogue,
-    with_shipped_sets,
-)
+from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError, UsageError
-from projectl_sim.finesse import TileSet, builtin_tiles
+from projectl_sim.loading import base_catalogue, with_shipped_sets
+from projectl_sim.registry import expansion_classes
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
 BLACK_DECK_SIZE = {2: 12, 3: 14, 4: 16, 5: 20, 6: 24}
@@ -47,6 +41,10 @@ SOLO_LOCKS = (1, 2, 1)
 DIFFICULTIES = ("normal", "hard", "unbeatable")
 OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
 SOLO_OPPONENT_PIECES = ("mono", "random")
+# Solo: after unlocking (all columns locked), the mastermind still takes a puzzle in the same
+# turn if a column is open (``take``: the rulebook's order, "first return ..., then take") or
+# unlocking is its whole turn (``pass``).
+SOLO_UNLOCKS = ("take", "pass")
 # rulings, Finesse Solo: the solo deck is 20 white on top of 15 black puzzles.
 FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 # Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
@@ -54,6 +52,18 @@ FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
 # Short names users may type for them
 EXPANSION_ALIASES = {"ghost": "ghost_piece", "ambassador": "ambassador_pack"}
+
+
+def expansion_names() -> tuple[str, ...]:
+    """Return every expansion ``Rules`` may name: the shipped ones, then those registered by
+    users' own modules (``projectl_sim.registry``), in the order they registered."""
+    extra = [
+        cls.name
+        for cls in expansion_classes()
+        if getattr(cls, "named", True) and cls.name not in EXPANSIONS
+    ]
+    return (*EXPANSIONS, *extra)
+
 
 # Switch name -> (default, allowed values or type) as written in game records.
 _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
@@ -63,6 +73,7 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     "max_rounds": (60, int),
     "stall_rounds": (12, int),
     "solo_opponent_pieces": ("mono", SOLO_OPPONENT_PIECES),
+    "solo_unlock": ("take", SOLO_UNLOCKS),
     "endless_white_deck": (False, bool),
     "ghost_action": ("action", GHOST_ACTIONS),
     "ghost_placement": ("piece", GHOST_PLACEMENTS),
@@ -70,7 +81,7 @@ _SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
 }
 # Settings that only mean something in the solo variant (name -> default): other variants must
 # leave them at their defaults, and only solo records write them.
-_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono"}
+_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono", "solo_unlock": "take"}
 # Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
 _FINESSE_ONLY = {"finesse_ambassador": False}
 # Settings of the Ghost Piece expansion and of the Line Clear variant (written only there).
@@ -97,15 +108,19 @@ class Rules:
     The solo variant (``players=1, variant="solo"``) adds ``difficulty`` (``normal`` /
     ``hard`` / ``unbeatable``: the opponent starts with 6 / 3 / 0 pieces) and the switch
     ``solo_opponent_pieces``: the locks and the opponent's supply are level-1 pieces (``mono``,
-    document 000) or random pieces of any shape (``random``, rulebook 2.5).
+    document 000) or random pieces of any shape (``random``, rulebook 2.5); and the switch
+    ``solo_unlock``: after unlocking, the mastermind takes a puzzle in the same turn if it can
+    (``take``, the rulebook's order) or unlocking uses up its turn (``pass``). A record without
+    the key replays as ``take``.
 
     ``variant="line_clear"`` is the 5-6 player game (and 5-6 players need it), with the switch
     ``line_clear_order`` (``interleave``: the two marker holders' actions alternate one by one,
     white marker first; ``white_first``: the white holder's whole turn, then the black's). Its
     round, for ``max_rounds``, ``stall_rounds`` and the Finesse tiles, is a marker cycle: a new
-    round starts when the first player receives the white marker (``projectl_sim.line_clear``).
+    round starts when the first player receives the white marker
+    (``projectl_sim.variants.line_clear``).
     ``endless_white_deck``: the Endless White Deck variant (2-6 players; not solo, whose one
-    deck ends the game: see ``projectl_sim.endless``).
+    deck ends the game: see ``projectl_sim.expansions.endless``).
 
     ``expansions`` names the expansions played (any iterable of ``EXPANSIONS`` names, kept as a
     frozenset). ``ghost_piece``, ``ambassador_pack`` and ``phoenix`` add their puzzle sets: a
@@ -114,10 +129,10 @@ class Rules:
     of provisional data) must hold exactly the expansions played. Ghost Piece adds the switches
     ``ghost_action`` (``action``: the Ghost action is one of the 3; ``free``) and
     ``ghost_placement`` (``piece``: a ghost may be placed like any piece; ``exchange_only``).
-    Finesse adds ``finesse_ambassador`` (deal from the six Finesse Ambassador
-    Pack tiles too; off by default, as their texts are not in the rule documents and the shipped
-    ones are provisional) and ``finesse_tiles``, the tile set to deal from (the shipped one, or a
-    user's file loaded with ``finesse.load_tiles``).
+    Finesse adds ``finesse_ambassador`` (the Finesse Ambassador Pack's 2 Set A, 2 Set B and 6
+    Set C tiles are shuffled into their sets before the row is drawn; off by default, as the
+    rulings say; in solo its Recycle tile is left out) and ``finesse_tiles``, the tile set to
+    deal from (the shipped one, or a user's file loaded with ``finesse.load_tiles``).
     """
 
     players: int = 2
@@ -130,13 +145,15 @@ class Rules:
     stall_rounds: int = 12
     difficulty: str = "normal"
     solo_opponent_pieces: str = "mono"
+    solo_unlock: str = "take"
     endless_white_deck: bool = False
     ghost_action: str = "action"
     ghost_placement: str = "piece"
     line_clear_order: str = "interleave"
     expansions: frozenset[str] = frozenset()
     finesse_ambassador: bool = False
-    finesse_tiles: TileSet = field(default_factory=builtin_tiles, compare=False, repr=False)
+    # the Finesse tile set to deal from (``finesse.load_tiles``); None: the shipped one
+    finesse_tiles: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         raw = self.expansions
@@ -144,9 +161,10 @@ class Rules:
             names = frozenset((raw,) if isinstance(raw, str) else raw)
         except TypeError:
             raise RulesError(f"expansions must be a list of names, got {raw!r}") from None
-        unknown = sorted(str(x) for x in names if x not in EXPANSIONS)
+        known = expansion_names()
+        unknown = sorted(str(x) for x in names if x not in known)
         if unknown:
-            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(EXPANSIONS)})")
+            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(known)})")
         object.__setattr__(self, "expansions", names)
         if not isinstance(self.finesse_ambassador, bool):
             raise RulesError(
@@ -183,6 +201,10 @@ class Rules:
             raise RulesError(
                 f"unknown solo_opponent_pieces {self.solo_opponent_pieces!r} "
                 f"(valid: {', '.join(SOLO_OPPONENT_PIECES)})"
+            )
+        if self.solo_unlock not in SOLO_UNLOCKS:
+            raise RulesError(
+                f"unknown solo_unlock {self.solo_unlock!r} (valid: {', '.join(SOLO_UNLOCKS)})"
             )
         if not self.solo:
             for name, default in _SOLO_ONLY.items():
@@ -227,9 +249,9 @@ class Rules:
                 f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
             )
         if self.endless_white_deck and self.variant == "solo":
-            # a decision (projectl_sim.endless): the solo deck is one deck, whites on top of
-            # blacks, whose running out ends the game; refilling its white part would keep the
-            # blacks from coming up
+            # a decision (projectl_sim.expansions.endless): the solo deck is one deck, whites on
+            # top of blacks, whose running out ends the game; refilling its white part would keep
+            # the blacks from coming up
             raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
         if not self.ghost:
             for name, default in _GHOST_ONLY.items():
@@ -339,7 +361,7 @@ class Rules:
         data: Any,
         catalogue: Catalogue | None = None,
         warnings: list[str] | None = None,
-        finesse_tiles: TileSet | None = None,
+        finesse_tiles: Any = None,
     ) -> Rules:
         """Build rules from a record's ``rules`` object; absent switches take their defaults.
 

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from projectl_sim import tables
+from projectl_sim.sim import tables
 
 
 @dataclass
@@ -101,3 +101,68 @@ def make_tables(games: Sequence[G]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for column in sorted(extra):  # columns the schema does not know (expansions to come)
         seats[column] = pd.Series([r.get(column) for r in seat_rows], dtype="float64")
     return seats, pa.Table.from_pylist(game_rows, schema=tables.GAMES_SCHEMA).to_pandas()
+
+
+EXPANSION_SETS = [
+    "none",
+    "ghost_piece",
+    "ambassador_pack",
+    "finesse",
+    "phoenix",
+    "ghost_piece+ambassador_pack",
+    "ghost_piece+finesse",
+    "ghost_piece+phoenix",
+    "ambassador_pack+finesse",
+    "ambassador_pack+phoenix",
+    "finesse+phoenix",
+    "ghost_piece+ambassador_pack+finesse",
+    "ghost_piece+ambassador_pack+phoenix",
+    "ghost_piece+finesse+phoenix",
+    "ambassador_pack+finesse+phoenix",
+    "ghost_piece+ambassador_pack+finesse+phoenix",
+]
+
+
+def grid_tables(
+    rng: Any,
+    *,
+    games: int = 40,
+    players: Sequence[int] = (2, 3, 4),
+    lineups: Sequence[Sequence[str]] = (("a",),),
+    planted: dict[tuple[int, str], float] | None = None,
+    drop: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return tables of a grid: player counts x the 16 expansion sets x line-ups (less ``drop``).
+
+    The first player wins with probability 1/N, or ``planted[(players, expansions)]``; game
+    length is about 20 rounds. Each configuration has its own ``config_id``, deals 0, 1, ...
+    """
+    planted = planted or {}
+    seat_frames, game_frames = [], []
+    cells = [(n, e, lu) for n in players for lu in lineups for e in EXPANSION_SETS]
+    for config, (n, expansions, lineup) in enumerate(cells[: len(cells) - drop]):
+        bots = [lineup[i % len(lineup)] for i in range(n)]
+        p_first = planted.get((n, expansions), 1 / n)
+        batch = []
+        for _ in range(games):
+            first = rng.random() < p_first
+            winner = 0 if first else int(rng.integers(1, n))
+            ranks = [1 if s == winner else 2 + (s > winner) + s % 2 for s in range(n)]
+            scores = [20 if s == winner else 10 + s for s in range(n)]
+            batch.append(
+                G(bots, scores, ranks, rounds=int(rng.integers(15, 26)), expansions=expansions)
+            )
+        seats, table = make_tables(batch)
+        for frame in (seats, table):
+            frame["config_id"] = config
+            frame["deal"] = frame["game_id"]
+        seat_frames.append(seats)
+        game_frames.append(table)
+    seats = pd.concat(seat_frames, ignore_index=True)
+    table = pd.concat(game_frames, ignore_index=True)
+    pairs = zip(table["config_id"], table["game_id"], strict=True)
+    ids = {key: i for i, key in enumerate(pairs)}
+    for frame in (seats, table):  # game ids unique over the run
+        keys = zip(frame["config_id"], frame["game_id"], strict=True)
+        frame["game_id"] = [ids[key] for key in keys]
+    return seats, table

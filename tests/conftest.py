@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from projectl_sim.catalogue import Catalogue, base_catalogue
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.loading import base_catalogue
 
 
 @pytest.fixture(scope="session")

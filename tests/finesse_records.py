@@ -115,15 +115,15 @@ def bank_empty() -> dict[str, Any]:
 def round_ten() -> dict[str, Any]:
     """Ten rounds without a puzzle: the game ends after round 10 (no extra round).
 
-    Round 3's tile is Recycle (Ambassador Pack): player 0 recycles the white row three times
-    (3 Credits); player 1 takes level-1 pieces, so it ends with more pieces in supply (11 to 8).
-    Then both exchange a domino and a tri_I back and forth (Upgrade B keeps the piece count);
-    player 0 never Inserts, though its Credits would allow it. Nobody completes or holds a
-    puzzle: both score 0, and the Credits break the tie for player 0 (the base tie-break,
-    pieces in supply, would name player 1). Round 10's tile (C05, Upgrade) pays both players 3
-    more: player 0 ends with 6 Credits, player 1 with 3.
+    Round 3's tile is X02 (Ambassador Pack: 2 Credits per Recycle): player 0 recycles the white
+    row three times (6 Credits); player 1 takes level-1 pieces, so it ends with more pieces in
+    supply (11 to 8). Then both exchange a domino and a tri_I back and forth (Upgrade B keeps the
+    piece count); player 0 never Inserts, though its Credits would allow it. Nobody completes or
+    holds a puzzle: both score 0, and the Credits break the tie for player 0 (the base
+    tie-break, pieces in supply, would name player 1). Round 10's tile (C05, Upgrade) pays both
+    players 3 more: player 0 ends with 9 Credits, player 1 with 3.
     """
-    b = finesse(RecordBuilder(WHITE, BLACK), row("X01"), finesse_ambassador=True)
+    b = finesse(RecordBuilder(WHITE, BLACK), row("X02"), finesse_ambassador=True)
     b.take_basic(0, 3).take_basic(1, 3)
     b.take_basic(0, 3).take_basic(1, 3)
     b.recycle(0, "white").recycle(0, "white").recycle(0, "white")
@@ -136,6 +136,89 @@ def round_ten() -> dict[str, Any]:
                 b.upgrade(player, holds[player], other[holds[player]])
                 holds[player] = other[holds[player]]
     b.finish(0).finish(1)
+    return b.to_json()
+
+
+# -- the Finesse Ambassador Pack's "have" tiles: one record each, paid to p0 and not to p1 -------
+def every_level() -> dict[str, Any]:
+    """X03 (blue, 4 Credits once): a piece of every level 1-4 held at the end of the turn.
+
+    Player 0 builds a tet_I (round 1: a mono, mono -> domino, domino -> tri_I; round 2: tri_I
+    -> tet_I, a mono, mono -> domino); in round 3 it takes W22, places its mono there (held on
+    an unfinished puzzle: it counts) and upgrades a domino to a tri_I. It ends the turn with
+    the mono on W22, a domino, a tri_I and a tet_I in supply: paid 4. Its supply alone lacks
+    level 1. Player 1 takes monos: levels 1-2 only, not paid.
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("X03"), finesse_ambassador=True)
+    b.take_basic(0).upgrade(0, "mono", "domino").upgrade(0, "domino", "tri_I")
+    b.take_basic(1, 3)
+    b.upgrade(0, "tri_I", "tet_I").take_basic(0).upgrade(0, "mono", "domino")
+    b.take_basic(1, 3)
+    b.take(0, "W22").place(0, "W22", "mono", [[2, 2]]).upgrade(0, "domino", "tri_I")
+    b.take_basic(1, 3)
+    b.take_basic(0)
+    return b.to_json()
+
+
+def distinct_shapes() -> dict[str, Any]:
+    """X05 (blue, 4 Credits once): no two pieces of the same shape held at the end of the turn.
+
+    Player 0 keeps one mono and one level-3 piece (exchanging domino -> tri_I -> tri_L -> ...),
+    and in round 3 places its mono on W22: mono (on W22) and tri_L, no two alike: paid 4.
+    Player 1 places its mono on W23 in round 1 and takes another (Upgrade A), then exchanges
+    its second piece back and forth: its supply is a mono and a tri_L, but with the mono on
+    W23 it holds two monos: not paid (a supply-only reading would pay it).
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("X05"), finesse_ambassador=True)
+    b.upgrade(0, "domino", "tri_I").upgrade(0, "tri_I", "tri_L").upgrade(0, "tri_L", "tri_I")
+    b.take(1, "W23").place(1, "W23", "mono", [[2, 2]]).take_basic(1)
+    b.upgrade(0, "tri_I", "tri_L").upgrade(0, "tri_L", "tri_I").upgrade(0, "tri_I", "tri_L")
+    b.upgrade(1, "domino", "tri_I").upgrade(1, "tri_I", "tri_L").upgrade(1, "tri_L", "tri_I")
+    b.take(0, "W22").place(0, "W22", "mono", [[2, 2]]).upgrade(0, "tri_L", "tri_I")
+    b.upgrade(1, "tri_I", "tri_L").upgrade(1, "tri_L", "tri_I").upgrade(1, "tri_I", "tri_L")
+    b.take_basic(0)
+    return b.to_json()
+
+
+def no_level_1_2() -> dict[str, Any]:
+    """X06 (blue, 3 Credits once): no level-1 or level-2 piece held at the end of the turn.
+
+    Player 0 climbs out of levels 1-2 in round 1 (domino -> tri_I, mono -> domino, domino ->
+    tri_L), places its tri_I on W29 in round 2 and climbs on: it ends round 3 with a tri_I on
+    W29 and a tet_S: paid 3. Player 1 climbs too but keeps a domino, placed on W10 (which
+    refilled the row after W29): no level-1 piece, its supply has no level 2 either, yet it
+    holds a domino on an unfinished puzzle: not paid.
+    """
+    b = finesse(RecordBuilder(WHITE, BLACK), row("X06"), finesse_ambassador=True)
+    b.upgrade(0, "domino", "tri_I").upgrade(0, "mono", "domino").upgrade(0, "domino", "tri_L")
+    b.upgrade(1, "mono", "domino").upgrade(1, "domino", "tri_I").upgrade(1, "tri_I", "tri_L")
+    b.take(0, "W29").place(0, "W29", "tri_I", [[1, 1], [2, 1], [3, 1]])
+    b.upgrade(0, "tri_L", "tet_L")
+    b.take(1, "W10").place(1, "W10", "domino", [[1, 2], [2, 2]]).upgrade(1, "tri_L", "tet_L")
+    b.upgrade(0, "tet_L", "tet_O").upgrade(0, "tet_O", "tet_T").upgrade(0, "tet_T", "tet_S")
+    b.upgrade(1, "tet_L", "tet_O").upgrade(1, "tet_O", "tet_T").upgrade(1, "tet_T", "tet_S")
+    b.take_basic(0)
+    return b.to_json()
+
+
+def insert_tile() -> dict[str, Any]:
+    """X04 (pink, 1 Credit per Insert) in round 4, after C04 (1 Credit per Take) in round 3.
+
+    Rounds 1-2: both take monos. Round 3: player 0 takes W22 and W23 (2 Credits, active at the
+    end of its turn), player 1 takes W09 (1 Credit). Round 4: player 0 Inserts a mono (Upgrade
+    A): it spends 2 and gains 1 (inactive until its turn ends), then takes three monos; player
+    1, with 1 Credit, cannot Insert and takes three monos: paid nothing. Round 5 begins.
+    """
+    b = finesse(
+        RecordBuilder(WHITE, BLACK), row("C04", later=(("X04", "C"),)), finesse_ambassador=True
+    )
+    b.take_basic(0, 3).take_basic(1, 3)
+    b.take_basic(0, 3).take_basic(1, 3)
+    b.take(0, "W22").take(0, "W23").take_basic(0)
+    b.take(1, "W09").take_basic(1, 2)
+    b.act(0, "insert", action={"type": "take_basic"}).take_basic(0, 3)
+    b.take_basic(1, 3)
+    b.take_basic(0)
     return b.to_json()
 
 
@@ -197,6 +280,34 @@ def solo_mastermind() -> dict[str, Any]:
     return b.to_json()
 
 
+def solo_pack() -> dict[str, Any]:
+    """Finesse Solo with the Finesse Ambassador Pack: a row of pack tiles (no Recycle tile).
+
+    Row: AX1, BX1 (face down), X01, X04, AX2, BX2, X03, X05, X06, C01. Rounds 1-2: the player
+    takes monos (the mastermind takes two puzzles each round). Round 3 (X01, no unfinished
+    puzzle: 4 Credits once): the player takes monos and holds no puzzle: 4 Credits, active at
+    the end of its turn. Round 4 (X04, 1 Credit per Insert): it Inserts a mono, spending 2 and
+    gaining 1, then takes three more: 3 Credits. The mastermind never earns any.
+    """
+    b = RecordBuilder.solo(SOLO_GRID + SOLO_REST, finesse_ambassador=True)
+    b.rules["expansions"] = ["finesse"]
+    b.setup["finesse_tiles"] = [
+        "AX1",
+        "BX1",
+        "X01",
+        "X04",
+        "AX2",
+        "BX2",
+        "X03",
+        "X05",
+        "X06",
+        "C01",
+    ]
+    b.take_basic(0, 9)
+    b.act(0, "insert", action={"type": "take_basic"}).take_basic(0, 3)
+    return b.to_json()
+
+
 TEST_TILES = [
     {
         "id": "PLACE12",
@@ -217,15 +328,11 @@ TEST_TILES = [
     },
 ]
 
-# tile -> its set, for the trigger records (one per tile kind)
+# tile -> its set, for the trigger records (one per Set C tile and per kind of the test tiles)
 TRIGGER_TILES = {
-    "C01": "C",
-    "C02": "C",
-    "C03": "C",
-    "C04": "C",
-    "C05": "C",
-    "C07": "C",
+    **{f"C{k:02d}": "C" for k in range(1, 11)},
     "X01": "C",
+    "X02": "C",
     "PLACE12": "A",
     "OWN12": "B",
     "VARIETY": "C",
@@ -235,16 +342,21 @@ RECORDS = {
     **{
         f"finesse_tile_{tile}": (
             lambda tile=tile, s=s: triggers(
-                tile, s, **({"finesse_ambassador": True} if tile == "X01" else {})
+                tile, s, **({"finesse_ambassador": True} if tile.startswith("X") else {})
             )
         )
         for tile, s in TRIGGER_TILES.items()
     },
+    "finesse_tile_X03": every_level,
+    "finesse_tile_X04": insert_tile,
+    "finesse_tile_X05": distinct_shapes,
+    "finesse_tile_X06": no_level_1_2,
     "finesse_insert": insert_limits,
     "finesse_bank_empty": bank_empty,
     "finesse_round_ten": round_ten,
     "finesse_finishing_credits": finishing_credits,
     "finesse_solo_mastermind": solo_mastermind,
+    "finesse_solo_pack": solo_pack,
 }
 
 

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from records_util import RECORDS_DIR, RecordBuilder, write_golden
 
-from projectl_sim.actions import from_json
 from projectl_sim.catalogue import mask_cells
 from projectl_sim.engine import GameState, new_game
+from projectl_sim.engine.actions import from_json
 from projectl_sim.fill import tiling_index
 from projectl_sim.rules import Rules
 
@@ -143,14 +143,15 @@ def upgrade_cap() -> dict[str, Any]:
     return b.to_json()
 
 
-def _level_up_prefix() -> GhostBuilder:
+def _level_up_prefix(b: GhostBuilder | None = None) -> GhostBuilder:
     """Both players fill a black Level Up puzzle with domino + tri_I + tri_I in three rounds.
 
     p0 works on GB02 (⇈), p1 on GB01 (↑). Rounds 1-2: take it, mono -> domino, domino -> tri_I;
     a mono, mono -> domino, domino -> tri_I. Round 3: three Places each. p0's third Place
     completes GB02 (3 points): its domino and two tri_I come back, and the ⇈ opens its two steps.
+    ``b``: a builder whose rules and setup are already set (default: a new one).
     """
-    b = GhostBuilder()
+    b = b if b is not None else GhostBuilder()
     for p, puzzle in ((0, "GB02"), (1, "GB01")):
         b.take(p, puzzle).upgrade(p, "mono", "domino").upgrade(p, "domino", "tri_I")
     for p in (0, 1):
@@ -306,14 +307,36 @@ def solo_mastermind() -> dict[str, Any]:
 
 
 def finesse_place_tile() -> dict[str, Any]:
-    """Finesse: round 3's tile (C07, pink: 1 Credit per domino or tri_I placed) pays the two
-    dominoes the Ghost action of ``ghost_action`` places (2 Credits), not its completions."""
+    """Finesse: round 3's tile (C07, pink: 1 Credit per mono, domino, tri_I or tri_L placed)
+    pays the two dominoes the Ghost action of ``ghost_action`` places (2 Credits, not its
+    completion of GW04) and the mono the next Place puts on GW02 (1 Credit)."""
     from finesse_records import row
 
     b = GhostBuilder()
     b.rules["expansions"] = [*GHOST, "finesse"]
     b.setup["finesse_tiles"] = row("C07")
     return _play_ghost_action(b)
+
+
+def finesse_level_up_tile() -> dict[str, Any]:
+    """Finesse: round 3's tile (C06, the second Upgrade tile: 1 per Upgrade action, and with
+    Ghost Piece 1 per ↑ and 2 per ⇈ Level Up received) pays the Level Up rewards of round 3.
+
+    ``level_up_two_pieces`` with the tile: p0's three Places complete GB02 (⇈: 2 Credits; its
+    two steps are no Upgrade actions), p1's complete GB01 (↑: 1 Credit, though it declines the
+    step: the reward was received). Round 4 begins (p0 takes a mono).
+    """
+    from finesse_records import row
+
+    b = GhostBuilder()
+    b.rules["expansions"] = [*GHOST, "finesse"]
+    b.setup["finesse_tiles"] = row("C06")
+    _level_up_prefix(b)
+    b.level_up(0, "domino", "tri_L").level_up(0, "tri_I", "tet_O")
+    b.fill(1, "GB01", ["tri_I", "tri_I", "domino"])
+    b.level_up(1)
+    b.take_basic(0)
+    return b.to_json()
 
 
 RECORDS = {
@@ -329,6 +352,7 @@ RECORDS = {
     "finishing": finishing,
     "solo_mastermind": solo_mastermind,
     "finesse_place_tile": finesse_place_tile,
+    "finesse_level_up_tile": finesse_level_up_tile,
 }
 
 

@@ -200,7 +200,12 @@ def finesse_rounds() -> dict[str, Any]:
 
 def finesse_round_ten() -> dict[str, Any]:
     """Finesse Line Clear: ten rounds (50 pairs of 5 players) of filler; the game ends when the
-    first player receives the white marker at the end of round 10 (the 10th tile's removal)."""
+    first player receives the white marker at the end of round 10 (the 10th tile's removal).
+
+    Round 3's tile (C05, Upgrade) pays every filler exchange: 6 Credits each (bank 5). Round
+    10's (C06, the second Upgrade tile) pays them again, until the bank runs dry and the richest
+    give Credits back: the Credits then break the all-zero tie.
+    """
     b = LCBuilder(BLACK)
     b.rules["expansions"] = ["finesse"]
     b.setup["finesse_tiles"] = row("C05")  # Upgrade pays: every filler action earns a Credit

@@ -7,14 +7,14 @@ setup and appends actions; the golden records live in ``tests/records/`` and are
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Collection, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.catalogue import base_catalogue
 from projectl_sim.engine import GameState
-from projectl_sim.finesse import TileSet, load_tiles
-from projectl_sim.record import (
+from projectl_sim.engine.record import (
     RECORD_FORMAT,
     Replay,
     read_record,
@@ -22,6 +22,8 @@ from projectl_sim.record import (
     result_of,
     write_record,
 )
+from projectl_sim.expansions.finesse import TileSet, load_tiles, tiles_from_dict
+from projectl_sim.loading import base_catalogue
 
 RECORDS_DIR = Path(__file__).parent / "records"
 TEST_TILES_FILE = Path(__file__).parent / "finesse_test_tiles.json"
@@ -177,6 +179,19 @@ def state_after(record: dict[str, Any], n: int | None = None) -> GameState:
 def finesse_test_tiles() -> TileSet:
     """Return the Finesse test tile set (``tests/finesse_test_tiles.json``)."""
     return load_tiles(TEST_TILES_FILE, base_catalogue().piece_ids)
+
+
+def new_trigger_tiles() -> TileSet:
+    """Return a tile set of the Finesse Ambassador Pack's ten tiles and the two Upgrade tiles
+    (C05, C06), all dealt as base tiles: every row holds the new triggers (and, with Ghost
+    Piece, the Upgrade tiles' Level Up Credits). Solo leaves out X02 and still has six Set C."""
+    data = json.loads(
+        resources.files("projectl_sim").joinpath("data/finesse_tiles.json").read_text()
+    )
+    keep = [t for t in data["tiles"] if t.get("pack") == "ambassador" or t["id"] in ("C05", "C06")]
+    data["tiles"] = [{**t, "pack": "base"} for t in keep]
+    data["name"] = "new_triggers"
+    return tiles_from_dict(data, base_catalogue().piece_ids, source="tests")
 
 
 def replay_named(name: str) -> Replay:

@@ -6,9 +6,13 @@ import random
 from collections.abc import Callable, Iterable
 
 from bots import make_bot
-from projectl_sim.actions import Action
 from projectl_sim.engine import OVER, PLAY, GameState, new_game
+from projectl_sim.engine.actions import Action
 from projectl_sim.errors import IllegalActionError
+from projectl_sim.expansions.ambassador_pack import ambassadors as ambassadors_of
+from projectl_sim.expansions.endless import endless as endless_of
+from projectl_sim.expansions.finesse import credits as credits_of
+from projectl_sim.expansions.ghost_piece import ghosts as ghosts_of
 from projectl_sim.rules import Rules
 
 
@@ -75,18 +79,18 @@ def snapshot(state: GameState) -> tuple:
         state.actions_left,
         state.turn,
         state.reward_options,
-        state.solo,
+        getattr(state, "solo", None),
         _credits(state),
         _ghosts(state),
         _line_clear(state),
-        state.ambassadors,
-        state.endless,
+        ambassadors_of(state),
+        endless_of(state),
     )
 
 
 def _line_clear(state: GameState) -> tuple | None:
     """Return the Line Clear markers, other side's rows and waiting turn (None without)."""
-    lc = state.line_clear
+    lc = getattr(state, "line_clear", None)
     if lc is None:
         return None
     turns = [t[:] for t in lc.turns]
@@ -95,7 +99,7 @@ def _line_clear(state: GameState) -> tuple | None:
 
 def _credits(state: GameState) -> tuple | None:
     """Return the Finesse Credits and tile row (None without Finesse)."""
-    fin = state.finesse
+    fin = credits_of(state)
     if fin is None:
         return None
     return (fin.bank, fin.active[:], fin.inactive[:], fin.earned[:], fin.spent[:], fin.row)
@@ -103,7 +107,7 @@ def _credits(state: GameState) -> tuple | None:
 
 def _ghosts(state: GameState) -> tuple | None:
     """Return the Ghost Piece block's Level Up steps and counters (None without the expansion)."""
-    gs = state.ghost
+    gs = ghosts_of(state)
     if gs is None:
         return None
     return (gs.steps, gs.earned[:], gs.levelled[:], gs.forgone[:], gs.exchanges[:])

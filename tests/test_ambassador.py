@@ -1,5 +1,6 @@
 """The Ambassador Pack: one test (at least) per ruling of /work/shared/rules/README.md, "Other
-expansions and variants" (and the readings in ``projectl_sim.ambassador``), mostly by replaying
+expansions and variants" (and the readings in ``projectl_sim.expansions.ambassador_pack``),
+mostly by replaying
 the golden records ``tests/records/ambassador/*.json`` (built by ``tests/ambassador_records.py``,
 whose docstrings work the expectations out by hand). Then listing and sampling, views, random
 play with invariants, and the bots.
@@ -16,10 +17,19 @@ from state_util import play_steps
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
-from projectl_sim.actions import Ambassador, Insert, Master
-from projectl_sim.engine import FINISHING, REWARD_AMBASSADOR, GameState, new_game
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
+from projectl_sim.engine import FINISHING, GameState, new_game
+from projectl_sim.engine.actions import Master
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.ambassador_pack import (
+    REWARD_AMBASSADOR,
+    Ambassador,
+    ambassador_actions,
+    sample_ambassador,
+)
+from projectl_sim.expansions.ambassador_pack import ambassadors as ambassadors_of
+from projectl_sim.expansions.finesse import Insert
+from projectl_sim.expansions.finesse import credits as credits_of
 
 AMB = frozenset({"ambassador_pack"})
 TILES = finesse_test_tiles()
@@ -33,8 +43,8 @@ def run(name: str, n: int | None = None) -> GameState:
 
 def held(state: GameState, p: int = 0) -> tuple[int, int]:
     """Return ``(held, used)`` Ambassadors of a player."""
-    assert state.ambassadors is not None
-    return state.ambassadors.held[p], state.ambassadors.used[p]
+    assert ambassadors_of(state) is not None
+    return ambassadors_of(state).held[p], ambassadors_of(state).used[p]
 
 
 # -- the puzzles -----------------------------------------------------------------------------------
@@ -43,7 +53,7 @@ def test_the_pack_is_one_white_and_two_black_provisional_puzzles_rewarding_an_am
     pack = [p for p in cat.puzzles if p.expansion == "ambassador_pack"]
     assert sorted(p.colour for p in pack) == ["black", "black", "white"]
     assert all(p.provisional and p.gives_ambassador for p in pack)
-    t = new_game(Rules(expansions=AMB), seed=1).t
+    t = new_game(Rules(expansions=AMB), seed=1).tables
     assert [t.reward[p.index] for p in pack] == [REWARD_AMBASSADOR] * 3
 
 
@@ -123,11 +133,11 @@ def test_no_ambassador_during_finishing_touches_and_no_reward_then() -> None:
     assert state.phase == FINISHING and held(state) == (1, 0)
     w22 = state.catalogue.puzzle_index("W22")
     dom = state.catalogue.piece_index("domino")
-    mask = next(iter(state.t.place_actions(w22, state.t.recess[w22])[dom])).mask
+    mask = next(iter(state.tables.place_actions(w22, state.tables.recess[w22])[dom])).mask
     with pytest.raises(IllegalActionError, match="only Finishing Touches are allowed now"):
         state.check(0, Ambassador(((w22, dom, mask),)))
     assert not [a for a in state.legal_actions() if isinstance(a, Ambassador)]
-    assert list(state.ambassador_actions()) == []
+    assert list(ambassador_actions(state)) == []
     end = run("ambassador/finishing_touches")
     # W22 completed in Finishing Touches (its domino reward is not given either); the
     # Ambassador stays unused and scores nothing
@@ -140,16 +150,16 @@ def test_the_master_tile_counts_ambassador_pieces_and_insert_carries_an_ambassad
     # finesse_master_tile: round 3's tile is C02 ("Using Master": Master or Ambassador); the
     # Ambassador places 2 pieces (action 13): 2 Credits, inactive until the end of the turn
     name = "ambassador/finesse_master_tile"
-    assert run(name, 13).finesse.inactive[0] == 0  # type: ignore[union-attr]
+    assert credits_of(run(name, 13)).inactive[0] == 0  # type: ignore[union-attr]
     after = run(name, 14)
-    assert after.finesse is not None and after.finesse.inactive[0] == 2
-    assert run(name).finesse.active[0] == 2  # type: ignore[union-attr]
+    assert credits_of(after) is not None and credits_of(after).inactive[0] == 2
+    assert credits_of(run(name)).active[0] == 2  # type: ignore[union-attr]
     # Insert may carry an Ambassador: with 2 active Credits and an Ambassador (round 3, before
     # using it), the Insert is legal, listed, and leaves the 3 actions untouched
     state = run(name, 13)
-    assert state.finesse is not None
-    state.finesse.gain(0, 2)  # as if an earlier tile had paid
-    state.finesse.activate(0)
+    assert credits_of(state) is not None
+    credits_of(state).gain(0, 2)  # as if an earlier tile had paid
+    credits_of(state).activate(0)
     amb = next(a for a in state.legal_actions() if isinstance(a, Ambassador))
     assert Insert(amb) in state.legal_actions()
     left = state.actions_left
@@ -171,7 +181,7 @@ def test_the_solo_mastermind_taking_an_ambassador_puzzle_gets_nothing() -> None:
 def test_listing_reuses_master_enumeration_and_sampling_agrees() -> None:
     state = run("ambassador/use_twice", 36)  # two Ambassadors, three puzzles
     masters = list(state.master_actions())
-    ambassadors = list(state.ambassador_actions())
+    ambassadors = list(ambassador_actions(state))
     assert ambassadors and [a.placements for a in ambassadors] == [m.placements for m in masters]
     listed = state.legal_actions()
     assert set(ambassadors) <= set(listed)
@@ -183,20 +193,20 @@ def test_listing_reuses_master_enumeration_and_sampling_agrees() -> None:
     rng = random.Random(3)
     members = set(ambassadors)
     for _ in range(50):
-        sample = state.sample_ambassador(rng)
+        sample = sample_ambassador(state, rng)
         assert sample is not None and sample in members
     none_held = run("ambassador/use_twice", 25)
     assert held(none_held) == (2, 0) and not none_held.slots[0]  # held, but no puzzle held
-    assert list(none_held.ambassador_actions()) == []
-    assert none_held.sample_ambassador(rng) is None
+    assert list(ambassador_actions(none_held)) == []
+    assert sample_ambassador(none_held, rng) is None
     spent = run("ambassador/use_twice")
-    assert spent.sample_ambassador(rng) is None and list(spent.ambassador_actions()) == []
+    assert sample_ambassador(spent, rng) is None and list(ambassador_actions(spent)) == []
 
 
 def test_ambassadors_are_public_and_copied() -> None:
     state = run("ambassador/use_twice", 37)
     view = state.view(1)
-    assert view.ambassadors == state.ambassadors  # face up
+    assert ambassadors_of(view) == ambassadors_of(state)  # face up
     copy = state.copy()
     copy.step(0, next(a for a in copy.legal_actions() if isinstance(a, Master)))
     assert held(state) == (1, 1) and not state.master_used  # the original is untouched
@@ -232,7 +242,7 @@ def test_random_play_keeps_every_invariant_and_replays(
         rec = outcome.record_json()
         again = replay(rec).state
         assert again.final_scores() == outcome.state.final_scores()
-        assert rec["result"]["ambassadors"] == list(outcome.state.ambassadors.held)  # type: ignore[union-attr]
+        assert rec["result"]["ambassadors"] == list(ambassadors_of(outcome.state).held)  # type: ignore[union-attr]
         check_invariants(outcome.state.view(0))
     assert kinds["reward"] + kinds["place"] > 0
 
@@ -244,7 +254,7 @@ def test_random_and_greedy_use_ambassadors() -> None:
             state = play_game(
                 Rules(players=2, expansions=AMB), [make_bot(spec)] * 2, seed, record=False
             ).state
-            used[spec] += sum(state.ambassadors.used)  # type: ignore[union-attr]
+            used[spec] += sum(ambassadors_of(state).used)  # type: ignore[union-attr]
     assert used["random"] > 0 and used["greedy"] > 0, used
 
 

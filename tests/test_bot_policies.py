@@ -17,10 +17,10 @@ from bots import make_bot
 from bots.heuristics import cost_model
 from bots.solo_sense import after_take, mastermind_forecast, mastermind_points
 from projectl_sim import Rules, new_game, play_game
-from projectl_sim.actions import Master, Place, Recycle, Take, TakeDeck, Upgrade
 from projectl_sim.engine import OVER, PLAY, GameState
+from projectl_sim.engine.actions import Master, Place, Recycle, Take, TakeDeck, Upgrade
 from projectl_sim.errors import UsageError
-from projectl_sim.solo import mastermind_choice, unlock
+from projectl_sim.variants.solo import mastermind_choice, unlock
 
 WHITE = [f"W{i:02d}" for i in range(1, 33)]
 BLACK = [f"B{i:02d}" for i in range(1, 21)]

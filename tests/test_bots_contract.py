@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from records_util import new_trigger_tiles
 from state_util import snapshot
 
 from bots import REGISTRY, Bot, make_bot
 from projectl_sim import BotError, Rules, play_game
-from projectl_sim.actions import Take
 from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Take
 from projectl_sim.errors import UsageError
 
 # Every registered bot, with a small budget where it has one, plus every greedy preset.
@@ -75,6 +76,26 @@ def test_bot_plays_finesse_legally(spec: str, players: int) -> None:
         _plays_legally(spec, rules, seed + 7 * players)
 
 
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bot_plays_the_finesse_ambassador_tiles_legally(spec: str, players: int) -> None:
+    # finesse_ambassador=true: the shipped tiles with the pack's shuffled in (even seeds), and a
+    # tile set of only the pack's tiles and the Upgrade tiles (odd seeds), so that the new
+    # triggers count in every row (Insert, the "have" tiles, no unfinished puzzle)
+    games = 2 if spec.startswith("mcts") else 4
+    variant = "solo" if players == 1 else "standard"
+    for seed in range(games):
+        tiles = {"finesse_tiles": new_trigger_tiles()} if seed % 2 else {}
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions={"finesse"},
+            finesse_ambassador=True,
+            **tiles,
+        )
+        _plays_legally(spec, rules, seed + 13 * players)
+
+
 LINE_CLEAR = [
     (5, (), "interleave"),
     (5, ("finesse",), "white_first"),
@@ -136,8 +157,41 @@ def test_spec_errors_list_the_valid_choices() -> None:
         make_bot("greedy:speed=3")
     with pytest.raises(UsageError, match="not a float"):
         make_bot("greedy:reward=high")
-    with pytest.raises(UsageError, match=r"greedy:preset=wild is out of range \(valid: one of bal"):
+    with pytest.raises(UsageError, match=r"preset=wild is out of range \(valid: one of balanced"):
         make_bot("greedy:preset=wild")
+
+
+NONSENSE = {
+    "mcts:iterations=-5": "bot mcts: iterations=-5 is out of range (valid: a whole number >= 1)",
+    "mcts:iterations=0": "bot mcts: iterations=0 is out of range (valid: a whole number >= 1)",
+    "mcts:time=-1": "bot mcts: time=-1.0 is out of range (valid: a finite number >= 0",
+    "mcts:c=inf": "bot mcts: c=inf is out of range",
+    "mcts:scale=0": "bot mcts: scale=0.0 is out of range (valid: a finite number > 0)",
+    "mcts:anchor=top": "bot mcts: anchor=top is out of range (valid: one of root, leaf)",
+    "greedy:risk=nan": "bot greedy: risk=nan is out of range (valid: a finite number > 0)",
+    "greedy:min_held=-1": "bot greedy: min_held=-1 is out of range (valid: a whole number >= 0",
+    "greedy:reward=-0.5": "bot greedy: reward=-0.5 is out of range (valid: a finite number >= 0)",
+}
+
+
+@pytest.mark.parametrize("spec", list(NONSENSE))
+def test_nonsense_parameters_are_refused_naming_the_valid_range(spec: str) -> None:
+    with pytest.raises(UsageError) as info:
+        make_bot(spec)
+    assert str(info.value).startswith(NONSENSE[spec]) and "\n" not in str(info.value)
+
+
+def test_every_parameter_of_a_shipped_bot_declares_its_range() -> None:
+    for name in ("greedy", "mcts"):
+        cls = REGISTRY[name]
+        for key, entry in cls.params.items():
+            assert len(entry) == 3 and entry[2].accepts(entry[0]), (name, key)
+
+
+def test_a_bot_shows_the_value_it_uses() -> None:
+    assert repr(make_bot("mcts:iterations=050")) == "mcts"
+    assert repr(make_bot("mcts:iterations=7,time=0.50")) == "mcts:iterations=7,time=0.5"
+    assert repr(make_bot("greedy:risk=2")) == "greedy:risk=2.0"
 
 
 def test_greedy_repr_shows_preset_and_changed_weights() -> None:
@@ -201,7 +255,7 @@ def test_greedy_avoids_puzzles_it_cannot_finish_at_the_end() -> None:
         total = 0
         for seed in range(20):
             state = play_game(rules, [make_bot(spec), make_bot("greedy")], seed, record=False).state
-            total += sum(state.t.points[s[0]] for s in state.slots[0])
+            total += sum(state.tables.points[s[0]] for s in state.slots[0])
         return total / 20
 
     assert unfinished_points("greedy") <= 1.0

@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from projectl_sim.catalogue import (
-    Catalogue,
-    CatalogueError,
-    catalogue_from_dict,
-    load_catalogue,
-    mask_cells,
-    orientations,
-)
+from projectl_sim.catalogue import Catalogue, CatalogueError, mask_cells, orientations
+from projectl_sim.loading import catalogue_from_dict, load_catalogue
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "base_catalogue.json"
 

@@ -11,8 +11,8 @@ import pytest
 from bots import make_bot
 from projectl_sim import Rules, play_game
 from projectl_sim.engine import OVER, GameState
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
 from projectl_sim.rules import every_combination
 
 

@@ -1,5 +1,5 @@
 """The Endless White Deck: the ruling of /work/shared/rules/README.md ("Other expansions and
-variants") and the readings written in ``projectl_sim.endless``, by the golden records
+variants") and the readings written in ``projectl_sim.expansions.endless``, by the golden records
 ``tests/records/endless/*.json`` (built by ``tests/ambassador_records.py``), then the seed in
 setups and records, hidden information, invariants and random play with reshuffles.
 """
@@ -15,12 +15,14 @@ from records_util import ids, load, prefix
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game
-from projectl_sim.actions import WHITE
-from projectl_sim.endless import new_deck_order
 from projectl_sim.engine import FINISHING, HIDDEN, GameState, deal, setup_of
-from projectl_sim.invariants import InvariantError, check_invariants
-from projectl_sim.play import game_seeds
-from projectl_sim.record import RecordWriter, replay
+from projectl_sim.engine.actions import WHITE
+from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.record import RecordWriter, replay
+from projectl_sim.expansions.ambassador_pack import ambassadors as ambassadors_of
+from projectl_sim.expansions.endless import endless as endless_of
+from projectl_sim.expansions.endless import new_deck_order
+from projectl_sim.sim.play import game_seeds
 
 SEED = 20261129  # the records' reshuffle seed (tests/ambassador_records.py)
 
@@ -31,15 +33,15 @@ def run(name: str, n: int | None = None) -> GameState:
 
 
 def noted(state: GameState) -> list[list[str]]:
-    assert state.endless is not None
-    return [ids(state, cards) for cards in state.endless.noted]
+    assert endless_of(state) is not None
+    return [ids(state, cards) for cards in endless_of(state).noted]
 
 
 # -- the reshuffle ---------------------------------------------------------------------------------
 def test_an_empty_deck_with_nothing_completed_stays_empty_and_the_row_shrinks() -> None:
     # round 1: p0 takes W22, W23, W09 (the last draw empties the deck), p1 takes W10
     state = run("endless/reshuffle", 4)
-    assert state.decks[WHITE] == () and state.endless.reshuffles == 0  # type: ignore[union-attr]
+    assert state.decks[WHITE] == () and endless_of(state).reshuffles == 0  # type: ignore[union-attr]
     assert ids(state, state.rows[WHITE]) == ["W24", "W25", "W26"]
     assert "take blind from the white deck" not in [
         state.describe(a) for a in state.legal_actions()
@@ -52,14 +54,14 @@ def test_the_first_white_completion_reshuffles_and_fills_the_row() -> None:
     state = run("endless/reshuffle", 7)
     assert noted(state) == [["W22"], []] and state.piles[0] == ()
     assert ids(state, state.rows[WHITE]) == ["W24", "W25", "W26", "W22"]
-    assert state.decks[WHITE] == () and state.endless.reshuffles == 1  # type: ignore[union-attr]
+    assert state.decks[WHITE] == () and endless_of(state).reshuffles == 1  # type: ignore[union-attr]
     # W23 next (action 7): reshuffle 1, the row is full, so the new deck keeps it
     state = run("endless/reshuffle", 8)
     assert noted(state) == [["W22", "W23"], []] and ids(state, state.decks[WHITE]) == ["W23"]
     # W09 (action 8, 1 point) is completed while the deck has a card: no reshuffle
     state = run("endless/reshuffle", 9)
     assert ids(state, state.piles[0]) == ["W09"] and state.scores[0] == 1
-    assert state.endless.reshuffles == 2  # type: ignore[union-attr]
+    assert endless_of(state).reshuffles == 2  # type: ignore[union-attr]
 
 
 def test_the_action_that_empties_the_deck_reshuffles_every_pile_in_the_seeds_order() -> None:
@@ -73,7 +75,7 @@ def test_the_action_that_empties_the_deck_reshuffles_every_pile_in_the_seeds_ord
     cat = state.catalogue
     order = new_deck_order([cat.puzzle_index("W09"), cat.puzzle_index("W10")], SEED, 2)
     assert state.decks[WHITE] == order and ids(state, order) == ["W10", "W09"]
-    assert state.endless.reshuffles == 3  # type: ignore[union-attr]
+    assert endless_of(state).reshuffles == 3  # type: ignore[union-attr]
     # the points are kept: scores 1 and 1
     assert state.scores == [1, 1]
 
@@ -92,10 +94,10 @@ def test_points_and_the_completed_count_are_kept_to_the_end() -> None:
 
 
 def test_the_text_board_shows_notes_and_ambassadors() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     text = render(run("endless/ambassador_kept", 14))
-    assert "player 0: pile 2, completed 2 [], noted [AW01 AW01], Ambassadors 1," in text
+    assert "player 0: pile 2, completed 2 [], Ambassadors 1, noted [AW01 AW01]," in text
     view = render(run("endless/reshuffle", 12).view(1))
     assert "player 0: pile 0, completed 3 [], noted [? ? ?]," in view
 
@@ -107,17 +109,17 @@ def test_no_reshuffle_during_finishing_touches() -> None:
     assert before.phase == FINISHING and before.decks[WHITE] == ()
     end = run("endless/ambassador_kept")
     assert ids(end, end.piles[0]) == ["AW01"] and end.decks[WHITE] == ()
-    assert end.endless.reshuffles == 2  # type: ignore[union-attr]
+    assert endless_of(end).reshuffles == 2  # type: ignore[union-attr]
 
 
 def test_ambassadors_are_kept_across_a_reshuffle_and_a_puzzle_completes_again() -> None:
     # AW01 completed (action 7): an Ambassador, reshuffle 0 (AW01 back as the deck), taken blind
     state = run("endless/ambassador_kept", 8)
-    assert state.ambassadors is not None and state.ambassadors.held == (1, 0)
+    assert ambassadors_of(state) is not None and ambassadors_of(state).held == (1, 0)
     assert noted(state) == [["AW01"], []] and ids(state, state.decks[WHITE]) == ["AW01"]
     # round 3: the Ambassador is used on the new AW01, which completes again: a second one
     state = run("endless/ambassador_kept", 14)
-    assert state.ambassadors.held == (1, 0) and state.ambassadors.used == (1, 0)  # type: ignore[union-attr]
+    assert ambassadors_of(state).held == (1, 0) and ambassadors_of(state).used == (1, 0)  # type: ignore[union-attr]
     assert noted(state) == [["AW01", "AW01"], []] and state.scores[0] == 2
     result = load("endless/ambassador_kept")["result"]
     assert result["ambassadors"] == [1, 0] and result["completed"] == [3, 0]
@@ -155,8 +157,8 @@ def test_solo_has_no_endless_white_deck() -> None:
 def test_views_hide_the_seed_and_others_notes_and_redeal_draws_a_new_seed() -> None:
     state = run("endless/reshuffle", 12)
     view = state.view(1)
-    assert view.endless is not None and view.endless.seed is None
-    assert view.endless.noted == ((HIDDEN,) * 3, (state.catalogue.puzzle_index("W10"),))
+    assert endless_of(view) is not None and endless_of(view).seed is None
+    assert endless_of(view).noted == ((HIDDEN,) * 3, (state.catalogue.puzzle_index("W10"),))
     assert view.scores == [0, 1] and view.completed_count(0) == 3  # counts are public
     assert all(c == HIDDEN for c in view.decks[WHITE])
     check_invariants(view)
@@ -164,9 +166,9 @@ def test_views_hide_the_seed_and_others_notes_and_redeal_draws_a_new_seed() -> N
     rec = prefix(load("endless/reshuffle"), 12)
     rec["rules"]["known_victory_points"] = True
     assert Rules.from_json(rec["rules"]) == known
-    assert replay(rec).state.view(1).endless.noted == state.endless.noted  # type: ignore[union-attr]
+    assert endless_of(replay(rec).state.view(1)).noted == endless_of(state).noted  # type: ignore[union-attr]
     a, b = view.redeal(random.Random(1)), view.redeal(random.Random(2))
-    assert a.endless.seed is not None and a.endless.seed != b.endless.seed  # type: ignore[union-attr]
+    assert endless_of(a).seed is not None and endless_of(a).seed != endless_of(b).seed  # type: ignore[union-attr]
     assert len(a.decks[WHITE]) == len(state.decks[WHITE])
     assert set(a.decks[WHITE]) <= set(view.unseen_cards(WHITE))
 
@@ -199,7 +201,7 @@ def test_invariants_catch_a_missed_reshuffle_and_a_noted_score() -> None:
         check_invariants(broken)
     wrong = state.copy()
     wrong.scores[0] += 1
-    with pytest.raises(InvariantError, match="is not its pile's \\(and noted\\) points"):
+    with pytest.raises(InvariantError, match="is not its completed puzzles' points"):
         check_invariants(wrong)
 
 
@@ -248,11 +250,11 @@ def test_random_play_with_reshuffles_keeps_every_invariant_and_replays(
     reshuffles: Counter[int] = Counter()
     for seed in range(40):
         state, rec = short_white_game(rules, seed, whites=6 if players < 5 else 9)
-        reshuffles[state.endless.reshuffles] += 1  # type: ignore[union-attr]
+        reshuffles[endless_of(state).reshuffles] += 1  # type: ignore[union-attr]
         again = replay(rec).state
         assert again.final_scores() == state.final_scores()
-        assert again.endless == state.endless
-        assert rec["result"]["reshuffles"] == state.endless.reshuffles  # type: ignore[union-attr]
+        assert endless_of(again) == endless_of(state)
+        assert rec["result"]["reshuffles"] == endless_of(state).reshuffles  # type: ignore[union-attr]
     assert sum(k * v for k, v in reshuffles.items()) >= 40, reshuffles
 
 
@@ -261,16 +263,16 @@ def test_greedy_plays_a_long_endless_game() -> None:
     total = 0
     for seed in range(4):
         state, _ = short_white_game(rules, seed, whites=8, bots=["greedy", "random"])
-        total += state.endless.reshuffles  # type: ignore[union-attr]
+        total += endless_of(state).reshuffles  # type: ignore[union-attr]
         assert state.end_reason == "rules"
     assert total > 0
 
 
 def test_base_results_have_no_new_keys() -> None:
-    from projectl_sim.record import result_of
+    from projectl_sim.engine.record import result_of
 
     state = replay(load("scoring")).state
-    assert state.endless is None and state.ambassadors is None
+    assert endless_of(state) is None and ambassadors_of(state) is None
     assert set(result_of(state)) == {"scores", "winners", "completed", "end_reason", "rounds"}
 
 

@@ -8,14 +8,12 @@ from importlib import resources
 
 import pytest
 
-from projectl_sim.actions import Ambassador, Ghost, LevelUp, describe, from_json, to_json
-from projectl_sim.catalogue import (
-    EXPANSION_FILES,
-    base_catalogue,
-    catalogue_from_dict,
-    load_catalogue,
-)
+from projectl_sim.catalogue import EXPANSION_FILES
+from projectl_sim.engine.actions import describe, from_json, to_json
 from projectl_sim.errors import RecordError, RulesError
+from projectl_sim.expansions.ambassador_pack import Ambassador
+from projectl_sim.expansions.ghost_piece import Ghost, LevelUp
+from projectl_sim.loading import base_catalogue, catalogue_from_dict, load_catalogue
 from projectl_sim.rules import Rules
 
 BASE_FILE = "data/base_catalogue.json"

@@ -24,12 +24,10 @@ from projectl_sim.catalogue import (
     LEVEL_UP_2,
     Catalogue,
     CatalogueError,
-    base_catalogue,
-    catalogue_from_dict,
-    load_catalogue,
     orientations,
 )
 from projectl_sim.fill import admits_ghost, can_tile, can_tile_using, plan, tiling_index
+from projectl_sim.loading import base_catalogue, catalogue_from_dict, combine, load_catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = frozenset(EXPANSIONS)
@@ -254,7 +252,7 @@ def test_combining_is_in_a_fixed_order_and_cached() -> None:
     phoenix = load_catalogue(expansions=["phoenix"])
     assert len(phoenix.pieces) == 9 and phoenix.ghost_pieces == ()
     assert phoenix.expansion_features() == ()  # 6-point puzzles need no new engine rule
-    assert base_catalogue().combine() is not base_catalogue()
+    assert combine(base_catalogue(), []) is not base_catalogue()
 
 
 def test_a_user_file_replaces_a_provisional_set(tmp_path: Path) -> None:
@@ -348,7 +346,7 @@ def test_play_and_run_refuse_expansion_content_without_its_expansion(
 ) -> None:
     from projectl_sim.cli import main
     from projectl_sim.errors import ProjectLError
-    from projectl_sim.runner import RunSpec, configurations
+    from projectl_sim.sim.spec import RunSpec, configurations
 
     data = base_raw()
     data["puzzles"][0]["reward"] = LEVEL_UP_1

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiling_util import assert_tiling, supply
 
-from projectl_sim.catalogue import Catalogue, CatalogueError, catalogue_from_dict, cell_mask
+from projectl_sim.catalogue import Catalogue, CatalogueError, cell_mask
 from projectl_sim.fill import (
     FillResult,
     TilingIndex,
@@ -27,6 +27,7 @@ from projectl_sim.fill import (
     puzzle_empty,
     tiling_index,
 )
+from projectl_sim.loading import catalogue_from_dict
 
 NINE = 9
 

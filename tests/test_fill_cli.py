@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from projectl_sim import fill_cli
 from projectl_sim.catalogue import Catalogue, cells_to_mask
+from projectl_sim.cli import puzzles as fill_cli
 from projectl_sim.errors import ProjectLError, UsageError
 
 

@@ -17,32 +17,26 @@ from state_util import listing_matches_check
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, Rules, play_game
-from projectl_sim.actions import (
-    Action,
-    Ghost,
-    Insert,
-    LevelUp,
-    Place,
-    TakeBasic,
-    Upgrade,
-    from_json,
-)
-from projectl_sim.catalogue import base_catalogue, cell_mask, load_catalogue
-from projectl_sim.engine import (
-    FINISHING,
+from projectl_sim.catalogue import cell_mask
+from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, new_game, shortage_options
+from projectl_sim.engine import tables_of as tables
+from projectl_sim.engine.actions import Action, Place, TakeBasic, Upgrade, from_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
+from projectl_sim.expansions.finesse import Insert, level_up_count, pink_count
+from projectl_sim.expansions.finesse import credits as credits_of
+from projectl_sim.expansions.ghost_piece import (
     LEVEL_UP,
-    OVER,
-    PLAY,
-    GameState,
-    new_game,
-    shortage_options,
-    tables,
+    Ghost,
+    LevelUp,
+    ghost_tables,
+    ghost_takes,
+    level_up_actions,
+    sample_ghost,
 )
+from projectl_sim.expansions.ghost_piece import ghosts as ghosts_of
 from projectl_sim.fill import can_tile
-from projectl_sim.finesse import pink_count
-from projectl_sim.ghost import ghost_tables
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.loading import base_catalogue, load_catalogue
 
 CAT = load_catalogue(expansions=["ghost_piece"])
 P = {p.id: p.index for p in CAT.pieces}
@@ -204,13 +198,13 @@ COMPLETE_GB02 = 15
 
 def test_a_double_level_up_opens_two_steps_over_the_supply_with_the_pieces_returned() -> None:
     state = run("level_up_same_piece_to_ghost", COMPLETE_GB02)
-    assert state.phase == LEVEL_UP and state.current == 0 and state.ghost is not None
-    assert state.ghost.steps == 2 and state.actions_left == 0
+    assert state.phase == LEVEL_UP and state.current == 0 and ghosts_of(state) is not None
+    assert ghosts_of(state).steps == 2 and state.actions_left == 0
     assert ids(state, state.piles[0]) == ["GB02"] and state.scores[0] == 3
     # the domino and the two tri_I placed on GB02 are back in the supply to level up
     assert supply(state, 0) == {"domino": 1, "tri_I": 2}
     acts = state.legal_actions()
-    assert acts == state.level_up_actions()
+    assert acts == level_up_actions(state)
     assert [(names([a.give])[0], names([a.get])[0]) for a in acts[:-1]] == [
         ("domino", "tri_I"),
         ("domino", "tri_L"),
@@ -235,9 +229,9 @@ def test_a_double_level_up_opens_two_steps_over_the_supply_with_the_pieces_retur
 def test_double_level_up_of_the_same_piece_reaches_a_ghost() -> None:
     # step 1: tri_I -> tet_I; step 2 upgrades that tet_I to pent_L (a Level Up reaches level 5)
     mid = run("level_up_same_piece_to_ghost", COMPLETE_GB02 + 1)
-    assert mid.phase == LEVEL_UP and mid.ghost is not None and mid.ghost.steps == 1
+    assert mid.phase == LEVEL_UP and ghosts_of(mid) is not None and ghosts_of(mid).steps == 1
     assert supply(mid, 0) == {"domino": 1, "tri_I": 1, "tet_I": 1}
-    ghosts_offered = {names([a.get])[0] for a in mid.level_up_actions() if a.give == P["tet_I"]}
+    ghosts_offered = {names([a.get])[0] for a in level_up_actions(mid) if a.give == P["tet_I"]}
     assert ghosts_offered == {"pent_P", "pent_U", "pent_L"}
     after = run("level_up_same_piece_to_ghost", COMPLETE_GB02 + 2)
     assert supply(after, 0) == {"domino": 1, "tri_I": 1, "pent_L": 1}
@@ -248,8 +242,12 @@ def test_double_level_up_of_the_same_piece_reaches_a_ghost() -> None:
     # p1 completes GB01 (↑: one step), levels its domino up to a tri_L; then p0's turn
     end = run("level_up_same_piece_to_ghost")
     assert supply(end, 1) == {"tri_I": 2, "tri_L": 1}
-    assert end.ghost is not None
-    assert (end.ghost.earned, end.ghost.levelled, end.ghost.forgone) == ([2, 1], [2, 1], [0, 0])
+    assert ghosts_of(end) is not None
+    assert (ghosts_of(end).earned, ghosts_of(end).levelled, ghosts_of(end).forgone) == (
+        [2, 1],
+        [2, 1],
+        [0, 0],
+    )
 
 
 def test_double_level_up_of_two_pieces_and_a_declined_single() -> None:
@@ -258,17 +256,20 @@ def test_double_level_up_of_two_pieces_and_a_declined_single() -> None:
     assert supply(end, 0) == {"mono": 1, "tri_I": 1, "tri_L": 1, "tet_O": 1}
     # p1 declined its ↑: its pieces are as GB01 gave them back
     assert supply(end, 1) == {"domino": 1, "tri_I": 2}
-    assert end.ghost is not None
-    assert (end.ghost.levelled, end.ghost.forgone) == ([2, 0], [0, 1])
+    assert ghosts_of(end) is not None
+    assert (ghosts_of(end).levelled, ghosts_of(end).forgone) == ([2, 0], [0, 1])
 
 
 def test_a_declined_first_step_leaves_the_second_open() -> None:
     mid = run("level_up_decline", COMPLETE_GB02 + 1)
-    assert mid.phase == LEVEL_UP and mid.ghost is not None and mid.ghost.steps == 1
+    assert mid.phase == LEVEL_UP and ghosts_of(mid) is not None and ghosts_of(mid).steps == 1
     assert supply(mid, 0) == {"domino": 1, "tri_I": 2}
     end = run("level_up_decline")
     assert supply(end, 0) == {"domino": 1, "tri_I": 1, "tet_T": 1}
-    assert end.ghost is not None and (end.ghost.levelled[0], end.ghost.forgone[0]) == (1, 1)
+    assert ghosts_of(end) is not None and (
+        ghosts_of(end).levelled[0],
+        ghosts_of(end).forgone[0],
+    ) == (1, 1)
 
 
 def test_rewards_resolve_in_the_order_the_puzzles_were_taken() -> None:
@@ -293,14 +294,18 @@ def test_a_level_up_step_with_nothing_to_take_lapses() -> None:
     state.reserve = [0] * len(CAT.pieces)
     state.apply(action("level_up_two_pieces", COMPLETE_GB02 - 1))
     assert state.phase == PLAY and state.current == 1
-    assert state.ghost is not None
-    assert (state.ghost.earned[0], state.ghost.forgone[0], state.ghost.levelled[0]) == (2, 2, 0)
+    assert ghosts_of(state) is not None
+    assert (
+        ghosts_of(state).earned[0],
+        ghosts_of(state).forgone[0],
+        ghosts_of(state).levelled[0],
+    ) == (2, 2, 0)
     # a ⇈ whose first step is declined and whose second has nothing left to take
     opened = run("level_up_two_pieces", COMPLETE_GB02)
     opened.reserve = [0] * len(CAT.pieces)
     opened.apply(LevelUp(None, None))
     assert opened.phase == PLAY and opened.current == 1
-    assert opened.ghost is not None and opened.ghost.forgone[0] == 2
+    assert ghosts_of(opened) is not None and ghosts_of(opened).forgone[0] == 2
 
 
 def test_level_up_reserve_shortage() -> None:
@@ -308,7 +313,7 @@ def test_level_up_reserve_shortage() -> None:
     i = index_of("shortage", "level_up")
     state = run("shortage", i)
     assert state.phase == LEVEL_UP and reserve(state)["domino"] == 0
-    mono_gets = {names([a.get])[0] for a in state.level_up_actions() if a.give == P["mono"]}
+    mono_gets = {names([a.get])[0] for a in level_up_actions(state) if a.give == P["mono"]}
     assert mono_gets == {"tri_I", "tri_L"}  # one level higher is empty: the next level
     with pytest.raises(IllegalActionError, match="the reserve has no domino"):
         state.check(0, LevelUp(P["mono"], P["domino"]))
@@ -321,7 +326,7 @@ def test_ghost_decomposition_reserve_shortage() -> None:
     i = index_of("shortage", "ghost")
     state = run("shortage", i)
     assert reserve(state)["domino"] == 0 and state.supply[0][P["pent_U"]] == 1
-    takes = {names(t) for t in state.ghost_takes(P["pent_U"])}
+    takes = {names(t) for t in ghost_takes(state, P["pent_U"])}
     # domino + tri_L: the domino is replaced by a level-3 or level-1 piece (no level 2 is left)
     assert {("tri_L", "tri_L"), ("tri_I", "tri_L"), ("tri_L", "mono")} <= takes
     assert ("tet_L", "mono") in takes and ("mono",) * 5 in takes
@@ -342,7 +347,7 @@ def test_the_level_4_shortage_of_a_ghost_action_never_takes_a_ghost() -> None:
     for p in CAT.pieces:
         if p.level == 4:
             state.reserve[p.index] = 0
-    takes = [names(t) for t in state.ghost_takes(P["pent_U"])]
+    takes = [names(t) for t in ghost_takes(state, P["pent_U"])]
     assert ("tri_I", "mono") in takes and ("mono", "mono") in takes
     assert not any(CAT.pieces[P[x]].level >= 4 for t in takes for x in t)
 
@@ -361,7 +366,11 @@ def test_a_ghost_action_places_new_pieces_one_per_puzzle_and_completes_a_puzzle(
     assert ids(after, after.piles[0]) == ["GW01", "GW04"]
     assert supply(after, 0) == {"mono": 1, "domino": 3, "tri_L": 1}
     assert reserve(after)["pent_U"] == 10
-    assert after.actions_left == 1 and after.ghost is not None and after.ghost.exchanges[0] == 1
+    assert (
+        after.actions_left == 1
+        and ghosts_of(after) is not None
+        and ghosts_of(after).exchanges[0] == 1
+    )
     end = run("ghost_action")
     assert ids(end, end.piles[0]) == ["GW01", "GW04", "GW02"] and end.current == 1
 
@@ -399,7 +408,7 @@ def test_ghost_actions_listed_are_what_check_accepts() -> None:
         state.check(0, a)
     rng = random.Random(3)
     for _ in range(200):
-        assert state.sample_ghost(rng) in set(ghosts)
+        assert sample_ghost(state, rng) in set(ghosts)
 
 
 def test_no_ghost_action_during_finishing_touches() -> None:
@@ -414,7 +423,7 @@ def test_no_ghost_action_during_finishing_touches() -> None:
     end = run("finishing")
     assert end.phase == OVER and ids(end, end.piles[0]) == ["GW01", "GB02"]
     assert end.final_scores() == [3 - 2, 0]
-    assert end.ghost is not None and end.ghost.earned == [0, 0]
+    assert ghosts_of(end) is not None and ghosts_of(end).earned == [0, 0]
     check_invariants(end)
 
 
@@ -466,19 +475,51 @@ def test_exchange_only_keeps_ghosts_out_of_puzzles() -> None:
 
 # -- Finesse ---------------------------------------------------------------------------------------
 def test_finesse_place_tile_counts_the_pieces_a_ghost_action_places() -> None:
-    # ghost/finesse_place_tile: round 3's tile is C07 (pink, 1 Credit per domino or tri_I
-    # placed); the Ghost action places two dominoes (2 Credits); the mono completing GW02 pays
-    # nothing; GW01's domino was placed in round 2 (a face-down tile: nothing)
+    # ghost/finesse_place_tile: round 3's tile is C07 (pink, 1 Credit per mono, domino, tri_I
+    # or tri_L placed); the Ghost action places two dominoes (2 Credits; its completion of GW04
+    # is no placement); the mono completing GW02 pays 1; GW01's domino and tri_L were placed in
+    # round 2 (a face-down tile: nothing)
     state = run("finesse_place_tile", 14)
-    assert state.finesse is not None and state.finesse.inactive[0] == 2
+    assert credits_of(state) is not None and credits_of(state).inactive[0] == 2
     end = run("finesse_place_tile")
-    assert end.finesse is not None and end.finesse.active[0] == 2
+    assert credits_of(end) is not None and credits_of(end).active[0] == 3
+
+
+# ghost/finesse_level_up_tile: level_up_two_pieces under C06 (the second Upgrade tile) in round
+# 3. Round 3: p0's Places 12-14 (the third completes GB02, ⇈), its steps 15-16; p1's Places
+# 17-19 (the third completes GB01, ↑), its decline 20; round 4: p0's mono 21.
+def test_finesse_upgrade_tile_pays_each_level_up_received() -> None:
+    # rulings, Set C (C05/C06): +1 per ↑ and +2 per ⇈ received, paid as the reward comes up
+    # (pink: inactive until the turn ends), whether its steps are used or declined
+    assert credits_of(run("finesse_level_up_tile", 14)).inactive == [0, 0]  # type: ignore[union-attr]
+    opened = run("finesse_level_up_tile", 15)
+    assert opened.phase == LEVEL_UP and credits_of(opened) is not None
+    assert credits_of(opened).inactive[0] == 2  # ⇈ received: 2, before any step is taken
+    after_steps = run("finesse_level_up_tile", 17)  # the steps are no Upgrade actions
+    assert credits_of(after_steps) is not None and credits_of(after_steps).active[0] == 2
+    declined = run("finesse_level_up_tile", 21)  # p1's ↑, declined, still paid 1
+    assert credits_of(declined) is not None
+    assert credits_of(declined).active == [2, 1] and credits_of(declined).inactive == [0, 0]
+    assert ghosts_of(declined) is not None and ghosts_of(declined).forgone[1] == 1
+    check_invariants(declined)
+
+
+def test_finesse_level_up_is_not_paid_by_another_round_or_tile() -> None:
+    # the same game with the Upgrade tile in round 4 (round 3: C02, Master): round 3 pays none
+    rec = load("ghost/finesse_level_up_tile")
+    rec["setup"]["finesse_tiles"] = ["A01", "A02", "C02", "C06", "B01", "B02"]
+    rec["setup"]["finesse_tiles"] += ["C01", "C03", "C04", "C05"]
+    state = replay(prefix(rec, 21)).state
+    assert credits_of(state) is not None and credits_of(state).active == [0, 0]
+    assert credits_of(state).inactive == [0, 0]
+    assert level_up_count("upgrade", 2) == 2
+    assert all(level_up_count(k, 2) == 0 for k in ("place", "master", "complete", "take"))
 
 
 def test_finesse_pink_tiles_read_a_ghost_action() -> None:
     state = run("ghost_action", 13)
     ghost = action("ghost_action", 13)
-    t = state.t
+    t = state.tables
     slots = state.slots[0]
     domino = frozenset({P["domino"]})
     assert pink_count("place", domino, ghost, slots, t.recess) == 2
@@ -493,7 +534,7 @@ def test_an_insert_carries_a_ghost_action_unless_it_is_free(free: bool) -> None:
     if free:
         rec = with_rules(rec, ghost_action="free")
     state = replay(prefix(rec, 13)).state
-    fin = state.finesse
+    fin = credits_of(state)
     assert fin is not None
     fin.active[0] += 2  # two active Credits (from the bank): an Insert is open
     fin.earned[0] += 2
@@ -509,8 +550,8 @@ def test_an_insert_carries_a_ghost_action_unless_it_is_free(free: bool) -> None:
     state.check(0, Insert(ghost))
     left = state.actions_left
     state.step(0, Insert(ghost))
-    assert state.actions_left == left and state.finesse is not None
-    assert state.finesse.inserts[0] == 1
+    assert state.actions_left == left and credits_of(state) is not None
+    assert credits_of(state).inserts[0] == 1
     check_invariants(state)
 
 
@@ -519,7 +560,7 @@ def test_solo_mastermind_takes_a_level_up_puzzle_for_nothing() -> None:
     state = run("solo_mastermind")
     assert state.solo is not None and ids(state, state.solo.opponent_pile) == ["GB10"]
     assert state.solo.opponent_score == 5 and state.phase == PLAY
-    assert state.ghost is not None and state.ghost.earned == [0]
+    assert ghosts_of(state) is not None and ghosts_of(state).earned == [0]
     check_invariants(state)
 
 
@@ -537,14 +578,14 @@ def test_solo_random_locks_are_never_ghosts() -> None:
 def test_views_and_copies_carry_the_ghost_block() -> None:
     state = run("level_up_same_piece_to_ghost", COMPLETE_GB02)
     view = state.view(1)
-    assert view.ghost is not None and view.ghost is not state.ghost
-    assert view.phase == LEVEL_UP and view.ghost.steps == 2  # the Level Up is public
+    assert ghosts_of(view) is not None and ghosts_of(view) is not ghosts_of(state)
+    assert view.phase == LEVEL_UP and ghosts_of(view).steps == 2  # the Level Up is public
     copy = state.copy()
     copy.apply(LevelUp(None, None))
-    assert copy.ghost is not None and state.ghost is not None
-    assert state.ghost.steps == 2 and state.ghost.forgone == [0, 0]
-    assert copy.ghost.steps == 1 and copy.ghost.forgone == [1, 0]
-    assert new_game(Rules(players=2), seed=1).ghost is None
+    assert ghosts_of(copy) is not None and ghosts_of(state) is not None
+    assert ghosts_of(state).steps == 2 and ghosts_of(state).forgone == [0, 0]
+    assert ghosts_of(copy).steps == 1 and ghosts_of(copy).forgone == [1, 0]
+    assert ghosts_of(new_game(Rules(players=2), seed=1)) is None
 
 
 def _ghost_candidates(state: GameState) -> list[Any]:

@@ -19,11 +19,13 @@ from state_util import listing_matches_check
 from bots import make_bot
 from bots.heuristics import remaining_actions
 from projectl_sim import IllegalActionError, RecordError, Rules, new_game, play_game
-from projectl_sim.actions import Insert, Recycle, Take, TakeBasic, TakeDeck, Upgrade
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, setup_of
-from projectl_sim.invariants import InvariantError, check_invariants
-from projectl_sim.line_clear import actions_left, sides
-from projectl_sim.record import replay, summary_json
+from projectl_sim.engine.actions import Recycle, Take, TakeBasic, TakeDeck, Upgrade
+from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.expansions.finesse import Insert
+from projectl_sim.expansions.finesse import credits as credits_of
+from projectl_sim.variants.line_clear import actions_left, sides
 
 LC5 = Rules(players=5, variant="line_clear")
 LC6 = Rules(players=6, variant="line_clear", expansions={"phoenix"})
@@ -280,8 +282,8 @@ def test_the_round_cap_and_stall_detection_count_line_clear_rounds() -> None:
 
 # -- Finesse Line Clear ----------------------------------------------------------------------------
 def credits(state: GameState, p: int) -> tuple[int, int]:
-    assert state.finesse is not None
-    return state.finesse.active[p], state.finesse.inactive[p]
+    assert credits_of(state) is not None
+    return credits_of(state).active[p], credits_of(state).inactive[p]
 
 
 def test_finesse_tiles_advance_per_line_clear_round() -> None:
@@ -363,7 +365,7 @@ def test_check_invariants_notices_a_broken_line_clear_table() -> None:
 
 
 def test_replay_summary_and_render_show_the_four_rows_and_the_markers() -> None:
-    from projectl_sim.render import render
+    from projectl_sim.engine.render import render
 
     state = run("markers", 7)
     text = render(state.view(3))
@@ -373,7 +375,7 @@ def test_replay_summary_and_render_show_the_four_rows_and_the_markers() -> None:
     )
     for title in ("left white row", "left black row", "right white row", "right black row"):
         assert title in text
-    from projectl_sim.record import Replay
+    from projectl_sim.engine.record import Replay
 
     out = summary_json(Replay(state, 7, []))
     assert out["line_clear"]["markers"] == {"white": 2, "black": 4}
@@ -443,8 +445,8 @@ def _candidates(state: GameState):
             if side[colour]:
                 yield Recycle(colour, tuple(reversed(side[colour])))
     yield TakeBasic()
-    for give in range(state.t.n_pieces):
-        for get in range(state.t.n_pieces):
+    for give in range(state.tables.n_pieces):
+        for get in range(state.tables.n_pieces):
             yield Upgrade(give, get)
 
 
@@ -496,7 +498,7 @@ def test_a_finesse_insert_is_one_step_of_the_alternation() -> None:
     # (seat 2) moves next (interleave)
     rules = Rules(players=5, variant="line_clear", expansions={"finesse"})
     state = new_game(rules, seed=4)
-    fin = state.finesse
+    fin = credits_of(state)
     assert fin is not None and markers(state) == (state.first_player, (state.first_player + 2) % 5)
     white, black = markers(state)
     fin.active[white] = fin.earned[white] = 2

@@ -15,6 +15,7 @@ from bots.mcts import score_estimate
 from projectl_sim import Rules, play_game
 from projectl_sim.engine import HIDDEN, PLAY, GameState, deal, new_game
 from projectl_sim.errors import UsageError
+from projectl_sim.expansions.endless import endless as endless_of
 
 TINY = "mcts:iterations=6"
 
@@ -99,17 +100,19 @@ def test_a_world_is_consistent_with_the_view(players: int) -> None:
         assert world.piles[me] == view.piles[me] and world.scores[me] == view.scores[me]
         for q in range(players):
             assert len(world.piles[q]) == len(view.piles[q])
-            assert world.scores[q] == sum(world.t.points[c] for c in world.piles[q])
+            assert world.scores[q] == sum(world.tables.points[c] for c in world.piles[q])
         for d, v in zip(world.decks, view.decks, strict=True):
             assert len(d) == len(v) and HIDDEN not in d
         for colour in (0, 1):
-            assert all(world.t.is_black[c] == colour for c in world.decks[colour])
+            assert all(world.tables.is_black[c] == colour for c in world.decks[colour])
         # every card is in one place only; all the whites are in play, and as many blacks as in
         # the real game (which blacks were left out of the game is unseen too)
         cards = _cards(world)
         assert max(cards.values()) == 1
-        whites = {c for c in cards if not world.t.is_black[c]}
-        assert whites == {c for c in range(len(world.t.points)) if not world.t.is_black[c]}
+        whites = {c for c in cards if not world.tables.is_black[c]}
+        assert whites == {
+            c for c in range(len(world.tables.points)) if not world.tables.is_black[c]
+        }
         assert len(cards) == sum(_cards(state).values())
 
 
@@ -121,19 +124,19 @@ def test_a_world_guesses_the_noted_white_puzzles_of_the_endless_white_deck() -> 
     setup["white_deck"] = setup["white_deck"][:6]
     state = new_game(rules, setup=setup)
     bot, rng = make_bot("random"), random.Random(4)
-    while not state.is_over and not state.endless.noted[1 - state.current]:  # type: ignore[union-attr]
+    while not state.is_over and not endless_of(state).noted[1 - state.current]:  # type: ignore[union-attr]
         state.step(state.current, bot(state.view(state.current), rng))
     assert not state.is_over
     me, other = state.current, 1 - state.current
     view = state.view(me)
-    assert HIDDEN in view.endless.noted[other]  # type: ignore[union-attr]
+    assert HIDDEN in endless_of(view).noted[other]  # type: ignore[union-attr]
     whites = set(state.catalogue.of_colour("white"))
     for seed in range(5):
         world = determinize(view, random.Random(seed))
-        noted = world.endless.noted[other]  # type: ignore[union-attr]
-        assert len(noted) == len(state.endless.noted[other]) and set(noted) <= whites
-        assert world.endless.noted[me] == state.endless.noted[me]  # type: ignore[union-attr]
-        points = world.t.points
+        noted = endless_of(world).noted[other]  # type: ignore[union-attr]
+        assert len(noted) == len(endless_of(state).noted[other]) and set(noted) <= whites
+        assert endless_of(world).noted[me] == endless_of(state).noted[me]  # type: ignore[union-attr]
+        points = world.tables.points
         # the noted puzzles count in the guessed score, as they do in the real one
         assert world.scores[other] == sum(points[c] for c in (*world.piles[other], *noted))
         assert world.scores[other] >= len(noted) * min(points[c] for c in whites)
@@ -161,8 +164,8 @@ def test_a_world_deals_the_hidden_piles_from_the_unseen_cards_only() -> None:
         world = determinize(view, random.Random(seed))
         assert not seen & set(world.piles[1 - me])
         # the number of white cards in the hidden pile is known, not guessed
-        whites = sum(not state.t.is_black[c] for c in world.piles[1 - me])
-        assert whites == sum(not state.t.is_black[c] for c in state.piles[1 - me])
+        whites = sum(not state.tables.is_black[c] for c in world.piles[1 - me])
+        assert whites == sum(not state.tables.is_black[c] for c in state.piles[1 - me])
 
 
 def test_score_estimate_is_the_final_score_once_the_game_is_over() -> None:
@@ -207,6 +210,6 @@ def test_a_leaf_anchored_horizon_lets_rollouts_see_as_far_from_every_leaf() -> N
 
 def test_an_unknown_anchor_is_a_usage_error() -> None:
     with pytest.raises(
-        UsageError, match=r"mcts:anchor=middle is out of range \(valid: one of root, leaf\)"
+        UsageError, match=r"anchor=middle is out of range \(valid: one of root, leaf"
     ):
         make_bot("mcts:anchor=middle")

@@ -12,10 +12,10 @@ from records_util import ids, load, prefix, supply
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
-from projectl_sim.catalogue import base_catalogue
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay
 from projectl_sim.fill import can_tile
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay
+from projectl_sim.loading import base_catalogue
 
 PHOENIX = frozenset({"phoenix"})
 
@@ -104,5 +104,5 @@ def test_greedy_completes_phoenix_puzzles() -> None:
     done = 0
     for seed in range(6):
         state = play_game(rules, [make_bot("greedy")] * 2, seed, record=False).state
-        done += sum(state.t.points[c] == 6 for pile in state.piles for c in pile)
+        done += sum(state.tables.points[c] == 6 for pile in state.piles for c in pile)
     assert done > 0

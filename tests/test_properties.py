@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from projectl_sim import Rules
-from projectl_sim.actions import Finish, from_json, to_json
-from projectl_sim.catalogue import SIZE, base_catalogue, mask_cells, orientations
+from projectl_sim.catalogue import SIZE, mask_cells, orientations
 from projectl_sim.engine import FINISHING, OVER, PLAY, new_game
-from projectl_sim.invariants import check_invariants
+from projectl_sim.engine.actions import Finish, from_json, to_json
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.loading import base_catalogue
 
 CAT = base_catalogue()
 
@@ -87,7 +88,7 @@ def test_upgrade_and_basic_piece_follow_the_rulings_for_any_reserve(
     state = new_game(Rules(players=2), seed=1)
     state.supply[state.current][:] = supply
     state.reserve[:] = reserve
-    levels = [p.level for p in state.t.cat.pieces]
+    levels = [p.level for p in state.tables.cat.pieces]
     expected = set()
     for give, held in enumerate(supply):
         if not held:
@@ -100,7 +101,7 @@ def test_upgrade_and_basic_piece_follow_the_rulings_for_any_reserve(
                 expected.add((give, get))
     listed = [(a.give, a.get) for a in state.upgrade_actions()]  # type: ignore[attr-defined]
     assert len(listed) == len(set(listed)) and set(listed) == expected
-    mono = state.t.mono
+    mono = state.tables.mono
     basic = [p for p in range(9) if reserve[p] and levels[p] == 1] or [
         p for p in range(9) if reserve[p] and levels[p] == 2
     ]

@@ -57,12 +57,17 @@ def test_fit_recovers_the_strengths_of_an_exact_win_matrix() -> None:
     np.testing.assert_allclose(fitted, theta - theta.mean(), atol=1e-8)
 
 
-def test_a_bot_that_never_wins_gets_a_finite_lowest_rating() -> None:
+def test_a_bot_that_never_wins_is_unbounded_below_not_given_a_finite_rating() -> None:
+    # a beat b five times and never lost; c lost its only game to b: no finite maximum for
+    # either, whatever prior would make one up (it used to say c = -1104 [-1157, -1073])
     seats, _ = make_tables([G(["a", "b"], [9, 1], [1, 2])] * 5 + [G(["b", "c"], [5, 4], [1, 2])])
-    ratings = pa_.bradley_terry(seats)
-    assert list(ratings["bot"]) == ["a", "b", "c"]
-    assert np.isfinite(ratings["rating"]).all()
-    assert ratings["ci_low"].isna().all()  # no rng: no bootstrap
+    ratings = pa_.bradley_terry(seats, rng=np.random.default_rng(3), n_boot=50).set_index("bot")
+    assert list(ratings.index) == ["a", "b", "c"]
+    assert ratings.loc["a", "rating"] == math.inf and ratings.loc["c", "rating"] == -math.inf
+    assert ratings.loc["c", "note"] == "no wins: unbounded below"
+    assert ratings.loc["a", "note"] == "no losses: unbounded above"
+    assert ratings.loc["c", "ci_high"] == -math.inf  # no interval pretends to bound it
+    assert ratings.loc["b", "rating"] == 0 and ratings.loc["b", "note"] == ""
 
 
 def _plackett_luce_games(

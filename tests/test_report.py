@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import matplotlib.image as mpimg
 import pytest
 
-from projectl_sim import runner
 from projectl_sim.cli import main
+from projectl_sim.sim import runner
+from projectl_sim.sim import spec as run_spec
 
 
 class _Page(HTMLParser):
@@ -46,7 +45,7 @@ class _Page(HTMLParser):
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "run"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {"bots": ["greedy,random"], "players": [2, 3], "games": 6, "seed": 8, "records": "sample:4"}
     )
     runner.run(spec, out, options=runner.RunOptions(jobs=1, quiet=True))
@@ -56,7 +55,7 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def solo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "solo"
-    spec = runner.RunSpec.from_mapping(
+    spec = run_spec.RunSpec.from_mapping(
         {
             "bots": ["greedy"],
             "players": [1],
@@ -79,14 +78,18 @@ def test_report_is_one_self_contained_page(small_run: Path, tmp_path: Path, caps
     page = _Page()
     page.feed(text)
     assert page.links == []  # no stylesheet, script or image fetched from elsewhere
-    for section in ("Win rates", "Seat advantage", "Balance by configuration", "Strategy"):
-        assert section in page.headings
-    assert "Ratings and head to head" in page.headings
+    answers = [
+        "Seat advantage per configuration",
+        "Effects against the base game",
+        "Ratings and head to head",
+        "Time per decision",
+    ]
+    details = ["Win rates", "Balance by configuration", "Strategy"]
+    assert [h for h in page.headings if h in answers + details] == answers + details
     assert "Solo" not in page.headings and "Credits (Finesse)" not in page.headings
-    assert (
-        page.tags.count("table") == 7
-    )  # overview, win rates, seats, balance, ratings, strategy x2
-    assert len(page.images) >= 12
+    assert page.tags.count("table") >= 7  # overview, ratings, head to head, times, rates, ...
+    assert page.tags.count("details") >= 2  # the long tables are folded
+    assert len(page.images) >= 10
     for src in page.images:
         head, _, data = src.partition(",")
         assert head == "data:image/png;base64"
@@ -94,17 +97,8 @@ def test_report_is_one_self_contained_page(small_run: Path, tmp_path: Path, caps
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         pixels = mpimg.imread(io.BytesIO(png), format="png")
         assert pixels.shape[0] > 50 and pixels.shape[1] > 50
-    browser = next(
-        (b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None
-    )
-    if browser:  # where a headless browser exists, it must load the page and keep every image
-        dom = subprocess.run(
-            [browser, "--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", out.as_uri()],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        ).stdout
-        assert dom.count("<img") == len(page.images)
+        assert pixels.shape[1] <= 1100  # never wider than the page
+    # the page in a real browser: tests/test_report_browser.py (headless Chromium)
 
 
 def test_report_of_a_solo_run_shows_the_difficulties(solo_run: Path) -> None:
@@ -112,7 +106,8 @@ def test_report_of_a_solo_run_shows_the_difficulties(solo_run: Path) -> None:
     page = _Page()
     page.feed((solo_run / "report.html").read_text(encoding="utf-8"))
     assert "Solo" in page.headings
-    assert "Seat advantage" not in page.headings  # one seat: no turn order to compare
+    # one seat: no turn order, no opponent to compare (said once, no empty sections)
+    assert "Seat advantage per configuration" not in page.headings
     assert "Ratings and head to head" not in page.headings
 
 
@@ -161,4 +156,5 @@ def test_report_shows_expansion_effects_and_credits_when_the_tables_have_them(tm
     manifest = {"run_id": "synthetic", "root_seed": 3, "config": {}}
     page = _Page()
     page.feed(build_report(Run(tmp_path, seats, games_table, manifest)))
-    assert "Expansion effects" in page.headings and "Credits (Finesse)" in page.headings
+    assert "Effects against the base game" in page.headings
+    assert "Credits (Finesse)" in page.headings

@@ -34,10 +34,11 @@ from records_util import (
 )
 
 from projectl_sim import IllegalActionError, RecordError, Rules, new_game, read_record, replay
-from projectl_sim.actions import Master, Place, Reward, Take, TakeBasic, Upgrade
-from projectl_sim.catalogue import base_catalogue, cell_mask, mask_cells
+from projectl_sim.catalogue import cell_mask, mask_cells
 from projectl_sim.engine import HIDDEN, GameState
-from projectl_sim.record import RecordMismatchError
+from projectl_sim.engine.actions import Master, Place, Reward, Take, TakeBasic, Upgrade
+from projectl_sim.engine.record import RecordMismatchError
+from projectl_sim.loading import base_catalogue
 
 CAT = base_catalogue()
 BLACK12 = [f"B{i:02d}" for i in range(1, 13)]

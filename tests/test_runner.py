@@ -18,12 +18,14 @@ import pytest
 
 import bots
 from bots.random_bot import RandomBot
-from projectl_sim import runner, tables
+from projectl_sim.cli import main
+from projectl_sim.engine.record import read_record, replay
 from projectl_sim.errors import ProjectLError
-from projectl_sim.play import play_game
-from projectl_sim.record import read_record, replay
-from projectl_sim.runner import RunOptions, RunSpec, game_from_run, plan
-from projectl_sim.runner_cli import main
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim.play import play_game
+from projectl_sim.sim.runner import RunOptions, game_from_run
+from projectl_sim.sim.spec import RunSpec, plan
 
 
 def spec(**settings: Any) -> RunSpec:
@@ -51,7 +53,7 @@ class CrashyBot(RandomBot):
     """Raises now and then (deterministically, from its rng): games of it fail, others not."""
 
     name = "crashy"
-    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def act(self, view, rng):  # type: ignore[no-untyped-def]
         if rng.random() < 0.01:
@@ -61,16 +63,16 @@ class CrashyBot(RandomBot):
 
 @pytest.fixture
 def extra_bots(monkeypatch: pytest.MonkeyPatch) -> None:
-    # In-process only (jobs=1 plays in this process): loky workers would not see them.
+    # registered in this process: the runner hands them to its workers
     monkeypatch.setitem(bots.REGISTRY, "other", OtherBot)
     monkeypatch.setitem(bots.REGISTRY, "crashy", CrashyBot)
 
 
 # -- grid, rotations, seeds --------------------------------------------------------------------
 def test_split_lineup_keeps_bot_parameters_together() -> None:
-    assert runner.split_lineup("greedy:a=1,b=2,random") == ["greedy:a=1,b=2", "random"]
-    assert runner.split_lineup("random, random") == ["random", "random"]
-    assert runner.split_lineup("mcts,iterations=50") == ["mcts:iterations=50"]
+    assert run_spec.split_lineup("greedy:a=1,b=2,random") == ["greedy:a=1,b=2", "random"]
+    assert run_spec.split_lineup("random, random") == ["random", "random"]
+    assert run_spec.split_lineup("mcts,iterations=50") == ["mcts:iterations=50"]
 
 
 def test_every_bot_plays_every_seat_equally_often_on_the_same_deals(extra_bots: None) -> None:
@@ -102,9 +104,9 @@ def test_identical_bots_need_one_rotation_and_more_games_keep_the_first_seeds() 
 
 
 def test_presets_are_valid_runs() -> None:
-    for name in runner.PRESETS:
-        run_spec = RunSpec.from_mapping(runner.preset(name))
-        assert runner.configurations(run_spec)
+    for name in run_spec.PRESETS:
+        preset = RunSpec.from_mapping(run_spec.preset(name))
+        assert run_spec.configurations(preset)
 
 
 def test_config_files_and_flags_give_the_same_plan(tmp_path: Path) -> None:
@@ -121,7 +123,7 @@ def test_config_files_and_flags_give_the_same_plan(tmp_path: Path) -> None:
     flags = {"bots": ["random"], "players": "2,3", "games": 4, "seed": 5}
     flags["rules"] = {"unfinished_penalty": "true,false"}
     plans = [
-        plan(RunSpec.from_mapping(runner.read_config_file(path)), 5) for path in (toml, yaml)
+        plan(RunSpec.from_mapping(run_spec.read_config_file(path)), 5) for path in (toml, yaml)
     ] + [plan(RunSpec.from_mapping(flags), 5)]
     assert plans[0] == plans[1] == plans[2]
     configs = plans[0][0]
@@ -235,10 +237,11 @@ def test_an_engine_failure_is_an_error_row_too(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("engine bug")
 
+    # what a worker does with each game (workers are other processes: patch it here)
     monkeypatch.setattr(runner, "play_game", broken)
-    result = play(tmp_path / "broken", spec(games=2))
-    games = tables.read_table(tmp_path / "broken", "games").to_pylist()
-    assert result.failed == 2 and result.complete
+    configs, tasks = plan(spec(games=2), 3)
+    games = [runner.play_task(t, configs[t.config_id], "run").game for t in tasks]
+    assert len(games) == 2
     assert all(g["error"].startswith("RuntimeError: engine bug") for g in games)
     assert games[0]["error_seat"] is None and games[0]["first_player"] in (0, 1)
 
@@ -270,7 +273,7 @@ def test_solo_and_standard_share_a_grid_by_player_count(tmp_path: Path) -> None:
 
 
 # -- resume ------------------------------------------------------------------------------------
-CLI = [sys.executable, "-m", "projectl_sim.runner_cli", "run"]
+CLI = [sys.executable, "-m", "projectl_sim", "run"]
 
 
 def _start(args: list[str]) -> subprocess.Popen[str]:
@@ -344,8 +347,10 @@ def test_resume_checks_its_settings_and_a_run_folder_is_not_reused(
 ) -> None:
     assert main(["run", "--bots", "random", "--players", "2", "--out", str(small_run)]) == 2
     assert "already holds a run" in capsys.readouterr().err
-    assert main(["run", "--out", str(small_run), "--resume", "--games", "99"]) == 2
+    assert main(["run", "--out", str(small_run), "--resume", "--players", "4"]) == 2
     assert "settings differ" in capsys.readouterr().err
+    assert main(["run", "--out", str(small_run), "--resume", "--games", "5"]) == 2
+    assert "a run can grow, not shrink" in capsys.readouterr().err
     result = runner.run(None, small_run, resume=True, options=RunOptions(jobs=1, quiet=True))
     assert result.complete and result.played == 0
 
@@ -449,14 +454,14 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
 
 def rules_catalogue_name(path: Path) -> str:
     """The name a catalogue file's provisional data goes by in result rows."""
-    from projectl_sim.catalogue import load_catalogue
+    from projectl_sim.loading import load_catalogue
 
     return load_catalogue(path).name
 
 
 def test_a_custom_catalogue_is_played_and_marks_provisional_rows(tmp_path: Path) -> None:
     data = json.loads(
-        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+        (Path(runner.__file__).parent.parent / "data" / "base_catalogue.json").read_text("utf-8")
     )
     data["puzzles"] = [p for p in data["puzzles"] if p["id"] not in ("B01", "B02", "B03")]
     data["puzzles"][0]["provisional"] = True
@@ -531,10 +536,38 @@ def test_finesse_switch_and_tiles_file_in_a_grid(tmp_path: Path) -> None:
         plan(spec(bots=["random"], players=[2], rules={"finesse_ambassador": "true"}), 1)
 
 
+def test_solo_unlock_is_swept_and_named_in_the_switches_column(tmp_path: Path) -> None:
+    run_spec = spec(
+        bots=["greedy"],
+        players=[1],
+        variant="solo",
+        rules={"solo_unlock": "take,pass"},
+        games=4,
+    )
+    configs, _ = plan(run_spec, 1)
+    assert [c.columns()["switches"] for c in configs] == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    assert [c.rules().solo_unlock for c in configs] == ["take", "pass"]
+    out = tmp_path / "unlock"
+    play(out, run_spec)
+    games = tables.read_table(out, "games").to_pandas()
+    assert sorted(games["switches"].unique()) == [
+        "difficulty=normal",
+        "difficulty=normal,solo_unlock=pass",
+    ]
+    passing = games.loc[games["switches"].str.contains("solo_unlock=pass"), "game_id"]
+    rules, _, _ = game_from_run(out, int(passing.iloc[0]))
+    assert rules.solo_unlock == "pass"
+    with pytest.raises(ProjectLError, match="solo_unlock applies to the solo variant only"):
+        plan(spec(bots=["random"], players=[2], rules={"solo_unlock": "pass"}), 1)
+
+
 def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
     # a catalogue with only 8 white puzzles, so that the Endless White Deck reshuffles
     data = json.loads(
-        (Path(runner.__file__).parent / "data" / "base_catalogue.json").read_text("utf-8")
+        (Path(runner.__file__).parent.parent / "data" / "base_catalogue.json").read_text("utf-8")
     )
     whites = [p for p in data["puzzles"] if p["id"].startswith("W")][:8]
     data["puzzles"] = whites + [p for p in data["puzzles"] if p["id"].startswith("B")]
@@ -558,7 +591,7 @@ def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
     assert games.loc[~endless, "reshuffles"].isna().all()
     assert games.loc[endless, "reshuffles"].sum() > 0
     # the completed puzzles listed (noted ones included) are exactly the points scored
-    from projectl_sim.catalogue import load_catalogue
+    from projectl_sim.loading import load_catalogue
 
     cat = load_catalogue(path, expansions=["ambassador_pack"])
     points = {p.id: p.points for p in cat.puzzles}

@@ -31,12 +31,15 @@ from records_util import (
     reserve,
     state_after,
     supply,
+    with_rules,
 )
 from state_util import play_steps
 
 from bots import make_bot
 from projectl_sim import IllegalActionError, RecordError, Rules, RulesError, new_game, play_game
-from projectl_sim.actions import (
+from projectl_sim.cli import main
+from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState, deal, rng_from_seed, setup_of
+from projectl_sim.engine.actions import (
     PUZZLE,
     Place,
     Recycle,
@@ -47,13 +50,11 @@ from projectl_sim.actions import (
     from_json,
     to_json,
 )
-from projectl_sim.catalogue import base_catalogue
-from projectl_sim.cli import main
-from projectl_sim.engine import HIDDEN, OVER, PLAY, GameState, deal, rng_from_seed, setup_of
-from projectl_sim.invariants import check_invariants
-from projectl_sim.record import replay, summary_json
-from projectl_sim.render import render
-from projectl_sim.solo import EMPTY
+from projectl_sim.engine.invariants import check_invariants
+from projectl_sim.engine.record import replay, summary_json
+from projectl_sim.engine.render import render
+from projectl_sim.loading import base_catalogue
+from projectl_sim.variants.solo import EMPTY
 
 CAT = base_catalogue()
 WHITE, BLACK = 0, 1
@@ -126,13 +127,34 @@ def test_one_player_needs_the_solo_variant_and_solo_needs_one_player() -> None:
 
 
 def test_solo_rules_round_trip_through_records_and_base_records_are_unchanged() -> None:
-    rules = solo_rules(difficulty="unbeatable", solo_opponent_pieces="random")
+    rules = solo_rules(difficulty="unbeatable", solo_opponent_pieces="random", solo_unlock="pass")
     data = rules.to_json()
     assert data["variant"] == "solo" and data["difficulty"] == "unbeatable"
-    assert data["solo_opponent_pieces"] == "random"
+    assert data["solo_opponent_pieces"] == "random" and data["solo_unlock"] == "pass"
     assert Rules.from_json(data) == rules
+    assert solo_rules().to_json()["solo_unlock"] == "take"  # solo records always write it
     base = Rules(players=2).to_json()
     assert "difficulty" not in base and "solo_opponent_pieces" not in base
+    assert "solo_unlock" not in base
+
+
+def test_solo_unlock_is_a_solo_switch_of_two_readings() -> None:
+    with pytest.raises(RulesError, match="solo_unlock applies to the solo variant only"):
+        Rules(players=2, solo_unlock="pass")
+    with pytest.raises(RulesError, match=r"unknown solo_unlock 'skip' \(valid: take, pass\)"):
+        solo_rules(solo_unlock="skip")
+    with pytest.raises(RulesError, match=r"rules\.solo_unlock: unknown value 'skip'"):
+        Rules.from_json({**SOLO, "solo_unlock": "skip"})
+    # a record without the key replays as the default reading, take
+    assert Rules.from_json(SOLO).solo_unlock == "take"
+    # a played game's record names the reading; its replay plays it
+    rules = solo_rules(solo_unlock="pass")
+    rec = play_game(rules, [make_bot("greedy")], 3).record_json()
+    assert rec["rules"]["solo_unlock"] == "pass"
+    assert (
+        replay(rec).state.final_scores()
+        == play_game(rules, [make_bot("greedy")], 3).state.final_scores()
+    )
 
 
 # -- Setup -----------------------------------------------------------------------------------------
@@ -331,6 +353,42 @@ def test_mastermind_unlocks_when_all_columns_are_locked_and_may_still_take_nothi
     assert reserve(state)["mono"] == 7
 
 
+# solo_unlock_take / solo_unlock_pass: normal difficulty (locks 1/2/1, 6 monos for the
+# mastermind), the player takes three monos a turn for three rounds (actions 0-8).
+def test_solo_unlock_take_unlocks_and_takes_in_the_same_turn() -> None:
+    # round 1: all columns locked: one mono from each back (0/1/0), then W01 (2p, position 3,
+    # beats W03 at 7) from the open columns 1 and 3; its 6 monos and column 2's go above
+    # column 3. Round 2: W02 (2p, position 5 beats 7); round 3: W03.
+    record = load("solo_unlock_take")
+    assert record["rules"]["solo_unlock"] == "take"
+    state = state_after(record, 3)
+    assert opponent(state) == (["W01"], 2, []) and lock_counts(state) == [0, 0, 7]
+    assert reserve(state)["mono"] == 15 - 1 - 4 - 6 + 3 - 3  # 3 back, then the player's 3
+    state = state_after(record, 6)
+    assert opponent(state)[:2] == (["W01", "W02"], 4) and lock_counts(state) == [0, 1, 6]
+    assert opponent(state_after(record, 9))[:2] == (["W01", "W02", "W03"], 6)
+    # the same game without the key replays identically (the default reading)
+    plain = prefix(record, 9)
+    del plain["rules"]["solo_unlock"]
+    assert opponent(replay(plain).state) == opponent(state_after(record, 9))
+
+
+def test_solo_unlock_pass_makes_unlocking_the_whole_turn() -> None:
+    # round 1: the same unlock (0/1/0), and nothing else: the mastermind keeps its 6 monos.
+    # Round 2: columns 1 and 3 are open: W01, as the take reading's round 1. Round 3: W02.
+    record = load("solo_unlock_pass")
+    state = state_after(record, 3)
+    assert opponent(state) == ([], 0, ["mono"] * 6) and lock_counts(state) == [0, 1, 0]
+    assert grid(state) == GRID  # nothing taken, nothing refilled
+    state = state_after(record, 6)
+    assert opponent(state) == (["W01"], 2, []) and lock_counts(state) == [0, 0, 7]
+    assert opponent(state_after(record, 9))[:2] == (["W01", "W02"], 4)
+    check_invariants(state)
+    # a turn that needs no unlock takes as usual, whatever the reading
+    take = replay(with_rules(prefix(load("solo_mastermind"), 3), solo_unlock="pass")).state
+    assert opponent(take)[0] == ["W03"]
+
+
 def test_mastermind_unlock_returns_the_pieces_to_the_reserve() -> None:
     state = table(GRID, [["tet_O"], ["tri_I", "tet_L"], ["domino"]])
     for _ in range(3):
@@ -439,7 +497,7 @@ def test_the_player_wins_by_beating_the_opponent_s_score() -> None:
 def test_a_record_s_opponent_result_is_checked() -> None:
     record = load("solo_scoring")
     record["result"]["opponent"]["score"] = 3
-    from projectl_sim.record import RecordMismatchError
+    from projectl_sim.engine.record import RecordMismatchError
 
     with pytest.raises(RecordMismatchError, match="opponent"):
         replay(record)

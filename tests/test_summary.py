@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from projectl_sim import runner, summary, tables
-from projectl_sim.runner import RunOptions, RunSpec
-from projectl_sim.runner_cli import main
+from projectl_sim.cli import main
+from projectl_sim.sim import runner, summary, tables
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
 
 
 def test_wilson_interval_matches_known_values() -> None:
@@ -67,7 +68,11 @@ def test_summary_prints_rates_by_bot_turn_order_and_configuration(
     assert out.startswith("16 games, 0 failed")
     for title in ("by bot", "by turn order", "by configuration", "win rate [95% CI]"):
         assert title in out
-    assert "time per decision by bot" in out and "CPU ms" in out
+    # the answers time each bot's decisions by the CPU column the runner writes
+    assert "== Time per decision ==" in out and "CPU seconds per decision" in out
+    # and the table ``projectl-sim run`` prints after a run shows both clocks per bot
+    printed = summary.format_summary(*summary.read_run(run_dir))
+    assert "time per decision by bot" in printed and "CPU ms" in printed and "wall ms" in printed
     assert "variant standard, expansions none, switches default" in out
     assert "provisional data" not in out  # the base game's data is real
 

@@ -7,9 +7,9 @@ import random
 from state_util import play_steps
 
 from projectl_sim import Rules, new_game
-from projectl_sim.actions import Recycle
 from projectl_sim.engine import HIDDEN, GameState
-from projectl_sim.invariants import check_invariants
+from projectl_sim.engine.actions import Recycle
+from projectl_sim.engine.invariants import check_invariants
 
 
 def _midgame(rules: Rules, seed: int, steps: int) -> GameState:
@@ -77,7 +77,7 @@ def test_victory_piles_are_face_down_unless_known() -> None:
 def test_a_view_cannot_draw_a_hidden_card() -> None:
     import pytest
 
-    from projectl_sim.actions import TakeDeck
+    from projectl_sim.engine.actions import TakeDeck
     from projectl_sim.errors import IllegalActionError
 
     state = new_game(Rules(players=2), seed=1)

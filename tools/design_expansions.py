@@ -44,14 +44,12 @@ from projectl_sim.catalogue import (
     Catalogue,
     Mask25,
     Piece,
-    PuzzleSet,
-    base_catalogue,
-    combine,
     mask_cells,
     orientations,
     render_mask,
 )
 from projectl_sim.fill import admits_ghost, can_tile
+from projectl_sim.loading import PuzzleSet, base_catalogue, combine
 
 SEED = 2026
 MAX_CELLS = 16  # the largest base puzzle

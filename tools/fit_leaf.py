@@ -26,7 +26,7 @@ from bots.heuristics import cost_model  # noqa: E402
 from bots.mcts import LEAF_FEATURES, leaf_features, score_estimate  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
 from projectl_sim.engine import OVER, PLAY, deal, new_game  # noqa: E402
-from projectl_sim.play import game_seeds  # noqa: E402
+from projectl_sim.sim.play import game_seeds  # noqa: E402
 
 
 def positions(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from projectl_sim import tables
+from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, UsageError
-from projectl_sim.record import read_record
+from projectl_sim.sim import tables
 
 
 @dataclass

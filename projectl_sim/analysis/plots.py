@@ -1,12 +1,19 @@
 """Charts of the analysis tables: each takes a table and an optional ``ax`` and returns the Axes.
 
 Without ``ax`` a chart draws on a new ``matplotlib.figure.Figure`` (not pyplot: no global figure
-or style is touched). An empty table gives an Axes that says there is nothing to show, so a
-notebook or report always has its chart. ``save`` writes an Axes' figure as PNG.
+or style is touched), in constrained layout so titles and labels are never clipped. Charts of
+many configurations are *small multiples*: ``plot_seat_advantage``, ``plot_margins``,
+``plot_lengths`` and ``plot_effects`` draw one panel per player count (and variant, line-up) on
+a ``fig`` (new when not given) and return the ``Figure``; inside a panel, rows are sorted by
+value and named by the settings that vary only (``labels``), so 48 or 92 configurations keep a
+sane size. Legends sit outside the data; a chart with nothing to show (an empty table, every
+game ended by the rules, no wins at all) says so in a sentence instead of drawing an empty
+frame. ``save`` writes an Axes' or a Figure's picture as PNG.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +22,11 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from projectl_sim.analysis import labels as lab
+
 _GREY = "#888888"
+_ROW = 0.22  # inches per row of a panel
+_MAX_WIDTH = 11.0  # inches: 1100 px at the report's 100 dpi, the page's width
 
 
 def new_axes(width: float = 6.4, height: float = 4.0) -> Axes:
@@ -29,28 +40,76 @@ def _axes(ax: Axes | None, width: float = 6.4, height: float = 4.0) -> Axes:
 
 def _empty(ax: Axes, title: str, why: str = "no data in this run") -> Axes:
     ax.set_title(title)
-    ax.text(0.5, 0.5, why, ha="center", va="center", color=_GREY, transform=ax.transAxes)
+    ax.text(0.5, 0.5, why, ha="center", va="center", color=_GREY, transform=ax.transAxes, wrap=True)
     ax.set_xticks([])
     ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
     return ax
 
 
-def save(ax: Axes, path: str | Path, dpi: int = 120) -> Path:
-    """Write the figure of ``ax`` as a PNG file (folders created) and return its path."""
+def _figure_of(drawing: Axes | Figure) -> Figure:
+    if isinstance(drawing, Figure):
+        return drawing
+    return drawing.get_figure(root=True)
+
+
+def save(drawing: Axes | Figure, path: str | Path, dpi: int = 120) -> Path:
+    """Write the figure of an Axes (or a Figure) as a PNG file (folders created); return it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure = ax.get_figure(root=True)
+    figure = _figure_of(drawing)
     if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
         FigureCanvasAgg(figure)
     figure.savefig(path, dpi=dpi, format="png")
     return path
 
 
+def _facets(
+    fig: Figure | None, panels: int, rows: int, *, width: float = 3.6, sharey: bool = True
+) -> tuple[Figure, list[Axes]]:
+    """Return a figure with one Axes per panel, up to three a row, ``rows`` rows tall each."""
+    columns = min(panels, 3)
+    grid_rows = math.ceil(panels / columns)
+    height = grid_rows * (0.9 + _ROW * max(rows, 2)) + 0.8
+    if fig is None:
+        fig = Figure(figsize=(min(_MAX_WIDTH, 1.6 + width * columns), height), layout="constrained")
+    axes = fig.subplots(grid_rows, columns, squeeze=False, sharey=False)
+    flat = list(axes.ravel())
+    for extra in flat[panels:]:
+        extra.set_visible(False)
+    del sharey
+    return fig, flat[:panels]
+
+
+def _panel_keys(table: pd.DataFrame) -> list[str]:
+    """Return the columns a panel stands for: player count, and variant, line-up if they vary."""
+    keys = [c for c in ("players", "variant") if c in table]
+    if "variant" in keys and table["variant"].nunique() <= 1:
+        keys.remove("variant")
+    if "lineup" in lab.varying(table.drop_duplicates([c for c in lab.LABEL_COLUMNS if c in table])):
+        keys.append("lineup")
+    return keys
+
+
+def _panel_title(keys: Sequence[str], key: tuple[object, ...]) -> str:
+    parts = []
+    for column, value in zip(keys, key, strict=True):
+        if column == "players":
+            parts.append(f"{value} players")
+        elif column == "lineup":
+            parts.append(lab.short_lineup(str(value)))
+        else:
+            parts.append(str(value))
+    return ", ".join(parts)
+
+
 def _labels(table: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """Return row labels from the given columns that vary (abbreviated: ``3p``, ``GP+F``)."""
     shown = [c for c in columns if c in table and table[c].nunique() > 1] or list(columns[-1:])
-    return [" | ".join(str(v) for v in row) for row in table[shown].itertuples(index=False)]
+    return lab.config_labels(table, shown)
 
 
 def _errors(value: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
@@ -72,72 +131,159 @@ def plot_win_rates(
     labels: Sequence[str] = ("players", "bot"),
     title: str = "Win rate (95% Wilson interval)",
 ) -> Axes:
-    """Draw win rates with their intervals, one line per row of a ``win_rates`` table."""
-    ax = _axes(ax, 6.4, 0.8 + 0.35 * max(len(table), 1))
+    """Draw win rates with their intervals, one line per row of a ``win_rates`` table.
+
+    Rows keep the table's grouping (its first label column) and are sorted by rate inside it.
+    """
+    ax = _axes(ax, 6.4, 0.8 + 0.3 * max(len(table), 1))
     if table.empty:
         return _empty(ax, title)
+    first = [c for c in labels if c in table][:1]
+    table = table.sort_values([*first, "win_rate"], ascending=[True] * len(first) + [False])
     y = np.arange(len(table))[::-1]
     _interval_bars(ax, y, table["win_rate"], table["ci_low"], table["ci_high"], color="C0")
     ax.set_yticks(y, _labels(table, labels))
-    ax.set_xlim(0, 1)
+    ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("win rate (a k-way shared win counts 1/k)")
     ax.set_title(title)
     return ax
 
 
-def plot_seat_advantage(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw each turn order's share of wins per group (a ``seat_advantage`` table) against 1/N.
+def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
+    """Draw each turn order's share of the wins per configuration against 1/N (small multiples).
 
-    One band per group (its labels on the left, the p-value of "every turn order wins 1/N" on
-    the right), one bar per turn order inside it, so that many groups (expansion combinations x
-    player counts) stay readable.
+    ``table`` is a ``seat_advantage`` table (any grouping). One panel per player count (and
+    variant, line-up when they vary), one row per configuration sorted by the first player's
+    share, one dot per turn order with its 95% interval, and a dashed line at the fair share
+    1/N; turn orders are told apart by colour (legend below the panels). Returns the Figure.
     """
-    title = "Share of wins by turn order (95% interval; dashes: 1/N)"
+    title = "Share of the wins by turn order (95% interval; dashed: the fair share 1/N)"
     if table.empty:
-        return _empty(_axes(ax), title)
+        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        _empty(fig.add_subplot(), title, "no game with two or more seats")
+        return fig
     from projectl_sim.analysis.stats import SEAT_ADVANTAGE_COLUMNS
 
     by = [c for c in table.columns if c not in SEAT_ADVANTAGE_COLUMNS]
-    groups = list(table.groupby(by, sort=True))
-    bars = sum(len(rows) for _, rows in groups)
-    ax = _axes(ax, 7.5, 1.2 + 0.16 * bars + 0.1 * len(groups))
-    names, centres = [], []
-    y = 0.0
-    for key, rows in groups:
-        players = int(rows["players"].iloc[0])
+    keys = _panel_keys(table)
+    others = [c for c in by if c not in keys]
+    named = [c for c in lab.varying(table.drop_duplicates(by), others)] or others[:1]
+    panels = list(table.groupby(keys, sort=True))
+    most = max(rows[named].drop_duplicates().shape[0] if named else 1 for _, rows in panels)
+    fig, axes = _facets(fig, len(panels), most)
+    orders = int(table["turn_order"].max()) + 1
+    for ax, (key, rows) in zip(axes, panels, strict=True):
         key = key if isinstance(key, tuple) else (key,)
-        parts = zip(by, key, strict=True)
-        names.append(" | ".join(f"{v} {k}" if k == "players" else str(v) for k, v in parts))
-        order = rows["turn_order"].to_numpy()
-        ys = y + order
-        share = rows["share"].to_numpy(dtype=float)
-        ax.barh(ys, share, 0.8, color=[f"C{int(t)}" for t in order])
-        err = _errors(share, rows["ci_low"], rows["ci_high"])
-        ax.errorbar(share, ys, xerr=err, fmt="none", ecolor="black", capsize=2, lw=1)
-        ax.vlines(1 / players, y - 0.5, y + players - 0.5, colors="black", linestyles="dashed")
-        p = rows["p_value"].iloc[0]
-        if not np.isnan(p):
-            ax.text(1.0, y + (players - 1) / 2, f" p = {p:.3g}", va="center", fontsize=7)
-        centres.append(y + (players - 1) / 2)
-        y += players + 0.8
-    ax.set_yticks(centres, names, fontsize=7)
-    ax.invert_yaxis()  # the first group on top, turn order 0 first within it
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of wins (bars top to bottom: turn order 0 = first player, 1, ...)")
-    ax.set_title(title)
-    return ax
+        players = int(rows["players"].iloc[0])
+        first = rows[rows["turn_order"] == 0]
+        first = first.sort_values("share", ascending=True, kind="stable")  # best on top
+        configs = first[named].reset_index(drop=True) if named else pd.DataFrame(index=[0])
+        row_of = {tuple(r): i for i, r in enumerate(configs.itertuples(index=False))}
+        offset = np.linspace(0.25, -0.25, players) if players > 1 else np.zeros(1)  # 1st on top
+        for t in range(players):
+            at = rows[rows["turn_order"] == t]
+            y = (
+                np.array([row_of[tuple(r)] for r in at[named].itertuples(index=False)])
+                if named
+                else np.zeros(len(at))
+            )
+            share = at["share"].to_numpy(dtype=float)
+            ax.errorbar(
+                share,
+                y + offset[t],
+                xerr=_errors(share, at["ci_low"], at["ci_high"]),
+                fmt="o",
+                ms=3,
+                lw=0.8,
+                color=f"C{t}",
+                label=_ordinal(t),
+            )
+        ax.axvline(1 / players, color="black", ls="--", lw=0.8)
+        names = lab.config_labels(configs, named) if named else [""]
+        ax.set_yticks(range(len(configs)), names, fontsize=7)
+        ax.set_ylim(-0.6, len(configs) - 0.4)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_title(_panel_title(keys, key), fontsize=9)
+        ax.set_xlabel("share of the wins", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    handles, names = [], []
+    for ax in axes:
+        h, n = ax.get_legend_handles_labels()
+        for handle, name in zip(h, n, strict=True):
+            if name not in names:
+                handles.append(handle)
+                names.append(name)
+    fig.legend(
+        handles,
+        names,
+        loc="outside lower center",
+        ncols=orders,
+        fontsize=8,
+        title="turn order",
+        title_fontsize=8,
+    )
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def _ordinal(turn: int) -> str:
+    return {0: "1st (first player)", 1: "2nd", 2: "3rd"}.get(turn, f"{turn + 1}th")
 
 
 def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw Bradley-Terry ratings (Elo scale) with their bootstrap intervals, best on top."""
-    ax = _axes(ax, 6.4, 0.8 + 0.4 * max(len(table), 1))
-    title = "Bradley-Terry rating (Elo scale, 95% bootstrap interval)"
+    """Draw ratings (Elo scale) with their intervals, best on top (Plackett-Luce or Bradley-Terry).
+
+    A rating with no finite value (a bot that never won or never lost, ``note``) is drawn as an
+    arrow at the edge of the chart with its note, not as a point.
+    """
+    ax = _axes(ax, 6.4, 0.9 + 0.4 * max(len(table), 1))
+    title = "Ratings (Elo scale, 95% interval)"
     if table.empty:
-        return _empty(ax, title, "no games between different bots")
+        return _empty(ax, title, "no game seated two different bots")
     y = np.arange(len(table))[::-1]
-    _interval_bars(ax, y, table["rating"], table["ci_low"], table["ci_high"], color="C2")
+    rating = table["rating"].to_numpy(dtype=float)
+    finite = np.isfinite(rating)
+    if finite.any():
+        rows = table[finite]
+        _interval_bars(
+            ax,
+            y[finite],
+            rows["rating"],
+            rows["ci_low"].clip(-1e4, 1e4),
+            rows["ci_high"].clip(-1e4, 1e4),
+            color="C2",
+        )
+    span = (
+        np.nanmax(
+            np.abs(
+                np.r_[table.loc[finite, ["ci_low", "ci_high"]].to_numpy(dtype=float).ravel(), 100.0]
+            )
+        )
+        if finite.any()
+        else 100.0
+    )
+    span = min(float(span) * 1.15, 2000.0)
+    notes = table["note"] if "note" in table else pd.Series([""] * len(table))
+    for yi, r, note in zip(y, rating, notes, strict=True):
+        if np.isfinite(r):
+            continue
+        edge = span if r > 0 else -span
+        if np.isnan(r):
+            ax.text(
+                0, yi, note or "not comparable", ha="center", va="center", fontsize=7, color=_GREY
+            )
+            continue
+        ax.annotate(
+            "",
+            xy=(edge, yi),
+            xytext=(edge * 0.55, yi),
+            arrowprops={"arrowstyle": "->", "color": "C3"},
+        )
+        ax.text(edge * 0.5, yi + 0.18, note, ha="center", va="bottom", fontsize=7, color="C3")
+    ax.set_xlim(-span, span)
     ax.axvline(0, color=_GREY, lw=0.8)
     ax.set_yticks(y, table["bot"])
+    ax.set_ylim(-0.7, len(table) - 0.3)
     ax.set_xlabel("rating (400 points = 10:1 odds)")
     ax.set_title(title)
     return ax
@@ -186,97 +332,132 @@ def plot_ladder(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def _hist_by(
-    ax: Axes, table: pd.DataFrame, column: str, by: str | Sequence[str], bins: np.ndarray
-) -> None:
+def _distributions(
+    frame: pd.DataFrame,
+    column: str,
+    by: str | Sequence[str],
+    fig: Figure | None,
+    title: str,
+    xlabel: str,
+) -> Figure:
+    """Draw box plots of ``column`` per group: a panel per player count, a row per other group.
+
+    Rows are sorted by median (largest on top); a white dot marks the mean. ``by`` of only the
+    player count gives one panel with a row per player count.
+    """
     keys = [by] if isinstance(by, str) else list(by)
-    for i, (key, group) in enumerate(table.groupby(keys, sort=True)):
-        values = group[column].dropna().to_numpy(dtype=float)
-        weights = np.full(len(values), 1 / max(len(values), 1))
-        name = " | ".join(
-            f"{v} {k}" if k == "players" else str(v) for k, v in zip(keys, key, strict=True)
-        )
-        ax.hist(
+    inner = [k for k in keys if k != "players"] or keys
+    panel_keys = ["players"] if inner != keys else []
+    panels = list(frame.groupby(panel_keys, sort=True)) if panel_keys else [((), frame)]
+    most = max(len(rows.groupby(inner)) for _, rows in panels)
+    shown = lab.varying(frame.drop_duplicates(keys), inner) or inner[:1]
+    fig, axes = _facets(fig, len(panels), most)
+    for ax, (key, rows) in zip(axes, panels, strict=True):
+        groups = [
+            (name if isinstance(name, tuple) else (name,), g[column].dropna().to_numpy(float))
+            for name, g in rows.groupby(inner, sort=True)
+        ]
+        groups.sort(key=lambda item: np.median(item[1]) if len(item[1]) else -np.inf)
+        values = [v for _, v in groups]
+        names = lab.config_labels(pd.DataFrame([n for n, _ in groups], columns=inner), shown)
+        ax.boxplot(
             values,
-            bins=bins,
-            weights=weights,
-            histtype="step",
-            lw=1.5,
-            color=f"C{i % 10}",
-            label=name,
+            orientation="horizontal",
+            tick_labels=names,
+            widths=0.6,
+            flierprops={"markersize": 2},
+            medianprops={"color": "C1"},
         )
+        means = [v.mean() if len(v) else np.nan for v in values]
+        ax.plot(means, range(1, len(values) + 1), "o", ms=3, mfc="white", mec="black", lw=0)
+        ax.tick_params(axis="both", labelsize=7)
+        ax.set_xlabel(xlabel, fontsize=8)
+        if panel_keys:
+            title_key = key if isinstance(key, tuple) else (key,)
+            ax.set_title(_panel_title(panel_keys, title_key), fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    return fig
 
 
 def plot_margins(
-    games: pd.DataFrame, ax: Axes | None = None, by: str | Sequence[str] = "players"
-) -> Axes:
-    """Draw the distribution of the winner's score margin per group (default: player count)."""
-    ax = _axes(ax)
-    title = "Winner's margin"
+    games: pd.DataFrame, by: str | Sequence[str] = "players", fig: Figure | None = None
+) -> Figure:
+    """Draw the winner's score margin per group as box plots, a panel per player count.
+
+    ``by`` (default the player count) names the groups: ``["expansions", "players"]`` gives a
+    panel per player count with a row per expansion set. Returns the Figure.
+    """
+    title = "Winner's margin (points; box: quartiles, dot: mean)"
     g = games[games["error"].isna() & (games["players"] > 1)]
     if g.empty:
-        return _empty(ax, title)
-    top = max(int(g["margin"].max()), 1)
-    _hist_by(ax, g, "margin", by, np.arange(-0.5, top + 1.5, 1 if top < 40 else 2))
-    ax.set_xlabel("margin (points; 0 = shared or tie-broken win)")
-    ax.set_ylabel("share of games")
-    ax.legend(fontsize=8)
-    ax.set_title(title)
-    return ax
+        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        _empty(fig.add_subplot(), title, "no finished game with two or more seats")
+        return fig
+    return _distributions(g, "margin", by, fig, title, "margin (0 = shared or tie-broken win)")
 
 
 def plot_lengths(
     games: pd.DataFrame,
-    ax: Axes | None = None,
     by: str | Sequence[str] = "players",
     column: str = "rounds",
-) -> Axes:
-    """Draw the distribution of game length (``rounds`` or ``turns``) per group."""
-    ax = _axes(ax)
-    title = f"Game length ({column})"
+    fig: Figure | None = None,
+) -> Figure:
+    """Draw game length (``rounds`` or ``turns``) per group as box plots, a panel per player
+    count."""
+    title = f"Game length in {column} (box: quartiles, dot: mean)"
     g = games[games["error"].isna()]
     if g.empty:
-        return _empty(ax, title)
-    lo, hi = int(g[column].min()), int(g[column].max())
-    _hist_by(ax, g, column, by, np.arange(lo - 0.5, hi + 1.5, 1))
-    ax.set_xlabel(column)
-    ax.set_ylabel("share of games")
-    ax.legend(fontsize=8)
-    ax.set_title(title)
-    return ax
+        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        _empty(fig.add_subplot(), title)
+        return fig
+    return _distributions(g, column, by, fig, title, column)
 
 
 def plot_end_reasons(table: pd.DataFrame, ax: Axes | None = None, label: str = "players") -> Axes:
-    """Draw how games ended (shares per end reason) as stacked bars, one per group."""
-    ax = _axes(ax)
-    title = "How games ended"
+    """Draw the share of games cut short (by reason) per group, the most truncated on top.
+
+    Only groups with a truncated game get a bar (the others ended by the rules); when every game
+    ended by the rules the chart says so in a sentence.
+    """
+    del label  # kept for callers of the old signature: the groups name themselves
+    title = "How games ended: the share cut short by a limit"
     if table.empty:
-        return _empty(ax, title)
+        return _empty(_axes(ax), title)
     by = [c for c in table.columns if c not in ("end_reason", "games", "share")]
     wide = table.pivot_table(index=by, columns="end_reason", values="share", fill_value=0)
-    order = ["rules", *sorted(c for c in wide.columns if c != "rules")]
-    wide = wide[[c for c in order if c in wide.columns]]
-    bottom = np.zeros(len(wide))
-    names = _labels(wide.reset_index(), by) if len(wide) > 1 else [str(wide.index[0])]
-    for i, reason in enumerate(wide.columns):
-        ax.bar(range(len(wide)), wide[reason], bottom=bottom, label=reason, color=f"C{i}")
-        bottom += wide[reason].to_numpy()
-    ax.set_xticks(range(len(wide)), names, rotation=30, ha="right", fontsize=7)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of games")
-    ax.legend(fontsize=8)
-    ax.set_title(title)
+    cut = [c for c in wide.columns if c != "rules"]
+    total = int(table["games"].sum())
+    if not cut:
+        return _empty(_axes(ax, 6.4, 1.6), title, f"all {total} games ended by the rules")
+    wide = wide[wide[cut].sum(axis=1) > 0]
+    wide = wide.assign(_cut=wide[cut].sum(axis=1)).sort_values("_cut").drop(columns="_cut")
+    ax = _axes(ax, 6.4, 1.4 + _ROW * len(wide))
+    left = np.zeros(len(wide))
+    for i, reason in enumerate(sorted(cut)):
+        ax.barh(range(len(wide)), wide[reason], left=left, label=reason, color=f"C{i + 1}")
+        left += wide[reason].to_numpy()
+    flat = wide.reset_index()
+    ax.set_yticks(range(len(wide)), lab.config_labels(flat, lab.varying(flat, by) or by))
+    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xlabel("share of the group's games")
+    ax.set_xlim(0, max(0.05, float(left.max()) * 1.15))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    ruled = len(table.drop_duplicates(by)) - len(wide)
+    ax.set_title(f"{title}\n(the other {ruled} groups: every game by the rules)", fontsize=9)
     return ax
 
 
 def plot_scores(seats: pd.DataFrame, ax: Axes | None = None, by: str = "bot") -> Axes:
-    """Draw the distribution of final scores per group (default: bot) as box plots."""
-    ax = _axes(ax)
-    title = f"Final scores by {by}"
+    """Draw the distribution of final scores per group (default: bot) as box plots, by median."""
     ok = seats[seats["error"].isna()]
+    groups = sorted(
+        ((str(k), g["score"].astype(float).to_numpy()) for k, g in ok.groupby(by)),
+        key=lambda item: np.median(item[1]),
+    )
+    ax = _axes(ax, 6.4, 1.2 + 0.35 * max(len(groups), 1))
+    title = f"Final scores by {by}"
     if ok.empty:
         return _empty(ax, title)
-    groups = [(str(k), g["score"].astype(float).to_numpy()) for k, g in ok.groupby(by)]
     ax.boxplot([v for _, v in groups], orientation="horizontal", tick_labels=[k for k, _ in groups])
     ax.set_xlabel("score")
     ax.set_title(title)
@@ -291,7 +472,7 @@ def plot_expansion_effects(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     half-width (blue lower, red higher; pale when the interval holds 0); a star marks the
     significant ones.
     """
-    title = "Expansion effects against the base game (colour: difference / 95% half-width)"
+    title = "Expansion effects against the base game\n(colour: difference / 95% half-width)"
     if table.empty:
         return _empty(
             _axes(ax), title, "the run has no expansion combination next to the base game"
@@ -333,7 +514,7 @@ def plot_puzzles(table: pd.DataFrame, ax: Axes | None = None, top: int = 52) -> 
     ax.bar(x, t["taken_per_game"] - done, bottom=done, color="C1", label="left unfinished")
     ax.set_xticks(x, t["puzzle"], rotation=90, fontsize=7)
     ax.set_ylabel("times taken per game")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
     return ax
 
@@ -365,22 +546,23 @@ def plot_puzzle_value(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         )
     ax.set_xlabel("points / estimated actions to complete from the start")
     ax.set_ylabel("times taken per game")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
     return ax
 
 
 def plot_points_per_action(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw points per action spent with intervals, one line per row (``points_per_action``)."""
-    ax = _axes(ax, 6.4, 0.8 + 0.35 * max(len(table), 1))
+    """Draw points per action spent with intervals, one line per row, highest on top."""
+    ax = _axes(ax, 6.4, 0.8 + 0.3 * max(len(table), 1))
     title = "Points per action spent (95% interval)"
     if table.empty:
         return _empty(ax, title)
-    y = np.arange(len(table))[::-1]
+    table = table.sort_values("points_per_action")
+    y = np.arange(len(table))
     _interval_bars(ax, y, table["points_per_action"], table["ci_low"], table["ci_high"])
     ax.axvline(0, color=_GREY, lw=0.8)
     by = [c for c in table.columns if c in ("players", "variant", "expansions", "bot")]
-    ax.set_yticks(y, _labels(table, by))
+    ax.set_yticks(y, _labels(table, by), fontsize=8)
     ax.set_xlabel("final score / Play-phase actions")
     ax.set_title(title)
     return ax
@@ -400,13 +582,13 @@ def plot_piece_mix(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("stage of the game (equal parts of its actions)")
     ax.set_ylabel("share of placements")
     ax.set_xticks(wide.index)
-    ax.legend(fontsize=7, ncols=3)
+    ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
     return ax
 
 
 def plot_solo(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw the solo win rate against the mastermind per difficulty (and bot)."""
+    """Draw the solo win rate against the mastermind per difficulty (and bot), values written."""
     ax = _axes(ax)
     title = "Solo: win rate against the mastermind (95% interval)"
     if table.empty:
@@ -420,50 +602,171 @@ def plot_solo(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         rate = rows["win_rate"].to_numpy(dtype=float)
         err = _errors(rate, rows["ci_low"], rows["ci_high"])
         ax.bar(x, rate, width * 0.9, yerr=err, capsize=3, label=bot, color=f"C{b}")
+        for xi, r, n in zip(x, rate, rows["played"], strict=True):
+            if np.isfinite(r):  # the value on the bar: a 0% bar is otherwise invisible
+                ax.text(xi, r + 0.02, f"{r:.0%}\nof {int(n)}", ha="center", va="bottom", fontsize=7)
+    if not np.nansum(table["win_rate"].to_numpy(dtype=float)):
+        ax.text(
+            0.5, 0.6, "no wins at any difficulty", ha="center", transform=ax.transAxes, color=_GREY
+        )
     ax.set_xticks(range(len(levels)), levels)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.1)
     ax.set_ylabel("win rate")
-    ax.legend(fontsize=8)
+    if len(bots) > 1:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
     return ax
 
 
 def plot_credits(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw the mean Credits earned, spent and kept per bot (a ``credits`` table)."""
-    ax = _axes(ax)
+    """Draw the mean Credits earned, spent and kept per group (a ``credits`` table), by earned."""
+    table = table.sort_values("credits_earned_mean") if not table.empty else table
+    ax = _axes(ax, 6.4, 1.2 + 0.32 * max(len(table), 1))
     title = "Credits economy (Finesse)"
     if table.empty:
         return _empty(ax, title, "no Finesse games in this run")
     measures = ["credits_earned_mean", "credits_spent_mean", "credits_final_mean"]
-    labels = _labels(table, [c for c in table.columns if c in ("expansions", "players", "bot")])
-    width = 0.8 / len(measures)
+    names = _labels(table, [c for c in table.columns if c in ("expansions", "players", "bot")])
+    height = 0.8 / len(measures)
     for m, measure in enumerate(measures):
-        x = np.arange(len(table)) + (m - 1) * width
-        ax.bar(x, table[measure], width * 0.9, label=measure.removesuffix("_mean"), color=f"C{m}")
-    ax.set_xticks(range(len(table)), labels, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("Credits per seat and game")
-    ax.legend(fontsize=8)
+        y = np.arange(len(table)) + (1 - m) * height
+        ax.barh(
+            y,
+            table[measure],
+            height * 0.9,
+            label=measure.removesuffix("_mean").replace("credits_", ""),
+            color=f"C{m}",
+        )
+    ax.set_yticks(range(len(table)), names, fontsize=7)
+    ax.set_xlabel("Credits per seat and game")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
     return ax
 
 
 def plot_finishing(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw Finishing Touches use: share of seats placing pieces there, and pieces placed."""
-    ax = _axes(ax)
-    title = "Finishing Touches: seats that used them, and pieces placed"
+    """Draw Finishing Touches use: the share of seats placing pieces there, most used on top."""
+    table = table.sort_values("used_share") if not table.empty else table
+    ax = _axes(ax, 6.4, 1.2 + 0.3 * max(len(table), 1))
+    title = "Finishing Touches: share of seats that used them"
     if table.empty:
         return _empty(ax, title)
     metrics = ("seats", "used_share", "pieces_mean", "unfinished_mean", "penalty_mean")
-    labels = _labels(table, [c for c in table.columns if c not in metrics])
-    x = np.arange(len(table))
-    ax.bar(x - 0.2, table["used_share"], 0.4, label="share of seats using them", color="C0")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of seats")
-    twin = ax.twinx()
-    twin.bar(x + 0.2, table["pieces_mean"], 0.4, label="pieces placed (mean)", color="C1")
-    twin.set_ylabel("pieces placed per seat")
-    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-    ax.legend(loc="upper left", fontsize=8)
-    twin.legend(loc="upper right", fontsize=8)
+    names = _labels(table, [c for c in table.columns if c not in metrics])
+    y = np.arange(len(table))
+    ax.barh(y, table["used_share"], 0.7, color="C0")
+    for yi, share, pieces in zip(y, table["used_share"], table["pieces_mean"], strict=True):
+        ax.text(share + 0.01, yi, f"{pieces:.1f} pieces", va="center", fontsize=7)
+    ax.set_yticks(y, names, fontsize=7)
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("share of seats (text: pieces placed per seat)")
     ax.set_title(title)
     return ax
+
+
+_METRIC_TITLES = {
+    "first_player_rate": "first player's win rate (pts)",
+    "win_rate": "win rate of {bot} (pts)",
+    "margin": "winner's margin (points)",
+    "rounds": "game length (rounds)",
+}
+
+
+def _effect_label(row: pd.Series) -> str:
+    if row["factor"] == "expansions":
+        return lab.short_expansions(str(row["level"]))
+    return f"{row['level']} (vs {row['against']})"
+
+
+def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
+    """Draw each expansion set's and switch's effect with its 95% interval (``factors.effects``).
+
+    Small multiples: a row of panels per player count (and variant), a panel per metric (rates
+    in percentage points); in a panel one line per comparison, sorted by the first metric's
+    difference, one colour per line-up when several were played; filled markers are significant
+    (the interval leaves out 0). Metrics that never change (every difference 0) are left out.
+    Returns the Figure.
+    """
+    title = "Effects against the base game (95% intervals; filled: significant)"
+    if table.empty:
+        fig = fig or Figure(figsize=(6.4, 2.0), layout="constrained")
+        _empty(fig.add_subplot(), title, "no expansion set or switch next to its base game")
+        return fig
+    t = table.copy()
+    t["what"] = [
+        m if b is None or (isinstance(b, float) and np.isnan(b)) else f"{m}:{b}"
+        for m, b in zip(t["metric"], t["bot"], strict=True)
+    ]
+    t["label"] = [_effect_label(r) for _, r in t.iterrows()]
+    scale = np.where(t["kind"] == "rate", 100.0, 1.0)
+    for c in ("diff", "ci_low", "ci_high"):
+        t[c] = t[c].to_numpy(dtype=float) * scale
+    # a metric that never changed anywhere (greedy beats random in every game of every set)
+    changing = t.groupby("what")["diff"].agg(lambda v: np.nanmax(np.abs(v)))
+    whats = [w for w in dict.fromkeys(t["what"]) if changing.loc[w] > 0]
+    constant = [w.replace(":", " of ") for w in dict.fromkeys(t["what"]) if w not in whats]
+    if constant:
+        title += f"\nleft out, the same with and without everywhere: {', '.join(constant)}"
+    if not whats:
+        fig = fig or Figure(figsize=(6.4, 2.0), layout="constrained")
+        _empty(fig.add_subplot(), title, "no metric changed in any comparison")
+        return fig
+    rows_by = ["players"] + (["variant"] if t["variant"].nunique() > 1 else [])
+    series_by = lab.varying(t.drop_duplicates(["players", "lineup"]), ("lineup",))
+    if series_by:  # one colour per line-up, the same at every player count
+        t["series"] = [lab.lineup_unit(str(v)) for v in t["lineup"]]
+    panels = list(t.groupby(rows_by, sort=True))
+    most = max(rows["label"].nunique() for _, rows in panels)
+    if fig is None:
+        width = min(_MAX_WIDTH, 2.2 + 2.3 * len(whats))
+        height = len(panels) * (0.9 + 0.17 * most) + 0.9
+        fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(len(panels), max(len(whats), 1), squeeze=False)
+    series = list(dict.fromkeys(t["series"])) if series_by else [None]
+    offsets = np.linspace(-0.25, 0.25, len(series)) if len(series) > 1 else [0.0]
+    for (key, rows), row_axes in zip(panels, axes, strict=True):
+        key = key if isinstance(key, tuple) else (key,)
+        first = rows[rows["what"] == whats[0]] if whats else rows
+        order = first.groupby("label")["diff"].mean().sort_values().index.tolist()
+        order += sorted(set(rows["label"]) - set(order))
+        y_of = {name: i for i, name in enumerate(order)}
+        for j, (ax, what) in enumerate(zip(row_axes, whats, strict=True)):
+            at = rows[rows["what"] == what]
+            for k, (name, off) in enumerate(zip(series, offsets, strict=True)):
+                part = at if name is None else at[at["series"] == name]
+                y = np.array([y_of[n] for n in part["label"]]) + off
+                d = part["diff"].to_numpy(dtype=float)
+                err = _errors(d, part["ci_low"], part["ci_high"])
+                color = f"C{k}"
+                ax.errorbar(d, y, xerr=err, fmt="none", ecolor=color, lw=0.8)
+                sig = part["significant"].to_numpy(dtype=bool)
+                ax.plot(d[sig], y[sig], "o", ms=4, color=color, label=None)
+                ax.plot(
+                    d[~sig],
+                    y[~sig],
+                    "o",
+                    ms=4,
+                    mfc="white",
+                    mec=color,
+                    label=lab.short_lineup(str(name)) if name is not None else None,
+                )
+            ax.axvline(0, color=_GREY, lw=0.8)
+            ax.set_yticks(range(len(order)), order if j == 0 else [""] * len(order), fontsize=7)
+            ax.set_ylim(-0.6, len(order) - 0.4)
+            ax.tick_params(axis="x", labelsize=7)
+            metric, _, bot = what.partition(":")
+            heading = _METRIC_TITLES.get(metric, metric).format(bot=bot)
+            ax.set_title(f"{_panel_title(rows_by, key)}: {heading}", fontsize=8)
+    if series_by:
+        handles, names = axes[0][0].get_legend_handles_labels()
+        fig.legend(
+            handles,
+            names,
+            loc="outside lower center",
+            ncols=min(len(names), 4),
+            fontsize=8,
+            title="line-up",
+            title_fontsize=8,
+        )
+    fig.suptitle(title, fontsize=10)
+    return fig

@@ -1,8 +1,13 @@
-"""One self-contained HTML page of a run: its summary tables and charts, images embedded.
+"""One self-contained HTML page of a run: the answers first, then the details; images embedded.
 
 Every chart is a PNG embedded as a base64 ``data:`` URI and every table is plain HTML, so the page
-opens in any browser with no other file. The bootstrap of the ratings is seeded from the run's
-root seed: the same run gives the same page.
+opens in any browser with no other file. The page leads with the answers (seat advantage per
+configuration, effects against the base game with what the run could detect, ratings, head to
+head, time per decision) and then the details (win rates, balance by configuration, how games
+ended, strategy, solo, Credits) and the long tables. Tables show only the columns that vary, with
+expansion sets abbreviated; a chart with nothing to show is replaced by a sentence. The page is
+as wide as a browser window: charts are at most the page's width, wide tables scroll inside it.
+Nothing is random: the same run gives the same page.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from projectl_sim.analysis import balance as bal  # the module (the function is balance_table)
-from projectl_sim.analysis import plots, ratings, stats, strategy
+from projectl_sim.analysis import factors, labels, plots, ratings, stats, strategy, timing
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.errors import UsageError
 
@@ -29,14 +35,16 @@ h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-img { max-width: 100%; display: block; margin: 0.8em 0; }
-p.note { color: #555; font-size: 0.9em; }
+img { max-width: 100%; height: auto; display: block; margin: 0.8em 0; }
+p.note { color: #555; font-size: 0.9em; } p.answer { font-size: 1.05em; }
+div.wide { max-width: 100%; overflow-x: auto; }
+details > summary { cursor: pointer; color: #345; margin: 0.6em 0; }
 """
 
 
-def png_data_uri(ax: Axes, dpi: int = 100) -> str:
-    """Return the figure of ``ax`` as a ``data:image/png;base64,...`` URI."""
-    figure = ax.get_figure(root=True)
+def png_data_uri(drawing: Axes | Figure, dpi: int = 100) -> str:
+    """Return the figure of an Axes (or a Figure) as a ``data:image/png;base64,...`` URI."""
+    figure = drawing if isinstance(drawing, Figure) else drawing.get_figure(root=True)
     if not isinstance(figure.canvas, FigureCanvasAgg):
         FigureCanvasAgg(figure)
     buffer = io.BytesIO()
@@ -48,7 +56,13 @@ def _table(frame: pd.DataFrame, digits: int = 3) -> str:
     def fmt(v: float) -> str:
         return f"{v:.{digits}g}" if abs(v) < 10**digits else f"{v:.0f}"
 
-    return frame.to_html(index=False, float_format=fmt, na_rep="", border=0, escape=True)
+    shown = frame.copy()
+    if "expansions" in shown:
+        shown["expansions"] = shown["expansions"].map(labels.short_expansions)
+    if "lineup" in shown:
+        shown["lineup"] = shown["lineup"].map(labels.short_lineup)
+    body = shown.to_html(index=False, float_format=fmt, na_rep="", border=0, escape=True)
+    return f'<div class="wide">{body}</div>'
 
 
 class _Page:
@@ -58,13 +72,18 @@ class _Page:
     def heading(self, text: str) -> None:
         self.parts.append(f"<h2>{html.escape(text)}</h2>")
 
-    def note(self, text: str) -> None:
-        self.parts.append(f'<p class="note">{html.escape(text)}</p>')
+    def note(self, text: str, kind: str = "note") -> None:
+        self.parts.append(f'<p class="{kind}">{html.escape(text)}</p>')
 
-    def table(self, frame: pd.DataFrame) -> None:
-        self.parts.append(_table(frame))
+    def table(self, frame: pd.DataFrame, folded: str | None = None) -> None:
+        """Add a table; ``folded``: behind a "show" line (long tables)."""
+        if folded is None:
+            self.parts.append(_table(frame))
+        else:
+            summary = html.escape(folded)
+            self.parts.append(f"<details><summary>{summary}</summary>{_table(frame)}</details>")
 
-    def chart(self, draw: Callable[[], Axes], alt: str) -> None:
+    def chart(self, draw: Callable[[], Axes | Figure], alt: str) -> None:
         self.parts.append(f'<img alt="{html.escape(alt)}" src="{png_data_uri(draw())}">')
 
     def render(self, title: str) -> str:
@@ -96,8 +115,11 @@ def _overview(run: Run) -> pd.DataFrame:
     return pd.DataFrame({"": list(items), "value": [str(v) for v in items.values()]})
 
 
+_FLAGGED_SHOWN = 20  # flagged effects listed in the answers; every row is in the long table
+
 _BALANCE_SHOWN = [
     "games",
+    "failed",
     "first_player_rate",
     "seat_advantage",
     "margin_mean",
@@ -105,12 +127,101 @@ _BALANCE_SHOWN = [
     "rounds_mean",
     "turns_mean",
     "truncated_share",
+    "shared_win_share",
     "score_mean",
 ]
 
 
+def _varying_columns(frame: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    """Return ``frame`` without the configuration columns that never change and constant metrics."""
+    keys = labels.varying(frame, bal.CONFIG) or ["players"]
+    metrics = [c for c in keep if c in frame and frame[c].nunique(dropna=False) > 1]
+    return frame[[*keys, *metrics]]
+
+
+def _seat_table(seat: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per configuration: the first player's share, its interval and the test."""
+    first = seat[seat["turn_order"] == 0].copy()
+    first["first player"] = [
+        f"{v:.0%} [{lo:.0%}, {hi:.0%}]"
+        for v, lo, hi in zip(first["share"], first["ci_low"], first["ci_high"], strict=True)
+    ]
+    first["fair share"] = [f"{e:.0%}" for e in first["expected"]]
+    first["p"] = [f"{p:.3g}" if np.isfinite(p) else "" for p in first["p_value"]]
+    first = first.sort_values(["players", "share"], ascending=[True, False])
+    keys = labels.varying(first, bal.CONFIG) or ["players"]
+    return first[[*keys, "games", "first player", "fair share", "p", "test"]]
+
+
+def _effects_answer(page: _Page, effects: pd.DataFrame) -> None:
+    n = len(effects)
+    flagged = effects[effects["significant"]].sort_values("p_value")
+    page.note(
+        f"{len(flagged)} of {n} differences have a 95% interval that leaves out 0 (about "
+        f"{0.05 * n:.1f} would by chance if nothing changed); "
+        f"{int((effects['q_value'] < 0.05).sum())} survive the Benjamini-Hochberg correction "
+        "for the many comparisons (q < 0.05).",
+        "answer",
+    )
+    power = (
+        effects.groupby(["metric", "kind"], sort=False)
+        .agg(
+            comparisons=("diff", "size"),
+            flagged=("significant", "sum"),
+            median_mde=("mde", "median"),
+            games=("games", "median"),
+            half_width=("half_width", "first"),
+            games_needed=("games_needed", "median"),
+        )
+        .reset_index()
+    )
+    page.note(
+        "What this run can detect, per comparison: the median minimum detectable effect (80% "
+        "power, 5% level; rates in points) at its size, and the games per configuration an "
+        "interval of the given half-width would need."
+    )
+    rate = power["kind"] == "rate"
+    power.loc[rate, "median_mde"] *= 100
+    power.loc[rate, "half_width"] *= 100
+    page.table(power.drop(columns="kind"))
+    page.chart(lambda: plots.plot_effects(effects), "effects against the base game")
+    if len(flagged):
+        shown = flagged[
+            [
+                "players",
+                "factor",
+                "level",
+                "against",
+                "lineup",
+                "metric",
+                "bot",
+                "base",
+                "value",
+                "diff",
+                "ci_low",
+                "ci_high",
+                "q_value",
+                "mde",
+            ]
+        ]
+        shown = shown.loc[:, [c for c in shown if shown[c].notna().any()]]
+        is_set = shown["factor"] == "expansions"
+        shown.loc[is_set, "level"] = shown.loc[is_set, "level"].map(labels.short_expansions)
+        more = len(shown) - _FLAGGED_SHOWN
+        page.note(
+            "The flagged differences, smallest p first"
+            + (
+                f" (the first {_FLAGGED_SHOWN}; {more} more in the long table at the end):"
+                if more > 0
+                else ":"
+            )
+        )
+        shown = shown.head(_FLAGGED_SHOWN)
+        page.table(_varying_columns(shown, [c for c in shown if c not in bal.CONFIG]))
+
+
 def build_report(run: Run) -> str:
-    """Return the HTML page of a run's tables and charts."""
+    """Return the HTML page of a run: the answers, then the details and the long tables."""
     seats, games = run.seats, run.games
     title = f"projectl-sim run {run.manifest.get('run_id', run.path.name)}"
     page = _Page(title)
@@ -118,7 +229,92 @@ def build_report(run: Run) -> str:
     if games.empty or games["error"].notna().all():
         page.note("No finished game in this run: nothing to summarise.")
         return page.render(title)
-    multi = seats[seats["players"] > 1]
+    configs = games.drop_duplicates(bal.CONFIG)
+    shared = labels.constant_settings(configs)
+    if shared:
+        page.note(f"Every game: {shared}.")
+    key = labels.abbreviation_key(configs["expansions"])
+    if key:
+        page.note(f"Expansion sets abbreviated: {key}; base = the base game.")
+
+    seat = stats.seat_advantage(seats, by=bal.CONFIG)
+    multi = not seat.empty
+    if not multi:
+        page.note("Solo games only: no turn order, rating or head to head to compare.", "answer")
+    else:
+        page.heading("Seat advantage per configuration")
+        rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < 0.05).sum())
+        n = len(seat.drop_duplicates(bal.CONFIG))
+        page.note(
+            f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
+            f"{0.05 * n:.1f} would by chance). Dots: each turn order's share of the wins with its "
+            "95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 expected "
+            "wins per seat, else chi-square.",
+            "answer",
+        )
+        page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
+        page.table(
+            _seat_table(seat), folded=f"the first player's share in each of {n} configurations"
+        )
+
+    page.heading("Effects against the base game")
+    effects = factors.effects(seats, games)
+    if effects.empty:
+        page.note(
+            "No expansion set or rules switch was played next to its base game (same players, "
+            "variant and line-up): nothing to compare."
+        )
+    else:
+        _effects_answer(page, effects)
+
+    rated = ratings.plackett_luce(seats)
+    if multi:
+        page.heading("Ratings and head to head")
+    if multi and rated.empty:
+        page.note("No game seated two different bots: nothing to rate.")
+    elif multi:
+        page.note(
+            "Plackett-Luce fit on every game's order of finish (ties count every order of the "
+            "tied seats alike), Elo scale, 95% profile likelihood intervals. A bot that never won "
+            "(or never lost) has no finite rating and is reported as such."
+        )
+        page.table(rated)
+        page.chart(lambda: plots.plot_ratings(rated), "ratings")
+        pairs = ratings.pair_results(seats)
+        page.note("Head to head per pair and player count (match score per game, Wilson 95%):")
+        page.table(
+            pairs[pairs["rate"] >= 0.5].sort_values(["players", "rate"], ascending=[True, False])
+        )
+        matrix = ratings.head_to_head_matrix(seats)
+        if len(matrix) > 1:
+            page.chart(lambda: plots.plot_head_to_head(matrix), "head to head")
+        ladder = ratings.skill_ladder(seats)
+        if not ladder.empty:
+            page.note("Skill ladder: the doubled budget's win rate at each step.")
+            page.table(ladder)
+            page.chart(lambda: plots.plot_ladder(ladder), "ladder")
+
+    times = timing.decision_times(seats)
+    page.heading("Time per decision")
+    if times.empty:
+        page.note("The tables hold no timing column.")
+    else:
+        if times["clock"].iloc[0] == "wall":
+            page.note(
+                "Wall-clock seconds (the tables have no CPU column: a busy machine inflates them)."
+            )
+        shown = times.copy()
+        for c in ("seconds_per_decision", "ci_low", "ci_high"):
+            shown[c] = shown[c] * 1e3
+        shown = shown.rename(
+            columns={
+                "seconds_per_decision": "ms per decision",
+                "ci_low": "ms ci_low",
+                "ci_high": "ms ci_high",
+                "seconds_per_game": "seconds per seat and game",
+            }
+        )
+        page.table(shown)
 
     page.heading("Win rates")
     page.note("Win rate counts a k-way shared win as 1/k; intervals are Wilson 95% intervals.")
@@ -126,59 +322,35 @@ def build_report(run: Run) -> str:
     page.table(by_bot)
     page.chart(lambda: plots.plot_win_rates(by_bot, labels=["players", "variant", "bot"]), "win")
 
-    if not multi.empty:
-        page.heading("Seat advantage")
-        page.note(
-            "Share of the wins of each turn order (0 = first player) against 1/N; p is Pearson's "
-            "chi-square test of equal shares."
-        )
-        seat = stats.seat_advantage(seats)
-        page.table(seat)
-        page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage")
-
     page.heading("Balance by configuration")
     balance = bal.balance_table(seats, games)
-    keys = [c for c in bal.CONFIG if balance[c].nunique() > 1] or ["players"]
-    page.table(balance[[*keys, *_BALANCE_SHOWN]])
-    page.chart(lambda: plots.plot_margins(games), "margins")
-    page.chart(lambda: plots.plot_lengths(games), "lengths")
-    reasons = bal.end_reasons(games, keys)
-    page.chart(lambda: plots.plot_end_reasons(reasons), "end reasons")
+    vary = labels.varying(configs, ["expansions", "lineup", "switches"])
+    by = [*vary, "players"]
+    if multi:
+        page.chart(lambda: plots.plot_margins(games, by=by), "margins")
+    page.chart(lambda: plots.plot_lengths(games, by=by), "lengths")
+    reasons = bal.end_reasons(games, by)
+    ok = games[games["error"].isna()]
+    if (ok["end_reason"] == "rules").all():
+        page.note(f"How games ended: all {len(ok)} finished games ended by the rules.")
+    else:
+        page.chart(lambda: plots.plot_end_reasons(reasons), "end reasons")
     page.chart(lambda: plots.plot_scores(seats), "scores")
-
-    rated = ratings.bradley_terry(
-        seats, rng=np.random.default_rng(int(run.manifest.get("root_seed") or 0)), n_boot=200
+    page.table(
+        _varying_columns(balance, _BALANCE_SHOWN),
+        folded=f"balance metrics of each of {len(balance)} configurations",
     )
-    if not rated.empty:
-        page.heading("Ratings and head to head")
-        page.note(
-            "Bradley-Terry fit by maximum likelihood on the pairwise matches of every game "
-            "(ties count half); 95% intervals from 200 bootstrap resamples of games."
-        )
-        page.table(rated)
-        page.chart(lambda: plots.plot_ratings(rated), "ratings")
-        matrix = ratings.head_to_head_matrix(seats)
-        page.chart(lambda: plots.plot_head_to_head(matrix), "head to head")
-        ladder = ratings.skill_ladder(seats)
-        if not ladder.empty:
-            page.heading("Skill ladder")
-            page.table(ladder)
-            page.chart(lambda: plots.plot_ladder(ladder), "ladder")
-
-    effects = bal.expansion_effects(seats, games)
-    if not effects.empty:
-        page.heading("Expansion effects")
-        page.note("Difference against the base game; significant: the 95% interval leaves out 0.")
-        page.table(effects)
-        page.chart(lambda: plots.plot_expansion_effects(effects), "expansion effects")
 
     page.heading("Strategy")
     ppa = strategy.points_per_action(seats)
     page.table(ppa)
     page.chart(lambda: plots.plot_points_per_action(ppa), "points per action")
     ft = strategy.finishing_touches(seats, games)
-    page.table(ft)
-    page.chart(lambda: plots.plot_finishing(ft), "finishing touches")
+    if ft.empty:
+        page.note("Finishing Touches: no game ended by the rules to count them in.")
+    else:
+        page.table(ft)
+        page.chart(lambda: plots.plot_finishing(ft), "finishing touches")
     puzzles = strategy.puzzle_stats(seats)
     if not puzzles.empty:
         page.chart(lambda: plots.plot_puzzles(puzzles), "puzzles")
@@ -191,11 +363,14 @@ def build_report(run: Run) -> str:
         page.heading("Solo")
         page.table(solo)
         page.chart(lambda: plots.plot_solo(solo), "solo")
-    credit = strategy.credits(seats)
+    credit = strategy.credits(seats, by=["expansions", "players", "bot"])
     if not credit.empty:
         page.heading("Credits (Finesse)")
-        page.table(credit)
+        page.table(credit, folded=f"Credits in each of {len(credit)} groups")
         page.chart(lambda: plots.plot_credits(credit), "credits")
+    if not effects.empty:
+        page.heading("Every effect (long table)")
+        page.table(effects, folded=f"all {len(effects)} differences against the base game")
     return page.render(title)
 
 

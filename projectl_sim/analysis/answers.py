@@ -1,0 +1,523 @@
+"""The text ``projectl-sim summary RUN`` prints: the answers first, the long tables last.
+
+In order: what the run played; (for a run grown with ``--until-precision``) whether it reached
+the precision asked; the seat advantage of every configuration with its intervals and test, and
+what a run of this size can detect; what each expansion set and rules switch changes against the
+base game (flagged differences, how many the many comparisons would flag by chance, the minimum
+detectable effects and the games a chosen precision needs); the Plackett-Luce ratings; every
+pair's head-to-head; seconds per decision per bot; then the win-rate tables by bot, turn order
+and configuration. Configurations are named by the settings that vary only, expansion sets
+abbreviated (the key is printed), grouped by player count and sorted by value, so 48 or 92
+configurations stay readable. Every number comes from the tables: nothing is re-simulated.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis import labels
+from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.factors import CONFIG, effects
+from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
+from projectl_sim.analysis.ratings import pair_results, plackett_luce
+from projectl_sim.analysis.sequential import precision_check
+from projectl_sim.analysis.stats import finished_games, seat_advantage
+from projectl_sim.analysis.timing import decision_times
+from projectl_sim.sim.summary import summarize
+
+__all__ = ["summary_text"]
+
+ALPHA = 0.05
+MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
+SEAT_HALF_WIDTH = 0.05  # the precision the seat section sizes runs for
+
+
+WIDTH = 100  # prose is wrapped to this many characters; tables are as wide as they need
+
+
+def _prose(text: str, indent: str = "") -> list[str]:
+    """Return ``text`` wrapped to ``WIDTH`` characters, every line indented."""
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent)
+
+
+def _p(p: float) -> str:
+    return "n/a" if not np.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _pct(x: float, digits: int = 0) -> str:
+    return "  n/a" if not np.isfinite(x) else f"{100 * x:.{digits}f}%"
+
+
+def _interval(value: float, low: float, high: float, digits: int = 0) -> str:
+    """Return ``41% [26, 58]`` (a rate and its interval, in percent)."""
+    if not np.isfinite(value):
+        return "n/a"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return _pct(value, digits)
+    return f"{_pct(value, digits)} [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
+def _signed(kind: str, d: float, low: float, high: float) -> str:
+    if kind == "rate":
+        return f"{100 * d:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def _number(kind: str, x: float) -> str:
+    if not np.isfinite(x):
+        return "n/a"
+    return f"{100 * x:.1f}%" if kind == "rate" else f"{x:.2f}"
+
+
+def _mde(kind: str, mde: float) -> str:
+    if not np.isfinite(mde):
+        return "n/a"
+    if kind == "rate":
+        return "> 100 pts" if mde > 1 else f"{100 * mde:.1f} pts"
+    return f"{mde:.2f}"
+
+
+def _seconds(s: float) -> str:
+    if not np.isfinite(s):
+        return "n/a"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def _table(rows: list[list[str]], header: list[str], right: set[int] | None = None) -> list[str]:
+    """Return rows as aligned text columns (``right``: the columns aligned right)."""
+    right = right or set()
+    cells = [header, *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+# -- sections ------------------------------------------------------------------------------------
+def _header(run: Run) -> list[str]:
+    seats, games = run.seats, run.games
+    failed = int(games["error"].notna().sum())
+    ok = finished_games(games)
+    configs = games.drop_duplicates(CONFIG)
+    lines = [
+        f"{len(games)} games, {failed} failed (left out of every figure), "
+        f"{len(configs)} configuration{'s' if len(configs) != 1 else ''}"
+    ]
+    shared = labels.constant_settings(configs)
+    if shared:
+        lines.append(f"every game: {shared}")
+    vary = labels.varying(configs)
+    if vary:
+        names = {
+            "players": "player counts",
+            "variant": "variants",
+            "expansions": "expansion sets",
+            "switches": "switch settings",
+            "lineup": "line-ups",
+        }
+        counts = {c: configs[c].nunique() for c in vary}
+        if "lineup" in counts:  # a line-up repeated over more seats is the same line-up
+            counts["lineup"] = configs["lineup"].map(labels.lineup_unit).nunique()
+        lines.append("the grid varies: " + ", ".join(f"{n} {names[c]}" for c, n in counts.items()))
+    key = labels.abbreviation_key(configs["expansions"])
+    if key:
+        lines.append(f"expansion sets abbreviated: {key}; base = none")
+    if len(ok):
+        reasons = ok["end_reason"].value_counts()
+        if set(reasons.index) == {"rules"}:
+            lines.append("ended: all games by the rules")
+        else:
+            lines.append(
+                "ended: "
+                + ", ".join(f"{r} {n / len(ok):.1%}" for r, n in reasons.items())
+                + " (truncated games count as played)"
+            )
+        shared_wins = (ok["winners"].fillna("").str.count(",") > 0).mean()
+        lines.append(f"shared wins: {shared_wins:.1%} (a k-way shared win counts 1/k)")
+    if "provisional_sets" in games and games["provisional_sets"].notna().any():
+        used = games["provisional_sets"].dropna()
+        names = sorted({name for value in used for name in value.split("+")})
+        lines.append(
+            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
+            "(column provisional_sets)"
+        )
+    if failed:
+        first = games[games["error"].notna()].iloc[0]
+        lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")
+    del seats
+    return lines
+
+
+def _precision_section(run: Run) -> list[str]:
+    asked = run.manifest.get("precision")
+    if not isinstance(asked, Mapping):
+        return []
+    check = precision_check(
+        run.seats,
+        run.games,
+        width=float(asked["width"]),
+        quantities=tuple(asked.get("quantities", ("first_player",))),
+        widths=asked.get("widths"),
+        max_games=asked.get("max_games"),
+        planned_deals=asked.get("planned_deals"),
+    )
+    t = check.intervals
+    lines = [
+        "== Precision on demand ==",
+        f"asked: every interval at most {asked['width']} wide; {check.reason}",
+        "anytime-valid 95% confidence sequences (valid at the stop, unlike the fixed-size",
+        "intervals below): widest "
+        + (f"{t['width'].max():.3f}" if len(t) else "n/a")
+        + f", {int(t['done'].sum())} of {len(t)} done",
+    ]
+    return lines
+
+
+def _seat_section(seats: pd.DataFrame) -> list[str]:
+    table = seat_advantage(seats, by=CONFIG)
+    lines = ["== Seat advantage per configuration =="]
+    if table.empty:
+        return [*lines, "no game with two or more seats"]
+    lines += _prose(
+        "share of the wins by turn order (1st = first player) with 95% Wilson intervals, against "
+        "the fair share 1/N; p: test of equal shares (exact below 5 expected wins per seat, else "
+        "chi-square); sorted by the first player's share"
+    )
+    configs = table.drop_duplicates(CONFIG)
+    vary = labels.varying(configs)
+    settings = [c for c in vary if c in ("expansions", "switches")]
+    # a block per player count (and line-up when each line-up met several settings), a row per
+    # configuration in it
+    blocks = ["players", "variant", *(["lineup"] if "lineup" in vary and settings else [])]
+    named = settings or [c for c in vary if c == "lineup"] or ["expansions"]
+    for key, block in table.groupby(blocks, sort=True):
+        where = dict(zip(blocks, key, strict=True))
+        players = int(where["players"])
+        wide = block.pivot_table(
+            index=CONFIG, columns="turn_order", values=["share", "ci_low", "ci_high"]
+        )
+        meta = block.drop_duplicates(CONFIG).set_index(CONFIG)
+        order = wide["share"][0].sort_values(ascending=False, kind="stable").index
+        names = labels.config_labels(pd.DataFrame(list(order), columns=CONFIG), named)
+        share, low, high = (wide[v].to_dict("index") for v in ("share", "ci_low", "ci_high"))
+        rows = []
+        for name, config in zip(names, order, strict=True):
+            m = meta.loc[config]
+            cells = [
+                _interval(share[config][t], low[config][t], high[config][t]) for t in range(players)
+            ]
+            test = f"{_p(m['p_value'])} {m['test']}" if np.isfinite(m["p_value"]) else "n/a"
+            rows.append([name, str(int(m["games"])), *cells, test])
+        header = ["configuration", "games", *(_ordinal(t) for t in range(players)), "p"]
+        title = f"{players} players, {where['variant']}"
+        if "lineup" in where:
+            title += f", line-up {labels.short_lineup(where['lineup'])}"
+        lines.append("")
+        lines.append(f"{title} (fair share {_pct(1 / players)}):")
+        lines.extend("  " + x for x in _table(rows, header, right={1}))
+        rejected = int((meta["p_value"] < ALPHA).sum())
+        n = len(meta)
+        games = float(meta["games"].median())
+        p0 = 1 / players
+        mde = minimum_detectable_effect(np.sqrt(p0 * (1 - p0) / games))
+        need = games_needed(SEAT_HALF_WIDTH, p=p0)
+        chance = (
+            f"{rejected} of {n} configurations reject equal shares at 5% ({ALPHA * n:.1f} "
+            "expected by chance if none differed). "
+            if n > 1
+            else ""
+        )
+        lines += _prose(
+            f"{chance}With {games:.0f} games a first player's share is told from {_pct(p0)} "
+            f"only when it is off by {100 * mde:.0f} points or more (80% power); "
+            f"+-{100 * SEAT_HALF_WIDTH:.0f} points needs {need} games per configuration.",
+            "  ",
+        )
+    return lines
+
+
+def _ordinal(turn: int) -> str:
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(turn, f"{turn + 1}th")
+
+
+def _effect_name(row: pd.Series, vary: list[str]) -> str:
+    where = [f"{row['players']}p"]
+    if "variant" in vary:
+        where.append(str(row["variant"]))
+    if "lineup" in vary:
+        where.append(str(row["lineup"]))
+    if row["factor"] == "expansions":
+        level = f"{labels.short_expansions(row['level'])} vs base"
+        if "switches" in vary and row["switches"] != "default":
+            level += f" ({row['switches']})"
+    else:
+        level = f"{row['level']} vs {row['against']}"
+        if "expansions" in vary:
+            level += f" ({labels.short_expansions(row['expansions'])})"
+    return " ".join([*where, level])
+
+
+def _metric_name(row: pd.Series) -> str:
+    return row["metric"] if row["bot"] is None or pd.isna(row["bot"]) else f"win_rate {row['bot']}"
+
+
+def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Return the effects section, and its full table for the end of the text."""
+    lines = ["== Expansion and rules-switch effects against the base game =="]
+    if eff.empty:
+        lines.append(
+            "no expansion set or rules switch was played next to its base game (same players, "
+            "variant and line-up)"
+        )
+        return lines, []
+    vary = labels.varying(configs)
+    n = len(eff)
+    flagged = eff[eff["significant"]].sort_values("p_value")
+    lines += _prose(
+        "difference (with - without) and its 95% interval: Newcombe for rates, Welch for means; "
+        "deals independent (each configuration has its own seeds, so these are unpaired); "
+        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows"
+    )
+    lines += _prose(
+        f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
+        f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "
+        "the many comparisons (q < 0.05)"
+    )
+    lines.append("")
+    lines.append("what this run can detect (per comparison, 80% power, 5% level):")
+    rows = []
+    for (metric, kind), group in eff.groupby(["metric", "kind"], sort=False):
+        mde = float(group["mde"].median())
+        need = group["games_needed"].dropna()
+        half = float(group["half_width"].iloc[0])
+        rows.append(
+            [
+                metric,
+                str(len(group)),
+                str(int(group["significant"].sum())),
+                _mde(kind, mde),
+                f"{int(group['games'].median())}",
+                (f"+-{100 * half:.0f} pts" if kind == "rate" else f"+-{half:g}")
+                + f": {int(need.median())} games"
+                if len(need)
+                else "n/a",
+            ]
+        )
+    lines.extend(
+        "  " + x
+        for x in _table(
+            rows,
+            ["metric", "rows", "flagged", "median MDE", "games", "for an interval of"],
+            right={1, 2, 3, 4},
+        )
+    )
+    lines += _prose(
+        "(MDE: the smallest true change found 80% of the time at this size; an unflagged "
+        "difference says only that no change as large as the MDE is likely)",
+        "  ",
+    )
+    if len(flagged):
+        lines.append("")
+        lines.append("flagged differences, smallest p first:")
+        rows = []
+        for _, r in flagged.head(MAX_FLAGGED).iterrows():
+            rows.append(
+                [
+                    _effect_name(r, vary),
+                    _metric_name(r),
+                    f"{_number(r['kind'], r['base'])} -> {_number(r['kind'], r['value'])}",
+                    _signed(r["kind"], r["diff"], r["ci_low"], r["ci_high"]),
+                    _p(r["q_value"]),
+                ]
+            )
+        lines.extend(
+            "  " + x
+            for x in _table(rows, ["comparison", "metric", "without -> with", "difference", "q"])
+        )
+        if len(flagged) > MAX_FLAGGED:
+            lines.append(f"  ... and {len(flagged) - MAX_FLAGGED} more (every row: see the end)")
+    full = ["== Every effect (long table) =="]
+    rows = []
+    order = eff.sort_values(["players", "factor", "level", "metric"], kind="stable")
+    for _, r in order.iterrows():
+        mark = "*" if r["significant"] else ""
+        rows.append(
+            [
+                _effect_name(r, vary),
+                _metric_name(r),
+                _signed(r["kind"], r["diff"], r["ci_low"], r["ci_high"]) + mark,
+                _mde(r["kind"], r["mde"]),
+                f"{r['games_base']}/{r['games']}",
+            ]
+        )
+    full.extend(_table(rows, ["comparison", "metric", "difference", "MDE", "games"], right={4}))
+    return lines, full
+
+
+def _ratings_section(seats: pd.DataFrame) -> list[str]:
+    lines = ["== Ratings (Plackett-Luce on every game's order of finish) =="]
+    rated = plackett_luce(seats)
+    if rated.empty:
+        return [*lines, "no game seated two different bots: nothing to rate"]
+    lines += _prose(
+        "Elo scale (400 points = 10:1 odds), mean 0 over the rated group; 95% profile "
+        "likelihood intervals; games independent"
+    )
+    rows = []
+    for r in rated.itertuples(index=False):
+        if np.isfinite(r.rating) and np.isnan(r.ci_low):
+            value = f"{r.rating:+.0f} (the reference)"
+        elif np.isfinite(r.rating):
+            value = f"{r.rating:+.0f} [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
+        else:
+            value = {np.inf: "+inf", -np.inf: "-inf"}.get(r.rating, "n/a")
+        rows.append([r.bot, value, str(r.games), f"{r.wins:g}", r.note])
+    lines.extend(_table(rows, ["bot", "rating [95%]", "games", "wins", ""], right={2, 3}))
+    return lines
+
+
+def _h2h_section(seats: pd.DataFrame) -> list[str]:
+    lines = ["== Head to head, per pair and player count =="]
+    pairs = pair_results(seats, by=("players",))
+    if pairs.empty:
+        return [*lines, "no game seated two different bots"]
+    lines += _prose(
+        "the first bot's match score against the second (1 ahead, 1/2 level, 0 behind, averaged "
+        "per game) with 95% Wilson intervals on games"
+    )
+    ahead = pairs[
+        (pairs["rate"] > 0.5) | ((pairs["rate"] == 0.5) & (pairs["bot"] < pairs["opponent"]))
+    ]
+    ahead = ahead.sort_values(["players", "rate"], ascending=[True, False])
+    rows = [
+        [
+            f"{r.players}p",
+            r.bot,
+            r.opponent,
+            _interval(r.rate, r.ci_low, r.ci_high, 1),
+            str(r.games),
+        ]
+        for r in ahead.itertuples(index=False)
+    ]
+    lines.extend(_table(rows, ["", "bot", "against", "score [95%]", "games"], right={4}))
+    return lines
+
+
+def _time_section(seats: pd.DataFrame) -> list[str]:
+    lines = ["== Time per decision =="]
+    times = decision_times(seats)
+    if times.empty:
+        return [*lines, "the tables hold no timing column"]
+    clock = times["clock"].iloc[0]
+    lines.append(
+        "CPU seconds per decision"
+        if clock == "cpu"
+        else "wall-clock seconds per decision (the tables have no CPU column: a busy machine "
+        "inflates these)"
+    )
+    rows = [
+        [
+            r.bot,
+            f"{_seconds(r.seconds_per_decision)} [{_seconds(r.ci_low)}, {_seconds(r.ci_high)}]",
+            f"{r.decisions}",
+            _seconds(r.seconds_per_game),
+        ]
+        for r in times.itertuples(index=False)
+    ]
+    lines.extend(
+        _table(rows, ["bot", "per decision [95%]", "decisions", "per seat and game"], right={2, 3})
+    )
+    return lines
+
+
+def _rates(table: pd.DataFrame, title: str, name_columns: list[str]) -> list[str]:
+    rows = []
+    for r in table.itertuples(index=False):
+        d = r._asdict()
+        rows.append(
+            [
+                *(
+                    str(labels.short_expansions(d[c]) if c == "expansions" else d[c])
+                    for c in name_columns
+                ),
+                str(d["played"]),
+                _interval(d["win_rate"], d["ci_low"], d["ci_high"], 1),
+                f"{d['mean_score']:.1f}",
+            ]
+        )
+    out = [title]
+    out.extend(
+        _table(
+            rows,
+            [*name_columns, "played", "win rate [95% CI]", "mean score"],
+            right={len(name_columns), len(name_columns) + 2},
+        )
+    )
+    return out
+
+
+def _tables_section(seats: pd.DataFrame) -> list[str]:
+    parts = summarize(seats)
+    lines = ["== Win-rate tables =="]
+    lines.extend(
+        _rates(
+            parts["bot"], "by bot (win rate counts a k-way shared win as 1/k)", ["players", "bot"]
+        )
+    )
+    lines.append("")
+    lines.extend(
+        _rates(
+            parts["turn_order"],
+            "by turn order (0 = first player), all configurations of a player count together",
+            ["players", "turn_order"],
+        )
+    )
+    config = parts["config"]
+    if config["config_id"].nunique() > 1:
+        shown = [c for c in ("players", *labels.varying(config, CONFIG[1:])) if c in config]
+        lines.append("")
+        lines.extend(_rates(config, "by configuration", [*shown, "bot"]))
+    return lines
+
+
+def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | None = None) -> str:
+    """Return what ``projectl-sim summary RUN`` prints: the answers first, long tables last.
+
+    ``half_widths`` sets the interval half-width the effects' ``games needed`` sizes for, per
+    metric (default ``factors.HALF_WIDTHS``: 5 points for rates, 1 for margin and rounds).
+    """
+    run = run if isinstance(run, Run) else load_run(run)
+    seats, games = run.seats, run.games
+    sections = [_header(run)]
+    if finished_games(games).empty:
+        return "\n".join(sections[0])
+    precision = _precision_section(run)
+    if precision:
+        sections.append(precision)
+    sections.append(_seat_section(seats))
+    configs = games.drop_duplicates(CONFIG)
+    effect_lines, long_effects = _effects_section(
+        effects(seats, games, half_widths=half_widths), configs
+    )
+    sections.append(effect_lines)
+    sections.append(_ratings_section(seats))
+    sections.append(_h2h_section(seats))
+    sections.append(_time_section(seats))
+    sections.append(_tables_section(seats))
+    if long_effects:
+        sections.append(long_effects)
+    return "\n\n".join("\n".join(s) for s in sections)

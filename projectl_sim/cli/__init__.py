@@ -1,0 +1,49 @@
+"""The ``projectl-sim`` command line: one parser, one entry point.
+
+Each command group is a module that adds its subcommands to the one parser (``register``):
+``game`` (play, replay, bots), ``run`` (run, summary, report) and ``puzzles`` (fill, puzzles).
+Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
+built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
+and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from projectl_sim.cli import game, puzzles, run
+from projectl_sim.cli.options import PROG
+from projectl_sim.errors import ProjectLError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for group in (game, run, puzzles):
+        group.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; user mistakes print one line and exit non-zero."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ProjectLError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt as exc:  # a run's says what it saved and how to go on
+        print(f"{PROG}: {exc or 'interrupted'}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        print(f"{PROG}: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+
+
+__all__ = ["PROG", "build_parser", "main"]

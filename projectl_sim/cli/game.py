@@ -1,0 +1,211 @@
+"""The ``play``, ``replay`` and ``bots`` subcommands: one game, one record, the bots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from typing import Any
+
+from projectl_sim.cli.options import (
+    PROG,
+    catalogue_of,
+    finesse_options,
+    game_options,
+    parse_switches,
+)
+from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import credits
+from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
+from projectl_sim.variants.solo import SoloState
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from bots import make_bot
+    from projectl_sim.engine.record import write_record
+    from projectl_sim.engine.render import render
+    from projectl_sim.sim.play import BotError, play_game
+
+    if args.from_run is not None:
+        # one game of a run, again, from its row: the run's rules, seats and seed
+        from projectl_sim.sim.runner import game_from_run
+
+        if args.game is None:
+            raise UsageError("--from needs --game ID (a game_id of the run's tables)")
+        rules, bots, seed = game_from_run(args.from_run, args.game)
+        players = rules.players
+    else:
+        specs = [s for s in args.bots.split(",") if s.strip()]
+        players = args.players or len(specs)
+        if len(specs) < players:
+            specs = [specs[i % len(specs)] for i in range(players)]
+        if len(specs) != players:
+            seats = f"{players} player{'s' if players != 1 else ''}"
+            raise UsageError(f"{seats} but {len(specs)} bots given (--bots, one per seat)")
+        bots = [make_bot(s) for s in specs]
+        try:
+            variant = {"variant": args.variant} | (
+                {"difficulty": args.difficulty} if args.difficulty else {}
+            )
+            cat = catalogue_of(args, parse_expansions(args.expansions)[0])
+            rules = Rules(
+                players=players,
+                catalogue=cat,
+                **variant,
+                **finesse_options(args, cat),
+                **parse_switches(args.rule),
+            )
+        except TypeError as exc:
+            raise UsageError(str(exc)) from None
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        outcome = play_game(rules, bots, seed)
+    except BotError as exc:
+        partial = exc.outcome  # type: ignore[attr-defined]
+        if args.record and partial.record is not None:
+            write_record(partial.record_json(), args.record)
+            print(f"partial record written to {args.record}", file=sys.stderr)
+        raise
+    state = outcome.state
+    if args.record:
+        write_record(outcome.record_json(), args.record)
+    if args.json:
+        from projectl_sim.engine.record import result_of
+
+        print(json.dumps({"seed": seed, "seats": [repr(b) for b in bots]} | result_of(state)))
+    else:
+        scores = state.final_scores()
+        cat = rules.catalogue
+        if isinstance(state, SoloState):
+            print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind")
+        else:
+            print(f"seed {seed}, {players} players, first player {state.first_player}")
+        for p in range(players):
+            pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
+            print(
+                f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
+                f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
+            )
+        if isinstance(state, SoloState):
+            pile = " ".join(cat.puzzles[c].id for c in state.solo.opponent_pile)
+            print(
+                f"  opponent ({rules.difficulty}) score {state.opponent_score():>3}  "
+                f"completed {len(state.solo.opponent_pile):>2}  [{pile}]"
+            )
+        fin = credits(state)
+        if fin is not None:
+            held = ", ".join(f"seat {p} {fin.total(p)}" for p in range(players))
+            print(f"  credits: {held}; bank {fin.bank}; inserts {sum(fin.inserts)}")
+        ended = "by the rules" if not state.truncated else f"truncated ({state.end_reason})"
+        print(
+            f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}; "
+            f"{state.round} rounds, {state.turn - 1} turns, ended {ended}"
+        )
+        if args.record:
+            print(f"record written to {args.record}")
+    if args.show:
+        print(render(state))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from projectl_sim.engine.record import read_record, replay, summary_json
+    from projectl_sim.engine.render import render
+
+    record = read_record(args.file)
+    played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None
+    played = played if isinstance(played, list) else []
+    cat = catalogue_of(args, [n for n in played if isinstance(n, str)])
+    tiles = finesse_options(args, cat).get("finesse_tiles")
+    rep = replay(record, cat, finesse_tiles=tiles)
+    for w in rep.warnings:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+    state = rep.state
+    if args.json:
+        print(json.dumps(summary_json(rep)))
+    else:
+        over = state.is_over
+        scores = state.final_scores() if over else state.scores
+        status = "game over" if over else f"in progress ({state.phase}, round {state.round})"
+        print(f"valid: {rep.actions} actions, {status}")
+        print(
+            "scores: "
+            + ", ".join(f"seat {p} {s}" for p, s in enumerate(scores))
+            + (f", opponent {state.opponent_score()}" if isinstance(state, SoloState) else "")
+        )
+        fin = credits(state)
+        if fin is not None:
+            print(
+                "credits (active+inactive): "
+                + ", ".join(f"seat {p} {fin.active[p]}+{fin.inactive[p]}" for p in range(state.n))
+                + f", bank {fin.bank}"
+            )
+        if over:
+            print(f"winners: {', '.join(f'seat {w}' for w in state.winners()) or 'the opponent'}")
+    if args.show:
+        print(render(state))
+    return 0
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    from bots import describe_bots
+
+    print("\n".join(describe_bots()))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``play``, ``replay`` and ``bots`` to the command line's subparsers."""
+    play = sub.add_parser("play", help="play one seeded game and print its summary")
+    play.add_argument("--seed", type=int, help="game seed (chosen and printed if absent)")
+    play.add_argument(
+        "--bots", default="random,random", help="comma list of bot specs, one per seat"
+    )
+    play.add_argument("--players", type=int, help="player count (default: number of bots)")
+    play.add_argument("--record", metavar="FILE", help="write the game record here")
+    play.add_argument("--show", action="store_true", help="draw the final state as text")
+    play.add_argument("--json", action="store_true", help="print the result as JSON")
+    play.add_argument(
+        "--variant",
+        default="standard",
+        help=f"{', '.join(VARIANTS)} (default standard; solo is 1 player, line_clear 5-6)",
+    )
+    play.add_argument(
+        "--from",
+        dest="from_run",
+        metavar="RUN",
+        help="replay one game of a run folder (with --game)",
+    )
+    play.add_argument("--game", type=int, metavar="ID", help="with --from: the game_id to play")
+    play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
+    game_options(
+        play,
+        expansions=f"expansions to play, joined with + or ',': {', '.join(EXPANSIONS)}, all or "
+        "none (default); NAME=FILE plays your own puzzle file for a set",
+    )
+    play.add_argument(
+        "--ambassador", action="store_true", help="finesse: deal from the Ambassador Pack tiles too"
+    )
+    play.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"set a rules switch ({', '.join(_SWITCHES)})",
+    )
+    play.set_defaults(func=cmd_play)
+
+    rep = sub.add_parser("replay", help="replay and validate a game record")
+    rep.add_argument("file", help="record JSON file")
+    rep.add_argument("--json", action="store_true", help="print the final state as JSON")
+    rep.add_argument("--show", action="store_true", help="draw the final state as text")
+    game_options(
+        rep,
+        expansions="replay with your own puzzle file for an expansion set the record plays",
+        expansions_metavar="NAME=FILE",
+    )
+    rep.set_defaults(func=cmd_replay)
+
+    bots = sub.add_parser("bots", help="list every bot with its parameters")
+    bots.set_defaults(func=cmd_bots)

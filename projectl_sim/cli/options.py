@@ -1,0 +1,89 @@
+"""Options several commands share, and turning them into catalogues, tiles and rules switches.
+
+``game_options`` adds what a game is played on (``--catalogue``, ``--expansions``, ``--tiles``)
+to a parser or group, with each command's own help text; ``catalogue_of``, ``finesse_options``
+and ``parse_switches`` read them back. Every mistake is a ``UsageError`` (one line, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import load_tiles
+from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.rules import _SWITCHES, parse_expansions
+
+PROG = "projectl-sim"
+
+
+def game_options(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    *,
+    catalogue: str = "use this catalogue file",
+    expansions: str | None = None,
+    tiles: str | None = "finesse: use this Finesse tiles file",
+    expansions_metavar: str = "LIST",
+) -> None:
+    """Add ``--catalogue``, ``--expansions`` (when ``expansions`` has a help text) and
+    ``--tiles`` (when ``tiles`` has one) to ``parser``."""
+    parser.add_argument("--catalogue", metavar="FILE", help=catalogue)
+    if expansions is not None:
+        parser.add_argument("--expansions", metavar=expansions_metavar, help=expansions)
+    if tiles is not None:
+        parser.add_argument("--tiles", metavar="FILE", help=tiles)
+
+
+def catalogue_of(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalogue:
+    """Return the catalogue of ``--catalogue`` with the puzzle sets of the expansions played.
+
+    ``--expansions NAME=FILE`` replaces a set's shipped (provisional) data with the user's file.
+    """
+    _names, files = parse_expansions(getattr(args, "expansions", None))
+    sets = [n for n in played if n in CATALOGUE_SETS]
+    stray = sorted(set(files) - set(sets))
+    if stray:
+        raise UsageError(f"--expansions: {stray[0]}=FILE replaces a set this game does not play")
+    path = getattr(args, "catalogue", None)
+    if not path and not sets:
+        return base_catalogue()
+    return load_catalogue(path, expansions=sets, overrides=files)
+
+
+def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
+    """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
+    names, _files = parse_expansions(getattr(args, "expansions", None))
+    out: dict[str, Any] = {"expansions": frozenset(names)} if names else {}
+    if getattr(args, "ambassador", False):
+        out["finesse_ambassador"] = True
+    if getattr(args, "tiles", None):
+        out["finesse_tiles"] = load_tiles(args.tiles, cat.piece_ids)
+    return out
+
+
+def parse_switches(items: Sequence[str]) -> dict[str, Any]:
+    """Return the rules switches of ``--rule KEY=VALUE`` items (one value each)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or key not in _SWITCHES:
+            raise UsageError(
+                f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}"
+            )
+        default = _SWITCHES[key][0]
+        if isinstance(default, bool):
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise UsageError(f"--rule {key}: expected true or false, got {raw!r}")
+            out[key] = raw.lower() in ("true", "1")
+        elif isinstance(default, int):
+            try:
+                out[key] = int(raw)
+            except ValueError:
+                raise UsageError(f"--rule {key}: expected a whole number, got {raw!r}") from None
+        else:
+            out[key] = raw
+    return out

@@ -1,0 +1,217 @@
+"""The ``run``, ``summary`` and ``report`` subcommands: a grid of games, its tables, its page."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from projectl_sim.cli.options import game_options
+from projectl_sim.errors import UsageError
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
+
+RUN_HELP = """\
+Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
+--games games, given by flags, a TOML/YAML file (--config) or a preset (--preset); flags win over
+the file, the file over the preset. Seats rotate over the same deals so every bot plays every
+seat equally often. Results go to OUT/seats.parquet, OUT/games.parquet and OUT/manifest.json.
+"""
+
+
+def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or key not in RUN_SWITCHES:
+            valid = ", ".join(RUN_SWITCHES)
+            raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
+        out[key] = raw
+    return out
+
+
+def _expansion_files(items: list[str]) -> dict[str, str] | None:
+    out = {}
+    for item in items:
+        name, eq, path = item.partition("=")
+        if not eq or not name or not path:
+            raise UsageError(f"--expansion-file {item!r}: use NAME=FILE")
+        out[name] = path
+    return out or None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run (or resume) a grid of games, then print its summary."""
+    from projectl_sim.sim import runner, summary, tables
+    from projectl_sim.sim import spec as run_spec
+
+    flags: dict[str, Any] = {
+        "bots": args.bots,
+        "players": args.players,
+        "variant": args.variant,
+        "expansions": args.expansions,
+        "difficulty": args.difficulty,
+        "rules": _rules(args.rule),
+        "games": args.games,
+        "seed": args.seed,
+        "records": args.records,
+        "format": args.format,
+        "catalogue": args.catalogue,
+        "tiles": args.tiles,
+        "expansion_files": _expansion_files(args.expansion_file),
+    }
+    given = any(v is not None for v in flags.values()) or args.config or args.preset
+    spec = None
+    if given:
+        # On --resume, what is given is laid over the run's own settings, which must not change.
+        stored = tables.read_manifest(args.out)["config"] if args.resume and args.out else None
+        merged = run_spec.merge_sources(
+            stored,
+            run_spec.preset(args.preset) if args.preset else None,
+            run_spec.read_config_file(args.config) if args.config else None,
+            flags,
+        )
+        spec = run_spec.RunSpec.from_mapping(merged)
+    out = args.out
+    if out is None:
+        if args.resume:
+            raise UsageError("--resume needs --out, the folder of the run to finish")
+        out = f"results/{args.preset or 'run'}-{time.strftime('%Y%m%d-%H%M%S')}"
+    options = runner.RunOptions(
+        jobs=args.jobs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        quiet=args.quiet,
+        chunk=args.chunk,
+        decision_timeout=args.decision_timeout,
+        game_timeout=args.game_timeout,
+    )
+    result = runner.run(spec, out, resume=args.resume, options=options)
+    seats, games = summary.read_run(result.out)
+    print(summary.format_summary(seats, games))
+    return 0
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    """Print a run's answers (seat advantage, effects, ratings, ...) and its win-rate tables."""
+    from projectl_sim.analysis.answers import summary_text
+
+    print(summary_text(args.run))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a run's HTML report."""
+    from projectl_sim.analysis.report import write_report
+
+    path = write_report(args.run, args.out)
+    print(f"report written to {path}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``run``, ``summary`` and ``report`` to the command line's subparsers."""
+    from projectl_sim.sim.spec import PRESETS, RECORDS_HELP
+    from projectl_sim.sim.workers import DECISION_TIMEOUT, GAME_TIMEOUT
+
+    run = subparsers.add_parser(
+        "run",
+        help="play a grid of games in parallel into result tables",
+        description=RUN_HELP,
+    )
+    grid = run.add_argument_group("what to play")
+    grid.add_argument(
+        "--bots",
+        action="append",
+        metavar="LINEUP",
+        help="a line-up: bot specs, one per seat, comma separated (fewer bots than players "
+        "repeat in order); repeat the flag for more line-ups",
+    )
+    grid.add_argument("--players", metavar="N[,N...]", help="player counts (default: line-up size)")
+    grid.add_argument(
+        "--expansions",
+        metavar="SET[,SET...]",
+        help="expansion sets: none, names joined with + (ghost+finesse), or all-subsets "
+        f"(every subset of {', '.join(EXPANSIONS)}); repeat the flag or use commas for more sets",
+    )
+    grid.add_argument(
+        "--expansion-file",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="play your own puzzle file instead of a shipped (provisional) expansion set",
+    )
+    grid.add_argument(
+        "--variant",
+        metavar="NAME[,NAME...]",
+        help="standard (default, 2-4 players), solo (1 player), line_clear (5-6 players)",
+    )
+    grid.add_argument(
+        "--difficulty", metavar="LEVEL[,LEVEL...]", help="solo: normal (default), hard, unbeatable"
+    )
+    game_options(
+        grid,
+        catalogue="play on this catalogue file (default: the base game's)",
+        tiles="finesse: deal from this Finesse tiles file",
+    )
+    grid.add_argument(
+        "--rule",
+        action="append",
+        metavar="KEY=V[,V...]",
+        help=f"a rules switch and the values to try ({', '.join(RUN_SWITCHES)})",
+    )
+    grid.add_argument("--games", type=int, metavar="N", help="games per configuration")
+    grid.add_argument(
+        "--seed", type=int, metavar="S", help="root seed (chosen and printed if absent)"
+    )
+    grid.add_argument("--config", metavar="FILE", help="read these settings from TOML or YAML")
+    grid.add_argument("--preset", metavar="NAME", help=f"a ready-made study ({', '.join(PRESETS)})")
+    outputs = run.add_argument_group("where results go")
+    outputs.add_argument("--out", metavar="DIR", help="run folder (default: results/NAME-TIME)")
+    outputs.add_argument(
+        "--records", metavar="WHICH", help=f"also write game records: {RECORDS_HELP}"
+    )
+    outputs.add_argument("--format", metavar="FMT", help="table format: parquet (default) or csv")
+    outputs.add_argument("--resume", action="store_true", help="finish the missing games of OUT")
+    how = run.add_argument_group("how to run (results do not depend on these)")
+    how.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: all cores)")
+    how.add_argument(
+        "--backend",
+        default="local",
+        metavar="NAME",
+        help="local worker processes (default; loky is an old name for it) or dask",
+    )
+    how.add_argument("--scheduler", metavar="ADDR", help="dask scheduler, e.g. tcp://HOST:8786")
+    how.add_argument("--chunk", type=int, metavar="N", help="games per part file (default: auto)")
+    how.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=DECISION_TIMEOUT,
+        metavar="S",
+        help=f"a decision taking longer stops its game (an error row; default {DECISION_TIMEOUT:g}"
+        " s)",
+    )
+    how.add_argument(
+        "--game-timeout",
+        type=float,
+        default=GAME_TIMEOUT,
+        metavar="S",
+        help=f"a game taking longer is stopped (an error row; default {GAME_TIMEOUT:g} s)",
+    )
+    how.add_argument("--quiet", action="store_true", help="no progress bar or info lines")
+    run.set_defaults(func=cmd_run)
+
+    summ = subparsers.add_parser("summary", help="print a run's answers with 95%% intervals")
+    summ.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
+    summ.set_defaults(func=cmd_summary)
+
+    report = subparsers.add_parser(
+        "report", help="write one self-contained HTML page of a run's tables and charts"
+    )
+    report.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
+    report.add_argument(
+        "-o", "--out", metavar="FILE", help="where to write the page (default: RUN/report.html)"
+    )
+    report.set_defaults(func=cmd_report)

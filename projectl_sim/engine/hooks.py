@@ -1,0 +1,348 @@
+"""The points where an expansion extends the base game, and the order the engine calls them in.
+
+An expansion is one subclass of ``Expansion`` (its rules) plus, when it keeps anything per game, a
+*block*: the object its ``start`` returns, which the state holds in ``state.blocks[self.slot]``
+and copies, hides and re-deals through the hooks below. One ``Expansion`` object is made per
+``Rules`` and shared by every game played with them, so it holds only what the rules fix (tables,
+switches); everything that changes during a game is in the block.
+
+The engine calls, for the expansions in play, only the hooks each class overrides, in the order of
+their ``order`` (then their name): the shipped ones are Finesse (10: its Insert wraps every other
+action and its pink tiles pay before an action changes the state), the Ambassador Pack (20), Ghost
+Piece (30), Phoenix (40, puzzle data only) and the Endless White Deck (50: it reshuffles after
+everything else an action did). A user's expansion defaults to 100, after them. Each hook's
+docstring says when it is called; the defaults do nothing, so a class overrides only what it
+changes. ``Hooks`` is the per-rules table of who implements what.
+
+Hooks receive the state and read their block with ``state.blocks[self.slot]``. They may call the
+state's public methods and its helpers meant for them (``place``, ``complete``, ``gain``...);
+they must not change another expansion's block.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mypy_extensions import mypyc_attr
+
+from projectl_sim.registry import expansion_classes
+from projectl_sim.rules import Rules
+
+if TYPE_CHECKING:
+    from projectl_sim.engine.actions import Action
+    from projectl_sim.engine.state import GameState
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Expansion:
+    """The rules one expansion adds to the base game: override the hooks that apply."""
+
+    name: ClassVar[str] = ""  # as records and the command line name it
+    order: ClassVar[int] = 100  # hook order among the expansions in play (see the module)
+    # played by naming it in ``Rules.expansions`` (False: by a rules switch, see ``played``)
+    named: ClassVar[bool] = True
+    # the action kinds this expansion owns (``Action.kind``), checked and applied by its hooks
+    action_kinds: ClassVar[tuple[str, ...]] = ()
+    # the special rewards it resolves: catalogue reward names (``catalogue.SPECIAL_REWARDS``)
+    rewards: ClassVar[tuple[str, ...]] = ()
+    # the phases it adds to the base game's (play, reward, finishing_touches, over)
+    phases: ClassVar[tuple[str, ...]] = ()
+    # record ``result`` keys it adds, checked when a record is replayed
+    result_keys: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.slot = -1  # set by Hooks: the index of this expansion's block in state.blocks
+
+    @classmethod
+    def played(cls, rules: Rules) -> bool:
+        """Return whether ``rules`` play this expansion (by default: named in ``expansions``)."""
+        return cls.name in rules.expansions
+
+    # -- the block: start, copy, view, re-deal ---------------------------------------------------
+    def start(self, state: GameState, setup: dict[str, Any]) -> Any:
+        """Return this expansion's block of a new game (``setup`` is the record's; raise
+        ``RecordError`` for a bad one). Called once the base game is set up."""
+        return None
+
+    def copy_block(self, block: Any) -> Any:
+        """Return an independent copy of a block (``state.copy``); immutable blocks are shared."""
+        return block
+
+    def view_block(self, state: GameState, block: Any, player: int) -> Any:
+        """Return what ``player`` may know of a block (``state.view``; ``block`` is a copy)."""
+        return block
+
+    def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
+        """Return a block with what its viewer could not see drawn at random (``redeal``)."""
+        return block
+
+    # -- setups ----------------------------------------------------------------------------------
+    def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
+        """Add this expansion's part to a setup dealt from a seed (after the variant's)."""
+
+    def setup_json(self, state: GameState, setup: dict[str, Any]) -> None:
+        """Add this expansion's part to the record setup of a game that has not moved yet."""
+
+    def record_json(self, rules: Rules, record: dict[str, Any]) -> None:
+        """Add top-level keys to a record (a user's data file's name, to replay it with)."""
+
+    def record_hint(self, record: dict[str, Any]) -> str:
+        """Return a hint to add to a record's setup error ("" for none)."""
+        return ""
+
+    # -- legal actions ---------------------------------------------------------------------------
+    def add_actions(self, state: GameState, acts: list[Action], master: str) -> None:
+        """Add this expansion's Play actions to ``acts`` (after the base game's and Master's)."""
+
+    def wrap_actions(self, state: GameState, acts: list[Action]) -> None:
+        """Add actions made of the ones listed so far (an Insert of each: after add_actions)."""
+
+    def free_actions(self, state: GameState, acts: list[Action], master: str) -> None:
+        """Add actions that are no action of the turn (after wrap_actions: never wrapped)."""
+
+    def phase_actions(self, state: GameState) -> list[Action]:
+        """Return the legal actions of a phase of this expansion's (``phases``)."""
+        return []
+
+    def has_piece_action(self, state: GameState) -> bool:
+        """Return whether the player to move has a Play action of this expansion's on pieces
+        (when nothing else is legal, the player passes: this keeps it from passing)."""
+        return False
+
+    def placeable(self, state: GameState, supply: list[int]) -> list[int]:
+        """Return the pieces of ``supply`` that may be placed (do not mutate ``supply``)."""
+        return supply
+
+    # -- checks ----------------------------------------------------------------------------------
+    def check(self, state: GameState, player: int, action: Action) -> Action:
+        """Check what this expansion adds to any Play action; return the action the base
+        checks see (an Insert's inner action). Raise ``IllegalActionError``."""
+        return action
+
+    def check_action(self, state: GameState, player: int, action: Action) -> None:
+        """Check an action of one of this expansion's ``action_kinds`` in the play phase."""
+
+    def check_phase(self, state: GameState, player: int, action: Action) -> None:
+        """Check an action during one of this expansion's ``phases``."""
+
+    def finishing_refusal(self, action: Action) -> str:
+        """Return why one of this expansion's actions is refused during Finishing Touches ("":
+        the base game's reason, only Finishing Touches are allowed)."""
+        return ""
+
+    def placement_error(self, state: GameState, piece: int) -> str:
+        """Return a better reason why ``piece`` may not be placed ("" to keep the base's)."""
+        return ""
+
+    def check_finish_payment(self, state: GameState, player: int, credits: int) -> None:
+        """Check a Finish that pays ``credits`` placements otherwise than with points."""
+
+    # -- applying --------------------------------------------------------------------------------
+    def before_apply(self, state: GameState, action: Action) -> bool:
+        """Called first for every action applied; return True when it applied the action."""
+        return False
+
+    def apply_action(self, state: GameState, action: Action) -> None:
+        """Apply an action of one of this expansion's ``action_kinds`` (the base game then
+        ends the action: counts it, reshuffles, advances)."""
+
+    def counts_as_action(self, state: GameState, action: Action) -> bool:
+        """Return whether one of this expansion's actions uses one of the turn's actions."""
+        return True
+
+    def after_action(self, state: GameState) -> None:
+        """Called after every Play action is applied (before the turn moves on)."""
+
+    def resolve_reward(self, state: GameState, player: int, code: int) -> bool:
+        """Resolve one of this expansion's special rewards (``rewards``; already off the
+        queue); return True when it opened a decision (the rest of the queue waits)."""
+        return False
+
+    def puzzle_completed(self, state: GameState, player: int, card: int) -> None:
+        """Called for each puzzle ``player`` completes during a turn, once it is in the victory
+        pile and its pieces are back in the supply, before its reward is resolved (not during
+        Finishing Touches, whose completions reward nothing)."""
+
+    def reward_received(self, state: GameState, player: int, code: int) -> None:
+        """Called when ``player`` receives any reward (a piece index, or a special reward's
+        negative code) from a completed puzzle, before it is resolved."""
+
+    # -- turns, rounds and the end ---------------------------------------------------------------
+    def end_turn(self, state: GameState) -> None:
+        """Called at the end of the turn of the player to move (``state.current``)."""
+
+    def ends_game_at_round_end(self, state: GameState) -> bool:
+        """Return whether the round ending now ends the game (then Finishing Touches)."""
+        return False
+
+    def start_finishing(self, state: GameState) -> None:
+        """Called when Finishing Touches begin."""
+
+    def pay_finishing(self, state: GameState, player: int, credits: int) -> None:
+        """Pay ``credits`` Finishing Touches placements otherwise than with points."""
+
+    def tie_break(self, state: GameState, tied: list[int]) -> list[int]:
+        """Return the seats among ``tied`` (equal scores) that stay tied, before the base game's
+        tie-breakers."""
+        return tied
+
+    def completed_elsewhere(self, state: GameState, player: int) -> tuple[int, ...]:
+        """Return the cards ``player`` completed that are no longer in its victory pile (their
+        points stay in its score; they count as completed)."""
+        return ()
+
+    # -- results, tables, text -------------------------------------------------------------------
+    def result_json(self, state: GameState, result: dict[str, Any]) -> None:
+        """Add this expansion's part to a finished game's record ``result`` (``result_keys``)."""
+
+    def summary_json(self, state: GameState, out: dict[str, Any]) -> None:
+        """Add this expansion's part to ``replay --json``'s state (``out["players"]`` per seat)."""
+
+    def seat_columns(self, state: GameState, player: int) -> dict[str, Any]:
+        """Return this expansion's columns of a seat row of the outcome tables."""
+        return {}
+
+    def game_columns(self, state: GameState) -> dict[str, Any]:
+        """Return this expansion's columns of a game row of the outcome tables."""
+        return {}
+
+    def provisional(self, state: GameState) -> tuple[str, ...]:
+        """Return the names of the provisional data this game used (beyond the catalogue's)."""
+        return ()
+
+    def player_text(self, state: GameState, player: int) -> str:
+        """Return text added to a player's line of the state drawing ("" for none)."""
+        return ""
+
+    def render_lines(self, state: GameState) -> list[str]:
+        """Return lines added to the state drawing (after the reserve)."""
+        return []
+
+    def check_invariants(self, state: GameState) -> None:
+        """Raise ``InvariantError`` unless this expansion's invariants hold in ``state``."""
+
+
+# Every hook a class may override; Hooks lists, per hook, the expansions in play that do.
+HOOKS = (
+    "copy_block",
+    "view_block",
+    "redeal_block",
+    "deal",
+    "setup_json",
+    "record_json",
+    "record_hint",
+    "add_actions",
+    "wrap_actions",
+    "free_actions",
+    "has_piece_action",
+    "placeable",
+    "check",
+    "placement_error",
+    "before_apply",
+    "after_action",
+    "puzzle_completed",
+    "reward_received",
+    "end_turn",
+    "ends_game_at_round_end",
+    "start_finishing",
+    "tie_break",
+    "completed_elsewhere",
+    "result_json",
+    "summary_json",
+    "seat_columns",
+    "game_columns",
+    "provisional",
+    "player_text",
+    "render_lines",
+    "check_invariants",
+)
+
+
+def _overrides(x: Expansion, hook: str) -> bool:
+    return getattr(type(x), hook) is not getattr(Expansion, hook)
+
+
+class Hooks:
+    """The expansions one ``Rules`` plays, and per hook the ones that implement it (in order).
+
+    Built once per rules object (``hooks_of``) and shared by every game, copy and view of them.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        played = [cls(rules) for cls in expansion_classes() if cls.played(rules)]
+        played.sort(key=lambda x: (x.order, x.name))
+        self.all: tuple[Expansion, ...] = tuple(played)
+        self.slots: dict[str, int] = {}
+        for slot, x in enumerate(played):
+            x.slot = slot
+            self.slots[x.name] = slot
+        by_hook: dict[str, tuple[Expansion, ...]] = {
+            hook: tuple(x for x in played if _overrides(x, hook)) for hook in HOOKS
+        }
+        self.copy_block = by_hook["copy_block"]
+        self.view_block = by_hook["view_block"]
+        self.redeal_block = by_hook["redeal_block"]
+        self.deal = by_hook["deal"]
+        self.setup_json = by_hook["setup_json"]
+        self.record_json = by_hook["record_json"]
+        self.record_hint = by_hook["record_hint"]
+        self.add_actions = by_hook["add_actions"]
+        self.wrap_actions = by_hook["wrap_actions"]
+        self.free_actions = by_hook["free_actions"]
+        self.has_piece_action = by_hook["has_piece_action"]
+        self.placeable = by_hook["placeable"]
+        self.check = by_hook["check"]
+        self.placement_error = by_hook["placement_error"]
+        self.before_apply = by_hook["before_apply"]
+        self.after_action = by_hook["after_action"]
+        self.puzzle_completed = by_hook["puzzle_completed"]
+        self.reward_received = by_hook["reward_received"]
+        self.end_turn = by_hook["end_turn"]
+        self.ends_game_at_round_end = by_hook["ends_game_at_round_end"]
+        self.start_finishing = by_hook["start_finishing"]
+        self.tie_break = by_hook["tie_break"]
+        self.completed_elsewhere = by_hook["completed_elsewhere"]
+        self.result_json = by_hook["result_json"]
+        self.summary_json = by_hook["summary_json"]
+        self.seat_columns = by_hook["seat_columns"]
+        self.game_columns = by_hook["game_columns"]
+        self.provisional = by_hook["provisional"]
+        self.player_text = by_hook["player_text"]
+        self.render_lines = by_hook["render_lines"]
+        self.check_invariants = by_hook["check_invariants"]
+        # who owns each action kind, special reward and phase
+        self.action_owner: dict[str, Expansion] = {}
+        self.phase_owner: dict[str, Expansion] = {}
+        self.reward_names: dict[str, Expansion] = {}
+        self.finish_payer: Expansion | None = None
+        for x in played:
+            for kind in x.action_kinds:
+                self.action_owner[kind] = x
+            for phase in x.phases:
+                self.phase_owner[phase] = x
+            for reward in x.rewards:
+                self.reward_names[reward] = x
+            if _overrides(x, "pay_finishing"):
+                self.finish_payer = x
+        self.result_keys: tuple[str, ...] = tuple(k for x in played for k in x.result_keys)
+
+    def get(self, name: str) -> Expansion | None:
+        """Return the expansion ``name`` when these rules play it, else None."""
+        slot = self.slots.get(name)
+        return None if slot is None else self.all[slot]
+
+
+_HOOKS: dict[int, Hooks] = {}
+
+
+def hooks_of(rules: Rules) -> Hooks:
+    """Return the hooks of a rules object (built once per object)."""
+    h = _HOOKS.get(id(rules))
+    if h is None or h.rules is not rules:
+        if len(_HOOKS) > 4096:
+            _HOOKS.clear()
+        h = _HOOKS[id(rules)] = Hooks(rules)
+    return h

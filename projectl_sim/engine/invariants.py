@@ -1,0 +1,104 @@
+"""A checker every state must pass: pieces, cards and scores conserved and consistent.
+
+The base game's invariants are checked here; the variant adds its own (``check_variant_invariants``:
+the solo grid and locks, Line Clear's rows and markers) and each expansion in play its own (its
+``check_invariants`` hook: Credits, Ambassadors, Level Up steps, noted cards). The random-play
+tests run it after every action of every combination.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from projectl_sim.engine.actions import BLACK, WHITE
+from projectl_sim.engine.state import BASE_PHASES, FINISHING, HIDDEN, PLAY, REWARD, GameState
+from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE
+
+
+class InvariantError(AssertionError):
+    """A state broke an invariant; the message says which."""
+
+
+def check_invariants(state: GameState) -> None:
+    """Raise ``InvariantError`` unless every invariant of the game holds in ``state``."""
+    t = state.tables
+    cat = t.cat
+    n = state.n
+    # Pieces: every copy is in the reserve, a supply, placed on an unfinished puzzle, or where
+    # the variant keeps pieces (solo: above a grid column, or in the opponent's supply).
+    on_puzzles = [0] * t.n_pieces
+    for piece in state.pieces_elsewhere():
+        on_puzzles[piece] += 1
+    for p in range(n):
+        if len(state.slots[p]) > MAX_UNFINISHED:
+            raise InvariantError(f"player {p} has {len(state.slots[p])} unfinished puzzles")
+        for card, filled, placed in state.slots[p]:
+            union = 0
+            for piece, mask in placed:
+                if not cat.shape_of(piece, mask):
+                    raise InvariantError(f"{cat.puzzles[card].id}: a placed mask is not a {piece}")
+                if union & mask:
+                    raise InvariantError(f"{cat.puzzles[card].id}: placed pieces overlap")
+                union |= mask
+                on_puzzles[piece] += 1
+            if union != filled or filled & ~t.recess[card]:
+                raise InvariantError(f"{cat.puzzles[card].id}: filled cells disagree with pieces")
+            if filled == t.recess[card] and state.phase != FINISHING:
+                raise InvariantError(f"{cat.puzzles[card].id} is full but not completed")
+    for i, piece in enumerate(cat.pieces):
+        held = state.reserve[i] + sum(s[i] for s in state.supply) + on_puzzles[i]
+        if held != piece.copies:
+            raise InvariantError(f"{piece.id}: {held} copies accounted for, not {piece.copies}")
+        if state.reserve[i] < 0 or any(s[i] < 0 for s in state.supply):
+            raise InvariantError(f"{piece.id}: a negative count")
+    # Cards: each card in play exactly once across rows, decks, what the variant shows,
+    # unfinished puzzles and piles (a view's HIDDEN deck cards count for their deck's colour).
+    per_colour = [0, 0]
+    cards: Counter[int] = Counter()
+    for colour in (WHITE, BLACK):
+        per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
+        cards.update(state.rows[colour])
+        cards.update(c for c in state.decks[colour] if c != HIDDEN)
+    shown = [c for c in state.shown_cards() if c >= 0]
+    cards.update(shown)
+    for c in shown:
+        per_colour[BLACK if t.is_black[c] else WHITE] += 1
+    hidden_piles = False
+    for p in range(n):
+        held_cards = [s[0] for s in state.slots[p]] + [c for c in state.piles[p] if c != HIDDEN]
+        hidden_piles = hidden_piles or state.pile_hidden(p)
+        cards.update(held_cards)
+        for c in held_cards:
+            per_colour[BLACK if t.is_black[c] else WHITE] += 1
+    dup = [cat.puzzles[c].id for c, k in cards.items() if k > 1]
+    if dup:
+        raise InvariantError(f"cards in two places: {', '.join(dup)}")
+    for colour in (WHITE, BLACK):
+        if hidden_piles:
+            break  # a view that hides piles cannot tell their colours
+        if per_colour[colour] != state.cards_in_play[colour]:
+            raise InvariantError(
+                f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
+                f"not {state.cards_in_play[colour]}"
+            )
+    # Scores equal the points of the victory pile (and of the completed cards that left it).
+    for p in range(n):
+        elsewhere = state.completed_elsewhere(p)
+        if state.pile_hidden(p) or HIDDEN in elsewhere:
+            continue
+        if state.scores[p] != sum(t.points[c] for c in state.piles[p] + elsewhere):
+            raise InvariantError(
+                f"player {p}: score {state.scores[p]} is not its completed puzzles' points"
+            )
+    known = (*BASE_PHASES, *state.hooks.phase_owner)
+    if state.phase not in known:
+        raise InvariantError(f"unknown phase {state.phase!r}")
+    if state.phase == PLAY and not 1 <= state.actions_left <= ACTIONS_PER_TURN:
+        raise InvariantError(f"{state.actions_left} actions left in the play phase")
+    if state.phase == REWARD and len(state.reward_options) < 2:
+        raise InvariantError("a reward choice with fewer than two options")
+    for x in state.hooks.check_invariants:
+        x.check_invariants(state)
+    if len(state.rows[WHITE]) > ROW_SIZE or len(state.rows[BLACK]) > ROW_SIZE:
+        raise InvariantError(f"a row holds more than {ROW_SIZE} puzzles")
+    state.check_variant_invariants()

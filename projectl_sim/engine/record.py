@@ -1,0 +1,278 @@
+"""Game records (format ``projectl-record/1``): writing, reading and validating replay.
+
+A record is the rules, the setup (or the seed it is dealt from), the seats and every decision;
+its ``result`` is checked on replay. The variant and the expansions in play add their parts of
+the setup, the result and the replay summary through their hooks, so this module reads and
+writes any game the engine plays.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.engine.actions import Action, describe, from_json, to_json
+from projectl_sim.engine.dealing import new_game, setup_of
+from projectl_sim.engine.hooks import hooks_of
+from projectl_sim.engine.state import OVER, GameState
+from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
+from projectl_sim.jsonfile import read_json
+from projectl_sim.loading import base_catalogue
+from projectl_sim.rules import Rules
+
+RECORD_FORMAT = "projectl-record/1"
+
+
+class RecordMismatchError(ProjectLError):
+    """A record's ``result`` disagrees with what replaying its actions gives (exit 1)."""
+
+    exit_code = 1
+
+
+def result_of(state: GameState) -> dict[str, Any]:
+    """Return the ``result`` object of a finished game (the variant's and expansions' parts too:
+    solo, the opponent's score; Finesse, the Credits; the Ambassador Pack, the Ambassadors left
+    unused; the Endless White Deck, the reshuffles).
+
+    ``completed`` counts each player's completed puzzles (those that left the pile included).
+    """
+    out: dict[str, Any] = {
+        "scores": state.final_scores(),
+        "winners": state.winners(),
+        "completed": [state.completed_count(p) for p in range(state.n)],
+        "end_reason": state.end_reason,
+        "rounds": state.round,
+    }
+    state.variant_result(out)
+    for x in state.hooks.result_json:
+        x.result_json(state, out)
+    return out
+
+
+# keys of a record's result that a replay checks: the base game's, then the variant's and the
+# expansions' (``Expansion.result_keys``)
+_RESULT_KEYS = ("scores", "winners", "completed", "opponent")
+
+
+@dataclass
+class RecordWriter:
+    """Accumulates a game's record as it is played.
+
+    Actions are kept as values and turned into their JSON form only when the record is asked for
+    (``to_json``): most simulated games never are.
+    """
+
+    rules: Rules
+    seed: int | None
+    setup: dict[str, Any]
+    seats: list[str]
+    moves: list[tuple[int, Action]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, state: GameState, seed: int | None, seats: list[str]) -> RecordWriter:
+        """Begin the record of a game that has not moved yet."""
+        return cls(state.rules, seed, setup_of(state), seats)
+
+    def add(self, player: int, action: Action) -> None:
+        """Append one action."""
+        self.moves.append((player, action))
+
+    @property
+    def actions(self) -> list[dict[str, Any]]:
+        """Return the actions in their record form."""
+        cat = self.rules.catalogue
+        return [to_json(action, cat, player) for player, action in self.moves]
+
+    def to_json(self, state: GameState | None = None) -> dict[str, Any]:
+        """Return the record; with a finished ``state``, its ``result`` too."""
+        rec: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "rules": self.rules.to_json(),
+            "seed": self.seed,
+            "setup": self.setup,
+            "seats": self.seats,
+            "actions": self.actions,
+        }
+        if self.rules.catalogue.source != "builtin":
+            rec["catalogue"] = self.rules.catalogue.name
+        for x in hooks_of(self.rules).record_json:
+            x.record_json(self.rules, rec)  # a user's data file's name, to replay it with
+        if state is not None and state.phase == OVER:
+            rec["result"] = result_of(state)
+        return rec
+
+
+def write_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a record as JSON (one action per line, readable in a diff)."""
+    head = {k: v for k, v in record.items() if k != "actions"}
+    lines = ["{"]
+    items = list(head.items())
+    for k, v in items:
+        if k == "result":
+            continue
+        lines.append(f" {json.dumps(k)}: {json.dumps(v)},")
+    lines.append(' "actions": [')
+    acts = record.get("actions", [])
+    for i, a in enumerate(acts):
+        lines.append("  " + json.dumps(a) + ("," if i < len(acts) - 1 else ""))
+    lines.append(" ]" + ("," if "result" in record else ""))
+    if "result" in record:
+        lines.append(f' "result": {json.dumps(record["result"])}')
+    lines.append("}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file; raise ``RecordError`` if it is not a JSON object."""
+    p = Path(path)
+    data = read_json(p, "record", RecordError)
+    if not isinstance(data, dict):
+        raise RecordError(f"record {p}: must be a JSON object")
+    return data
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying a record."""
+
+    state: GameState
+    actions: int
+    warnings: list[str]
+
+
+def start_state(
+    record: dict[str, Any],
+    catalogue: Catalogue | None = None,
+    finesse_tiles: Any = None,
+) -> tuple[GameState, list[str]]:
+    """Return the initial state of a record (its setup, or dealt from its seed)."""
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    fmt = record.get("format")
+    if fmt != RECORD_FORMAT:
+        raise RecordError(f"unknown record format {fmt!r} (expected {RECORD_FORMAT!r})")
+    warnings: list[str] = []
+    try:
+        rules = Rules.from_json(
+            record.get("rules", {}),
+            catalogue or base_catalogue(),
+            warnings=warnings,
+            finesse_tiles=finesse_tiles,
+        )
+    except RulesError as exc:
+        raise RecordError(str(exc)) from None
+    setup = record.get("setup")
+    seed = record.get("seed")
+    if setup is None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise RecordError("a record needs a setup or an integer seed")
+        return new_game(rules, seed=seed), warnings
+    try:
+        return new_game(rules, setup=setup), warnings
+    except RecordError as exc:
+        hints = [h for h in (x.record_hint(record) for x in hooks_of(rules).record_hint) if h]
+        if hints:
+            raise RecordError(f"{exc} ({'; '.join(hints)})") from None
+        raise
+
+
+def replay(
+    record: dict[str, Any],
+    catalogue: Catalogue | None = None,
+    finesse_tiles: Any = None,
+) -> Replay:
+    """Replay and validate every action of a record.
+
+    Raises ``RecordError`` (exit 2) for a malformed record, ``IllegalActionError`` (exit 1) naming
+    the first illegal action, and ``RecordMismatchError`` (exit 1) when ``result`` disagrees.
+    """
+    state, warnings = start_state(record, catalogue, finesse_tiles)
+    actions = record.get("actions", [])
+    if not isinstance(actions, list):
+        raise RecordError("actions must be a list")
+    cat = state.rules.catalogue
+    for i, raw in enumerate(actions):
+        try:
+            player, action = from_json(raw, cat)
+        except RecordError as exc:
+            raise RecordError(f"action {i}: {exc}") from None
+        except RecursionError:
+            raise RecordError(f"action {i}: nested too deeply") from None
+        if not 0 <= player < state.n:  # no such seat: the record is malformed, not illegal
+            raise RecordError(f"action {i}: player {player} is not a seat of {state.n} players")
+        try:
+            state.step(player, action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(
+                f"action {i} (player {player}): {describe(action, cat)} {exc}"
+            ) from None
+    recorded = record.get("result")
+    if recorded is not None:
+        if not isinstance(recorded, dict):
+            raise RecordError("result must be an object")
+        if state.phase != OVER:
+            raise RecordMismatchError(
+                f"the record has a result but its game is not over after {len(actions)} actions"
+            )
+        _check_result(recorded, state.n)
+        replayed = result_of(state)
+        for key in (*_RESULT_KEYS, *state.hooks.result_keys):
+            if key in recorded and recorded[key] != replayed.get(key):
+                raise RecordMismatchError(
+                    f"result disagrees with the replay: {key} {recorded[key]} recorded, "
+                    f"{replayed.get(key)} replayed"
+                )
+    return Replay(state, len(actions), warnings)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_result(recorded: dict[str, Any], players: int) -> None:
+    """Refuse a ``result`` whose scores or winners are not what a game can have (malformed:
+    exit 2), before comparing it with the replay (a disagreement: exit 1)."""
+    scores = recorded.get("scores")
+    if scores is not None and (
+        not isinstance(scores, list) or len(scores) != players or not all(map(_whole, scores))
+    ):
+        raise RecordError(f"result scores must be {players} whole numbers, got {scores!r}")
+    winners = recorded.get("winners")
+    if winners is not None and (
+        not isinstance(winners, list) or not all(_whole(w) and 0 <= w < players for w in winners)
+    ):
+        raise RecordError(f"result winners must be seats 0-{players - 1}, got {winners!r}")
+
+
+def summary_json(rep: Replay) -> dict[str, Any]:
+    """Return the replay summary printed by ``projectl-sim replay --json``."""
+    state = rep.state
+    cat = state.rules.catalogue
+    over = state.phase == OVER
+    scores = state.final_scores() if over else state.scores
+    players = []
+    for p in range(state.n):
+        players.append(
+            {
+                "score": scores[p],
+                "supply": {cat.pieces[i].id: c for i, c in enumerate(state.supply[p]) if c},
+                "completed": [cat.puzzles[c].id for c in state.piles[p]],
+                "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
+            }
+        )
+    out: dict[str, Any] = {
+        "valid": True,
+        "actions": rep.actions,
+        "phase": state.phase,
+        "players": players,
+    }
+    for x in state.hooks.summary_json:
+        x.summary_json(state, out)
+    state.variant_summary(out)
+    if over:
+        out["winners"] = state.winners()
+        out["end_reason"] = state.end_reason
+    return out

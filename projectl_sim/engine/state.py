@@ -1,0 +1,1220 @@
+"""The base game's state: legal actions, checked and fast application, turns, scoring.
+
+State is a handful of lists of ints and tuples, copied by a hand-written ``copy()``. Decks and rows
+are tuples (top of a deck first) so copies share them; a player's puzzle slot is a tuple
+``(card, filled_mask, placed)`` where ``placed`` is a tuple of ``(piece, mask)``.
+
+``apply`` is the fast path (no checks); ``check`` raises ``IllegalActionError`` saying why an
+action is illegal, and ``step`` is ``check`` then ``apply``. After every transition the engine
+advances by itself through what needs no decision: end of turn, passing when no action is legal,
+the end of the round, the final round, and scoring.
+
+This module is the base game only. Expansions extend it through the hooks of
+``projectl_sim.engine.hooks`` (each game holds their blocks in ``blocks``); variants that change
+the table or the turn order (Solo, Line Clear) are subclasses that override the methods marked
+*variant* below (python-chess's variant boards). The engine names no expansion and no variant.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from projectl_sim.catalogue import Catalogue, Mask25
+from projectl_sim.engine.actions import (
+    BLACK,
+    COLOURS,
+    PUZZLE,
+    WHITE,
+    Action,
+    Finish,
+    Master,
+    Place,
+    Placement,
+    Recycle,
+    Reward,
+    Take,
+    TakeBasic,
+    TakeDeck,
+    Upgrade,
+    describe,
+)
+from projectl_sim.engine.hooks import hooks_of
+from projectl_sim.engine.tables import shortage_options, tables_of
+from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.fill import plan, tiling_index
+from projectl_sim.registry import expansion_classes, register_variant
+from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
+
+# Phases of the base game (an expansion may add its own: Ghost Piece's Level Up steps)
+PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
+BASE_PHASES = (PLAY, REWARD, FINISHING, OVER)
+# Why a game ended
+END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
+
+HIDDEN = -1  # a deck card the viewing player cannot see
+
+
+Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
+
+# Hidden decks of each length, shared by every view (a deck is an immutable tuple).
+_HIDDEN_DECKS: list[tuple[int, ...]] = [(HIDDEN,) * n for n in range(64)]
+
+
+# Every order of the positions of a row of n cards (n <= ROW_SIZE), for sampling a Recycle.
+_ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
+
+
+def hide(deck: tuple[int, ...], known_bottom: int) -> tuple[int, ...]:
+    """Return ``deck`` with all but its ``known_bottom`` cards ``HIDDEN``."""
+    unseen = len(deck) - known_bottom
+    hidden = _HIDDEN_DECKS[unseen] if unseen < len(_HIDDEN_DECKS) else (HIDDEN,) * unseen
+    return hidden + deck[unseen:] if known_bottom else hidden
+
+
+class GameState:
+    """One game of Project L: the base game (2-4 players) and, through hooks, its expansions.
+
+    Public, read-only outside the engine and the hooks: ``rules``, ``tables`` (the catalogue's
+    ``Tables``), ``n`` (players), ``reserve``, ``supply`` (per seat, per piece), ``slots`` (per
+    seat, the unfinished puzzles), ``piles`` and ``scores`` (victory piles and their points),
+    ``rows`` and ``decks`` (white, black), ``current`` (the seat to decide), ``first_player``,
+    ``round``, ``turn``, ``phase``, ``actions_left``, ``master_used``, ``trigger_round`` (0
+    until the end is triggered), ``end_reason``, ``blocks`` (the expansions' blocks: see
+    ``block``).
+    """
+
+    def __init__(self, rules: Rules | None = None, setup: Any = None) -> None:
+        """Start a game from an explicit setup (see ``new_game`` to deal from a seed).
+
+        Without arguments, an empty shell for ``copy`` to fill. ``setup`` is a record's: checked
+        here (typed ``Any`` so that a compiled build, which checks declared types on entry,
+        reports a malformed one as the source does).
+        """
+        if rules is None:
+            if setup is None:
+                return
+            raise TypeError("a game needs its rules")
+        if not isinstance(setup, dict):
+            raise RecordError("setup must be an object")
+        self.rules = rules
+        cat = rules.catalogue
+        self.tables = t = tables_of(cat)
+        self.hooks = hooks = hooks_of(rules)
+        self.n = n = rules.players
+        self.reserve = [p.copies for p in cat.pieces]
+        self.supply = [[0] * t.n_pieces for _ in range(n)]
+        for pid in STARTING_SUPPLY:
+            i = cat.piece_index(pid)
+            for s in self.supply:
+                s[i] += 1
+                self.reserve[i] -= 1
+        self.slots: list[list[Slot]] = [[] for _ in range(n)]
+        self.piles: list[tuple[int, ...]] = [() for _ in range(n)]
+        self.scores = [0] * n
+        self.ft_pieces = [0] * n
+        self.rows: list[tuple[int, ...]] = [(), ()]
+        self.decks: list[tuple[int, ...]] = [(), ()]
+        self.first_player = 0
+        self.current = 0
+        self.cards_in_play = (0, 0)
+        self._setup_table(setup)
+        self.known_bottom = [0, 0]
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.round = 1
+        self.turn = 1
+        self.trigger_round = 0
+        self.black_taken = 0
+        self.phase = PLAY
+        self.pending: tuple[int, ...] = ()
+        self.reward_options: tuple[int, ...] = ()
+        self.finished = [False] * n
+        self.end_reason: str | None = None
+        self.last_progress_round = 1
+        self.viewer: int | None = None
+        self.blocks: list[Any] = [x.start(self, setup) for x in hooks.all]
+        if not self._deck_left():  # a tiny deck is empty from the start
+            self.trigger_round = 1
+        self._begin()
+
+    def _setup_table(self, setup: dict[str, Any]) -> None:
+        """*Variant*: lay out the table of ``setup`` (base game: two rows of 4 from the decks)."""
+        first, white, black = parse_setup(setup, self.rules)
+        self.first_player = first
+        self.current = first
+        self.cards_in_play = (len(white), len(black))
+        self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
+        self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+
+    def _begin(self) -> None:
+        """*Variant*: move on to the first decision."""
+        self._advance()
+
+    # -- copying and views ---------------------------------------------------------------------
+    def copy(self) -> GameState:
+        """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
+        g = GameState()
+        self._copy_into(g)
+        return g
+
+    def _copy_into(self, g: GameState) -> None:
+        """Copy the base game's state and every block into the empty shell ``g``."""
+        g.rules = self.rules
+        g.tables = self.tables
+        g.hooks = self.hooks
+        g.n = self.n
+        g.reserve = self.reserve[:]
+        g.supply = [s[:] for s in self.supply]
+        g.slots = [s[:] for s in self.slots]
+        g.piles = self.piles[:]
+        g.scores = self.scores[:]
+        g.ft_pieces = self.ft_pieces[:]
+        g.first_player = self.first_player
+        g.cards_in_play = self.cards_in_play
+        g.current = self.current
+        g.rows = self.rows[:]
+        g.decks = self.decks[:]
+        g.known_bottom = self.known_bottom[:]
+        g.actions_left = self.actions_left
+        g.master_used = self.master_used
+        g.round = self.round
+        g.turn = self.turn
+        g.trigger_round = self.trigger_round
+        g.black_taken = self.black_taken
+        g.phase = self.phase
+        g.pending = self.pending
+        g.reward_options = self.reward_options
+        g.finished = self.finished[:]
+        g.end_reason = self.end_reason
+        g.last_progress_round = self.last_progress_round
+        g.viewer = self.viewer
+        blocks = self.blocks[:]
+        for x in self.hooks.copy_block:
+            blocks[x.slot] = x.copy_block(blocks[x.slot])
+        g.blocks = blocks
+
+    def view(self, player: int) -> GameState:
+        """Return what ``player`` may know: a copy whose unseen deck cards are ``HIDDEN``.
+
+        The order of the cards recycled to the bottom of a deck is public (the recycling player
+        chose it in the open), so those stay visible. Unless the rules say victory points are
+        known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
+        """
+        g = self.copy()
+        g.viewer = player
+        if not self.rules.known_victory_points:
+            # rulings: victory piles are face down unless "known victory points" is played;
+            # the viewer sees how many cards the others completed, not which, nor their points.
+            piles, scores = g.piles, g.scores
+            for q in range(self.n):
+                if q != player:
+                    piles[q] = (HIDDEN,) * len(piles[q])
+                    scores[q] = 0
+        decks, known = self.decks, self.known_bottom
+        g.decks = [hide(decks[0], known[0]), hide(decks[1], known[1])]  # white, black
+        for x in self.hooks.view_block:
+            g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
+        return g
+
+    def shown_cards(self) -> list[int]:
+        """*Variant*: return the cards face up beyond the rows, slots, piles and decks."""
+        return []
+
+    def unseen_cards(self, colour: int) -> list[int]:
+        """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
+        seen: set[int] = set(self.rows[colour])
+        seen.update(self.shown_cards())
+        for d, kb in zip(self.decks, self.known_bottom, strict=True):
+            seen.update(d[len(d) - kb :])
+        for slots in self.slots:
+            seen.update(s[0] for s in slots)
+        for pile in self.piles:
+            seen.update(pile)
+        seen.discard(HIDDEN)
+        cat = self.rules.catalogue
+        return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
+
+    def redeal(self, rng: random.Random) -> GameState:
+        """Return a copy whose unseen deck cards are re-dealt at random (determinization).
+
+        Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
+        re-dealt among its own unseen cards, so the counts of each stay as they are.
+        """
+        g = self.copy()
+        decks = []
+        for colour, (d, kb) in enumerate(zip(self.decks, self.known_bottom, strict=True)):
+            hidden = len(d) - kb
+            pool = self.unseen_cards(colour)
+            decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
+        g.decks = decks
+        for x in self.hooks.redeal_block:
+            g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
+        return g
+
+    # -- queries -------------------------------------------------------------------------------
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.rules.catalogue
+
+    def block(self, name: str) -> Any:
+        """Return the block of the expansion ``name`` in this game, or None when not played."""
+        if not self.blocks:
+            return None  # the base game: no expansion (the bots ask at every decision)
+        slot = self.hooks.slots.get(name)
+        return None if slot is None else self.blocks[slot]
+
+    def pile_hidden(self, player: int) -> bool:
+        """Return whether this view hides ``player``'s victory pile."""
+        return HIDDEN in self.piles[player]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def truncated(self) -> bool:
+        return self.end_reason not in (None, END_RULES)
+
+    def in_turn(self) -> bool:
+        """Return whether a turn is being played (not Finishing Touches, not over)."""
+        return self.phase != FINISHING and self.phase != OVER
+
+    def in_turn_seats(self) -> list[int]:
+        """*Variant*: return the seats whose turn is being played (the player to move)."""
+        return [self.current]
+
+    def unfinished(self, player: int) -> list[int]:
+        """Return the cards of a player's unfinished puzzles, in the order taken."""
+        return [s[0] for s in self.slots[player]]
+
+    def completed(self, player: int) -> list[int]:
+        """Return the cards of a player's victory pile, in the order completed."""
+        return list(self.piles[player])
+
+    def completed_elsewhere(self, player: int) -> tuple[int, ...]:
+        """Return the cards ``player`` completed that left its pile (Endless: noted ones)."""
+        out: tuple[int, ...] = ()
+        for x in self.hooks.completed_elsewhere:
+            out += x.completed_elsewhere(self, player)
+        return out
+
+    def completed_count(self, player: int) -> int:
+        """Return how many puzzles a player completed (those that left its pile included)."""
+        n = len(self.piles[player])
+        for x in self.hooks.completed_elsewhere:
+            n += len(x.completed_elsewhere(self, player))
+        return n
+
+    def opponent_score(self) -> int:
+        """*Variant*: return the solo opponent's score (only the solo variant has one)."""
+        raise ValueError("only the solo variant has an opponent")
+
+    def final_scores(self) -> list[int]:
+        """Return each player's score: victory pile, minus unfinished puzzles, minus touches."""
+        out = []
+        for p in range(self.n):
+            score = self.scores[p] - self.ft_pieces[p]
+            if self.rules.unfinished_penalty:
+                score -= sum(self.tables.points[s[0]] for s in self.slots[p])
+            out.append(score)
+        return out
+
+    def winners(self) -> list[int]:
+        """Return the winning seats (several on a shared win), by the configured tie-break."""
+        scores = self.final_scores()
+        best = max(scores)
+        tied = [p for p in range(self.n) if scores[p] == best]
+        for x in self.hooks.tie_break:
+            if len(tied) > 1:
+                tied = x.tie_break(self, tied)
+        if len(tied) == 1:
+            return tied
+        if self.rules.tie_break == "later_in_turn_order":
+            return [max(tied, key=lambda p: (p - self.first_player) % self.n)]
+        key = {p: (self.completed_count(p), sum(self.supply[p])) for p in tied}
+        top = max(key.values())
+        return [p for p in tied if key[p] == top]
+
+    def to_move(self) -> int:
+        """Return the seat that decides next (also during Finishing Touches)."""
+        return self.current
+
+    # -- legal actions -------------------------------------------------------------------------
+    def legal_actions(self, master: str = "all") -> list[Action]:
+        """Return the legal actions of the player to move, in a deterministic order.
+
+        ``master``: ``"all"`` enumerates every Master combination (can be large), and every
+        expansion action of Master's kind (an Ambassador's, a Ghost action's placements);
+        ``"none"`` leaves them out (see ``master_actions`` / ``sample_master``). During
+        Finishing Touches the list holds the empty Finish plus one Finish per completable set
+        found by ``finish_options`` (any Finish is checked exactly by ``check``).
+        """
+        phase = self.phase
+        hooks = self.hooks
+        if phase == PLAY:
+            acts = self._play_actions()
+            if master == "all" and self.slots[self.current] and not self.master_used:
+                acts.extend(self.master_actions())
+            for x in hooks.add_actions:
+                x.add_actions(self, acts, master)
+            for x in hooks.wrap_actions:
+                x.wrap_actions(self, acts)
+            for x in hooks.free_actions:
+                x.free_actions(self, acts, master)
+            return acts
+        if phase == REWARD:
+            return [self.tables.reward_actions[p] for p in self.reward_options]
+        if phase == FINISHING:
+            return finish_options(self)
+        owner = hooks.phase_owner.get(phase)
+        return owner.phase_actions(self) if owner is not None else []
+
+    def can_take(self) -> bool:
+        """Return whether the player to move may take another puzzle (at most 4 unfinished)."""
+        return len(self.slots[self.current]) < MAX_UNFINISHED
+
+    def take_actions(self) -> list[Action]:
+        """*Variant*: return the legal Take actions (rows left to right, then blind from each
+        deck)."""
+        if not self.can_take():
+            return []
+        t = self.tables
+        acts: list[Action] = [t.take_actions[c] for c in self.rows[WHITE]]
+        black_ok = not (self.trigger_round and self.black_taken >= 1)
+        if black_ok:
+            acts.extend(t.take_actions[c] for c in self.rows[BLACK])
+        if self.decks[WHITE]:
+            acts.append(TakeDeck(WHITE))
+        if black_ok and self.decks[BLACK]:
+            acts.append(TakeDeck(BLACK))
+        return acts
+
+    def may_recycle(self) -> bool:
+        """*Variant*: return whether the player to move may Recycle its rows at all."""
+        return True
+
+    def recycle_actions(self) -> list[Action]:
+        """Return every Recycle: each non-empty row in each drawing order."""
+        acts: list[Action] = []
+        if not self.may_recycle():
+            return acts
+        for colour in (WHITE, BLACK):
+            row = self.rows[colour]
+            if row:
+                acts.extend(self.tables.recycle_actions(colour, row))
+        return acts
+
+    def sample_recycle(self, rng: random.Random) -> Recycle | None:
+        """Return a uniformly random legal Recycle without listing them all (None: none)."""
+        if not self.may_recycle():
+            return None
+        weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
+        total = sum(weights)
+        if not total:
+            return None
+        colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
+        row = self.rows[colour]
+        orders = _ORDERS[len(row)]
+        order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
+        return Recycle(colour, tuple([row[i] for i in order]))
+
+    def upgrade_actions(self) -> list[Action]:
+        """Return every Upgrade B (give, get) pair the reserve allows."""
+        t = self.tables
+        reserve = self.reserve
+        supply = self.supply[self.current]
+        acts: list[Action] = []
+        if all(reserve):  # nothing out: the targets are fixed per piece given
+            full = t.upgrade_full
+            for give, held in enumerate(supply):
+                if held:
+                    acts.extend(full[give])
+            return acts
+        table = t.upgrade_actions
+        for give in range(t.n_pieces):
+            if supply[give]:
+                acts.extend([table[give, get] for get in self.upgrade_targets(give, reserve)])
+        return acts
+
+    def upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
+        """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
+        # rulings: Upgrade B and the reserve shortage (see Tables.upgrade_targets)
+        t = self.tables
+        shortage = 1
+        for p in t.upgrade_up[give]:
+            if reserve[p]:
+                shortage = 0
+                break
+        return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
+
+    def basic_piece(self) -> int | None:
+        """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
+        mono = self.tables.mono
+        if self.reserve[mono]:
+            return mono  # the usual case, without building the options
+        options = shortage_options(self.reserve, mono, self.tables)
+        return options[0] if options else None
+
+    def placeable_supply(self, player: int) -> list[int]:
+        """Return the pieces ``player`` may place: the supply itself (do not mutate it), or what
+        an expansion's rules leave of it."""
+        supply = self.supply[player]
+        for x in self.hooks.placeable:
+            supply = x.placeable(self, supply)
+        return supply
+
+    def place_actions(self) -> list[Action]:
+        """Return every Place of an owned piece into an own unfinished puzzle."""
+        t = self.tables
+        supply = self.placeable_supply(self.current)
+        acts: list[Action] = []
+        for card, filled, _ in self.slots[self.current]:
+            per_piece = t.place_actions(card, t.recess[card] & ~filled)
+            for piece, places in enumerate(per_piece):
+                if supply[piece] and places:
+                    acts.extend(places)
+        return acts
+
+    def _play_actions(self) -> list[Action]:
+        acts = self.take_actions()
+        acts.extend(self.recycle_actions())
+        if self.basic_piece() is not None:
+            acts.append(TakeBasic())
+        acts.extend(self.upgrade_actions())
+        acts.extend(self.place_actions())
+        return acts
+
+    def master_actions(self) -> Iterator[Master]:
+        """Yield every Master action (one or more placements, at most one per puzzle)."""
+        if self.master_used or self.phase != PLAY:
+            return
+        for chosen in self.placement_sets(self.placeable_supply(self.current)):
+            yield Master(chosen)
+
+    def placement_sets(self, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
+        """Yield every non-empty set of placements into the mover's unfinished puzzles, at most
+        one per puzzle, using at most ``pieces[p]`` of each piece ``p`` (puzzles in the order
+        taken; in each, nothing first, then every placement in piece and mask order)."""
+        t = self.tables
+        left = list(pieces)
+        per_slot = []
+        for card, filled, _ in self.slots[self.current]:
+            groups = t.fit_groups(card, t.recess[card] & ~filled)
+            per_slot.append(
+                [(card, piece, m) for piece, masks in groups if left[piece] for m in masks]
+            )
+
+        def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
+            if i == len(per_slot):
+                if chosen:
+                    yield tuple(chosen)
+                return
+            yield from go(i + 1, chosen)
+            for pl in per_slot[i]:
+                piece = pl[1]
+                if left[piece]:
+                    left[piece] -= 1
+                    chosen.append(pl)
+                    yield from go(i + 1, chosen)
+                    chosen.pop()
+                    left[piece] += 1
+
+        yield from go(0, [])
+
+    def sample_master(self, rng: random.Random, p_each: float = 0.75) -> Master | None:
+        """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
+        if self.master_used or self.phase != PLAY or not self.slots[self.current]:
+            return None
+        chosen = self.sample_placements(rng, p_each)
+        return Master(chosen) if chosen else None
+
+    def sample_placements(self, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
+        """Return random placements of Master's kind (empty when none was drawn)."""
+        t = self.tables
+        left = self.placeable_supply(self.current)[:]
+        chosen: list[Placement] = []
+        for card, filled, _ in self.slots[self.current]:
+            if rng.random() >= p_each and chosen:
+                continue
+            groups = t.fit_groups(card, t.recess[card] & ~filled)
+            # uniform over this puzzle's placements of the pieces left, without listing them
+            total = 0
+            for piece, masks in groups:
+                if left[piece]:
+                    total += len(masks)
+            if not total:
+                continue
+            r = int(rng.random() * total)  # cheaper than randrange in hot loops
+            for piece, masks in groups:
+                if left[piece]:
+                    if r < len(masks):
+                        left[piece] -= 1
+                        chosen.append((card, piece, masks[r]))
+                        break
+                    r -= len(masks)
+        return tuple(chosen)
+
+    # -- checking ------------------------------------------------------------------------------
+    def check(self, player: int, action: Action) -> None:
+        """Raise ``IllegalActionError`` (saying why) unless ``player`` may take ``action`` now."""
+        if type(action) is Place and self.phase == PLAY and player == self.current:
+            # the most frequent action first (no rule forbids a Place during play)
+            self.check_placements(player, ((action.card, action.piece, action.mask),), True)
+            return
+        phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError("the game is over")
+        hooks = self.hooks
+        if isinstance(action, Finish):
+            if phase != FINISHING:
+                raise IllegalActionError("Finishing Touches only come after the last round")
+            if not 0 <= player < self.n or self.finished[player]:
+                raise IllegalActionError("this player has already made Finishing Touches")
+            self.check_placements(player, action.placements, one_per_puzzle=False)
+            if action.credits:
+                payer = hooks.finish_payer
+                if payer is None:
+                    raise IllegalActionError(
+                        "Finishing Touches are paid with points here: no expansion in play "
+                        "pays them with Credits"
+                    )
+                if action.credits > len(action.placements):
+                    raise IllegalActionError("pays more Credits than it places pieces")
+                payer.check_finish_payment(self, player, action.credits)
+            return
+        if player != self.current:
+            raise IllegalActionError(self._wait_message(player))
+        if phase == REWARD:
+            if not isinstance(action, Reward):
+                raise IllegalActionError("a reward piece must be chosen first")
+            if action.piece not in self.reward_options:
+                names = ", ".join(self.tables.cat.pieces[p].id for p in self.reward_options)
+                raise IllegalActionError(f"the reward must be one of {names}")
+            return
+        if phase == FINISHING:
+            owner = hooks.action_owner.get(getattr(action, "kind", ""))
+            why = owner.finishing_refusal(action) if owner is not None else ""
+            raise IllegalActionError(why or "only Finishing Touches are allowed now")
+        if phase != PLAY:
+            owner = hooks.phase_owner.get(phase)
+            if owner is None:
+                raise IllegalActionError(f"no action is open in phase {phase!r}")
+            owner.check_phase(self, player, action)
+            return
+        for x in hooks.check:
+            action = x.check(self, player, action)
+        self._check_variant(player, action)
+        t = self.tables
+        if isinstance(action, Take):
+            if not self.can_take():
+                raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+            self._check_take(action.card)
+        elif isinstance(action, TakeDeck):
+            if not self.can_take():
+                raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+            self._check_take_deck(action.colour)
+        elif isinstance(action, Recycle):
+            row = self.rows[action.colour]
+            if not row:
+                raise IllegalActionError(f"the {COLOURS[action.colour]} row is empty")
+            if action.order and sorted(action.order) != sorted(row):
+                raise IllegalActionError(
+                    f"the order must list exactly the {COLOURS[action.colour]} row"
+                )
+        elif isinstance(action, TakeBasic):
+            if self.basic_piece() is None:
+                raise IllegalActionError("the reserve has no piece to take")
+        elif isinstance(action, Upgrade):
+            give, get = action.give, action.get
+            if not self.supply[player][give]:
+                raise IllegalActionError(f"has no {t.cat.pieces[give].id} to give")
+            if get not in self.upgrade_targets(give, self.reserve):
+                if get == give:
+                    why = "must take a different piece"
+                elif t.cat.pieces[get].is_ghost:
+                    why = "the Upgrade action never takes a ghost piece (level 5)"
+                elif self.reserve[get] == 0:
+                    why = f"the reserve has no {t.cat.pieces[get].id}"
+                else:
+                    why = "may only take the same level, a lower one or one level higher"
+                raise IllegalActionError(why)
+        elif isinstance(action, Place):
+            self.check_placements(
+                player, ((action.card, action.piece, action.mask),), one_per_puzzle=True
+            )
+        elif isinstance(action, Master):
+            if self.master_used:
+                raise IllegalActionError("Master was already used this turn")
+            if not action.placements:
+                raise IllegalActionError("Master needs at least one placement")
+            self.check_placements(player, action.placements, one_per_puzzle=True)
+        elif isinstance(action, Reward):
+            raise IllegalActionError("no reward choice is open")
+        else:
+            owner = hooks.action_owner.get(getattr(action, "kind", ""))
+            if owner is None:
+                raise IllegalActionError(_unplayed(action))
+            owner.check_action(self, player, action)
+
+    def _check_variant(self, player: int, action: Action) -> None:
+        """*Variant*: raise for a Play action the variant forbids (the base game: none)."""
+
+    def _check_take(self, card: int) -> None:
+        """*Variant*: raise unless ``card`` may be taken face up (the base game: from a row)."""
+        t = self.tables
+        colour = BLACK if t.is_black[card] else WHITE
+        if card not in self.rows[colour]:
+            raise IllegalActionError(f"{t.cat.puzzles[card].id} is not in a row")
+        if colour == BLACK and self.trigger_round and self.black_taken >= 1:
+            raise IllegalActionError("only one black puzzle per turn after the end trigger")
+
+    def _check_take_deck(self, colour: int) -> None:
+        """*Variant*: raise unless the top card of deck ``colour`` may be taken blind."""
+        if colour == PUZZLE:
+            raise IllegalActionError("the puzzle deck is the solo variant's")
+        if not self.decks[colour]:
+            raise IllegalActionError(f"the {COLOURS[colour]} deck is empty")
+        if colour == BLACK and self.trigger_round and self.black_taken >= 1:
+            raise IllegalActionError("only one black puzzle per turn after the end trigger")
+
+    def _wait_message(self, player: int) -> str:
+        """*Variant*: return why ``player`` may not act now."""
+        return f"it is player {self.current}'s turn"
+
+    def check_placements(
+        self,
+        player: int,
+        placements: Sequence[Placement],
+        one_per_puzzle: bool,
+        supply: Sequence[int] | None = None,
+    ) -> None:
+        """Raise unless the placements are legal for ``player``; the pieces come from its
+        placeable supply, or from ``supply`` when given (an expansion's new pieces)."""
+        t = self.tables
+        cat = t.cat
+        if supply is None:
+            supply = self.placeable_supply(player)
+        filled_of = {s[0]: s[1] for s in self.slots[player]}
+        used = [0] * t.n_pieces
+        placed: set[int] = set()
+        for card, piece, mask in placements:
+            # the common, legal case pays for no message: names are built only to raise
+            if card not in filled_of:
+                raise IllegalActionError(f"{cat.puzzles[card].id} is not an own unfinished puzzle")
+            if one_per_puzzle and card in placed:
+                raise IllegalActionError(
+                    f"places two pieces on {cat.puzzles[card].id} in one action"
+                )
+            used[piece] += 1
+            why = ""
+            if used[piece] > supply[piece]:
+                why = "needs a {name} the supply does not have"
+            elif piece not in cat.piece_of_mask.get(mask, ()):
+                why = "cells do not form a {name}"
+            elif mask & ~t.recess[card]:
+                why = "lies outside the recess"
+            elif mask & filled_of[card]:
+                why = "overlaps a placed piece"
+            if why:
+                name = cat.pieces[piece].id
+                for x in self.hooks.placement_error:
+                    why = x.placement_error(self, piece) or why
+                # a single Place is already named by the action; name the placement in a list
+                prefix = f"{name} on {cat.puzzles[card].id} " if len(placements) > 1 else ""
+                raise IllegalActionError(prefix + why.format(name=name))
+            filled_of[card] |= mask
+            placed.add(card)
+
+    def step(self, player: int, action: Action) -> None:
+        """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
+        self.check(player, action)
+        if isinstance(action, Finish):
+            self._finish(player, action.placements, action.credits)
+        else:
+            self.apply(action)
+
+    # -- applying (fast path: no checks) -------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Apply a legal action of the player to move (no checks: see ``step``)."""
+        hooks = self.hooks
+        for x in hooks.before_apply:
+            if x.before_apply(self, action):
+                return
+        kind = action.kind
+        p = self.current
+        counts = True
+        if kind == "place":
+            self.place_piece(p, action.card, action.piece, action.mask)  # type: ignore[attr-defined]
+            self.complete_puzzles(p)
+        elif kind == "reward":
+            self._take_reward(p, action.piece)  # type: ignore[attr-defined]
+            self._resolve_rewards(p)
+            if self.phase == REWARD:
+                return
+            counts = False
+        elif kind == "take":
+            self._take(p, action.card)  # type: ignore[attr-defined]
+        elif kind == "take_deck":
+            self._take_deck(p, action.colour)  # type: ignore[attr-defined]
+        elif kind == "upgrade":
+            give: int = action.give  # type: ignore[attr-defined]
+            get: int = action.get  # type: ignore[attr-defined]
+            self.supply[p][give] -= 1
+            self.reserve[give] += 1
+            self.reserve[get] -= 1
+            self.supply[p][get] += 1
+        elif kind == "take_basic":
+            piece = self.basic_piece()
+            if piece is not None:
+                self.reserve[piece] -= 1
+                self.supply[p][piece] += 1
+        elif kind == "recycle":
+            self._recycle(action.colour, action.order)  # type: ignore[attr-defined]
+        elif kind == "master":
+            self.master_used = True
+            for card, piece, mask in action.placements:  # type: ignore[attr-defined]
+                self.place_piece(p, card, piece, mask)
+            self.complete_puzzles(p)
+        elif kind == "finish":
+            self._finish(p, action.placements, action.credits)  # type: ignore[attr-defined]
+            return
+        else:
+            owner = hooks.action_owner.get(kind)
+            if owner is None:
+                raise IllegalActionError(f"unknown action {action!r}")
+            owner.apply_action(self, action)
+            counts = owner.counts_as_action(self, action)
+        for x in hooks.after_action:
+            x.after_action(self)
+        if counts:
+            self.actions_left -= 1
+        if self.phase == PLAY or (self.phase == REWARD and not self.reward_options):
+            self.phase = PLAY
+            self._advance()
+
+    def place_piece(self, p: int, card: int, piece: int, mask: Mask25) -> None:
+        """Put a supply piece of ``p`` on its unfinished puzzle ``card`` (no checks)."""
+        slots = self.slots[p]
+        for i, (c, filled, placed) in enumerate(slots):
+            if c == card:
+                slots[i] = (c, filled | mask, (*placed, (piece, mask)))
+                self.supply[p][piece] -= 1
+                return
+
+    def complete_puzzles(self, p: int) -> None:
+        """Complete every full puzzle of ``p``: pieces back, card to the pile, rewards."""
+        t = self.tables
+        slots = self.slots[p]
+        done = [s for s in slots if s[1] == t.recess[s[0]]]
+        if not done:
+            return
+        self.slots[p] = [s for s in slots if s[1] != t.recess[s[0]]]
+        supply = self.supply[p]
+        for card, _, placed in done:
+            for piece, _ in placed:
+                supply[piece] += 1
+            self.piles[p] = (*self.piles[p], card)
+            self.scores[p] += t.points[card]
+        for x in self.hooks.puzzle_completed:
+            for card, _, _ in done:
+                x.puzzle_completed(self, p, card)
+        self.last_progress_round = self.round
+        self.pending = self.pending + tuple(t.reward[card] for card, _, _ in done)
+        self._resolve_rewards(p)
+
+    def _resolve_rewards(self, p: int) -> None:
+        # Rewards in the order the puzzles were taken; a choice stops the queue until made.
+        hooks = self.hooks
+        t = self.tables
+        while self.pending:
+            wanted = self.pending[0]
+            for x in hooks.reward_received:
+                x.reward_received(self, p, wanted)
+            if wanted < 0:
+                # a special reward: its expansion resolves it (rules refuse a catalogue with
+                # special rewards none of the expansions played resolves)
+                self.pending = self.pending[1:]
+                owner = hooks.reward_names.get(t.special_reward[wanted])
+                if owner is None:
+                    raise NotImplementedError(f"no expansion in play gives {wanted} rewards")
+                if owner.resolve_reward(self, p, wanted):
+                    return
+                continue
+            options = shortage_options(self.reserve, wanted, t)
+            if len(options) > 1:
+                self.phase = REWARD
+                self.reward_options = options
+                return
+            self.pending = self.pending[1:]
+            if options:
+                self.reserve[options[0]] -= 1
+                self.supply[p][options[0]] += 1
+        self.reward_options = ()
+        if self.phase == REWARD:
+            self.phase = PLAY
+
+    def resume_rewards(self, p: int) -> None:
+        """Resolve the rest of the reward queue after a decision an expansion opened."""
+        self._resolve_rewards(p)
+
+    def _take_reward(self, p: int, piece: int) -> None:
+        self.pending = self.pending[1:]
+        self.reward_options = ()
+        self.reserve[piece] -= 1
+        self.supply[p][piece] += 1
+
+    def draw(self, colour: int) -> int | None:
+        """Draw the top card of deck ``colour`` (None when empty); the end trigger included."""
+        deck = self.decks[colour]
+        if not deck:
+            return None
+        card = deck[0]
+        if card == HIDDEN:
+            raise IllegalActionError("this view hides the deck order: redeal() it first")
+        self.decks[colour] = deck = deck[1:]
+        if self.known_bottom[colour] > len(deck):
+            self.known_bottom[colour] = len(deck)
+        self.last_progress_round = self.round
+        if not deck and not self.trigger_round and not self._deck_left():
+            # rulings, End: the deck whose emptying ends the game just became empty; black
+            # puzzles taken earlier in this turn don't count towards the one-per-turn limit.
+            self.trigger_round = self.round
+            self.black_taken = 0
+        return card
+
+    def cards_to_trigger(self) -> int:
+        """*Variant*: return how many cards the deck whose emptying triggers the end holds."""
+        return len(self.decks[BLACK])
+
+    def _deck_left(self) -> bool:
+        """*Variant*: return whether the deck whose emptying ends the game still has cards."""
+        return bool(self.decks[BLACK])
+
+    def _take(self, p: int, card: int) -> None:
+        """*Variant*: take a face-up puzzle (the base game: from a row, refilled at once)."""
+        colour = BLACK if self.tables.is_black[card] else WHITE
+        row = list(self.rows[colour])
+        i = row.index(card)
+        if colour == BLACK and self.trigger_round:
+            self.black_taken += 1
+        new = self.draw(colour)
+        if new is None:
+            del row[i]
+        else:
+            row[i] = new
+        self.rows[colour] = tuple(row)
+        self.slots[p].append((card, 0, ()))
+
+    def _take_deck(self, p: int, colour: int) -> None:
+        """*Variant*: take the top card of a deck blind."""
+        if colour == BLACK and self.trigger_round:
+            self.black_taken += 1
+        card = self.draw(colour)
+        assert card is not None
+        self.slots[p].append((card, 0, ()))
+
+    def row_size(self) -> int:
+        """*Variant*: return how many face-up cards a full row holds."""
+        return ROW_SIZE
+
+    def row_sets(self) -> list[list[tuple[int, ...]]]:
+        """*Variant*: return every pair of [white, black] rows on the table, as dealt."""
+        return [self.rows]
+
+    def _recycle(self, colour: int, order: tuple[int, ...]) -> None:
+        # The row goes under the deck and the top cards come up: draw's bookkeeping, done once
+        # for the whole row. Cycling a row is no progress (last_progress_round kept).
+        order = order or self.rows[colour]
+        deck = self.decks[colour] + tuple(order)
+        n = min(self.row_size(), len(deck))
+        if HIDDEN in deck[:n]:
+            raise IllegalActionError("this view hides the deck order: redeal() it first")
+        self.rows[colour] = deck[:n]
+        self.decks[colour] = deck = deck[n:]
+        self.known_bottom[colour] = min(self.known_bottom[colour] + len(order), len(deck))
+        if n and not deck and not self.trigger_round and not self._deck_left():
+            self.trigger_round = self.round  # rulings, End (as in draw)
+            self.black_taken = 0
+
+    def _finish(self, p: int, placements: Sequence[Placement], credits: int = 0) -> None:
+        # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
+        # a completed puzzle goes to the pile and its pieces back to supply (completion step 1),
+        # but it gives no reward. ``credits`` placements are paid by an expansion, not a point.
+        for card, piece, mask in placements:
+            self.place_piece(p, card, piece, mask)
+        self.ft_pieces[p] += len(placements) - credits
+        if credits:
+            payer = self.hooks.finish_payer
+            assert payer is not None
+            payer.pay_finishing(self, p, credits)
+        t = self.tables
+        keep = []
+        for slot in self.slots[p]:
+            card, filled, placed = slot
+            if filled != t.recess[card]:
+                keep.append(slot)
+                continue
+            for piece, _ in placed:
+                self.supply[p][piece] += 1
+            self.piles[p] = (*self.piles[p], card)
+            self.scores[p] += t.points[card]
+        self.slots[p] = keep
+        self.finished[p] = True
+        self._next_finisher()
+
+    # -- turn flow -----------------------------------------------------------------------------
+    def _has_take(self) -> bool:
+        """*Variant*: return whether there is any puzzle to take (rows or decks)."""
+        return bool(self.rows[WHITE] or self.rows[BLACK] or self.decks[WHITE] or self.decks[BLACK])
+
+    def _has_play_action(self) -> bool:
+        """*Variant*: return whether the player to move has any legal Play action."""
+        if self.can_take() and self._has_take():
+            return True
+        if self.rows[WHITE] or self.rows[BLACK]:
+            return True  # Recycle
+        return self._has_piece_action()
+
+    def _has_piece_action(self) -> bool:
+        """Return whether the player to move may act on pieces: Upgrade A or B, Place, or an
+        expansion's action on pieces."""
+        if self.basic_piece() is not None:
+            return True
+        if self.upgrade_actions():
+            return True
+        if self.place_actions():
+            return True
+        return any(x.has_piece_action(self) for x in self.hooks.has_piece_action)
+
+    def advance(self) -> None:
+        """Move on through what needs no decision (after a decision an expansion resolved)."""
+        self._advance()
+
+    def _pass_limit(self) -> int:
+        """*Variant*: return how many turns in a row may pass before the game is a stall."""
+        return 4 * self.n
+
+    def _advance(self) -> None:
+        """*Variant*: move on through everything that needs no decision: turn end, passes,
+        round end."""
+        guard = 0
+        limit = self._pass_limit()
+        while self.phase == PLAY:
+            if self.actions_left > 0:
+                if self._has_play_action():
+                    return
+                self.actions_left = 0  # rulings: no legal action -> pass the rest of the turn
+            self._end_turn()
+            guard += 1
+            if guard > limit:
+                self._end_game(END_STALL)
+
+    def end_turn_effects(self) -> None:
+        """Apply the expansions' end-of-turn effects for the player to move."""
+        for x in self.hooks.end_turn:
+            x.end_turn(self)
+
+    def _after_turn(self) -> None:
+        """*Variant*: what happens after a player's turn, before the next one (Solo: the
+        mastermind's turn)."""
+
+    def _end_turn(self) -> None:
+        self.end_turn_effects()
+        self._after_turn()
+        self.current = (self.current + 1) % self.n
+        self.actions_left = ACTIONS_PER_TURN
+        self.master_used = False
+        self.black_taken = 0
+        self.turn += 1
+        if self.current != self.first_player:
+            return
+        # end of a round: the final round after the trigger's round ends the game
+        self._end_round(bool(self.trigger_round) and self.round >= self.trigger_round + 1)
+
+    def _end_round(self, final: bool) -> None:
+        """End a round: the game when it was the ``final`` one or an expansion ends it now (then
+        Finishing Touches), else the safety cap or a stall (truncated), else the next round."""
+        ends = final
+        for x in self.hooks.ends_game_at_round_end:
+            ends = ends or x.ends_game_at_round_end(self)
+        if ends:
+            self._start_finishing()
+        elif self.round >= self.rules.max_rounds:
+            self._end_game(END_MAX_ROUNDS)
+        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
+            self._end_game(END_STALL)
+        else:
+            self.round += 1
+
+    def _start_finishing(self) -> None:
+        for x in self.hooks.start_finishing:
+            x.start_finishing(self)
+        self.phase = FINISHING
+        self.finished = [False] * self.n
+        self.current = self.first_player
+        self._next_finisher()
+
+    def _next_finisher(self) -> None:
+        for k in range(self.n):
+            p = (self.first_player + k) % self.n
+            if not self.finished[p]:
+                self.current = p
+                return
+        self._end_game(END_RULES)
+
+    def truncate(self, reason: str) -> None:
+        """End the game now, scored as it stands and flagged with ``reason`` (a safety cap)."""
+        self._end_game(reason)
+
+    def _end_game(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+
+    # -- setups and results --------------------------------------------------------------------
+    @classmethod
+    def deal_table(cls, rules: Rules, rng: random.Random) -> dict[str, Any]:
+        """*Variant*: deal the table of a setup (the base game: shuffled white deck, a random
+        black deck of the player count's size, a random first player)."""
+        cat = rules.catalogue
+        white = [cat.puzzles[c].id for c in cat.of_colour("white")]
+        rng.shuffle(white)
+        black = [cat.puzzles[c].id for c in cat.of_colour("black")]
+        black = rng.sample(black, rules.black_deck_size)
+        first = rng.randrange(rules.players)
+        return {"first_player": first, "white_deck": white, "black_deck": black}
+
+    def table_json(self) -> dict[str, Any]:
+        """*Variant*: return the table part of the setup of a game that has not moved yet."""
+        cat = self.rules.catalogue
+        return {
+            "first_player": self.first_player,
+            "white_deck": [cat.puzzles[c].id for c in self.rows[WHITE] + self.decks[WHITE]],
+            "black_deck": [cat.puzzles[c].id for c in self.rows[BLACK] + self.decks[BLACK]],
+        }
+
+    def variant_result(self, result: dict[str, Any]) -> None:
+        """*Variant*: add the variant's part to a finished game's record ``result``."""
+
+    def variant_summary(self, out: dict[str, Any]) -> None:
+        """*Variant*: add the variant's part to ``replay --json``'s state."""
+
+    def pieces_elsewhere(self) -> list[int]:
+        """*Variant*: return pieces (indices, repeated) held beyond the reserve, supplies and
+        puzzles (Solo: the locks and the mastermind's supply), for the invariants."""
+        return []
+
+    def check_variant_invariants(self) -> None:
+        """*Variant*: raise ``InvariantError`` unless the variant's invariants hold."""
+
+    def table_lines(self) -> list[str] | None:
+        """*Variant*: return the drawing of the table, or None for the base game's rows."""
+        return None
+
+    # -- text ----------------------------------------------------------------------------------
+    def describe(self, action: Action) -> str:
+        """Return a short text form of an action."""
+        return describe(action, self.tables.cat)
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} round {self.round} player {self.current} phase "
+            f"{self.phase} scores {self.scores}>"
+        )
+
+
+# registered after the class: mypyc compiles no class decorator on a native class
+register_variant("standard")(GameState)
+
+
+def _unplayed(action: Any) -> str:
+    """Return why an action no expansion in play owns is illegal."""
+    kind = getattr(action, "kind", None)
+    for cls in expansion_classes():
+        if kind in cls.action_kinds:
+            return f"{type(action).__name__} actions need the {cls.name} expansion"
+    return f"unknown action {action!r}"
+
+
+def finish_options(state: GameState) -> list[Action]:
+    """Return Finishing Touches candidates: none, and each completable set of puzzles.
+
+    For each subset of the unfinished puzzles (largest first), one plan that completes exactly
+    those puzzles with the pieces in supply, found by the fillability module.
+    """
+    index = tiling_index(state.tables.cat)
+    p = state.current
+    t = state.tables
+    supply = state.placeable_supply(p)
+    options: list[Action] = [Finish(())]
+    slots = state.slots[p]
+    # Each puzzle's cheapest plan with the whole supply, once: when a subset's remaining pieces
+    # still cover it, it is also the cheapest plan with those pieces (the same answer plan gives).
+    whole: dict[int, list[tuple[int, Mask25]] | None] = {}
+    for card, filled, _ in slots:
+        empty = t.recess[card] & ~filled
+        # a one-tiling search rules most puzzles out far cheaper than the full plan
+        whole[card] = plan(t.cat, empty, supply) if index.exists(empty, supply) else None
+    seen: set[tuple[Placement, ...]] = set()
+    for size in range(len(slots), 0, -1):
+        for subset in itertools.combinations(slots, size):
+            left = supply[:]
+            placements: list[Placement] = []
+            ok = True
+            for card, filled, _ in subset:
+                found = whole[card]
+                if found is None:
+                    ok = False
+                    break
+                need = [0] * len(left)
+                for piece, _ in found:
+                    need[piece] += 1
+                if any(n > h for n, h in zip(need, left, strict=True)):
+                    empty = t.recess[card] & ~filled
+                    found = plan(t.cat, empty, left) if index.exists(empty, left) else None
+                    if found is None:
+                        ok = False
+                        break
+                for piece, mask in found:
+                    left[piece] -= 1
+                    placements.append((card, piece, mask))
+            key = tuple(placements)
+            if ok and key not in seen:
+                seen.add(key)
+                options.append(Finish(key))
+    return options
+
+
+def parse_setup(setup: dict[str, Any], rules: Rules) -> tuple[int, list[int], list[int]]:
+    """Return ``(first player, white deck, black deck)`` of a base-game setup (cards top first);
+    raise ``RecordError`` for a malformed one."""
+    cat = rules.catalogue
+    if not isinstance(setup, dict):
+        raise RecordError("setup must be an object")
+    first = setup.get("first_player")
+    if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < rules.players:
+        raise RecordError(f"setup.first_player must be a seat 0-{rules.players - 1}, got {first!r}")
+    decks = []
+    seen: set[str] = set()
+    for colour in COLOURS:
+        key = f"{colour}_deck"
+        ids = setup.get(key)
+        if not isinstance(ids, list):
+            raise RecordError(f"setup.{key} must be a list of puzzle ids")
+        deck = []
+        for pid in ids:
+            try:
+                card = cat.puzzle_index(pid)
+            except KeyError:
+                raise RecordError(f"setup.{key}: unknown puzzle {pid!r}") from None
+            if cat.puzzles[card].colour != colour:
+                raise RecordError(f"setup.{key}: {pid} is not a {colour} puzzle")
+            if pid in seen:
+                raise RecordError(f"setup.{key}: {pid} appears twice")
+            seen.add(pid)
+            deck.append(card)
+        decks.append(deck)
+    return first, decks[0], decks[1]

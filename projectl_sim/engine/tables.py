@@ -1,0 +1,189 @@
+"""Per-catalogue tables the engine (and the bots) read: built once per catalogue object.
+
+``Tables`` holds facts derived from the catalogue (levels, points, recesses, rewards, the Upgrade
+targets and the reserve shortage candidates of every piece) and the caches of the action objects
+the hot loops hand out (Take, Upgrade, Place and Recycle objects, the placements that fit an empty
+region). Everything is read-only for its users; the caches grow lazily and are capped.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
+from projectl_sim.engine.actions import Place, Recycle, Reward, Take, Upgrade
+
+
+class Tables:
+    """Derived tables and caches of one catalogue, shared by every game in the process.
+
+    Public, read-only: ``cat``, ``n_pieces``, ``levels`` (per piece), ``by_level`` (level -> the
+    pieces of it), ``max_level``, ``mono`` (the level-1 piece of Upgrade A), and per puzzle
+    ``recess`` (its cells), ``points``, ``is_black``, ``reward`` (a piece index, or a special
+    reward's negative code: ``special_reward``) and ``reward_level`` (what the reward is worth
+    in piece levels, for evaluations).
+    """
+
+    def __init__(self, cat: Catalogue) -> None:
+        self.cat = cat
+        self.n_pieces = len(cat.pieces)
+        self.levels = tuple(p.level for p in cat.pieces)
+        self.by_level: dict[int, tuple[int, ...]] = {}
+        for p in cat.pieces:
+            self.by_level.setdefault(p.level, ())
+            self.by_level[p.level] += (p.index,)
+        self.max_level = max(self.by_level)
+        self.recess = tuple(p.recess for p in cat.puzzles)
+        self.points = tuple(p.points for p in cat.puzzles)
+        self.is_black = tuple(p.is_black for p in cat.puzzles)
+        # a puzzle's reward: a piece index, or the negative code of a special reward
+        self.reward = tuple(
+            SPECIAL_REWARD_CODES[p.reward]
+            if p.reward in SPECIAL_REWARD_CODES
+            else cat.piece_index(p.reward)
+            for p in cat.puzzles
+        )
+        # code -> the special reward's catalogue name (its expansion resolves it)
+        self.special_reward = {code: name for name, code in SPECIAL_REWARD_CODES.items()}
+        self.reward_level = tuple(
+            self.levels[r] if r >= 0 else SPECIAL_REWARD_LEVELS[pz.reward]
+            for pz, r in zip(cat.puzzles, self.reward, strict=True)
+        )
+        self.mono = cat.piece_index("mono")
+        self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
+        self.upgrade_actions = {
+            (g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)
+        }
+        self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
+        # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
+        # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
+        # given: the level above it, and the candidate targets (in piece order) without and with
+        # the shortage, so that a query only filters on the reserve. The Upgrade action never
+        # takes a ghost piece (the level-5 pieces: rulings, Ghost Piece), though it may give one.
+        levels = self.levels
+        upgradable = tuple(not p.is_ghost for p in cat.pieces)
+        self.upgrade_up: tuple[tuple[int, ...], ...] = tuple(
+            tuple(p for p in self.by_level.get(levels[g] + 1, ()) if upgradable[p])
+            for g in range(self.n_pieces)
+        )
+
+        def targets(g: int, step: int) -> tuple[int, ...]:
+            return tuple(
+                p
+                for p in range(self.n_pieces)
+                if p != g
+                and upgradable[p]
+                and (levels[p] <= levels[g] or levels[p] == levels[g] + step)
+            )
+
+        self.upgrade_targets: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+            (targets(g, 1), targets(g, 2)) for g in range(self.n_pieces)
+        )
+        # rulings, reserve shortage: per wanted piece, the other shapes of its level, then the
+        # shapes one level higher or of any lower level (each in piece order)
+        self.shortage_candidates: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+            (
+                tuple(p for p in self.by_level[levels[w]] if p != w),
+                tuple(
+                    p
+                    for p in range(self.n_pieces)
+                    if levels[p] == levels[w] + 1 or levels[p] < levels[w]
+                ),
+            )
+            for w in range(self.n_pieces)
+        )
+        # per piece given, its Upgrade actions while no piece of the reserve is out (the usual
+        # case): no shortage then, unless no level lies above the piece given
+        self.upgrade_full: tuple[tuple[Upgrade, ...], ...] = tuple(
+            tuple(
+                self.upgrade_actions[g, get]
+                for get in self.upgrade_targets[g][0 if self.upgrade_up[g] else 1]
+            )
+            for g in range(self.n_pieces)
+        )
+        # (colour, row) -> every Recycle of that row, one per drawing order
+        self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = {}
+        # (card, empty mask) -> per piece, the Place actions that fit
+        self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = {}
+        # card -> per piece, mask -> its Place action (every placement inside the recess)
+        self.place_objects: list[tuple[dict[Mask25, Place], ...] | None] = [None] * len(cat.puzzles)
+        # empty mask -> the pieces that fit in it, each with its placements there
+        self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = {}
+
+    def fit_groups(self, card: int, empty: Mask25) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
+        """Return the pieces that fit in a puzzle's empty cells, each with its placements there,
+        in piece order (``Catalogue.fits_in`` less the pieces that don't fit; cached: the hot
+        loops of play then skip those pieces)."""
+        hit = self.group_cache.get(empty)
+        if hit is None:
+            # the puzzle's own placements (cached per recess) that lie in the empty cells
+            groups = []
+            for piece, masks in enumerate(self.cat.fits(self.recess[card])):
+                inside = tuple([m for m in masks if m & empty == m])
+                if inside:
+                    groups.append((piece, inside))
+            hit = tuple(groups)
+            if len(self.group_cache) > 300_000:
+                self.group_cache.clear()
+            self.group_cache[empty] = hit
+        return hit
+
+    def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:
+        """Return every Recycle of a row: one per drawing order (cached)."""
+        hit = self.recycle_cache.get((colour, row))
+        if hit is None:
+            hit = tuple(Recycle(colour, order) for order in itertools.permutations(row))
+            if len(self.recycle_cache) > 100_000:
+                self.recycle_cache.clear()
+            self.recycle_cache[colour, row] = hit
+        return hit
+
+    def place_actions(self, card: int, empty: Mask25) -> tuple[tuple[Place, ...], ...]:
+        """Return, per piece, the Place actions into a puzzle's empty cells (cached)."""
+        key = (card, empty)
+        hit = self.place_cache.get(key)
+        if hit is None:
+            # the Place objects are made once per puzzle (for its whole recess) and shared by
+            # every empty region of it: a miss only looks them up (~10x cheaper than making them)
+            objects = self.place_objects[card]
+            if objects is None:
+                objects = self.place_objects[card] = tuple(
+                    {m: Place(card, piece, m) for m in masks}
+                    for piece, masks in enumerate(self.cat.fits(self.recess[card]))
+                )
+            fits = self.cat.fits_in(self.recess[card], empty)
+            hit = tuple(
+                tuple([by_mask[m] for m in masks]) if masks else ()
+                for by_mask, masks in zip(objects, fits, strict=True)
+            )
+            if len(self.place_cache) > 300_000:
+                self.place_cache.clear()
+            self.place_cache[key] = hit
+        return hit
+
+
+_TABLES: dict[int, Tables] = {}
+
+
+def tables_of(cat: Catalogue) -> Tables:
+    """Return the derived tables of a catalogue (built once per catalogue object)."""
+    t = _TABLES.get(id(cat))
+    if t is None or t.cat is not cat:
+        t = _TABLES[id(cat)] = Tables(cat)
+    return t
+
+
+def shortage_options(reserve: Sequence[int], wanted: int, t: Tables) -> tuple[int, ...]:
+    """Return the shapes a player may take when asking the reserve for ``wanted``.
+
+    Rulings, reserve shortage: the wanted shape if there is one; else any other shape of the same
+    level; if that level is empty, a shape one level higher or of any lower level; else nothing.
+    """
+    if reserve[wanted] > 0:
+        return (wanted,)
+    same, fallback = t.shortage_candidates[wanted]
+    found = tuple([p for p in same if reserve[p] > 0])
+    if found:
+        return found
+    return tuple([p for p in fallback if reserve[p] > 0])

@@ -1,0 +1,815 @@
+"""The run specification: what a run plays, its configurations, seeds and game tasks.
+
+A run is a grid: bot line-ups x player counts x variants x expansions x rule switches, each cell
+(a *configuration*) played for ``games`` games. Seeding discipline: the root seed spawns one
+``SeedSequence`` child per configuration and one grandchild per *deal* (``spawn_key`` =
+``(config, deal)``); a deal is played once under every distinct rotation of the line-up over the
+seats, with the same game seed, so every bot plays every seat equally often on the same deals
+(paired games). A game's seed is an int drawn from its deal's child; ``play_game(rules, bots,
+seed)`` with the row's seed replays it. Everything is decided here, in the parent, so results are
+the same for any number of jobs and any backend (``projectl_sim.sim.runner`` plays the tasks).
+
+Specs come from flags, a TOML/YAML config file or a preset (``merge_sources``); ``RunSpec``
+checks every value before anything runs, so a user mistake is one ``UsageError`` line.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+
+from bots import make_bot, split_spec
+from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import TileSet, load_tiles
+from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.rules import (
+    BLACK_DECK_SIZE,
+    DIFFICULTIES,
+    EXPANSIONS,
+    FINESSE_SOLO_BLACK,
+    FINESSE_SOLO_WHITE,
+    ROW_SIZE,
+    RUN_SWITCHES,
+    SOLO_BLACK,
+    SOLO_WHITE,
+    TIE_BREAKS,
+    VARIANT_PLAYERS,
+    Rules,
+    expansion_subsets,
+    parse_expansions,
+)
+from projectl_sim.sim import tables
+
+# -- what the runner accepts -----------------------------------------------------------------
+# A grid value standing for every subset of the expansions (16 sets, "none" included).
+ALL_SUBSETS = "all-subsets"
+
+RECORDS_HELP = "all|sample:N|none"
+SPEC_KEYS = (
+    "bots",
+    "players",
+    "variant",
+    "expansions",
+    "rules",
+    "difficulty",
+    "games",
+    "seed",
+    "records",
+    "format",
+    "catalogue",
+    "tiles",
+    "expansion_files",
+)
+
+# Presets are config mappings like a config file's; flags and a config file override them.
+PRESETS: dict[str, dict[str, Any]] = {
+    # The README's first job: a few hundred games, then the summary table.
+    "demo": {
+        "bots": ["greedy,random", "greedy:preset=rush_black,greedy"],
+        "players": [2, 3, 4],
+        "games": 100,
+        "seed": 2026,
+    },
+    # A tiny run to check an installation.
+    "smoke": {"bots": ["random"], "players": [2], "games": 20, "seed": 1},
+    # Turn-order advantage: identical bots, so any win-rate gap is the seat's.
+    "seats": {"bots": ["random"], "players": [2, 3, 4], "games": 2000},
+    # The solo variant: how often greedy beats the mastermind at each difficulty.
+    "solo": {
+        "bots": ["greedy"],
+        "players": [1],
+        "variant": "solo",
+        "difficulty": ["normal", "hard", "unbeatable"],
+        "games": 300,
+    },
+    # The Finesse expansion at 2-4 players (provisional Set A/B tiles: rows say so).
+    "finesse": {
+        "bots": ["greedy,random", "greedy,greedy:preset=rush_black"],
+        "players": [2, 3, 4],
+        "expansions": ["finesse"],
+        "games": 200,
+    },
+    # Finesse Solo: how often greedy beats the two-puzzle mastermind at each difficulty.
+    "finesse-solo": {
+        "bots": ["greedy"],
+        "players": [1],
+        "variant": "solo",
+        "expansions": ["finesse"],
+        "difficulty": ["normal", "hard", "unbeatable"],
+        "games": 300,
+    },
+    # What the judgement-call switches change.
+    "switches": {
+        "bots": ["random"],
+        "players": [2, 3, 4],
+        "rules": {
+            "unfinished_penalty": [True, False],
+            "tie_break": list(TIE_BREAKS),
+        },
+        "games": 500,
+    },
+    # Expansion balance: two greedy styles in every subset of the four expansions, 2-4 players
+    # (the Ghost Piece, Ambassador Pack and Phoenix puzzles are provisional: rows say so).
+    "expansions": {
+        "bots": ["greedy,greedy:preset=rush_black"],
+        "players": [2, 3, 4],
+        "expansions": [ALL_SUBSETS],
+        "games": 100,
+    },
+    # Line Clear at 5 and 6 players (6 needs the Ghost Piece or Phoenix black puzzles).
+    "line-clear": {
+        "bots": ["greedy,random,greedy:preset=rush_black"],
+        "players": [5, 6],
+        "variant": "line_clear",
+        "expansions": ["ghost_piece", "phoenix", "ghost_piece+phoenix"],
+        "rules": {"line_clear_order": ["interleave", "white_first"]},
+        "games": 100,
+    },
+    # Ghost Piece's two judgement calls, and the Endless White Deck, against the default reading.
+    "ghost-switches": {
+        "bots": ["greedy,random", "greedy,greedy:preset=engine"],
+        "players": [2, 3, 4],
+        "expansions": ["ghost_piece"],
+        "rules": {
+            "ghost_action": ["action", "free"],
+            "ghost_placement": ["piece", "exchange_only"],
+            "endless_white_deck": [False, True],
+        },
+        "games": 100,
+    },
+}
+
+
+# -- the run specification -------------------------------------------------------------------
+def split_lineup(text: str) -> list[str]:
+    """Split ``greedy:a=1,b=2,random`` into bot specs: a ``key=value`` item continues a spec
+    (``mymodule:MyBot:a=1,b=2`` and ``bots/mine.py:MyBot,a=1`` too)."""
+    specs: list[str] = []
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        key = item.partition("=")[0]
+        if "=" in item and ":" not in key and specs:
+            sep = "," if split_spec(specs[-1])[1] else ":"
+            specs[-1] += sep + item
+        else:
+            specs.append(item)
+    return specs
+
+
+def _as_list(value: Any, name: str) -> list[Any]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, (int, float, bool)):
+        return [value]
+    raise UsageError(f"{name}: expected a value or a list, got {value!r}")
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        raise UsageError(f"{name}: expected a whole number, got {value!r}")
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise UsageError(f"{name}: expected a whole number, got {value!r}") from None
+
+
+def _switch_value(key: str, raw: Any) -> Any:
+    default, allowed = RUN_SWITCHES[key]
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).lower() in ("true", "1", "yes", "on"):
+            return True
+        if str(raw).lower() in ("false", "0", "no", "off"):
+            return False
+        raise UsageError(f"rule {key}: expected true or false, got {raw!r}")
+    if isinstance(default, int):
+        return _whole(raw, f"rule {key}")
+    if isinstance(allowed, tuple) and raw not in allowed:
+        raise UsageError(f"rule {key}: unknown value {raw!r} (valid: {', '.join(allowed)})")
+    return raw
+
+
+def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items:
+        raise UsageError("bots: give at least one line-up, such as 'greedy,random'")
+    out = []
+    for item in items:
+        specs = split_lineup(item) if isinstance(item, str) else list(item)
+        if not specs or not all(isinstance(s, str) for s in specs):
+            raise UsageError(f"bots: a line-up is a comma list of bot specs, got {item!r}")
+        out.append(tuple(repr(make_bot(s)) for s in specs))  # validates and normalises
+    return tuple(dict.fromkeys(out))
+
+
+def _expansion_sets(text: Any) -> list[tuple[str, ...]]:
+    """Return the expansion sets one grid value stands for (one set, or every subset)."""
+    if not isinstance(text, str):
+        raise UsageError(
+            f"expansions: expected names such as 'none' or 'ghost+finesse', got {text!r}"
+        )
+    if text.strip() == ALL_SUBSETS:
+        return [tuple(n for n in EXPANSIONS if n in names) for names in expansion_subsets()]
+    if "=" in text:
+        raise UsageError(
+            f"expansions: {text!r}: give your own puzzle files with --expansion-file NAME=FILE"
+        )
+    names, _ = parse_expansions(text.replace(",", "+"), option="expansions")
+    return [names]
+
+
+def _expansion_files(data: Any, catalogue: str | None) -> tuple[tuple[str, str], ...]:
+    """Check ``{set name: puzzle file}`` (each file loads) and return it with absolute paths."""
+    if not isinstance(data, Mapping):
+        raise UsageError(f"expansion_files: expected a table of NAME = FILE, got {data!r}")
+    out = []
+    for name, path in sorted(data.items()):
+        if name not in CATALOGUE_SETS:
+            raise UsageError(
+                f"expansion_files: {name!r} is not a puzzle set ({', '.join(CATALOGUE_SETS)})"
+            )
+        full = str(Path(str(path)).resolve())
+        _catalogue(catalogue, (name,), ((name, full),))  # a bad file stops the run (exit 2)
+        out.append((name, full))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a run plays: the grid, games per configuration, root seed and outputs.
+
+    ``players`` empty means each line-up plays with as many players as it has bots. ``rules``
+    maps a rules switch to the values the grid takes.
+    """
+
+    lineups: tuple[tuple[str, ...], ...]
+    players: tuple[int, ...] = ()
+    variants: tuple[str, ...] = ("standard",)
+    expansions: tuple[tuple[str, ...], ...] = ((),)
+    rules: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    difficulty: tuple[str, ...] = ()  # solo only; empty: the rules' default
+    games: int = 100
+    seed: int | None = None
+    records: str = "none"
+    format: str = "parquet"
+    catalogue: str | None = None  # a catalogue file (absolute path); None: the shipped one
+    tiles: str | None = None  # a Finesse tiles file (absolute path); None: the shipped one
+    # puzzle files replacing shipped expansion sets: (set name, absolute path), sorted
+    expansion_files: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
+        """Build and check a spec from a config mapping (file, preset, flags or manifest)."""
+        unknown = sorted(set(data) - set(SPEC_KEYS))
+        if unknown:
+            raise UsageError(f"unknown setting {unknown[0]!r} (valid: {', '.join(SPEC_KEYS)})")
+        if "bots" not in data or data["bots"] in (None, [], ""):
+            raise UsageError("no bots given: use --bots, --config or --preset")
+        kwargs: dict[str, Any] = {"lineups": _lineups(data["bots"])}
+        if data.get("players") is not None:
+            players = tuple(
+                dict.fromkeys(_whole(v, "players") for v in _as_list(data["players"], "players"))
+            )
+            kwargs["players"] = players
+        if data.get("variant") is not None:
+            variants = tuple(dict.fromkeys(str(v) for v in _as_list(data["variant"], "variant")))
+            for v in variants:
+                if v not in VARIANT_PLAYERS:
+                    raise UsageError(f"unknown variant {v!r} (valid: {', '.join(VARIANT_PLAYERS)})")
+            kwargs["variants"] = variants
+        if data.get("expansions") is not None:
+            sets = [
+                s for v in _as_list(data["expansions"], "expansions") for s in _expansion_sets(v)
+            ]
+            kwargs["expansions"] = tuple(dict.fromkeys(sets))
+        rules = data.get("rules") or {}
+        if not isinstance(rules, Mapping):
+            raise UsageError(f"rules: expected a table of switches, got {rules!r}")
+        grid = []
+        for key in sorted(rules):
+            if key not in RUN_SWITCHES:
+                raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(RUN_SWITCHES)})")
+            values = (
+                rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
+            )
+            grid.append((key, tuple(dict.fromkeys(_switch_value(key, v) for v in values))))
+        kwargs["rules"] = tuple(grid)
+        if data.get("difficulty") is not None:
+            levels = _as_list(data["difficulty"], "difficulty")
+            for level in levels:
+                if level not in DIFFICULTIES:
+                    valid = ", ".join(DIFFICULTIES)
+                    raise UsageError(f"unknown difficulty {level!r} (valid: {valid})")
+            kwargs["difficulty"] = tuple(dict.fromkeys(levels))
+        if data.get("games") is not None:
+            kwargs["games"] = _whole(data["games"], "games")
+        if kwargs.get("games", cls.games) < 1:
+            raise UsageError(f"games must be at least 1, got {kwargs['games']}")
+        if data.get("seed") is not None:
+            seed = _whole(data["seed"], "seed")
+            if seed < 0:
+                raise UsageError(f"seed must be >= 0, got {seed}")
+            kwargs["seed"] = seed
+        if data.get("records") is not None:
+            kwargs["records"] = _check_records(str(data["records"]))
+        if data.get("format") is not None:
+            if data["format"] not in tables.FORMATS:
+                raise UsageError(
+                    f"unknown format {data['format']!r} (valid: {', '.join(tables.FORMATS)})"
+                )
+            kwargs["format"] = data["format"]
+        if data.get("catalogue") is not None:
+            path = str(Path(str(data["catalogue"])).resolve())
+            _catalogue(path)  # a malformed file stops the run before any game (exit 2)
+            kwargs["catalogue"] = path
+        if data.get("tiles") is not None:
+            path = str(Path(str(data["tiles"])).resolve())
+            _tiles(path, kwargs.get("catalogue"))  # a bad file stops the run (exit 2)
+            kwargs["tiles"] = path
+        if data.get("expansion_files"):
+            kwargs["expansion_files"] = _expansion_files(
+                data["expansion_files"], kwargs.get("catalogue")
+            )
+        return cls(**kwargs)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the config mapping this spec comes from (``from_mapping`` reads it back)."""
+        return {
+            "bots": [",".join(lineup) for lineup in self.lineups],
+            "players": list(self.players) or None,
+            "variant": list(self.variants),
+            "expansions": ["+".join(e) or "none" for e in self.expansions],
+            "rules": {k: list(v) for k, v in self.rules},
+            "difficulty": list(self.difficulty) or None,
+            "games": self.games,
+            "seed": self.seed,
+            "records": self.records,
+            "format": self.format,
+            "catalogue": self.catalogue,
+            "tiles": self.tiles,
+            "expansion_files": dict(self.expansion_files) or None,
+        }
+
+
+def _check_records(text: str) -> str:
+    if text in ("all", "none"):
+        return text
+    kind, _, n = text.partition(":")
+    if kind == "sample" and n.isdigit() and int(n) >= 1:
+        return f"sample:{int(n)}"
+    raise UsageError(f"--records {text!r}: expected {RECORDS_HELP}")
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a run config from a TOML or YAML file (the keys of ``SPEC_KEYS``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"config {p}: cannot read ({exc.strerror})") from None
+    try:
+        if p.suffix == ".toml":
+            data = tomllib.loads(text)
+        elif p.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            raise UsageError(f"config {p}: use a .toml, .yaml or .yml file")
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"config {p}: malformed TOML ({exc})") from None
+    except Exception as exc:  # yaml.YAMLError and friends: one line for the user
+        if isinstance(exc, UsageError):
+            raise
+        raise UsageError(f"config {p}: malformed YAML ({' '.join(str(exc).split())})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"config {p}: expected a table of settings")
+    return data
+
+
+def merge_sources(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Merge config mappings, later ones winning key by key (rules switch by switch)."""
+    out: dict[str, Any] = {}
+    for source in sources:
+        for key, value in (source or {}).items():
+            if value is None:
+                continue
+            if (
+                key == "rules"
+                and isinstance(value, Mapping)
+                and isinstance(out.get("rules"), Mapping)
+            ):
+                out["rules"] = {**out["rules"], **value}
+            else:
+                out[key] = value
+    return out
+
+
+def preset(name: str) -> dict[str, Any]:
+    """Return a preset's config mapping."""
+    if name not in PRESETS:
+        raise UsageError(f"unknown preset {name!r} (valid: {', '.join(PRESETS)})")
+    return dict(PRESETS[name])
+
+
+# -- configurations and games ----------------------------------------------------------------
+def _text(value: Any) -> str:
+    """Return a switch value as flags and config files write it (``false``, ``60``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """One cell of the grid: what every game of it shares."""
+
+    config_id: int
+    players: int
+    lineup: tuple[str, ...]  # one bot spec per seat, before rotation
+    variant: str = "standard"
+    expansions: tuple[str, ...] = ()
+    switches: tuple[tuple[str, Any], ...] = ()  # non-default rules switches, sorted
+    difficulty: str | None = None  # solo only; None: the rules' default
+    catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
+    tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
+    expansion_files: tuple[tuple[str, str], ...] = ()  # puzzle files replacing shipped sets
+
+    @property
+    def rotations(self) -> tuple[int, ...]:
+        """Return the seat shifts giving distinct seatings (one for identical bots)."""
+        seen: dict[tuple[str, ...], int] = {}
+        for r in range(self.players):
+            seen.setdefault(self.seated(r), r)
+        return tuple(seen.values())
+
+    def seated(self, rotation: int) -> tuple[str, ...]:
+        """Return the bot spec of each seat when the line-up is shifted by ``rotation``."""
+        return self.lineup[rotation:] + self.lineup[:rotation]
+
+    def rules(self) -> Rules:
+        """Return the rules every game of this configuration is played with."""
+        level = {"difficulty": self.difficulty} if self.difficulty else {}
+        sets = tuple(n for n in self.expansions if n in CATALOGUE_SETS)
+        files = tuple((n, f) for n, f in self.expansion_files if n in sets)
+        cat = {"catalogue": _catalogue(self.catalogue, sets, files)}
+        if self.tiles and "finesse" in self.expansions:
+            cat["finesse_tiles"] = _tiles(self.tiles, self.catalogue)
+        return Rules(
+            players=self.players,
+            variant=self.variant,
+            expansions=frozenset(self.expansions),
+            **level,
+            **cat,
+            **dict(self.switches),
+        )
+
+    def columns(self) -> dict[str, Any]:
+        """Return the table columns naming this configuration."""
+        changed = [("difficulty", self.difficulty)] if self.difficulty else []
+        switches = ",".join(f"{k}={_text(v)}" for k, v in [*changed, *self.switches])
+        return {
+            "config_id": self.config_id,
+            "players": self.players,
+            "variant": self.variant,
+            "expansions": "+".join(self.expansions) or "none",
+            "switches": switches or "default",
+            "lineup": ",".join(self.lineup),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the manifest form (with its rotations, for readers)."""
+        return asdict(self) | {"switches": dict(self.switches), "rotations": list(self.rotations)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameConfig:
+        """Read a configuration back from its manifest form."""
+        return cls(
+            config_id=data["config_id"],
+            players=data["players"],
+            lineup=tuple(data["lineup"]),
+            variant=data["variant"],
+            expansions=tuple(data["expansions"]),
+            switches=tuple(sorted(data["switches"].items())),
+            difficulty=data.get("difficulty"),
+            catalogue=data.get("catalogue"),
+            tiles=data.get("tiles"),
+            expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
+        )
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: its id, configuration, seed and seating."""
+
+    game_id: int
+    config_id: int
+    deal: int
+    rotation: int
+    seed: int
+    record: bool = False
+
+
+def _check_grid(spec: RunSpec, counts: set[int]) -> None:
+    """Refuse impossible mixes (one line, exit 2).
+
+    Each player count plays under the grid's variants made for it (``--players 1,2 --variant
+    solo,standard`` is solo at 1 and standard at 2); a count no variant of the grid is made for,
+    or a variant no count suits, is an error.
+    """
+    if spec.tiles and not any("finesse" in names for names in spec.expansions):
+        raise UsageError("--tiles is a Finesse tiles file: add finesse to --expansions")
+    for p in sorted(counts):
+        if not any(p in VARIANT_PLAYERS[v] for v in spec.variants):
+            needs = [name for name, made_for in VARIANT_PLAYERS.items() if p in made_for]
+            if not needs:
+                raise UsageError(f"players must be 1-6, got {p}")
+            have = ", ".join(f"{v} is for {_counts(v)}" for v in spec.variants)
+            raise UsageError(
+                f"{p} player{'s' if p > 1 else ''} needs the {needs[0]} variant "
+                f"(--variant {needs[0]}); {have}"
+            )
+    for variant in spec.variants:
+        if not counts & set(VARIANT_PLAYERS[variant]):
+            raise UsageError(
+                f"the {variant} variant is for {_counts(variant)}: add it to --players"
+            )
+    if spec.difficulty and "solo" not in spec.variants:
+        raise UsageError("--difficulty applies to the solo variant only")
+
+
+def _counts(variant: str) -> str:
+    made_for = VARIANT_PLAYERS[variant]
+    if len(made_for) == 1:
+        return f"{made_for[0]} player{'s' if made_for[0] > 1 else ''}"
+    return f"{min(made_for)}-{max(made_for)} players"
+
+
+def configurations(spec: RunSpec) -> list[GameConfig]:
+    """Expand the grid into configurations, checking each before any game is played."""
+    keys = [k for k, _ in spec.rules]
+    for lineup in spec.lineups:
+        if not spec.players and len(lineup) == 1 and "solo" not in spec.variants:
+            raise UsageError(
+                f"line-up {lineup[0]} has one bot: give --players N to seat it N times"
+            )
+    _check_grid(spec, set(spec.players or (len(lineup) for lineup in spec.lineups)))
+    out: list[GameConfig] = []
+    for lineup in spec.lineups:
+        for players in spec.players or (len(lineup),):
+            if len(lineup) > players:
+                raise UsageError(
+                    f"line-up {','.join(lineup)} has {len(lineup)} bots for {players} players"
+                )
+            seats = tuple(lineup[i % len(lineup)] for i in range(players))
+            variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
+            for variant, expansions in itertools.product(variants, spec.expansions):
+                # a solo configuration always names its difficulty (the default is normal)
+                levels = (spec.difficulty or ("normal",)) if variant == "solo" else (None,)
+                for level, values in itertools.product(
+                    levels, itertools.product(*(v for _, v in spec.rules))
+                ):
+                    switches = tuple(
+                        (k, v) for k, v in zip(keys, values, strict=True) if v != RUN_SWITCHES[k][0]
+                    )
+                    config = GameConfig(
+                        len(out),
+                        players,
+                        seats,
+                        variant,
+                        expansions,
+                        switches,
+                        level,
+                        spec.catalogue,
+                        spec.tiles,
+                    )
+                    _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
+                    out.append(config)
+    return out
+
+
+def _check_decks(rules: Rules, catalogue: str | None) -> None:
+    """Refuse a catalogue too small for the game (one line): the rulebook's decks by player count
+    (rulings, Base game / Setup; Solo variant) need so many black puzzles, and a full row of
+    white ones (solo: its deck's white part)."""
+    black = len(rules.catalogue.of_colour("black"))
+    white = len(rules.catalogue.of_colour("white"))
+    if rules.solo:
+        need_black = FINESSE_SOLO_BLACK if rules.finesse else SOLO_BLACK
+        need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
+        who = "the solo variant" + (" with finesse" if rules.finesse else "")
+    else:
+        need_black, need_white = BLACK_DECK_SIZE[rules.players], ROW_SIZE
+        who = f"{rules.players} players"
+    where = f"catalogue {catalogue}" if catalogue else "the catalogue"
+    for colour, have, need in (("black", black, need_black), ("white", white, need_white)):
+        if have < need:
+            raise UsageError(
+                f"{where} has {have} {colour} puzzle{'s' if have != 1 else ''}; {who} "
+                f"need{'s' if rules.solo else ''} at least {need}"
+            )
+
+
+def game_seed(ss: np.random.SeedSequence) -> int:
+    """Return the int seed of a game: 63 bits of its seed sequence (fits a signed int64)."""
+    return int(ss.generate_state(1, dtype=np.uint64)[0]) >> 1
+
+
+def _deals(config: GameConfig, games: int) -> int:
+    """Return the deals a configuration plays for ``games`` games (whole rotation groups)."""
+    return math.ceil(games / len(config.rotations))
+
+
+def deal_seed(root_seed: int, config_id: int, deal: int) -> int:
+    """Return the seed of one deal: the grandchild ``(config, deal)`` of the root seed.
+
+    ``SeedSequence(root, spawn_key=(c, d))`` is the sequence ``SeedSequence(root).spawn(...)[c]
+    .spawn(...)[d]`` is, without spawning the ones before it: seeds are drawn as games are
+    played, and a larger ``games`` keeps the seeds of the first games.
+    """
+    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(config_id, deal)))
+
+
+@dataclass(frozen=True)
+class Tasks(Sequence[GameTask]):
+    """Every game of a run in game-id order, made as they are asked for (nothing up front).
+
+    ``history`` is the run's ``games`` and every larger value it was grown to (``--resume
+    --games``). Game ids go growth by growth: the first ``games`` of every configuration in
+    configuration order (deal by deal, each deal's rotations in a row), then the deals each growth
+    adds, again configuration by configuration, numbered after all the games before them. So
+    growing never renumbers a game, and a run never grown numbers its games as it always did.
+    """
+
+    configs: tuple[GameConfig, ...]
+    history: tuple[int, ...]
+    root_seed: int
+    records: str = "none"
+
+    def _blocks(self) -> list[tuple[int, GameConfig, int, int]]:
+        """Return ``(first game id, config, first deal, deals)`` of each block, in id order."""
+        return _blocks(self.configs, self.history)
+
+    def __len__(self) -> int:
+        blocks = self._blocks()
+        if not blocks:
+            return 0
+        first, config, _, deals = blocks[-1]
+        return first + deals * len(config.rotations)
+
+    def __iter__(self) -> Iterator[GameTask]:
+        return self.from_id(0)
+
+    def from_id(self, start: int) -> Iterator[GameTask]:
+        """Yield the games from id ``start`` on, in id order."""
+        recorded = self._recorded()
+        for first, config, deal0, deals in self._blocks():
+            rotations = config.rotations
+            size = deals * len(rotations)
+            if first + size <= start:
+                continue
+            skip = max(0, start - first)
+            d = skip // len(rotations)
+            game_id = first + d * len(rotations)
+            for deal in range(deal0 + d, deal0 + deals):
+                seed = deal_seed(self.root_seed, config.config_id, deal)
+                for r in rotations:
+                    if game_id >= start:
+                        yield GameTask(game_id, config.config_id, deal, r, seed, recorded(game_id))
+                    game_id += 1
+
+    @overload
+    def __getitem__(self, index: int) -> GameTask: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[GameTask]: ...
+
+    def __getitem__(self, index: int | slice) -> GameTask | list[GameTask]:
+        n = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return list(itertools.islice(self.from_id(start), max(0, stop - start)))
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return next(self.from_id(index))
+
+    def _recorded(self) -> Callable[[int], bool]:
+        """Return which game ids write a record: ``sample:N`` picks N spread over the games of
+        the run as first planned, and N more over the games each growth adds."""
+        if self.records in ("all", "none"):
+            return _recorded(self.records, 0, 0)
+        picks: list[Callable[[int], bool]] = []
+        for first, size in _segments(self.configs, self.history):
+            picks.append(_recorded(self.records, first, size))
+        return lambda game_id: any(p(game_id) for p in picks)
+
+
+def _segments(configs: Sequence[GameConfig], history: Sequence[int]) -> list[tuple[int, int]]:
+    """Return ``(first game id, games)`` of the run as first planned and of each growth."""
+    out = []
+    first = 0
+    before = 0
+    for games in history:
+        size = sum(
+            (_deals(c, games) - (_deals(c, before) if before else 0)) * len(c.rotations)
+            for c in configs
+        )
+        out.append((first, size))
+        first += size
+        before = games
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _blocks(
+    configs: tuple[GameConfig, ...], history: tuple[int, ...]
+) -> list[tuple[int, GameConfig, int, int]]:
+    out = []
+    first = 0
+    before = 0
+    for games in history:
+        for config in configs:
+            deal0 = _deals(config, before) if before else 0
+            deals = _deals(config, games) - deal0
+            if deals > 0:
+                out.append((first, config, deal0, deals))
+                first += deals * len(config.rotations)
+        before = games
+    return out
+
+
+def _recorded(records: str, first: int, total: int) -> Callable[[int], bool]:
+    if records == "all":
+        return lambda _: True
+    if records == "none" or total <= 0:
+        return lambda _: False
+    n = min(int(records.partition(":")[2]), total)
+    picked = {first + i * total // n for i in range(n)}  # evenly spread over the games
+    return picked.__contains__
+
+
+def plan(
+    spec: RunSpec, root_seed: int, history: Sequence[int] | None = None
+) -> tuple[list[GameConfig], Tasks]:
+    """Return the configurations and every game of a run, in game-id order (made lazily).
+
+    ``history`` is the run's ``games`` and each value it grew to; by default ``(spec.games,)``.
+    """
+    configs = configurations(spec)
+    grown = tuple(history) if history else (spec.games,)
+    if list(grown) != sorted(set(grown)) or grown[-1] != spec.games:
+        raise ValueError(f"a run's games only grow, ending at spec.games: {grown}")
+    return configs, Tasks(tuple(configs), grown, root_seed, spec.records)
+
+
+def run_id_of(spec: RunSpec, root_seed: int) -> str:
+    """Return the run's id: a hash of its grid and root seed (the same run, the same id)."""
+    grid = {k: v for k, v in spec.to_json().items() if k not in ("records", "format", "seed")}
+    text = json.dumps({"grid": grid, "root_seed": root_seed}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+# -- per-process caches (workers too) ----------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _catalogue(
+    path: str | None,
+    sets: tuple[str, ...] = (),
+    files: tuple[tuple[str, str], ...] = (),
+) -> Catalogue:
+    # One catalogue object per (file, sets, replacement files) and process: the engine and the
+    # index cache per catalogue object.
+    return load_catalogue(path, expansions=sets, overrides=dict(files))
+
+
+@functools.lru_cache(maxsize=8)
+def _tiles(path: str, catalogue: str | None) -> TileSet:
+    # One tile set per file and process, checked against the catalogue's pieces.
+    cat = _catalogue(catalogue) if catalogue else base_catalogue()
+    return load_tiles(path, cat.piece_ids)
+
+
+@functools.lru_cache(maxsize=64)
+def rules_of(config: GameConfig) -> Rules:
+    """Return the rules of a configuration, built once per process (workers too)."""
+    # One Rules per configuration and process: the engine caches its tables per catalogue.
+    return config.rules()

@@ -1,0 +1,684 @@
+"""Outcome tables of a run: row building, part files, consolidation, and the manifest.
+
+A run directory holds ``seats.parquet`` (one row per game and seat), ``games.parquet`` (one row
+per game) and ``manifest.json``. While a run goes on, finished games are appended as numbered
+part files under ``parts/seats`` and ``parts/games``, each written to a temporary name and then
+renamed, so a killed run leaves only whole files. A game counts as done once its ``games`` part
+exists (that part is written last). Consolidation sorts everything by ``game_id, seat`` so the
+tables are the same whatever the order games finished in.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import platform
+import socket
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from projectl_sim._native import compiled
+from projectl_sim.engine import GameState
+from projectl_sim.engine.record import write_record
+from projectl_sim.errors import UsageError
+
+MANIFEST = "manifest.json"
+LOCK = "writer.lock"
+RESERVE = ".reserve"  # space set aside for the last manifest when the disk fills up
+RESERVE_BYTES = 512 * 1024
+PARTS = "parts"
+RECORDS = "records"
+TABLES = ("seats", "games")
+FORMATS = ("parquet", "csv")
+
+# Action kinds as game records name them (a deck take is written as "take").
+ACTION_KINDS = (
+    "take",
+    "recycle",
+    "take_basic",
+    "upgrade",
+    "place",
+    "master",
+    "reward",
+    "finish",
+    "insert",
+    "ghost",
+    "level_up",
+    "ambassador",
+)
+# Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
+# inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing
+# Touches placements paid with a Credit instead of a point.
+FINESSE_COLUMNS = (
+    "credits_final",
+    "credits_earned",
+    "credits_spent",
+    "inserts",
+    "finishing_credits",
+)
+# The columns the shipped expansions fill through their ``seat_columns`` / ``game_columns``
+# hooks (null in games that don't play them): the Ambassador Pack's, Finesse's; the Endless
+# White Deck's
+EXPANSION_SEAT_COLUMNS = ("ambassadors_unused", *FINESSE_COLUMNS)
+EXPANSION_GAME_COLUMNS = ("reshuffles",)
+RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
+
+# The only columns that differ between two runs of the same configuration and root seed.
+TIMING_COLUMNS = {"seats": ("decision_time_mean", "decision_cpu_mean"), "games": ("duration",)}
+
+_CONFIG_FIELDS = [
+    pa.field("run_id", pa.string()),
+    pa.field("game_id", pa.int64()),
+    pa.field("seed", pa.int64()),
+    pa.field("config_id", pa.int64()),
+    pa.field("players", pa.int64()),
+    pa.field("variant", pa.string()),
+    pa.field("expansions", pa.string()),
+    pa.field("switches", pa.string()),
+    pa.field("lineup", pa.string()),
+    pa.field("deal", pa.int64()),
+]
+
+SEATS_SCHEMA = pa.schema(
+    [
+        *_CONFIG_FIELDS,
+        pa.field("seat", pa.int64()),
+        pa.field("first_player", pa.int64()),
+        pa.field("turn_order", pa.int64()),
+        pa.field("bot", pa.string()),
+        pa.field("score", pa.int64()),
+        pa.field("rank", pa.int64()),
+        pa.field("won", pa.bool_()),
+        pa.field("win_share", pa.float64()),
+        pa.field("completed_white", pa.int64()),
+        pa.field("completed_black", pa.int64()),
+        pa.field("unfinished", pa.int64()),
+        pa.field("unfinished_penalty", pa.int64()),
+        pa.field("finishing_pieces", pa.int64()),
+        pa.field("points_from_puzzles", pa.int64()),
+        pa.field("pieces_final", pa.int64()),
+        # puzzle ids, space separated: the victory pile in completion order, and those left
+        # unfinished; null when there are none (a CSV cell cannot tell "" from null) and in
+        # tables written before these columns existed
+        pa.field("puzzles_completed", pa.string()),
+        pa.field("puzzles_unfinished", pa.string()),
+        *[pa.field(f"actions_{k}", pa.int64()) for k in ACTION_KINDS],
+        # Ambassador Pack: Ambassadors left unused at the end (null when not played)
+        pa.field("ambassadors_unused", pa.int64()),
+        *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
+        pa.field("decisions", pa.int64()),
+        pa.field("decision_time_mean", pa.float64()),  # wall clock, seconds
+        # the deciding process's CPU time per decision, seconds (play_game's cpu=: a sample of
+        # the decisions of a fast bot); null in tables written before the column existed
+        pa.field("decision_cpu_mean", pa.float64()),
+        pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
+        pa.field("error", pa.string()),
+    ]
+)
+
+GAMES_SCHEMA = pa.schema(
+    [
+        *_CONFIG_FIELDS,
+        pa.field("rotation", pa.int64()),
+        pa.field("seats", pa.string()),
+        pa.field("first_player", pa.int64()),
+        pa.field("rounds", pa.int64()),
+        pa.field("turns", pa.int64()),
+        pa.field("decisions", pa.int64()),
+        pa.field("end_reason", pa.string()),
+        pa.field("winners", pa.string()),
+        pa.field("winning_bots", pa.string()),
+        pa.field("margin", pa.int64()),
+        pa.field("opponent_score", pa.int64()),
+        # Endless White Deck: how often the white deck was rebuilt (null when not played)
+        pa.field("reshuffles", pa.int64()),
+        pa.field("duration", pa.float64()),
+        pa.field("provisional_data", pa.bool_()),
+        pa.field("provisional_sets", pa.string()),
+        pa.field("error_seat", pa.int64()),
+        pa.field("error", pa.string()),
+    ]
+)
+
+SCHEMAS = {"seats": SEATS_SCHEMA, "games": GAMES_SCHEMA}
+SORT_KEYS = {
+    "seats": [("game_id", "ascending"), ("seat", "ascending")],
+    "games": [("game_id", "ascending")],
+}
+
+
+# -- rows ----------------------------------------------------------------------------------------
+def _ranks(scores: Sequence[int], winners: Sequence[int]) -> list[int]:
+    """Rank 1 for every winner; below, 1 + how many seats beat this one (equal scores share)."""
+    won = set(winners)
+
+    def beats(a: int, b: int) -> bool:
+        return scores[a] > scores[b] or (scores[a] == scores[b] and a in won and b not in won)
+
+    n = len(scores)
+    return [1 + sum(beats(q, p) for q in range(n) if q != p) for p in range(n)]
+
+
+def game_rows(
+    ident: Mapping[str, Any],
+    *,
+    rotation: int,
+    seats: Sequence[str],
+    state: GameState,
+    actions: Sequence[Mapping[str, int]],
+    decision_seconds: Sequence[float],
+    duration: float,
+    decision_cpu: Sequence[Sequence[float]] | None = None,
+    error_seat: int | None = None,
+    error: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Return the seat rows and the game row of one played (or failed) game.
+
+    ``ident`` holds the columns shared with the game's configuration (run_id, game_id, seed,
+    config_id, players, variant, expansions, switches, lineup, deal). A failed game (a bot raised
+    or chose an illegal action) keeps its counts so far but has no score, rank or winner; every
+    one of its rows carries the error.
+    """
+    n = len(seats)
+    t = state.tables
+    hooks = state.hooks
+    ok = error is None
+    solo = state.rules.solo
+    scores = state.final_scores() if ok else [None] * n
+    winners = state.winners() if ok else []
+    opponent = state.opponent_score() if ok and solo else None
+    if not ok:
+        ranks: list[int | None] = [None] * n
+    elif solo:  # the opponent is the other competitor: beaten, or ahead (ties go to it)
+        ranks = [1 if winners else 2]
+    else:
+        ranks = list(_ranks(scores, winners))  # type: ignore[arg-type]
+    # which provisional data the game used: the catalogue's provisional puzzle sets, and what
+    # the expansions name (Finesse: its tiles, when the game's row holds a provisional one)
+    used = list(state.rules.catalogue.provisional_sets)
+    for x in hooks.provisional:
+        used.extend(x.provisional(state))
+    provisional = bool(used)
+    provisional_sets = "+".join(used) or None
+    puzzle_ids = [puzzle.id for puzzle in state.rules.catalogue.puzzles]
+    # completed cards no longer in the pile (Endless: the noted white puzzles)
+    elsewhere = [state.completed_elsewhere(p) for p in range(n)]
+    seat_rows = []
+    for p in range(n):
+        done = state.piles[p]
+        decisions = sum(actions[p].values())
+        penalty = (
+            sum(t.points[s[0]] for s in state.slots[p]) if state.rules.unfinished_penalty else 0
+        )
+        row = dict(ident)
+        row |= {
+            "seat": p,
+            "first_player": state.first_player,
+            "turn_order": (p - state.first_player) % n,
+            "bot": seats[p],
+            "score": scores[p],
+            "rank": ranks[p],
+            "won": (p in winners) if ok else None,
+            "win_share": (1 / len(winners) if p in winners else 0.0) if ok else None,
+            "completed_white": sum(1 for c in done if not t.is_black[c])
+            + sum(1 for c in elsewhere[p] if not t.is_black[c]),
+            "completed_black": sum(1 for c in done if t.is_black[c])
+            + sum(1 for c in elsewhere[p] if t.is_black[c]),
+            "unfinished": len(state.slots[p]),
+            "unfinished_penalty": penalty,
+            "finishing_pieces": state.ft_pieces[p],
+            "points_from_puzzles": state.scores[p],
+            "pieces_final": sum(state.supply[p]),
+            # Endless: the noted white puzzles (reshuffled away) first, then the pile
+            "puzzles_completed": " ".join(puzzle_ids[c] for c in (*elsewhere[p], *done)) or None,
+            "puzzles_unfinished": " ".join(puzzle_ids[s[0]] for s in state.slots[p]) or None,
+        }
+        row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
+        # the expansions' columns (null where the game does not play them)
+        row |= dict.fromkeys(EXPANSION_SEAT_COLUMNS)
+        for x in hooks.seat_columns:
+            row |= x.seat_columns(state, p)
+        row |= {
+            "decisions": decisions,
+            "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
+            "decision_cpu_mean": (
+                decision_cpu[p][0] / decision_cpu[p][1]
+                if decision_cpu is not None and decision_cpu[p][1]
+                else None
+            ),
+            "provisional_data": provisional,
+            "provisional_sets": provisional_sets,
+            "error": error,
+        }
+        seat_rows.append(row)
+    margin = None
+    if ok and solo:
+        margin = scores[0] - opponent  # negative when the opponent won
+    elif ok:
+        best_other = max((s for p, s in enumerate(scores) if p not in winners), default=None)
+        margin = scores[winners[0]] - best_other if best_other is not None else 0
+    game = dict(ident) | {
+        "rotation": rotation,
+        "seats": ",".join(seats),
+        "first_player": state.first_player,
+        "rounds": state.round,
+        "turns": state.turn - 1,
+        "decisions": sum(sum(a.values()) for a in actions),
+        "end_reason": state.end_reason if ok else None,
+        "winners": ",".join(map(str, winners)) if ok else None,
+        "winning_bots": ",".join(seats[w] for w in winners) if ok else None,
+        "margin": margin,
+        "opponent_score": opponent,
+        **dict.fromkeys(EXPANSION_GAME_COLUMNS),
+        "duration": duration,
+        "provisional_data": provisional,
+        "provisional_sets": provisional_sets,
+        "error_seat": error_seat,
+        "error": error,
+    }
+    for x in hooks.game_columns:
+        game |= x.game_columns(state)
+    return seat_rows, game
+
+
+# -- part files ----------------------------------------------------------------------------------
+def _atomic(path: Path, write: Any) -> None:
+    """Write through ``write(tmp_path)`` then rename, so readers never see half a file.
+
+    A write that fails (a full disk) leaves no temporary file behind, and raises
+    ``WriteError`` naming the file it was writing.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteError(path, exc) from exc
+
+
+class WriteError(OSError):
+    """Writing one of a run's files failed; ``path`` is the file, ``full`` a full disk."""
+
+    def __init__(self, path: Path, exc: OSError) -> None:
+        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
+        self.path = path
+        self.full = exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left" in str(exc)
+
+
+def device_of(path: Path) -> str:
+    """Return the device (and mount point) holding ``path``, as ``df`` names it."""
+    path = path.resolve()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    best = ("", "")
+    try:
+        with open("/proc/mounts", encoding="utf-8") as mounts:
+            for line in mounts:
+                device, mount = line.split()[:2]
+                inside = str(path) == mount or str(path).startswith(mount.rstrip("/") + "/")
+                if inside and len(mount) >= len(best[1]):
+                    best = (device, mount)
+    except OSError:
+        pass
+    return f"{best[0]} ({best[1]})" if best[0] else str(path)
+
+
+def free_bytes(path: Path) -> int:
+    """Return the bytes free for this user on the file system of ``path``."""
+    stat = os.statvfs(path)
+    return stat.f_bavail * stat.f_frsize
+
+
+def reserve_space(run_dir: Path) -> None:
+    """Set aside room for the last manifest: freed when the disk fills up (``release_space``)."""
+    path = run_dir / RESERVE
+    if path.exists() and path.stat().st_size >= RESERVE_BYTES:
+        return
+    try:
+        with open(path, "wb") as f:
+            f.write(b"\0" * RESERVE_BYTES)  # written, not sparse: the blocks are really taken
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise WriteError(path, exc) from exc
+
+
+def release_space(run_dir: Path) -> None:
+    """Free the room ``reserve_space`` set aside."""
+    (run_dir / RESERVE).unlink(missing_ok=True)
+
+
+# -- the writer's lock ---------------------------------------------------------------------------
+@contextmanager
+def writer_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's writer lock; another writer stops with one line naming us.
+
+    An OS file lock (``flock``) on ``writer.lock``: the kernel drops it when the process ends in
+    any way (a crash or ``kill -9`` too), so it is never stale. The file stays; it names its
+    last holder.
+    """
+    path = run_dir / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = _lock_holder(fd)
+        os.close(fd)
+        raise UsageError(
+            f"{run_dir} is being written by {holder}: one run folder has one writer; wait for "
+            "it to end (or stop it), then --resume"
+        ) from None
+    try:
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "since": now()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock_holder(fd: int) -> str:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+        return f"pid {data['pid']} on {data['host']} (since {data['since']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process (it has not written its pid yet)"
+
+
+def lock_holder(run_dir: str | Path) -> str | None:
+    """Return who holds a run folder's writer lock now, or None when nobody does."""
+    path = Path(run_dir) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return _lock_holder(fd)
+    finally:
+        os.close(fd)
+    return None
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a text file atomically (temporary name, then rename)."""
+    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _part_dir(run_dir: Path, table: str) -> Path:
+    return run_dir / PARTS / table
+
+
+def part_numbers(run_dir: Path) -> list[int]:
+    """Return the numbers of the committed parts (those whose games file exists)."""
+    return sorted(
+        int(p.stem.split("-")[1]) for p in _part_dir(run_dir, "games").glob("part-*.parquet")
+    )
+
+
+def write_part(
+    run_dir: Path, number: int, seats: Iterable[dict[str, Any]], games: Iterable[dict[str, Any]]
+) -> None:
+    """Append one part: the seats file first, then the games file that commits it."""
+    name = f"part-{number:05d}.parquet"
+    for table, rows in (("seats", seats), ("games", games)):
+        folder = _part_dir(run_dir, table)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = pa.Table.from_pylist(list(rows), schema=SCHEMAS[table])
+        _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
+
+
+def write_records(run_dir: Path, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
+    """Write game records as ``records/game-<id>.json`` (before the part that lists them)."""
+    folder = run_dir / RECORDS
+    for game_id, record in records:
+        folder.mkdir(exist_ok=True)
+        path = folder / f"game-{game_id:08d}.json"
+        _atomic(path, lambda tmp, record=record: write_record(record, tmp))
+
+
+def clean_parts(run_dir: Path) -> None:
+    """Drop what a killed run can leave half done: temporary files and uncommitted seat parts."""
+    committed = {p.name for p in _part_dir(run_dir, "games").glob("part-*.parquet")}
+    for table in TABLES:
+        folder = _part_dir(run_dir, table)
+        for tmp in folder.glob(".*.tmp"):
+            tmp.unlink()
+        if table == "seats":
+            for part in folder.glob("part-*.parquet"):
+                if part.name not in committed:
+                    part.unlink()
+    for tmp in (run_dir / RECORDS).glob(".*.tmp"):
+        tmp.unlink()
+
+
+def read_parts(run_dir: Path, table: str) -> pa.Table:
+    """Return every committed part of a table, concatenated (empty with the schema if none)."""
+    committed = {p.name for p in _part_dir(run_dir, "games").glob("part-*.parquet")}
+    files = sorted(
+        p for p in _part_dir(run_dir, table).glob("part-*.parquet") if p.name in committed
+    )
+    if not files:
+        return SCHEMAS[table].empty_table()
+    return pa.concat_tables(pq.read_table(f, schema=SCHEMAS[table]) for f in files)
+
+
+def done_game_ids(run_dir: Path) -> np.ndarray:
+    """Return the ids of the games already in committed parts (sorted, each once)."""
+    ids = read_parts(run_dir, "games").column("game_id").to_numpy()
+    return np.unique(ids).astype(np.int64)
+
+
+def reopen(run_dir: Path, fmt: str) -> None:
+    """Turn a consolidated run's tables back into a part, so more games can join them.
+
+    A complete run has no parts left; growing it (``--resume --games N``) appends to them.
+    """
+    if part_numbers(run_dir) or not any((run_dir / f"games.{f}").exists() for f in FORMATS):
+        return
+    name = "part-00000.parquet"
+    for table in ("seats", "games"):  # the games file last: it commits the part
+        folder = _part_dir(run_dir, table)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = read_table(run_dir, table)
+        _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
+
+
+def _sorted(table: pa.Table, name: str) -> pa.Table:
+    return table.sort_by(SORT_KEYS[name])
+
+
+def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) -> list[str]:
+    """Return what is wrong with a run's games: duplicated ids, rows of no game, and (given the
+    games ``planned``, ids ``0..planned-1``) missing ones; empty when every game is there once."""
+    problems = []
+    ids = games.column("game_id")
+    unique = pc.unique(ids)
+    if len(unique) != len(ids):
+        counts = pc.value_counts(ids)
+        twice = [c["values"] for c in counts.to_pylist() if c["counts"] > 1]
+        problems.append(f"{len(twice)} game(s) appear more than once (game {min(twice)} first)")
+    seat_keys = pa.Table.from_arrays(
+        [seats.column("game_id"), seats.column("seat")], names=["game_id", "seat"]
+    )
+    if seat_keys.group_by(["game_id", "seat"]).aggregate([]).num_rows != seat_keys.num_rows:
+        problems.append("some seat rows appear more than once")
+    if planned is not None:
+        inside = pc.and_(pc.greater_equal(unique, 0), pc.less(unique, planned))
+        stray = len(unique) - pc.sum(inside).as_py() if len(unique) else 0
+        if stray:
+            problems.append(f"{stray} game id(s) outside the run's 0..{planned - 1}")
+        missing = planned - (len(unique) - stray)
+        if missing:
+            problems.append(f"{missing} of {planned} planned games missing")
+    return problems
+
+
+def consolidate(run_dir: Path, fmt: str) -> dict[str, pa.Table]:
+    """Write ``seats`` and ``games`` from every committed part, sorted; return the tables.
+
+    Refuses (``UsageError``) parts holding a game twice: two writers went at the folder.
+    """
+    parts = {name: _sorted(read_parts(run_dir, name), name) for name in TABLES}
+    problems = check_games(parts["games"], parts["seats"])
+    if problems:
+        raise UsageError(
+            f"{run_dir}: the parts of this run are inconsistent ({'; '.join(problems)}): two "
+            "processes wrote it at once; play it again in a new folder"
+        )
+    out = {}
+    try:
+        for name in TABLES:
+            _write_table(run_dir, name, fmt, parts[name])
+            out[name] = parts[name]
+    except WriteError:
+        drop_tables(run_dir)  # half the tables would be read instead of the parts
+        raise
+    return out
+
+
+def drop_tables(run_dir: Path) -> None:
+    """Delete the consolidated tables (readers then read the parts)."""
+    for name in TABLES:
+        for fmt in FORMATS:
+            (run_dir / f"{name}.{fmt}").unlink(missing_ok=True)
+
+
+def _write_table(run_dir: Path, name: str, fmt: str, table: pa.Table) -> None:
+    path = run_dir / f"{name}.{fmt}"
+    if fmt == "csv":
+        _atomic(path, lambda tmp: pacsv.write_csv(table, tmp))
+    else:
+        _atomic(path, lambda tmp: pq.write_table(table, tmp))
+
+
+def remove_parts(run_dir: Path) -> None:
+    """Delete the part files of a finished, consolidated run."""
+    for table in TABLES:
+        folder = _part_dir(run_dir, table)
+        for part in folder.glob("*"):
+            part.unlink()
+        if folder.exists():
+            folder.rmdir()
+    if (run_dir / PARTS).exists():
+        (run_dir / PARTS).rmdir()
+
+
+def read_table(run_dir: str | Path, name: str) -> pa.Table:
+    """Return a run's ``seats`` or ``games`` table: the consolidated file, else its parts."""
+    run_dir = Path(run_dir)
+    if (run_dir / f"{name}.parquet").exists():
+        return pq.read_table(run_dir / f"{name}.parquet", schema=SCHEMAS[name])
+    if (run_dir / f"{name}.csv").exists():
+        schema = SCHEMAS[name]
+        opts = pacsv.ConvertOptions(column_types=schema, strings_can_be_null=True)
+        table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
+        for field in schema:  # columns added since the file was written read as null
+            if field.name not in table.column_names:
+                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        return table.select(schema.names)
+    if (run_dir / PARTS).exists():
+        return _sorted(read_parts(run_dir, name), name)
+    raise UsageError(f"{run_dir}: no {name} table (is it a run directory?)")
+
+
+# -- manifest ------------------------------------------------------------------------------------
+_DEPENDENCIES = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "cloudpickle",
+    "dask",
+    "distributed",
+    "tqdm",
+    "pyyaml",
+)
+
+
+def versions() -> dict[str, str | None]:
+    """Return the versions of Python, this package and its run-time dependencies, and the build
+    of the hot loop this process runs (``compiled`` or ``pure``; the games are the same)."""
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    out["projectl-sim build"] = "compiled" if compiled() else "pure"
+    for dist in ("projectl-sim", *_DEPENDENCIES):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def git_commit() -> dict[str, Any] | None:
+    """Return the source checkout's commit and whether it has local changes, if it is one."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10
+        )
+        if head.returncode != 0:
+            return None
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
+
+
+def now() -> str:
+    """Return the current UTC time in ISO 8601, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def write_manifest(run_dir: Path, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest.json`` atomically."""
+    write_text_atomic(run_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any]:
+    """Return a run's manifest; raise ``UsageError`` if there is none or it is unreadable."""
+    path = Path(run_dir) / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{run_dir}: no {MANIFEST} (is it a run directory?)") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: unreadable ({exc})") from None
+    if not isinstance(data, dict) or "config" not in data:
+        raise UsageError(f"{path}: not a run manifest")
+    return data
+
+
+def failure_list(games: pa.Table, limit: int = 100) -> list[dict[str, Any]]:
+    """Return the failed games (id, seat, first line of the error), at most ``limit``."""
+    failed = games.filter(pc.is_valid(games.column("error")))
+    out = []
+    for row in failed.slice(0, limit).to_pylist():
+        out.append(
+            {
+                "game_id": row["game_id"],
+                "seed": row["seed"],
+                "seat": row["error_seat"],
+                "error": row["error"].splitlines()[0],
+            }
+        )
+    return out

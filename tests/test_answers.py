@@ -1,0 +1,116 @@
+"""The summary text leads with the answers and stays readable for 48 and 92 configurations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis_util import grid_tables
+
+from projectl_sim.analysis.answers import WIDTH, summary_text
+from projectl_sim.analysis.data import Run
+from projectl_sim.cli import main
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim import spec as run_spec
+
+SECTIONS = [
+    "== Seat advantage per configuration ==",
+    "== Expansion and rules-switch effects against the base game ==",
+    "== Ratings (Plackett-Luce on every game's order of finish) ==",
+    "== Head to head, per pair and player count ==",
+    "== Time per decision ==",
+    "== Win-rate tables ==",
+    "== Every effect (long table) ==",
+]
+
+
+@pytest.fixture(scope="module")
+def grid92() -> str:
+    # 3 player counts x 16 expansion sets x 2 line-ups, less 4: 92 configurations; at 3 players
+    # Finesse makes the first player win 90% of games
+    seats, games = grid_tables(
+        np.random.default_rng(92),
+        games=100,
+        lineups=(("a",), ("a", "b")),
+        drop=4,
+        planted={(3, "finesse"): 0.9},
+    )
+    return summary_text(Run(Path("grid92"), seats, games, {}))
+
+
+def test_the_answers_come_first_and_the_long_tables_last(grid92: str) -> None:
+    text = grid92
+    at = [text.index(s) for s in SECTIONS]
+    assert at == sorted(at)
+    assert text.startswith("9200 games, 0 failed")
+    assert "92 configurations" in text.splitlines()[0]
+    assert "expansion sets abbreviated: GP = ghost_piece" in text
+
+
+def test_a_planted_effect_is_flagged_and_survives_the_many_comparisons(grid92: str) -> None:
+    text = grid92
+    effects = text[text.index(SECTIONS[1]) : text.index(SECTIONS[2])]
+    flagged = effects[effects.index("flagged differences") :].splitlines()[2:4]
+    assert all("3p" in line and "F vs base" in line for line in flagged)
+    assert all("first_player_rate" in line or "win_rate a" in line for line in flagged)
+    assert "<0.001" in flagged[0]  # q, after Benjamini-Hochberg over every row
+    seat = text[text.index(SECTIONS[0]) : text.index(SECTIONS[1])]
+    block = seat[seat.index("3 players, standard, line-up a...") :].splitlines()
+    assert block[2].split()[0] == "F"  # sorted by the first player's share: Finesse on top
+
+
+def test_92_configurations_stay_readable(grid92: str) -> None:
+    lines = grid92.splitlines()
+    assert max(len(line) for line in lines) <= WIDTH + 10  # prose wraps at WIDTH
+    # one row per configuration in the seat section, grouped in blocks of 16
+    seat = lines[lines.index(SECTIONS[0]) : lines.index(SECTIONS[1])]
+    assert sum(line.endswith("chi2") for line in seat) == 92
+    assert sum(line.endswith("):") for line in seat) == 6
+
+
+@pytest.fixture(scope="module")
+def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("answers") / "run"
+    spec = run_spec.RunSpec.from_mapping(
+        {
+            "bots": ["greedy,random"],
+            "players": [2],
+            "expansions": ["none", "phoenix"],
+            "games": 12,
+            "seed": 5,
+        }
+    )
+    runner.run(spec, out, options=runner.RunOptions(jobs=1, quiet=True))
+    return out
+
+
+def test_summary_command_prints_the_answers_of_a_real_run(
+    mixed_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["summary", str(mixed_run)]) == 0
+    out = capsys.readouterr().out
+    for section in SECTIONS:
+        assert section in out
+    assert "phoenix" not in out.split(SECTIONS[0])[1].split(SECTIONS[1])[0] or "Ph" in out
+    ratings = out[out.index(SECTIONS[2]) : out.index(SECTIONS[3])]
+    assert "random" in ratings and "greedy" in ratings
+    # greedy beats random in (almost) every game: no finite rating is invented for either
+    if "no wins: unbounded below" in ratings:
+        assert "-inf" in ratings
+    assert "wall-clock seconds per decision" in out  # the tables have no CPU column yet
+    assert "2p  greedy  random" in out  # head to head, the stronger first
+
+
+def test_a_grown_run_reports_its_precision(mixed_run: Path, tmp_path: Path) -> None:
+    manifest = json.loads((mixed_run / tables.MANIFEST).read_text())
+    manifest["precision"] = {"width": 0.9, "quantities": ["first_player"], "max_games": 12}
+    copy = tmp_path / "grown"
+    copy.mkdir()
+    for name in ("seats.parquet", "games.parquet"):
+        (copy / name).write_bytes((mixed_run / name).read_bytes())
+    (copy / tables.MANIFEST).write_text(json.dumps(manifest))
+    text = summary_text(copy)
+    assert "== Precision on demand ==" in text
+    assert "maximum of 12 games per configuration reached" in text

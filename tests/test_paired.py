@@ -1,0 +1,96 @@
+"""Two runs on shared deals: paired differences find a planted change that unpaired ones blur."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis_util import G, make_tables
+
+from projectl_sim.analysis import paired as cmp
+from projectl_sim.analysis.data import Run
+from projectl_sim.sim import runner
+from projectl_sim.sim import spec as run_spec
+
+
+def _run(name: str, games: list[G], *, shared_seeds: bool = True) -> Run:
+    seats, table = make_tables(games)
+    for frame in (seats, table):  # two rotations per deal, one seed per deal
+        frame["deal"] = frame["game_id"] // 2
+        frame["seed"] = frame["game_id"] // 2 + (0 if shared_seeds else 10_000)
+    return Run(Path(name), seats, table, {})
+
+
+def _games(rng: np.random.Generator, deal_length: np.ndarray, extra: float) -> list[G]:
+    games = []
+    for length in deal_length:  # each deal twice, a and b swapping seats
+        for bots in (["a", "b"], ["b", "a"]):
+            win = rng.random() < 0.5
+            games.append(
+                G(
+                    bots,
+                    [5, 3] if win else [3, 5],
+                    [1, 2] if win else [2, 1],
+                    rounds=round(length + extra + rng.normal(0, 0.5)),
+                    expansions="none" if extra == 0 else "finesse",
+                )
+            )
+    return games
+
+
+def test_paired_differences_find_a_planted_change_that_unpaired_ones_blur() -> None:
+    rng = np.random.default_rng(70)
+    deal_length = rng.normal(20, 6, size=150)  # the deal decides most of a game's length
+    a = _run("A", _games(rng, deal_length, 0.0))
+    b = _run("B", _games(rng, deal_length, 1.0))
+    table = cmp.compare(a, b)
+    rounds = table[table["metric"] == "rounds"].iloc[0]
+    assert rounds["paired"] and rounds["pairs"] == 300
+    assert rounds["changed"] == "expansions none -> finesse"
+    assert rounds["ci_low"] < 1 < rounds["ci_high"] and rounds["significant"]
+    width = rounds["ci_high"] - rounds["ci_low"]
+    assert rounds["width_unpaired"] > 5 * width  # pairing removed the deals' spread
+    assert rounds["width_unpaired"] / 2 > abs(rounds["diff"])  # unpaired: lost in the spread
+    assert set(table["metric"]) == {"first_player_rate", "margin", "rounds", "win_rate"}
+    text = cmp.compare_text(a, b)
+    assert "300 games paired on shared deals" in text
+    assert "expansions none -> finesse (paired, 300 pairs)" in text
+
+
+def test_runs_without_shared_deals_are_compared_unpaired_and_say_so() -> None:
+    rng = np.random.default_rng(71)
+    deal_length = rng.normal(20, 6, size=40)
+    a = _run("A", _games(rng, deal_length, 0.0))
+    b = _run("B", _games(rng, deal_length, 1.0), shared_seeds=False)
+    table = cmp.compare(a, b)
+    assert not table["paired"].any() and (table["pairs"] == 0).all()
+    assert "compared unpaired" in cmp.compare_text(a, b)
+
+
+def test_rates_that_never_differ_get_an_interval_not_a_point() -> None:
+    games = [G(["a", "b"], [5, 3], [1, 2]), G(["b", "a"], [3, 5], [2, 1])] * 30  # a always wins
+    a, b = _run("A", games), _run("B", games)
+    rate = cmp.compare(a, b).query("metric == 'win_rate' and bot == 'a'").iloc[0]
+    assert rate["diff"] == 0 and rate["ci_low"] < -0.05 and rate["ci_high"] > 0.05
+
+
+def test_two_real_runs_with_one_root_seed_share_their_deals(tmp_path: Path) -> None:
+    outs = []
+    for expansions in ("none", "phoenix"):
+        spec = run_spec.RunSpec.from_mapping(
+            {"bots": ["random"], "players": [2], "expansions": [expansions], "games": 6, "seed": 3}
+        )
+        outs.append(
+            runner.run(
+                spec, tmp_path / expansions, options=runner.RunOptions(jobs=1, quiet=True)
+            ).out
+        )
+    table = cmp.compare(*outs)
+    assert table["paired"].all() and (table["pairs"] == 6).all()
+    assert set(table["changed"]) == {"expansions none -> phoenix"}
+    assert "6 games paired" in cmp.compare_text(*outs)
+    assert table.loc[table["metric"] == "rounds", "diff"].iloc[0] == pytest.approx(
+        table.loc[table["metric"] == "rounds", "value_b"].iloc[0]
+        - table.loc[table["metric"] == "rounds", "value_a"].iloc[0]
+    )
