@@ -267,26 +267,37 @@ class Run:
         b: str,
     ) -> list[dict[str, Any]]:
         """Play ``games`` (rules, specs, seed) on the worker pool; write and return their rows
-        (each names its line and the two bots compared, ``a`` and ``b``)."""
-        rows: list[dict[str, Any]] = Parallel(n_jobs=self.args.jobs)(
-            delayed(play_one)(rules, specs, seed) for rules, specs, seed in games
-        )
-        for r in rows:
-            r["line"], r["a"], r["b"] = name, a, b
-        if self.out is not None:
-            path = self.out / f"{section}.csv"
-            fields = sorted({k for r in rows for k in r})
-            if path.exists():
-                with open(path, newline="") as f:
-                    fields = sorted(set(fields) | set(next(csv.reader(f))))
-                old = read_csv(path)
-            else:
-                old = []
-            with open(path, "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=fields)
-                w.writeheader()
-                w.writerows(old + rows)
+        (each names its line and the two bots compared, ``a`` and ``b``). The rows are written a
+        few games at a time (whole seat rotations: 6 games per job), so a run stopped midway keeps
+        what it played (``--read`` prints it)."""
+        chunk = 6 * max(1, self.args.jobs)
+        rows: list[dict[str, Any]] = []
+        for i in range(0, len(games), chunk):
+            done: list[dict[str, Any]] = Parallel(n_jobs=self.args.jobs)(
+                delayed(play_one)(rules, specs, seed) for rules, specs, seed in games[i : i + chunk]
+            )
+            for r in done:
+                r["line"], r["a"], r["b"] = name, a, b
+            rows += done
+            if self.out is not None:
+                self._write(section, done)
         return rows
+
+    def _write(self, section: str, rows: list[dict[str, Any]]) -> None:
+        """Add ``rows`` to the section's CSV file."""
+        assert self.out is not None
+        path = self.out / f"{section}.csv"
+        fields = sorted({k for r in rows for k in r})
+        if path.exists():
+            with open(path, newline="") as f:
+                fields = sorted(set(fields) | set(next(csv.reader(f))))
+            old = read_csv(path)
+        else:
+            old = []
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(old + rows)
 
 
 def swapped(rules: dict[str, Any], a: str, b: str, seeds: list[int]) -> list[Any]:
