@@ -109,7 +109,7 @@ class _Seat:
         inner = action
         if isinstance(action, Insert):
             self.mix["insert"] += 1
-            inner = action.action
+            inner = action.inner
         if isinstance(inner, TakeDeck):
             self.mix["take_blind"] += 1
         elif isinstance(inner, TakeBasic):
