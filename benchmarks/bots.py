@@ -340,7 +340,8 @@ def section_policies(run: Run, printer: Callable[[str], None]) -> None:
 
 def section_solo(run: Run, printer: Callable[[str], None]) -> None:
     seeds = run.seeds(run.args.solo_games, 4)
-    for variant, expansions in SOLO_VARIANTS.items():
+    for variant in run.args.solo_variants or SOLO_VARIANTS:
+        expansions = SOLO_VARIANTS[variant]
         rules = {"players": 1, "variant": "solo", "difficulty": "normal", "expansions": expansions}
         for spec in run.args.solo or SOLO:
             n = len(seeds) if not spec.startswith("mcts") else min(len(seeds), run.args.mcts_solo)
@@ -466,6 +467,9 @@ def main() -> None:
     parser.add_argument("--three", nargs="*", help=f"3-player lines: {', '.join(THREE)}")
     parser.add_argument("--policies", nargs="*", help=f"round robin (default {POLICIES})")
     parser.add_argument("--solo", nargs="*", help=f"solo bots (default {SOLO})")
+    parser.add_argument(
+        "--solo-variants", nargs="*", choices=list(SOLO_VARIANTS), help="solo variants (all)"
+    )
     parser.add_argument("--solo-games", type=int, default=500, help="solo deals per bot")
     parser.add_argument("--mcts-solo", type=int, default=100, help="solo deals per MCTS bot")
     parser.add_argument("--speed", nargs="*", help=f"speed specs (default {SPEED})")
