@@ -92,7 +92,7 @@ def test_a_state_shows_placed_pieces_rows_decks_and_the_reserve() -> None:
 def test_steps_say_what_happened_beyond_the_action() -> None:
     data = view_data(load("solo_end"))
     words = " ".join(e for s in data["steps"] for e in s["events"])
-    assert "the mastermind takes" in words and "the game ends (rules)" in words
+    assert "the mastermind takes" in words and "the game ends" in words
     assert all(s["text"] for s in data["steps"])
     base = view_data(load("place_and_complete"))
     assert any(e.startswith("seat 0 completes") for s in base["steps"] for e in s["events"])

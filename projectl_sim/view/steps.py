@@ -96,7 +96,8 @@ def events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     if after["phase"] == "finishing_touches" and before["phase"] != "finishing_touches":
         out.append("Finishing Touches begin")
     if after["phase"] == "over" and before["phase"] != "over":
-        out.append(f"the game ends ({after['end_reason']})")
+        reason = after["end_reason"]
+        out.append("the game ends" + ("" if reason == "rules" else f" ({reason}: cut short)"))
     return out
 
 
