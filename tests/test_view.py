@@ -96,6 +96,10 @@ def test_steps_say_what_happened_beyond_the_action() -> None:
     assert all(s["text"] for s in data["steps"])
     base = view_data(load("place_and_complete"))
     assert any(e.startswith("seat 0 completes") for s in base["steps"] for e in s["events"])
+    record = load("endless/reshuffle")
+    said = [e for s in view_data(record)["steps"] for e in s["events"] if "noted" in e]
+    noted = "the completed white puzzles are noted and shuffled into a new white deck"
+    assert said == [noted] * record["result"]["reshuffles"]
 
 
 def test_the_page_is_one_file_with_its_data_escaped() -> None:

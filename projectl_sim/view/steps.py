@@ -78,11 +78,13 @@ def _tiles_json(state: GameState) -> dict[str, Any]:
 def events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Return, in words, what changed between two states beyond the action itself."""
     out = []
+    noted = False
     for p, (b, a) in enumerate(zip(before["players"], after["players"], strict=True)):
         for card in [c for c in a["completed"] if c not in b["completed"]]:
             out.append(f"seat {p} completes {card}")
-        if len(a.get("noted", ())) > len(b.get("noted", ())):
-            out.append(f"seat {p}'s white puzzles are noted")
+        noted = noted or len(a.get("noted", ())) > len(b.get("noted", ()))
+    if noted:
+        out.append("the completed white puzzles are noted and shuffled into a new white deck")
     if "opponent" in after:
         took = after["opponent"]["completed"][len(before["opponent"]["completed"]) :]
         if took:

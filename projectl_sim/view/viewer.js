@@ -368,7 +368,7 @@
     p.unfinished.forEach(function (pid) { cards.appendChild(card(pid, p.placed[pid])); });
     if (!p.unfinished.length) cards.appendChild(el("span", "muted", "none"));
     panel.appendChild(cards);
-    panel.appendChild(el("h3", "", "victory pile"));
+    panel.appendChild(el("h3", "", "victory pile" + (p.noted && p.noted.length ? " (dashed: noted)" : "")));
     const chips = el("div", "chips");
     (p.noted || []).forEach(function (pid) {
       const c = chip(pid, " noted");
@@ -456,8 +456,10 @@
     counter.textContent = "step " + at + " / " + last;
     caption(at);
     board.textContent = "";
-    board.appendChild(s.grid ? soloPanel(s) : rowsPanel(s));
-    if (s.opponent) board.appendChild(mastermindPanel(s));
+    const table = el("div", "table");
+    table.appendChild(s.grid ? soloPanel(s) : rowsPanel(s));
+    if (s.opponent) table.appendChild(mastermindPanel(s));
+    board.appendChild(table);
     if (s.finesse) board.appendChild(finessePanel(s));
     const seats = el("div", "players");
     s.players.forEach(function (p, seat) { seats.appendChild(playerPanel(s, seat, at)); });
