@@ -5,9 +5,10 @@ Each line-up plays 2-player games through ``projectl_sim.sim.runner.run`` into a
 Each job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
 machine only ever slows a run down). The overhead is the first --jobs 1 run's wall time beyond the
 games' own time (the ``duration`` column), and separately its CPU time against the same games
-played by a bare ``play_game`` loop in a fresh process (the run plays in this one, its caches cold
-too; CPU time, because wall time on a shared machine is noisier). The worker pool is started once
-before timing (a one-off ~1 s), as in any run longer than a few seconds. Seeds are fresh every run;
+played by a bare ``play_game`` loop in a fresh process (the run's workers are fresh processes too,
+their caches cold; CPU time of this process and the workers, because wall time on a shared
+machine is noisier). The workers are started once before timing (a one-off ~1 s) and kept between
+runs, as in any run longer than a few seconds. Seeds are fresh every run;
 the root seed and the machine's load average (other work skews the figures) are printed, and,
 as a control, the speed-up two independent bare loops get at the same time: the ceiling for two
 jobs on the machine as it is.
@@ -34,18 +35,34 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 from bots import REGISTRY, make_bot  # noqa: E402
 from bots.random_bot import RandomBot  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
-from projectl_sim.sim import runner, tables  # noqa: E402
+from projectl_sim.sim import runner, tables, workers  # noqa: E402
 from projectl_sim.sim import spec as run_spec  # noqa: E402
 from projectl_sim.sim.play import play_game  # noqa: E402
 from projectl_sim.sim.runner import RunOptions  # noqa: E402
 from projectl_sim.sim.spec import RunSpec  # noqa: E402
 
 
+def _cpu_of(pids: list[int]) -> float:
+    """Return the CPU seconds (user and system) processes ``pids`` have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
 def timed_run(spec: RunSpec, folder: Path, jobs: int) -> tuple[float, float, float]:
-    """Return wall seconds, the games' own seconds, and this process's CPU seconds of a run."""
-    start, cpu = time.perf_counter(), time.process_time()
+    """Return wall seconds, the games' own seconds, and the CPU seconds of a run: this process's
+    and its worker processes' (kept between runs, so their CPU is counted before and after)."""
+    pids = workers.worker_pids()
+    start, cpu = time.perf_counter(), time.process_time() + _cpu_of(pids)
     runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    pids = sorted(set(pids) | set(workers.worker_pids()))
+    wall, cpu = time.perf_counter() - start, time.process_time() + _cpu_of(pids) - cpu
     games = tables.read_table(folder, "games")
     return wall, sum(games.column("duration").to_pylist()), cpu
 

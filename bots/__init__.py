@@ -1,17 +1,139 @@
-"""Bots for projectl-sim, built from spec strings such as ``random`` or ``greedy:rush_black=1``."""
+"""Bots for projectl-sim, built from spec strings such as ``random`` or ``greedy:risk=1.5``.
+
+A spec is ``SOURCE[:key=value,...]``. The source is a built-in bot (``REGISTRY``), a plugin an
+installed package declares in the entry point group ``projectl_sim.bots`` (its name), a class in
+an importable module (``mymodule:MyBot``) or a class in a Python file (``path/to/file.py:MyBot``,
+read once per process). A bot loaded from a module or file goes by that source in result tables
+(a file by its absolute path), so any process can build it again from the table's spec.
+"""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
+import importlib.util
+import os
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import projectl_sim._native  # noqa: F401  (first: it picks the compiled or the source hot-loop modules)
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot
+from bots.params import OneOf, Range, check_value
 from bots.random_bot import RandomBot
 from projectl_sim.errors import UsageError
 
 REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, MCTSBot)}
+BUILTIN = dict(REGISTRY)
+# Installed packages add bots here: [project.entry-points."projectl_sim.bots"] name = "pkg:Class"
+ENTRY_POINT_GROUP = "projectl_sim.bots"
+
+# module:Class or path/file.py:Class, then the parameters (":key=value,...")
+_EXTERNAL = re.compile(
+    r"(?P<source>(?:[^:=,]+\.py|[A-Za-z_][\w.]*):[A-Za-z_]\w*)(?::(?P<rest>.*))?"
+)
+_LOADED: dict[str, type[Bot]] = {}  # external sources loaded in this process
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """Split a bot spec into its source and its ``key=value,...`` text."""
+    spec = spec.strip()
+    m = _EXTERNAL.fullmatch(spec)
+    if m and "=" not in m.group("source"):
+        return m.group("source"), m.group("rest") or ""
+    name, _, rest = spec.partition(":")
+    return name, rest
+
+
+def _named(cls: type[Bot], source: str) -> type[Bot]:
+    """Return ``cls`` going by ``source`` in specs and tables (a subclass if it is named else)."""
+    if getattr(cls, "name", None) == source:
+        return cls
+    return type(cls.__name__, (cls,), {"name": source, "__module__": cls.__module__})
+
+
+def _as_bot(obj: Any, source: str) -> type[Bot]:
+    if not (isinstance(obj, type) and issubclass(obj, Bot)):
+        raise UsageError(f"bot {source}: {obj!r} is not a bot class (a subclass of bots.Bot)")
+    return _named(obj, source)
+
+
+def _load_file(path: str, cls_name: str) -> type[Bot]:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"bot file {path}: no such file")
+    name = "projectl_sim_user_" + hashlib.sha256(path.encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, p)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before running it: dataclasses and pickle look it up
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[name]
+            raise UsageError(
+                f"bot file {path}: cannot load it ({type(exc).__name__}: {exc})"
+            ) from None
+    if not hasattr(module, cls_name):
+        raise UsageError(f"bot file {path} has no class {cls_name!r}")
+    return _as_bot(getattr(module, cls_name), f"{path}:{cls_name}")
+
+
+def _load_module(module_name: str, cls_name: str) -> type[Bot]:
+    source = f"{module_name}:{cls_name}"
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())  # a module in the current folder, as with python -m
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise UsageError(f"bot {source}: no module named {exc.name!r}") from None
+        raise UsageError(f"bot {source}: cannot import it ({exc})") from None
+    except Exception as exc:
+        raise UsageError(f"bot {source}: cannot import it ({type(exc).__name__}: {exc})") from None
+    if not hasattr(module, cls_name):
+        raise UsageError(f"bot {source}: module {module_name!r} has no class {cls_name!r}")
+    return _as_bot(getattr(module, cls_name), source)
+
+
+def _plugins() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def bot_class(source: str) -> type[Bot]:
+    """Return the bot class of a spec's source (built in, plugin, ``module:Class``, file)."""
+    cls = REGISTRY.get(source) or _LOADED.get(source)
+    if cls is not None:
+        return cls
+    if ":" in source:
+        where, _, cls_name = source.rpartition(":")
+        if where.endswith(".py"):
+            cls = _load_file(where, cls_name)
+        else:
+            cls = _load_module(where, cls_name)
+    else:
+        ep = _plugins().get(source)
+        if ep is None:
+            known = sorted({*REGISTRY, *_plugins()})
+            raise UsageError(
+                f"unknown bot {source!r} (valid: {', '.join(known)}, MODULE:CLASS or FILE.py:CLASS)"
+            )
+        try:
+            loaded = ep.load()
+        except Exception as exc:
+            raise UsageError(
+                f"bot plugin {source!r} ({ep.value}): cannot load it ({type(exc).__name__}: {exc})"
+            ) from None
+        cls = _as_bot(loaded, source)
+    _LOADED[source] = cls
+    return cls
 
 
 def _parse_value(name: str, raw: str, default: Any) -> Any:
@@ -33,32 +155,83 @@ def _parse_value(name: str, raw: str, default: Any) -> Any:
     return raw
 
 
-def make_bot(spec: str) -> Bot:
-    """Build a bot from its spec ``name[:key=value,...]``; unknown names or keys are errors."""
-    name, _, rest = spec.strip().partition(":")
-    cls = REGISTRY.get(name)
-    if cls is None:
-        raise UsageError(f"unknown bot {name!r} (valid: {', '.join(sorted(REGISTRY))})")
+@functools.lru_cache(maxsize=256)
+def _source(spec: str) -> tuple[str, str]:
+    """Return a spec's source (a file by its absolute path) and its parameter text."""
+    source, rest = split_spec(spec)
+    where, _, cls_name = source.rpartition(":")
+    if where.endswith(".py"):
+        source = f"{Path(where).resolve()}:{cls_name}"
+    return source, rest
+
+
+@functools.lru_cache(maxsize=256)
+def _kwargs(cls: type[Bot], source: str, rest: str) -> tuple[tuple[str, Any], ...]:
+    """Return the checked keyword arguments of a spec's parameter text (parsed once)."""
     kwargs: dict[str, Any] = {}
     for item in filter(None, (s.strip() for s in rest.split(","))):
         key, eq, raw = item.partition("=")
         if not eq or key not in cls.params:
             valid = ", ".join(cls.params) or "none"
-            raise UsageError(f"bot {name!r} has no parameter {key!r} (valid: {valid})")
-        kwargs[key] = _parse_value(key, raw, cls.params[key][0])
-    return cls(**kwargs)
+            raise UsageError(f"bot {source!r} has no parameter {key!r} (valid: {valid})")
+        entry = cls.params[key]
+        value = _parse_value(key, raw, entry[0])
+        problem = check_value(source, key, value, entry)
+        if problem:
+            raise UsageError(problem)
+        kwargs[key] = value
+    return tuple(kwargs.items())
+
+
+def make_bot(spec: str) -> Bot:
+    """Build a bot from its spec ``source[:key=value,...]``; a bad source, key or value is a
+    ``UsageError`` (one line)."""
+    source, rest = _source(spec)
+    cls = bot_class(source)
+    return cls(**dict(_kwargs(cls, source, rest)))
+
+
+def extra_bots() -> dict[str, type[Bot]]:
+    """Return the bots added to ``REGISTRY`` in this process (workers must be given them)."""
+    return {k: v for k, v in REGISTRY.items() if BUILTIN.get(k) is not v}
 
 
 def describe_bots() -> list[str]:
     """Return one block of text per bot: spec name, parameters with defaults, one line of what."""
     out = []
-    for name in sorted(REGISTRY):
-        cls = REGISTRY[name]
-        lines = [f"{name}: {cls.summary}"]
-        for key, (default, help_) in cls.params.items():
-            lines.append(f"    {key}={default!r}  {help_}")
+    classes: dict[str, type[Bot] | str] = dict(REGISTRY)
+    for name in sorted(_plugins()):
+        if name not in classes:
+            try:
+                classes[name] = bot_class(name)
+            except UsageError as exc:
+                classes[name] = str(exc)
+    for name in sorted(classes):
+        cls = classes[name]
+        if isinstance(cls, str):
+            out.append(f"{name}: (plugin) {cls}")
+            continue
+        lines = [f"{name}: {cls.summary}" + ("" if name in BUILTIN else " (plugin)")]
+        for key, entry in cls.params.items():
+            valid = f"  [{entry[2]}]" if len(entry) > 2 else ""
+            lines.append(f"    {key}={entry[0]!r}  {entry[1]}{valid}")
         out.append("\n".join(lines))
     return out
 
 
-__all__ = ["REGISTRY", "Bot", "GreedyBot", "MCTSBot", "RandomBot", "describe_bots", "make_bot"]
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "REGISTRY",
+    "Bot",
+    "GreedyBot",
+    "MCTSBot",
+    "OneOf",
+    "RandomBot",
+    "Range",
+    "bot_class",
+    "describe_bots",
+    "extra_bots",
+    "make_bot",
+    "split_spec",
+]

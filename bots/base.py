@@ -18,16 +18,18 @@ class Bot:
     Touches have defaults.
 
     A bot receives ``view`` (what its seat may know; never the deck order) and must not mutate
-    it. Parameters are keyword arguments declared in ``params`` (name -> (default, help));
-    ``repr`` gives the normalised spec string, the bot's id in result tables.
+    it. Parameters are keyword arguments declared in ``params``: name -> ``(default, help)`` or
+    ``(default, help, check)``, the check a ``bots.params.Range`` or ``OneOf`` naming the valid
+    values (``make_bot`` refuses others); ``repr`` gives the normalised spec string, the bot's id
+    in result tables.
     """
 
     name: ClassVar[str] = "bot"
     summary: ClassVar[str] = ""
-    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def __init__(self, **kwargs: Any) -> None:
-        self.options = {k: d for k, (d, _) in self.params.items()}
+        self.options = {k: entry[0] for k, entry in self.params.items()}
         self.options.update(kwargs)
 
     def __call__(self, view: GameState, rng: random.Random) -> Action:

@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 from bots.base import Bot
 from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estimate, cost_model
+from bots.params import OneOf, Range
 from bots.random_bot import completing_places, finish_gain, with_credits
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.engine.actions import (
@@ -80,6 +81,18 @@ _WEIGHT_HELP = {
     "build": "upgrade spare pieces first while the best rate is below this",
 }
 
+# The valid values of each weight (make_bot refuses others, e.g. risk=nan or min_held=-1).
+_WEIGHT_RANGE = {
+    "points": Range(0.0, open_low=True),
+    "reward": Range(0.0),
+    "black_bias": Range(0.0),
+    "white_only": OneOf(False, True),
+    "risk": Range(0.0, open_low=True),
+    "horizon": Range(0, 100),
+    "min_held": Range(0, 4),  # at most 4 puzzles are held (rulings: unfinished puzzles)
+    "build": Range(0.0),
+}
+
 
 @dataclass
 class _Target:
@@ -114,9 +127,12 @@ class GreedyBot(Bot):
         "plans completions with the tiling index, takes and works on the best points per "
         "action, knows the end game; presets balanced/engine/rush_black/cautious"
     )
-    params: ClassVar[dict[str, tuple[Any, str]]] = {
-        "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}"),
-        **{f.name: (getattr(Weights(), f.name), _WEIGHT_HELP[f.name]) for f in fields(Weights)},
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "preset": ("balanced", f"weights preset: {', '.join(PRESETS)}", OneOf(*PRESETS)),
+        **{
+            f.name: (getattr(Weights(), f.name), _WEIGHT_HELP[f.name], _WEIGHT_RANGE[f.name])
+            for f in fields(Weights)
+        },
     }
 
     def __init__(self, **kwargs: Any) -> None:

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
+from bots.params import OneOf, Range
 from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
 from projectl_sim.engine.actions import BLACK, Action, Finish, Reward
 from projectl_sim.errors import UsageError
@@ -146,18 +147,31 @@ class MCTSBot(Bot):
         "determinized MCTS: heuristic candidates, greedy rollouts a few rounds deep scored by a "
         "fitted evaluation, common deals across root moves, one value per player"
     )
-    params: ClassVar[dict[str, tuple[Any, str]]] = {
-        "iterations": (50, "iterations per decision (when time is 0)"),
-        "time": (0.0, "seconds of CPU per decision; 0 = use iterations"),
-        "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])"),
-        "horizon": (2, "rollouts stop this many rounds after the root's turn; 0 = at the end"),
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "iterations": (50, "iterations per decision (when time is 0)", Range(1)),
+        "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
+        "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])", Range(0.0)),
+        "horizon": (
+            2,
+            "rollouts stop this many rounds after the root's turn; 0 = at the end",
+            Range(0),
+        ),
         "anchor": (
             "root",
             "where the horizon counts from: root (tree and rollouts stop there) or leaf (the "
             "tree may grow past it; each rollout plays horizon rounds from its leaf)",
+            OneOf("root", "leaf"),
         ),
-        "width": (2.0, "progressive widening below the root: 1 + width * sqrt(visits) children"),
-        "scale": (2.0, "points of margin per logistic unit when a leaf becomes a win chance"),
+        "width": (
+            2.0,
+            "progressive widening below the root: 1 + width * sqrt(visits) children",
+            Range(0.0),
+        ),
+        "scale": (
+            2.0,
+            "points of margin per logistic unit when a leaf becomes a win chance",
+            Range(0.0, open_low=True),
+        ),
     }
 
     def __init__(self, **kwargs: Any) -> None:

@@ -107,7 +107,7 @@ class RandomBot(Bot):
         "sensible random: uniform over action kinds then instances; completes puzzles when it "
         "can and never strands an unfillable hole"
     )
-    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def act(self, view: GameState, rng: random.Random) -> Action:
         fin = credits(view)

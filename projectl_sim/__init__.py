@@ -62,7 +62,7 @@ from projectl_sim.sim.play import BotError, play_game
 
 __version__ = "0.1.0"
 
-# The simulation layer (runner, tables, summary) needs joblib, pyarrow and pandas and imports the
+# The simulation layer (runner, tables, summary) needs pyarrow and pandas and imports the
 # bots; it is re-exported lazily so that importing the engine stays light.
 _LAZY = {
     "run": "projectl_sim.sim.runner",

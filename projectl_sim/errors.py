@@ -31,3 +31,14 @@ class RulesError(ProjectLError):
     """A rules configuration is invalid (exit 2)."""
 
     exit_code = 2
+
+
+class RunFailed(ProjectLError):
+    """A run stopped on a failure its games cannot absorb (a full disk, workers that cannot play
+    it); the message says what was saved and how to go on (exit 1)."""
+
+    exit_code = 1
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM); the message says what was saved (exit 130)."""

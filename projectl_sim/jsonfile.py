@@ -22,3 +22,5 @@ def read_json(path: str | Path, what: str, error: type[ProjectLError]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise error(f"{what} {p}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise error(f"{what} {p}: malformed JSON (nested too deeply)") from None

@@ -157,8 +157,41 @@ def test_spec_errors_list_the_valid_choices() -> None:
         make_bot("greedy:speed=3")
     with pytest.raises(UsageError, match="not a float"):
         make_bot("greedy:reward=high")
-    with pytest.raises(UsageError, match="unknown greedy preset 'wild'"):
+    with pytest.raises(UsageError, match=r"preset=wild is out of range \(valid: one of balanced"):
         make_bot("greedy:preset=wild")
+
+
+NONSENSE = {
+    "mcts:iterations=-5": "bot mcts: iterations=-5 is out of range (valid: a whole number >= 1)",
+    "mcts:iterations=0": "bot mcts: iterations=0 is out of range (valid: a whole number >= 1)",
+    "mcts:time=-1": "bot mcts: time=-1.0 is out of range (valid: a finite number >= 0",
+    "mcts:c=inf": "bot mcts: c=inf is out of range",
+    "mcts:scale=0": "bot mcts: scale=0.0 is out of range (valid: a finite number > 0)",
+    "mcts:anchor=top": "bot mcts: anchor=top is out of range (valid: one of root, leaf)",
+    "greedy:risk=nan": "bot greedy: risk=nan is out of range (valid: a finite number > 0)",
+    "greedy:min_held=-1": "bot greedy: min_held=-1 is out of range (valid: a whole number >= 0",
+    "greedy:reward=-0.5": "bot greedy: reward=-0.5 is out of range (valid: a finite number >= 0)",
+}
+
+
+@pytest.mark.parametrize("spec", list(NONSENSE))
+def test_nonsense_parameters_are_refused_naming_the_valid_range(spec: str) -> None:
+    with pytest.raises(UsageError) as info:
+        make_bot(spec)
+    assert str(info.value).startswith(NONSENSE[spec]) and "\n" not in str(info.value)
+
+
+def test_every_parameter_of_a_shipped_bot_declares_its_range() -> None:
+    for name in ("greedy", "mcts"):
+        cls = REGISTRY[name]
+        for key, entry in cls.params.items():
+            assert len(entry) == 3 and entry[2].accepts(entry[0]), (name, key)
+
+
+def test_a_bot_shows_the_value_it_uses() -> None:
+    assert repr(make_bot("mcts:iterations=050")) == "mcts"
+    assert repr(make_bot("mcts:iterations=7,time=0.50")) == "mcts:iterations=7,time=0.5"
+    assert repr(make_bot("greedy:risk=2")) == "greedy:risk=2.0"
 
 
 def test_greedy_repr_shows_preset_and_changed_weights() -> None:

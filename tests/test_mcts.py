@@ -208,5 +208,7 @@ def test_a_leaf_anchored_horizon_lets_rollouts_see_as_far_from_every_leaf() -> N
 
 
 def test_an_unknown_anchor_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="unknown mcts anchor 'middle'"):
+    with pytest.raises(
+        UsageError, match=r"anchor=middle is out of range \(valid: one of root, leaf"
+    ):
         make_bot("mcts:anchor=middle")

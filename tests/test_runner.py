@@ -53,7 +53,7 @@ class CrashyBot(RandomBot):
     """Raises now and then (deterministically, from its rng): games of it fail, others not."""
 
     name = "crashy"
-    params: ClassVar[dict[str, tuple[Any, str]]] = {}
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {}
 
     def act(self, view, rng):  # type: ignore[no-untyped-def]
         if rng.random() < 0.01:
@@ -63,7 +63,7 @@ class CrashyBot(RandomBot):
 
 @pytest.fixture
 def extra_bots(monkeypatch: pytest.MonkeyPatch) -> None:
-    # In-process only (jobs=1 plays in this process): loky workers would not see them.
+    # registered in this process: the runner hands them to its workers
     monkeypatch.setitem(bots.REGISTRY, "other", OtherBot)
     monkeypatch.setitem(bots.REGISTRY, "crashy", CrashyBot)
 
@@ -237,10 +237,11 @@ def test_an_engine_failure_is_an_error_row_too(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("engine bug")
 
+    # what a worker does with each game (workers are other processes: patch it here)
     monkeypatch.setattr(runner, "play_game", broken)
-    result = play(tmp_path / "broken", spec(games=2))
-    games = tables.read_table(tmp_path / "broken", "games").to_pylist()
-    assert result.failed == 2 and result.complete
+    configs, tasks = plan(spec(games=2), 3)
+    games = [runner.play_task(t, configs[t.config_id], "run").game for t in tasks]
+    assert len(games) == 2
     assert all(g["error"].startswith("RuntimeError: engine bug") for g in games)
     assert games[0]["error_seat"] is None and games[0]["first_player"] in (0, 1)
 
@@ -346,8 +347,10 @@ def test_resume_checks_its_settings_and_a_run_folder_is_not_reused(
 ) -> None:
     assert main(["run", "--bots", "random", "--players", "2", "--out", str(small_run)]) == 2
     assert "already holds a run" in capsys.readouterr().err
-    assert main(["run", "--out", str(small_run), "--resume", "--games", "99"]) == 2
+    assert main(["run", "--out", str(small_run), "--resume", "--players", "4"]) == 2
     assert "settings differ" in capsys.readouterr().err
+    assert main(["run", "--out", str(small_run), "--resume", "--games", "5"]) == 2
+    assert "a run can grow, not shrink" in capsys.readouterr().err
     result = runner.run(None, small_run, resume=True, options=RunOptions(jobs=1, quiet=True))
     assert result.complete and result.played == 0
 

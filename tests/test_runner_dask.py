@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from projectl_sim.errors import RunFailed
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec
@@ -85,3 +89,143 @@ def test_a_dask_run_gives_the_tables_of_a_local_run(scheduler: str, tmp_path: Pa
         assert local.equals(remote, check_metadata=True), name
     sessions = tables.read_manifest(tmp_path / "dask")["sessions"]
     assert sessions[0]["backend"] == "dask"
+
+
+# -- faults on a cluster -------------------------------------------------------------------------
+FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+
+
+def _same_tables(a: Path, b: Path) -> None:
+    for name in tables.TABLES:
+        timing = list(tables.TIMING_COLUMNS[name])
+        one = tables.read_table(a, name).drop_columns(timing)
+        two = tables.read_table(b, name).drop_columns(timing)
+        assert one.equals(two), name
+    ids = tables.read_table(a, "games").column("game_id").to_pylist()
+    assert ids == list(range(len(ids)))
+
+
+def test_a_hanging_bot_on_a_cluster_costs_its_game(scheduler: str, tmp_path: Path) -> None:
+    spin, asleep = f"{FAULT_BOTS}:HangBot:p=0.003", f"{FAULT_BOTS}:HangBot:p=0.003,how=sleep"
+    spec = RunSpec.from_mapping(
+        {"bots": [f"{spin},{asleep}"], "players": [2], "games": 3, "seed": 12}
+    )
+    limits = {"quiet": True, "decision_timeout": 0.3}
+    runner.run(spec, tmp_path / "local", options=RunOptions(jobs=2, **limits))
+    result = runner.run(
+        spec, tmp_path / "dask", options=RunOptions(backend="dask", scheduler=scheduler, **limits)
+    )
+    assert result.complete and result.failed == 2  # one of each kind of hang
+    errors = tables.read_table(tmp_path / "dask", "games").column("error").to_pylist()
+    assert sum("timed out after 0.3 s" in (e or "") for e in errors) == 2
+    _same_tables(tmp_path / "dask", tmp_path / "local")
+
+
+def test_a_dask_worker_killed_mid_run_loses_nothing(scheduler: str, tmp_path: Path) -> None:
+    spec = RunSpec.from_mapping(
+        {
+            "bots": [f"{FAULT_BOTS}:SlowBot:delay=0.002,random"],
+            "players": [2],
+            "games": 24,
+            "seed": 5,
+        }
+    )
+    quiet = {"quiet": True}
+    runner.run(spec, tmp_path / "local", options=RunOptions(jobs=2, **quiet))
+    port = _free_port()
+    extra = _start(
+        *("distributed.cli.dask_worker", scheduler, "--host", "127.0.0.1", "--nthreads", "1"),
+        *("--worker-port", str(port), "--no-nanny", "--no-dashboard"),
+        *("--local-directory", str(tmp_path / "extra")),
+    )
+    address = f"tcp://127.0.0.1:{port}"
+    try:
+        with distributed.Client(scheduler, timeout="30s") as client:
+            client.wait_for_workers(3, timeout=60)
+
+        def kill_when_busy() -> None:  # kill -9 the extra worker while it plays a batch
+            with distributed.Client(scheduler, timeout="30s") as client:
+                deadline = time.monotonic() + 60
+                while not client.processing().get(address) and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            extra.kill()
+
+        killer = threading.Thread(target=kill_when_busy)
+        killer.start()
+        options = RunOptions(backend="dask", scheduler=scheduler, **quiet)
+        result = runner.run(spec, tmp_path / "dask", options=options)
+        killer.join()
+    finally:
+        extra.kill()
+        extra.wait()
+    assert extra.returncode == -9
+    assert result.complete
+    _same_tables(tmp_path / "dask", tmp_path / "local")
+
+
+def test_ctrl_c_stops_a_dask_run_within_seconds(scheduler: str, tmp_path: Path) -> None:
+    out = tmp_path / "stopped"
+    settings = {"bots": ["random"], "players": [2], "games": 400, "seed": 9}
+    args = ["--bots", "random", "--players", "2", "--games", "400", "--seed", "9", "--quiet"]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "projectl_sim",
+            "run",
+            *args,
+            "--out",
+            str(out),
+            "--chunk",
+            "5",
+            "--backend",
+            "dask",
+            "--scheduler",
+            scheduler,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list((out / "parts" / "games").glob("part-*.parquet")):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        started = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert time.monotonic() - started < 8
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("projectl-sim: interrupted: "), err
+    manifest = tables.read_manifest(out)
+    assert manifest["status"] == "interrupted"
+    assert [s["status"] for s in manifest["sessions"]] == ["interrupted"]
+    options = RunOptions(backend="dask", scheduler=scheduler, quiet=True)
+    assert runner.run(None, out, resume=True, options=options).complete
+    runner.run(RunSpec.from_mapping(settings), tmp_path / "local", options=RunOptions(quiet=True))
+    _same_tables(out, tmp_path / "local")
+
+
+def test_a_bot_the_dask_workers_cannot_build_is_one_line(
+    scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULT_PARENT_PID", str(os.getpid()))
+    spec = RunSpec.from_mapping(
+        {"bots": [f"{FAULT_BOTS}:ParentOnlyBot"], "players": [2], "games": 2, "seed": 1}
+    )
+    options = RunOptions(backend="dask", scheduler=scheduler, quiet=True)
+    with pytest.raises(RunFailed) as info:
+        runner.run(spec, tmp_path / "licence", options=options)
+    assert "a worker cannot start the run: RuntimeError: this bot needs a licence" in str(
+        info.value
+    )
+    assert "\n" not in str(info.value)
+    manifest = tables.read_manifest(tmp_path / "licence")
+    assert manifest["status"].startswith("failed: a worker cannot start the run")

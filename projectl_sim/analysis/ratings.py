@@ -461,5 +461,3 @@ def skill_ladder(
     out["bot"] = bot
     out["param"] = param
     return out[LADDER_COLUMNS]
-
-

@@ -37,8 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProjectLError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a run's says what it saved and how to go on
+        print(f"{PROG}: {exc or 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

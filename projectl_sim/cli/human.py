@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bots import REGISTRY
+from bots import BUILTIN, REGISTRY
 from bots.base import Bot
 from projectl_sim.catalogue import SIZE, Mask25
 from projectl_sim.engine import FINISHING, PLAY, REWARD, GameState, finish_options
@@ -700,7 +700,9 @@ def human_seats(bots: Sequence[Any]) -> list[int]:
     return [seat for seat, bot in enumerate(bots) if getattr(bot, "interactive", False)]
 
 
-# ``make_bot("human")`` and ``--bots human`` know it once the command line is imported
+# ``make_bot("human")`` and ``--bots human`` know it once the command line is imported; it ships
+# with the package, so it is a built-in bot (no plugin, nothing for a run's workers to be given)
 REGISTRY.setdefault(HumanBot.name, HumanBot)
+BUILTIN.setdefault(HumanBot.name, HumanBot)
 
 __all__ = ["HumanBot", "SeatLeft", "Terminal", "human_seats"]

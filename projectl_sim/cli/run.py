@@ -86,6 +86,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         quiet=args.quiet,
         chunk=args.chunk,
+        decision_timeout=args.decision_timeout,
+        game_timeout=args.game_timeout,
     )
     result = runner.run(spec, out, resume=args.resume, options=options)
     seats, games = summary.read_run(result.out)
@@ -113,6 +115,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``run``, ``summary`` and ``report`` to the command line's subparsers."""
     from projectl_sim.sim.spec import PRESETS, RECORDS_HELP
+    from projectl_sim.sim.workers import DECISION_TIMEOUT, GAME_TIMEOUT
 
     run = subparsers.add_parser(
         "run",
@@ -175,9 +178,29 @@ def register(subparsers: Any) -> None:
     outputs.add_argument("--resume", action="store_true", help="finish the missing games of OUT")
     how = run.add_argument_group("how to run (results do not depend on these)")
     how.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: all cores)")
-    how.add_argument("--backend", default="loky", metavar="NAME", help="loky (default) or dask")
+    how.add_argument(
+        "--backend",
+        default="local",
+        metavar="NAME",
+        help="local worker processes (default; loky is an old name for it) or dask",
+    )
     how.add_argument("--scheduler", metavar="ADDR", help="dask scheduler, e.g. tcp://HOST:8786")
     how.add_argument("--chunk", type=int, metavar="N", help="games per part file (default: auto)")
+    how.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=DECISION_TIMEOUT,
+        metavar="S",
+        help=f"a decision taking longer stops its game (an error row; default {DECISION_TIMEOUT:g}"
+        " s)",
+    )
+    how.add_argument(
+        "--game-timeout",
+        type=float,
+        default=GAME_TIMEOUT,
+        metavar="S",
+        help=f"a game taking longer is stopped (an error row; default {GAME_TIMEOUT:g} s)",
+    )
     how.add_argument("--quiet", action="store_true", help="no progress bar or info lines")
     run.set_defaults(func=cmd_run)
 

@@ -3,19 +3,19 @@
 Cards are catalogue puzzle indices, pieces are catalogue piece indices, and cells are 25-bit masks
 in the puzzle's printed grid; ``to_json`` / ``from_json`` translate to ids and ``[row, col]``.
 
-Every action class subclasses ``Action`` and has a ``kind`` (what the engine dispatches on). Each
-record ``type`` is registered with its reader, writer and text form (``register_action``): the
-base game's here, an expansion's in its own module, so records name every action the same way
-whatever plays it. ``kind`` is a field that takes no argument and never compares (not a class
-variable) so that an expansion's actions may live in its compiled module: mypyc would turn a
-dataclass's class variable into a field.
+Every action class subclasses ``Action`` and has a class attribute ``kind`` (what the engine
+dispatches on). Each record ``type`` is registered with its reader, writer and text form
+(``register_action``): the base game's here, an expansion's in its own module, so records name
+every action the same way whatever plays it. An expansion's actions live in its compiled module
+as plain (not native) dataclasses, and set ``kind`` after the class body: mypyc would turn a
+class variable declared in a dataclass's body into a field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from projectl_sim.catalogue import Catalogue, Mask25, cells_to_mask, mask_cells
 from projectl_sim.errors import RecordError
@@ -34,7 +34,7 @@ class Action:
     """The base class of every action (for ``isinstance`` and typing)."""
 
     __slots__ = ()
-    kind: str
+    kind: ClassVar[str]  # what the engine dispatches on: each action class sets it
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class Take(Action):
     """Take a face-up puzzle from either row."""
 
     card: int
-    kind: str = field(default="take", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "take"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class TakeDeck(Action):
     """Take the top card of a deck blind (colour 0 white, 1 black, 2 the solo puzzle deck)."""
 
     colour: int
-    kind: str = field(default="take_deck", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "take_deck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +59,14 @@ class Recycle(Action):
 
     colour: int
     order: tuple[int, ...]
-    kind: str = field(default="recycle", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "recycle"
 
 
 @dataclass(frozen=True, slots=True)
 class TakeBasic(Action):
     """Upgrade A: take a level-1 piece from the reserve."""
 
-    kind: str = field(default="take_basic", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "take_basic"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ class Upgrade(Action):
 
     give: int
     get: int
-    kind: str = field(default="upgrade", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "upgrade"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class Place(Action):
     card: int
     piece: int
     mask: Mask25
-    kind: str = field(default="place", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "place"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ class Master(Action):
     """Place up to one piece into each own unfinished puzzle (once per turn)."""
 
     placements: tuple[Placement, ...]
-    kind: str = field(default="master", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "master"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ class Reward(Action):
     """Choose the reward piece when the shown one is gone and several shapes qualify."""
 
     piece: int
-    kind: str = field(default="reward", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "reward"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ class Finish(Action):
 
     placements: tuple[Placement, ...]
     credits: int = 0
-    kind: str = field(default="finish", init=False, repr=False, compare=False)
+    kind: ClassVar[str] = "finish"
 
 
 # -- the record form -----------------------------------------------------------------------------

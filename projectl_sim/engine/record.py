@@ -240,6 +240,10 @@ def replay(
             seconds_of(raw)
         except RecordError as exc:
             raise RecordError(f"action {i}: {exc}") from None
+        except RecursionError:
+            raise RecordError(f"action {i}: nested too deeply") from None
+        if not 0 <= player < state.n:  # no such seat: the record is malformed, not illegal
+            raise RecordError(f"action {i}: player {player} is not a seat of {state.n} players")
         try:
             state.step(player, action)
         except IllegalActionError as exc:
@@ -256,6 +260,7 @@ def replay(
             raise RecordMismatchError(
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
+        _check_result(recorded, state.n)
         replayed = result_of(state)
         for key in (*_RESULT_KEYS, *state.hooks.result_keys):
             if key in recorded and recorded[key] != replayed.get(key):
@@ -264,6 +269,25 @@ def replay(
                     f"{replayed.get(key)} replayed"
                 )
     return Replay(state, len(actions), warnings)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_result(recorded: dict[str, Any], players: int) -> None:
+    """Refuse a ``result`` whose scores or winners are not what a game can have (malformed:
+    exit 2), before comparing it with the replay (a disagreement: exit 1)."""
+    scores = recorded.get("scores")
+    if scores is not None and (
+        not isinstance(scores, list) or len(scores) != players or not all(map(_whole, scores))
+    ):
+        raise RecordError(f"result scores must be {players} whole numbers, got {scores!r}")
+    winners = recorded.get("winners")
+    if winners is not None and (
+        not isinstance(winners, list) or not all(_whole(w) and 0 <= w < players for w in winners)
+    ):
+        raise RecordError(f"result winners must be seats 0-{players - 1}, got {winners!r}")
 
 
 def state_json(state: GameState) -> dict[str, Any]:

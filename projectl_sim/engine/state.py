@@ -262,6 +262,8 @@ class GameState:
 
     def block(self, name: str) -> Any:
         """Return the block of the expansion ``name`` in this game, or None when not played."""
+        if not self.blocks:
+            return None  # the base game: no expansion (the bots ask at every decision)
         slot = self.hooks.slots.get(name)
         return None if slot is None else self.blocks[slot]
 

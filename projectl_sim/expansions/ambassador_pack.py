@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -82,7 +82,9 @@ class Ambassador(Action):
     """Use one Ambassador (placements as a Master; any number per turn)."""
 
     placements: tuple[Placement, ...]
-    kind: str = field(default="ambassador", init=False, repr=False, compare=False)
+
+
+Ambassador.kind = "ambassador"  # after the body: a class attribute, not a field
 
 
 register_action(

@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -480,7 +480,9 @@ class Insert(Action):
     """Spend 2 active Credits to take ``inner`` as an extra action."""
 
     inner: Action
-    kind: str = field(default="insert", init=False, repr=False, compare=False)
+
+
+Insert.kind = "insert"  # after the body: a class attribute, not a field
 
 
 def _read_insert(d: dict[str, Any], cat: Any, player: int) -> Action:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -262,7 +262,9 @@ class Ghost(Action):
     ghost: int
     take: tuple[int, ...]
     placements: tuple[Placement, ...] = ()
-    kind: str = field(default="ghost", init=False, repr=False, compare=False)
+
+
+Ghost.kind = "ghost"  # after the body: a class attribute, not a field
 
 
 @mypyc_attr(native_class=False)
@@ -275,7 +277,9 @@ class LevelUp(Action):
 
     give: int | None
     get: int | None
-    kind: str = field(default="level_up", init=False, repr=False, compare=False)
+
+
+LevelUp.kind = "level_up"  # after the body: a class attribute, not a field
 
 
 def _read_ghost(d: dict[str, Any], cat: Any, player: int) -> Action:

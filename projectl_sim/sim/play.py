@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
@@ -54,9 +54,8 @@ def _describe(state: GameState, action: object) -> str:
 class TakeBack(Action):
     """Not a game action: a seat's answer that takes back its own last action (``TakeBacks``)."""
 
-    kind: str = field(default="take_back", init=False, repr=False, compare=False)
 
-
+TakeBack.kind = "take_back"  # after the body: a class attribute, not a field
 TAKE_BACK = TakeBack()
 
 

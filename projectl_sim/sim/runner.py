@@ -1,15 +1,25 @@
-"""Play a run's games in parallel: workers, part files, the manifest, interrupts and resume.
+"""Play a run's games in parallel: the writer's lock, workers, part files, the manifest, stops.
 
-The tasks come from ``projectl_sim.sim.spec`` (decided in the parent, so results are the same for
-any number of jobs and any backend). Games run through joblib (``loky`` processes, or a
-``dask.distributed`` cluster through joblib's Dask backend); finished games are appended as part
+The tasks come from ``projectl_sim.sim.spec`` (decided in the parent, made as they are needed,
+so results are the same for any number of jobs and any backend). Games play in worker processes
+the runner can kill (``projectl_sim.sim.workers``: local ones, or one per thread of each
+``dask.distributed`` worker), under the run's time limits; finished games are appended as part
 files (see ``projectl_sim.sim.tables``), and ``resume`` plays only the games missing from them.
+One process writes a run folder at a time (an OS file lock). However a session ends (finished,
+Ctrl-C, a full disk, workers that cannot play, a kill), the manifest says so and lists it.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+import os
 import secrets
+import shutil
+import signal
+import socket
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -18,31 +28,30 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import joblib
+import numpy as np
 import pyarrow.compute as pc
-from tqdm import tqdm
 
 from bots import make_bot
 from bots.base import Bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import read_record
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError
 from projectl_sim.rules import Rules
-from projectl_sim.sim import tables
+from projectl_sim.sim import tables, workers
 from projectl_sim.sim.play import BotError, game_seeds, play_game
-from projectl_sim.sim.spec import (
-    GameConfig,
-    GameTask,
-    RunSpec,
-    plan,
-    rules_of,
-    run_id_of,
-)
+from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, rules_of, run_id_of
+from projectl_sim.sim.workers import Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
+# What a game takes on disk, for the free-space check (measured: about 40 bytes per game and 50
+# per seat in the tables, as much again in its parts before consolidation, and a margin), and
+# what one game record takes.
+BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
+BYTES_PER_RECORD = 20_000
+BACKENDS = ("local", "dask")
 
 
 @dataclass
@@ -55,8 +64,14 @@ class GameResult:
     record: dict[str, Any] | None
 
 
-def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
-    """Play one game of a run and return its rows; a failing game becomes an error row."""
+def play_task(
+    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
+) -> GameResult:
+    """Play one game of a run and return its rows; a failing game becomes an error row.
+
+    ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
+    so the watchdog can time them.
+    """
     rules = rules_of(config)
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
@@ -69,6 +84,9 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
         kind = kind_of.get(action.kind)
         if kind is not None:  # (a user's expansion's own actions have no column)
             actions[seat][kind] += 1
+        if beat is not None:
+            beat[1] += 1  # decisions made and the seat to move (workers._STEPS, _SEAT)
+            beat[2] = state.current
         if not last:
             last.append(state)
 
@@ -122,21 +140,26 @@ def play_task(task: GameTask, config: GameConfig, run_id: str) -> GameResult:
 
 
 # -- running ---------------------------------------------------------------------------------
+
+
+# -- running ---------------------------------------------------------------------------------
 @dataclass
 class RunOptions:
     """How to run (none of it changes the results)."""
 
     jobs: int | None = None  # default: every core
-    backend: str = "loky"
+    backend: str = "local"  # local worker processes, or dask (``loky`` is an old name of local)
     scheduler: str | None = None
     quiet: bool = False
     chunk: int | None = None  # games per part file (default: sized from the run)
     echo: Callable[[str], None] | None = None  # where info lines go (default: stderr)
+    decision_timeout: float = workers.DECISION_TIMEOUT  # seconds one decision may take
+    game_timeout: float = workers.GAME_TIMEOUT  # seconds one game may take
 
 
 @dataclass
 class RunResult:
-    """A finished (or interrupted) run: where it is and what it did."""
+    """A finished run: where it is and what it did."""
 
     out: Path
     run_id: str
@@ -161,48 +184,68 @@ def _writable(out: Path) -> None:
 
 def _jobs(options: RunOptions) -> int:
     if options.jobs is None or options.jobs == -1:
-        return joblib.cpu_count()
+        return os.cpu_count() or 1
     if options.jobs < 1:
         raise UsageError(f"--jobs must be at least 1 (or -1 for every core), got {options.jobs}")
     return options.jobs
 
 
+def _backend_name(options: RunOptions) -> str:
+    return "local" if options.backend == "loky" else options.backend
+
+
+def _check_scheduler(address: str) -> None:
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+            if not host or not port:
+                raise ValueError
+    except (ValueError, TypeError):
+        raise UsageError(
+            f"--scheduler {address!r} is not a scheduler address such as tcp://HOST:8786"
+        ) from None
+
+
 def _check_options(options: RunOptions) -> None:
     """Check how-to-run options before anything is created."""
-    if options.backend not in ("loky", "dask"):
-        raise UsageError(f"unknown backend {options.backend!r} (valid: loky, dask)")
-    if options.backend == "loky" and options.scheduler:
+    backend = _backend_name(options)
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {options.backend!r} (valid: {', '.join(BACKENDS)})")
+    if backend == "local" and options.scheduler:
         raise UsageError("--scheduler needs --backend dask")
-    if options.backend == "dask" and not options.scheduler:
-        raise UsageError("--backend dask needs --scheduler tcp://HOST:PORT")
+    if backend == "dask":
+        if not options.scheduler:
+            raise UsageError("--backend dask needs --scheduler tcp://HOST:PORT")
+        _check_scheduler(options.scheduler)
     if options.chunk is not None and options.chunk < 1:
         raise UsageError(f"--chunk must be at least 1, got {options.chunk}")
+    for flag, value in (
+        ("--decision-timeout", options.decision_timeout),
+        ("--game-timeout", options.game_timeout),
+    ):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise UsageError(f"{flag} must be a number of seconds above 0, got {value!r}")
     _jobs(options)
-
-
-@contextmanager
-def _backend(options: RunOptions) -> Iterator[int]:
-    """Set up joblib's backend; yield the n_jobs to ask for."""
-    _check_options(options)
-    if options.backend == "loky":
-        with joblib.parallel_config(backend="loky"):
-            yield _jobs(options)
-        return
-    from distributed import Client
-
-    try:
-        client = Client(options.scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the dask scheduler at {options.scheduler}: {exc}") from None
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield -1  # the cluster's workers decide
-    finally:
-        client.close()
 
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _session(options: RunOptions, jobs: int) -> dict[str, Any]:
+    limits = Limits(options.decision_timeout, options.game_timeout)
+    return {
+        "started": tables.now(),
+        "jobs": jobs,
+        "backend": _backend_name(options),
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "limits": limits.to_json(),
+        "status": "running",
+    }
 
 
 def _session_manifest(
@@ -215,12 +258,108 @@ def _session_manifest(
         "config": spec.to_json() | {"seed": seed},
         "configs": [c.to_json() for c in configs],
         "games_planned": n_games,
+        "games_history": [spec.games],
         "versions": tables.versions(),
         "git": tables.git_commit(),
         "started": tables.now(),
         "sessions": [],
         "status": "running",
     }
+
+
+def _settings(spec: RunSpec, seed: int | None) -> dict[str, Any]:
+    """Return what must match on ``--resume``: every setting but ``games``."""
+    return spec.to_json() | {"seed": seed, "games": None}
+
+
+def _resumed(
+    spec: RunSpec | None, out: Path, manifest: dict[str, Any]
+) -> tuple[RunSpec, list[int]]:
+    """Return the spec a resume plays and its games history (a larger ``games`` grows it)."""
+    stored = RunSpec.from_mapping(manifest["config"])
+    history = list(manifest.get("games_history") or [stored.games])
+    if spec is None:
+        return stored, history
+    seed = spec.seed if spec.seed is not None else stored.seed
+    if _settings(spec, seed) != _settings(stored, stored.seed):
+        raise UsageError(
+            f"--resume: the settings differ from the run in {out} (only --games may grow); "
+            "drop them to finish that run, or choose another --out"
+        )
+    if spec.games < stored.games:
+        raise UsageError(
+            f"--resume --games {spec.games}: the run in {out} plays {stored.games} games per "
+            "configuration; a run can grow, not shrink"
+        )
+    if spec.games > stored.games:
+        history.append(spec.games)
+    return replace(stored, games=spec.games), history
+
+
+def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: str) -> int:
+    """Return about how many bytes ``todo`` more games of this run take on disk."""
+    total = len(tasks)
+    if not total:
+        return 0
+    seats = sum(c.players * len(c.rotations) for c in configs) / sum(
+        len(c.rotations) for c in configs
+    )
+    need = todo * (BYTES_PER_GAME + BYTES_PER_SEAT * seats)
+    if records == "all":
+        need += todo * BYTES_PER_RECORD
+    elif records.startswith("sample:"):
+        need += min(int(records.partition(":")[2]), todo) * BYTES_PER_RECORD
+    return int(need)
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} PB"
+
+
+def _check_space(out: Path, need: int, todo: int) -> None:
+    free = tables.free_bytes(out)
+    if need > free:
+        raise UsageError(
+            f"{todo} games need about {_size(need)} on disk and {tables.device_of(out)} has "
+            f"{_size(free)} free: play fewer games (--games), or choose another --out"
+        )
+
+
+def _missing(tasks: Tasks, done: np.ndarray) -> Iterator[GameTask]:
+    """Yield the games of ``tasks`` whose ids are not in ``done`` (sorted, unique)."""
+    total = len(tasks)
+    starts = np.concatenate([[0], done + 1])
+    ends = np.concatenate([done, [total]])
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        if end > start:
+            yield from itertools.islice(tasks.from_id(start), end - start)
+
+
+def _remove_new_folder(out: Path) -> None:
+    """Remove a run folder this call created, when it stops before holding a run."""
+    if not (out / tables.MANIFEST).exists():
+        shutil.rmtree(out, ignore_errors=True)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while a run plays (its tables and manifest are closed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run(
@@ -230,26 +369,42 @@ def run(
     resume: bool = False,
     options: RunOptions | None = None,
 ) -> RunResult:
-    """Play a run into ``out`` (or finish one there with ``resume``); return what happened.
+    """Play a run into ``out`` (or finish or grow one there with ``resume``); return what
+    happened.
 
-    Everything a user can get wrong (bots, combinations, the folder, the scheduler) is checked
-    before the first game and raises ``UsageError``.
+    Everything a user can get wrong (bots, combinations, the folder, the scheduler, the disk
+    space) is checked before the first game and raises ``UsageError``. A stop raises
+    ``RunInterrupted`` (Ctrl-C) or ``RunFailed`` (a full disk, workers that cannot play), after
+    the tables and the manifest are written; either message says how to go on.
     """
     options = options or RunOptions()
-    echo = options.echo or _stderr
     out = Path(out)
+    _check_options(options)
+    if not resume and spec is None:
+        raise UsageError("nothing to run: give --bots, --config or --preset")
+    if resume:
+        tables.read_manifest(out)  # no run there: one line, nothing created
+    created = not out.exists()
+    _writable(out)
+    try:
+        with ExitStack() as stack:
+            stack.enter_context(tables.writer_lock(out))
+            return _run_locked(spec, out, resume, options, stack)
+    except BaseException:
+        if created:
+            _remove_new_folder(out)
+        raise
+
+
+def _run_locked(
+    spec: RunSpec | None, out: Path, resume: bool, options: RunOptions, stack: ExitStack
+) -> RunResult:
+    echo = options.echo or _stderr
     if resume:
         manifest = tables.read_manifest(out)
-        stored = RunSpec.from_mapping(manifest["config"])
-        if spec is not None:
-            mine = spec.to_json() | {"seed": spec.seed if spec.seed is not None else stored.seed}
-            if mine != stored.to_json():
-                raise UsageError(
-                    f"--resume: the settings differ from the run in {out}; "
-                    "drop them to finish that run, or choose another --out"
-                )
-        spec = stored
-        if manifest.get("status") == "complete":  # its parts are gone: the tables are all
+        spec, history = _resumed(spec, out, manifest)
+        grows = len(history) > len(manifest.get("games_history") or [history[0]])
+        if manifest.get("status") == "complete" and not grows:  # its parts are gone
             if not options.quiet:
                 echo(f"run {manifest['run_id']} in {out} is already complete")
             n, failed = manifest["games_done"], manifest["games_failed"]
@@ -257,65 +412,175 @@ def run(
                 out, manifest["run_id"], manifest["root_seed"], n, 0, failed, 0.0, True, manifest
             )
     else:
-        if spec is None:
-            raise UsageError("nothing to run: give --bots, --config or --preset")
+        assert spec is not None
         if (out / tables.MANIFEST).exists():
             raise UsageError(
                 f"{out} already holds a run: add --resume to finish it, or choose another --out"
             )
         if spec.seed is None:
             spec = replace(spec, seed=secrets.randbelow(2**31))
+        history = [spec.games]
         manifest = {}
+        grows = False
     assert spec.seed is not None
     seed = spec.seed
-    configs, tasks = plan(spec, seed)
-    run_id = run_id_of(spec, seed)
-    _check_options(options)
-    created = not out.exists()
-    _writable(out)
-    with ExitStack() as stack:
-        try:
-            n_jobs = stack.enter_context(_backend(options))  # connects to a cluster: no game yet
-        except UsageError:
-            if created:
-                out.rmdir()
-            raise
-        if not resume:
-            manifest = _session_manifest(spec, seed, run_id, configs, len(tasks))
-            tables.write_manifest(out, manifest)
+    configs, tasks = plan(spec, seed, history)
+    run_id = manifest.get("run_id") or run_id_of(spec, seed)
+    jobs = _jobs(options)
+    if resume:
         tables.clean_parts(out)
+        tables.reopen(out, spec.format)  # a complete run's tables back to parts, to grow it
         done = tables.done_game_ids(out)
-        todo = [t for t in tasks if t.game_id not in done]
-        if not options.quiet:
-            verb = "resuming" if resume else "running"
-            echo(
-                f"{verb} run {run_id}: {len(configs)} configuration(s), {len(tasks)} games"
-                f"{f' ({len(todo)} left)' if resume else ''}, root seed {seed} -> {out}"
+        problems = tables.check_games(
+            tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+        )
+        if problems:
+            raise UsageError(
+                f"{out}: its parts are inconsistent ({'; '.join(problems)}): two processes "
+                "wrote it at once; play it again in a new folder"
             )
-        result = _play(out, spec, configs, tasks, todo, run_id, manifest, n_jobs, options)
-    return result
+    else:
+        done = np.empty(0, dtype=np.int64)
+    todo = len(tasks) - len(done)
+    _check_space(out, _space_needed(configs, tasks, todo, spec.records), todo)
+    if not options.quiet:
+        verb = "growing" if grows else ("resuming" if resume else "running")
+        echo(
+            f"{verb} run {run_id}: {len(configs)} configuration(s), {len(tasks)} games"
+            f"{f' ({todo} left)' if resume else ''}, root seed {seed} -> {out}"
+        )
+    job = Job(
+        {c.config_id: c for c in configs},
+        run_id,
+        Limits(options.decision_timeout, options.game_timeout),
+        workers.job_bots(),
+        tuple(sys.path) if _backend_name(options) == "local" else None,
+    )
+    results, jobs = stack.enter_context(
+        _results(options, _missing(tasks, done), job, min(jobs, max(1, todo)))
+    )
+    # the run is on: from here its manifest tells how each session went
+    if not resume:
+        manifest = _session_manifest(spec, seed, run_id, configs, len(tasks))
+    for old in manifest.get("sessions", []):
+        if old.get("status") == "running":  # its process ended without a word: killed
+            old["status"] = "killed"
+    session = _session(options, jobs)
+    manifest["sessions"] = [*manifest.get("sessions", []), session]
+    manifest |= {
+        "status": "running",
+        "games_planned": len(tasks),
+        "games_history": history,
+        "config": spec.to_json() | {"seed": seed},
+        "limits": session["limits"],
+    }
+    stack.enter_context(_sigterm_as_interrupt())
+    try:
+        tables.reserve_space(out)
+        tables.drop_tables(out)  # while it plays, the parts are the tables
+        tables.write_manifest(out, manifest)
+    except tables.WriteError as exc:
+        tables.release_space(out)
+        what = "no space left" if exc.full else exc.strerror
+        raise UsageError(
+            f"{what} on {tables.device_of(out)} while writing {exc.path}: free space first"
+        ) from None
+    return _play(out, spec, tasks, todo, results, run_id, manifest, session, options)
+
+
+@contextmanager
+def _results(
+    options: RunOptions, todo: Iterator[GameTask], job: Job, jobs: int
+) -> Iterator[tuple[Iterator[GameResult], int]]:
+    """Yield the results of ``todo`` as they come, and how many workers play them."""
+    if _backend_name(options) == "local":
+        games = workers.Pool(jobs, job).play(todo)
+        try:
+            yield games, jobs
+        finally:
+            games.close()
+        return
+    from distributed import Client
+
+    address = options.scheduler
+    try:
+        client = Client(address, timeout="10s")
+    except Exception as exc:  # OSError, TimeoutError, and whatever a bad address raises
+        raise UsageError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        games = _dask_games(client, todo, job, threads)
+        try:
+            yield games, threads
+        finally:
+            games.close()
+    finally:
+        client.close(timeout=5)
+
+
+def _dask_games(
+    client: Any, todo: Iterator[GameTask], job: Job, threads: int
+) -> Iterator[GameResult]:
+    """Yield the results of ``todo`` played in batches on a Dask cluster (each batch in a
+    worker process of a Dask worker, under the run's limits)."""
+    from distributed import as_completed
+
+    pending = as_completed()
+    submitted: set[Any] = set()
+    size = 8  # games per batch: about a second of them once their pace is known
+    batches = itertools.count()
+
+    def submit() -> bool:
+        batch = list(itertools.islice(todo, size))
+        if not batch:
+            return False
+        key = f"projectl-{job.run_id}-{job.token}-{next(batches)}-{batch[0].game_id}"
+        future = client.submit(workers.play_batch, batch, job, key=key, pure=False)
+        submitted.add(future)
+        pending.add(future)
+        return True
+
+    try:
+        more = True
+        while more and len(submitted) < 2 * threads:
+            more = submit()
+        for future in pending:
+            submitted.discard(future)
+            try:
+                results = future.result()
+            except ProjectLError:
+                raise
+            except Exception as exc:
+                raise WorkerError(f"a dask task failed ({type(exc).__name__}: {exc})") from None
+            if results:
+                pace = sum(r.game["duration"] or 0.0 for r in results) / len(results)
+                size = max(4, min(1000, int(1.0 / max(pace, 1e-4))))
+            yield from results
+            while more and len(submitted) < 2 * threads:
+                more = submit()
+    finally:
+        if submitted:
+            client.cancel(list(submitted))
 
 
 def _play(
     out: Path,
     spec: RunSpec,
-    configs: list[GameConfig],
-    tasks: list[GameTask],
-    todo: list[GameTask],
+    tasks: Tasks,
+    todo: int,
+    results: Iterator[GameResult],
     run_id: str,
     manifest: dict[str, Any],
-    n_jobs: int,
+    session: dict[str, Any],
     options: RunOptions,
 ) -> RunResult:
-    workers = n_jobs if n_jobs > 0 else 1
-    chunk = options.chunk or max(10, min(1000, len(todo) // (8 * workers) or 1))
-    session = {"started": tables.now(), "jobs": n_jobs, "backend": options.backend}
-    numbers = tables.part_numbers(out)
+    workers_n = max(1, session["jobs"])
+    chunk = options.chunk or max(10, min(1000, todo // (8 * workers_n) or 1))
+    numbers = tables.part_numbers(out)  # of earlier sessions (read before "running")
     next_part = (numbers[-1] + 1) if numbers else 0
     buffer: list[GameResult] = []
     played = 0
     start = last_flush = time.perf_counter()
-    status = "interrupted"
 
     def flush() -> None:
         nonlocal next_part, last_flush
@@ -327,62 +592,147 @@ def _play(
             buffer.clear()
         last_flush = time.perf_counter()
 
-    bar = tqdm(
-        total=len(tasks),
-        initial=len(tasks) - len(todo),
-        unit="game",
-        disable=options.quiet or not sys.stderr.isatty(),
-        dynamic_ncols=True,
-    )
-    results = None
-    try:
-        if todo:
-            by_id = {c.config_id: c for c in configs}
-            parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            results = parallel(
-                joblib.delayed(play_task)(t, by_id[t.config_id], run_id) for t in todo
-            )
-            for result in results:
-                buffer.append(result)
-                played += 1
-                bar.update()
-                now = time.perf_counter()
-                every = max(FLUSH_SECONDS, (now - start) / 100)
-                if len(buffer) >= chunk or now - last_flush >= every:
-                    flush()
-        status = "complete"
+    stop: BaseException | None = None
+    bar = None
+    try:  # from the moment the manifest says "running", any stop is closed up below
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=len(tasks),
+            initial=len(tasks) - todo,
+            unit="game",
+            disable=options.quiet or not sys.stderr.isatty(),
+            dynamic_ncols=True,
+        )
+        for result in results:
+            buffer.append(result)
+            played += 1
+            bar.update()
+            now = time.perf_counter()
+            every = max(FLUSH_SECONDS, (now - start) / 100)
+            if len(buffer) >= chunk or now - last_flush >= every:
+                flush()
+    except BaseException as exc:  # Ctrl-C, a full disk, workers that cannot play: close up
+        stop = exc
     finally:
-        if results is not None:
-            results.close()  # stops the workers on an interrupt
-        bar.close()
-        flush()
+        if bar is not None:
+            bar.close()
+    with _shielded():  # a second Ctrl-C must not leave the manifest half told
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # stop the workers still playing
+        if not isinstance(stop, tables.WriteError):  # a part that could not be written is lost
+            try:
+                flush()
+            except tables.WriteError as exc:
+                stop = stop or exc
         seconds = time.perf_counter() - start
-        written = tables.consolidate(out, spec.format)
-        games = written["games"]
-        complete = status == "complete" and games.num_rows == len(tasks)
-        failed = games.num_rows - pc.sum(pc.is_null(games.column("error"))).as_py()
-        session |= {"finished": tables.now(), "games_played": played, "status": status}
-        manifest["sessions"] = [*manifest.get("sessions", []), session]
-        manifest |= {
-            "status": "complete" if complete else status,
-            "finished": session["finished"],
-            "games_done": games.num_rows,
-            "games_failed": failed,
-            "failures": tables.failure_list(games),
-        }
+        return _close(out, spec, tasks, run_id, manifest, session, options, played, seconds, stop)
+
+
+@contextmanager
+def _shielded() -> Iterator[None]:
+    """Ignore Ctrl-C while a stopped run writes its tables and manifest (a second or so)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _close(
+    out: Path,
+    spec: RunSpec,
+    tasks: Tasks,
+    run_id: str,
+    manifest: dict[str, Any],
+    session: dict[str, Any],
+    options: RunOptions,
+    played: int,
+    seconds: float,
+    stop: BaseException | None,
+) -> RunResult:
+    """Consolidate what was saved, write the manifest's account of the session, and raise the
+    one-line stop (if any)."""
+    full = isinstance(stop, tables.WriteError) and stop.full
+    if full:
+        tables.release_space(out)  # room for the manifest
+    games = seats = None
+    if not full:
+        try:
+            written = tables.consolidate(out, spec.format)
+            games, seats = written["games"], written["seats"]
+        except tables.WriteError as exc:
+            full, stop = exc.full, stop or exc
+            tables.release_space(out)
+        except UsageError as exc:  # the parts hold a game twice
+            stop = stop or exc
+    if games is None:
+        tables.drop_tables(out)
+        games, seats = tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+    assert seats is not None
+    problems = tables.check_games(games, seats, len(tasks))
+    done = pc.count_distinct(games.column("game_id")).as_py() if games.num_rows else 0
+    failed = games.num_rows - games.column("error").null_count if games.num_rows else 0
+    if full:
+        assert isinstance(stop, tables.WriteError)
+        where = stop.path
+        rel = where.relative_to(out) if where.is_relative_to(out) else where
+        status = f"failed: no space left on {tables.device_of(out)} while writing {out / rel}"
+    elif isinstance(stop, KeyboardInterrupt):
+        status = "interrupted"
+    elif stop is not None:
+        status = (
+            f"failed: {stop}"
+            if isinstance(stop, ProjectLError)
+            else (f"failed: {type(stop).__name__}: {stop}")
+        )
+    elif problems:
+        status = f"failed: {'; '.join(problems)}"
+    else:
+        status = "complete"
+    complete = status == "complete"
+    session |= {"finished": tables.now(), "games_played": played, "status": status}
+    manifest |= {
+        "status": status,
+        "finished": session["finished"],
+        "games_done": done,
+        "games_failed": failed,
+        "failures": tables.failure_list(games),
+    }
+    try:
         tables.write_manifest(out, manifest)
-        if complete:
-            tables.remove_parts(out)
-        elif not options.quiet:
-            (options.echo or _stderr)(
-                f"stopped: {games.num_rows}/{len(tasks)} games saved in {out}; "
-                f"finish with: projectl-sim run --out {out} --resume"
-            )
+    except tables.WriteError as exc:  # even the reserve is gone: say so, in the same line
+        full = full or exc.full
+        stop = stop or exc
+        status += f" (the manifest could not be written: {exc.strerror})"
+    if complete:
+        tables.remove_parts(out)
+    tables.release_space(out)  # set aside again by the next session
+    saved = f"{done}/{len(tasks)} games saved in {out}"
+    resume = f"projectl-sim run --out {out} --resume"
+    if full:
+        raise RunFailed(
+            f"{status.removeprefix('failed: ')}; free space and --resume ({saved})"
+        ) from None
+    if isinstance(stop, KeyboardInterrupt):
+        raise RunInterrupted(f"interrupted: {saved}; finish with: {resume}") from None
+    if isinstance(stop, UsageError):
+        raise stop
+    if isinstance(stop, ProjectLError):
+        raise RunFailed(f"{stop} ({saved}; fix it, then: {resume})") from None
+    if stop is not None:
+        raise stop  # a bug: its traceback, after the manifest says what happened
+    if problems:
+        raise RunFailed(f"{out}: {'; '.join(problems)} after playing every game")
     if not options.quiet:
         rate = played / seconds if seconds else 0.0
         (options.echo or _stderr)(
             f"{played} games played in {seconds:.1f} s ({rate:.0f} games/s); "
-            f"{games.num_rows}/{len(tasks)} done, {failed} failed; tables in {out}"
+            f"{done}/{len(tasks)} done, {failed} failed; tables in {out}"
         )
     return RunResult(
         out, run_id, manifest["root_seed"], len(tasks), played, failed, seconds, complete, manifest
@@ -418,3 +768,14 @@ def record_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], 
         return read_record(path), rules, True
     outcome = play_game(rules, bots, seed, seat_names=[repr(b) for b in bots], timed=True)
     return outcome.record_json(), rules, False
+
+
+__all__ = [
+    "GameResult",
+    "RunOptions",
+    "RunResult",
+    "game_from_run",
+    "play_task",
+    "record_from_run",
+    "run",
+]

@@ -21,23 +21,29 @@ import itertools
 import json
 import math
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
-from bots import make_bot
+from bots import make_bot, split_spec
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
+    BLACK_DECK_SIZE,
     DIFFICULTIES,
     EXPANSIONS,
+    FINESSE_SOLO_BLACK,
+    FINESSE_SOLO_WHITE,
+    ROW_SIZE,
     RUN_SWITCHES,
+    SOLO_BLACK,
+    SOLO_WHITE,
     TIE_BREAKS,
     VARIANT_PLAYERS,
     Rules,
@@ -148,14 +154,15 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 # -- the run specification -------------------------------------------------------------------
 def split_lineup(text: str) -> list[str]:
-    """Split ``greedy:a=1,b=2,random`` into bot specs: a ``key=value`` item continues a spec."""
+    """Split ``greedy:a=1,b=2,random`` into bot specs: a ``key=value`` item continues a spec
+    (``mymodule:MyBot:a=1,b=2`` and ``bots/mine.py:MyBot,a=1`` too)."""
     specs: list[str] = []
     for item in (s.strip() for s in text.split(",")):
         if not item:
             continue
         key = item.partition("=")[0]
         if "=" in item and ":" not in key and specs:
-            sep = "," if ":" in specs[-1] else ":"
+            sep = "," if split_spec(specs[-1])[1] else ":"
             specs[-1] += sep + item
         else:
             specs.append(item)
@@ -599,9 +606,31 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                         spec.catalogue,
                         spec.tiles,
                     )
-                    config.rules()  # raises RulesError (exit 2) for a bad switch value
+                    _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                     out.append(config)
     return out
+
+
+def _check_decks(rules: Rules, catalogue: str | None) -> None:
+    """Refuse a catalogue too small for the game (one line): the rulebook's decks by player count
+    (rulings, Base game / Setup; Solo variant) need so many black puzzles, and a full row of
+    white ones (solo: its deck's white part)."""
+    black = len(rules.catalogue.of_colour("black"))
+    white = len(rules.catalogue.of_colour("white"))
+    if rules.solo:
+        need_black = FINESSE_SOLO_BLACK if rules.finesse else SOLO_BLACK
+        need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
+        who = "the solo variant" + (" with finesse" if rules.finesse else "")
+    else:
+        need_black, need_white = BLACK_DECK_SIZE[rules.players], ROW_SIZE
+        who = f"{rules.players} players"
+    where = f"catalogue {catalogue}" if catalogue else "the catalogue"
+    for colour, have, need in (("black", black, need_black), ("white", white, need_white)):
+        if have < need:
+            raise UsageError(
+                f"{where} has {have} {colour} puzzle{'s' if have != 1 else ''}; {who} "
+                f"need{'s' if rules.solo else ''} at least {need}"
+            )
 
 
 def game_seed(ss: np.random.SeedSequence) -> int:
@@ -609,33 +638,155 @@ def game_seed(ss: np.random.SeedSequence) -> int:
     return int(ss.generate_state(1, dtype=np.uint64)[0]) >> 1
 
 
-def _recorded(records: str, total: int) -> Callable[[int], bool]:
+def _deals(config: GameConfig, games: int) -> int:
+    """Return the deals a configuration plays for ``games`` games (whole rotation groups)."""
+    return math.ceil(games / len(config.rotations))
+
+
+def deal_seed(root_seed: int, config_id: int, deal: int) -> int:
+    """Return the seed of one deal: the grandchild ``(config, deal)`` of the root seed.
+
+    ``SeedSequence(root, spawn_key=(c, d))`` is the sequence ``SeedSequence(root).spawn(...)[c]
+    .spawn(...)[d]`` is, without spawning the ones before it: seeds are drawn as games are
+    played, and a larger ``games`` keeps the seeds of the first games.
+    """
+    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(config_id, deal)))
+
+
+@dataclass(frozen=True)
+class Tasks(Sequence[GameTask]):
+    """Every game of a run in game-id order, made as they are asked for (nothing up front).
+
+    ``history`` is the run's ``games`` and every larger value it was grown to (``--resume
+    --games``). Game ids go growth by growth: the first ``games`` of every configuration in
+    configuration order (deal by deal, each deal's rotations in a row), then the deals each growth
+    adds, again configuration by configuration, numbered after all the games before them. So
+    growing never renumbers a game, and a run never grown numbers its games as it always did.
+    """
+
+    configs: tuple[GameConfig, ...]
+    history: tuple[int, ...]
+    root_seed: int
+    records: str = "none"
+
+    def _blocks(self) -> list[tuple[int, GameConfig, int, int]]:
+        """Return ``(first game id, config, first deal, deals)`` of each block, in id order."""
+        return _blocks(self.configs, self.history)
+
+    def __len__(self) -> int:
+        blocks = self._blocks()
+        if not blocks:
+            return 0
+        first, config, _, deals = blocks[-1]
+        return first + deals * len(config.rotations)
+
+    def __iter__(self) -> Iterator[GameTask]:
+        return self.from_id(0)
+
+    def from_id(self, start: int) -> Iterator[GameTask]:
+        """Yield the games from id ``start`` on, in id order."""
+        recorded = self._recorded()
+        for first, config, deal0, deals in self._blocks():
+            rotations = config.rotations
+            size = deals * len(rotations)
+            if first + size <= start:
+                continue
+            skip = max(0, start - first)
+            d = skip // len(rotations)
+            game_id = first + d * len(rotations)
+            for deal in range(deal0 + d, deal0 + deals):
+                seed = deal_seed(self.root_seed, config.config_id, deal)
+                for r in rotations:
+                    if game_id >= start:
+                        yield GameTask(game_id, config.config_id, deal, r, seed, recorded(game_id))
+                    game_id += 1
+
+    @overload
+    def __getitem__(self, index: int) -> GameTask: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[GameTask]: ...
+
+    def __getitem__(self, index: int | slice) -> GameTask | list[GameTask]:
+        n = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return list(itertools.islice(self.from_id(start), max(0, stop - start)))
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return next(self.from_id(index))
+
+    def _recorded(self) -> Callable[[int], bool]:
+        """Return which game ids write a record: ``sample:N`` picks N spread over the games of
+        the run as first planned, and N more over the games each growth adds."""
+        if self.records in ("all", "none"):
+            return _recorded(self.records, 0, 0)
+        picks: list[Callable[[int], bool]] = []
+        for first, size in _segments(self.configs, self.history):
+            picks.append(_recorded(self.records, first, size))
+        return lambda game_id: any(p(game_id) for p in picks)
+
+
+def _segments(configs: Sequence[GameConfig], history: Sequence[int]) -> list[tuple[int, int]]:
+    """Return ``(first game id, games)`` of the run as first planned and of each growth."""
+    out = []
+    first = 0
+    before = 0
+    for games in history:
+        size = sum(
+            (_deals(c, games) - (_deals(c, before) if before else 0)) * len(c.rotations)
+            for c in configs
+        )
+        out.append((first, size))
+        first += size
+        before = games
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _blocks(
+    configs: tuple[GameConfig, ...], history: tuple[int, ...]
+) -> list[tuple[int, GameConfig, int, int]]:
+    out = []
+    first = 0
+    before = 0
+    for games in history:
+        for config in configs:
+            deal0 = _deals(config, before) if before else 0
+            deals = _deals(config, games) - deal0
+            if deals > 0:
+                out.append((first, config, deal0, deals))
+                first += deals * len(config.rotations)
+        before = games
+    return out
+
+
+def _recorded(records: str, first: int, total: int) -> Callable[[int], bool]:
     if records == "all":
         return lambda _: True
-    if records == "none":
+    if records == "none" or total <= 0:
         return lambda _: False
     n = min(int(records.partition(":")[2]), total)
-    picked = {i * total // n for i in range(n)}  # evenly spread over the run
+    picked = {first + i * total // n for i in range(n)}  # evenly spread over the games
     return picked.__contains__
 
 
-def plan(spec: RunSpec, root_seed: int) -> tuple[list[GameConfig], list[GameTask]]:
-    """Return the configurations and every game of a run, in game-id order."""
+def plan(
+    spec: RunSpec, root_seed: int, history: Sequence[int] | None = None
+) -> tuple[list[GameConfig], Tasks]:
+    """Return the configurations and every game of a run, in game-id order (made lazily).
+
+    ``history`` is the run's ``games`` and each value it grew to; by default ``(spec.games,)``.
+    """
     configs = configurations(spec)
-    per_config = np.random.SeedSequence(root_seed).spawn(len(configs))
-    tasks: list[GameTask] = []
-    for config, ss in zip(configs, per_config, strict=True):
-        rotations = config.rotations
-        deals = math.ceil(spec.games / len(rotations))  # whole rotation groups
-        for d, deal_ss in enumerate(ss.spawn(deals)):
-            seed = game_seed(deal_ss)
-            for r in rotations:
-                tasks.append(GameTask(len(tasks), config.config_id, d, r, seed))
-    recorded = _recorded(spec.records, len(tasks))
-    return configs, [
-        GameTask(t.game_id, t.config_id, t.deal, t.rotation, t.seed, recorded(t.game_id))
-        for t in tasks
-    ]
+    grown = tuple(history) if history else (spec.games,)
+    if list(grown) != sorted(set(grown)) or grown[-1] != spec.games:
+        raise ValueError(f"a run's games only grow, ending at spec.games: {grown}")
+    return configs, Tasks(tuple(configs), grown, root_seed, spec.records)
 
 
 def run_id_of(spec: RunSpec, root_seed: int) -> str:

@@ -10,16 +10,21 @@ tables are the same whatever the order games finished in.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import platform
+import socket
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -31,6 +36,9 @@ from projectl_sim.engine.record import write_record
 from projectl_sim.errors import UsageError
 
 MANIFEST = "manifest.json"
+LOCK = "writer.lock"
+RESERVE = ".reserve"  # space set aside for the last manifest when the disk fills up
+RESERVE_BYTES = 512 * 1024
 PARTS = "parts"
 RECORDS = "records"
 TABLES = ("seats", "games")
@@ -280,10 +288,122 @@ def game_rows(
 
 # -- part files ----------------------------------------------------------------------------------
 def _atomic(path: Path, write: Any) -> None:
-    """Write through ``write(tmp_path)`` then rename, so readers never see half a file."""
+    """Write through ``write(tmp_path)`` then rename, so readers never see half a file.
+
+    A write that fails (a full disk) leaves no temporary file behind, and raises
+    ``WriteError`` naming the file it was writing.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteError(path, exc) from exc
+
+
+class WriteError(OSError):
+    """Writing one of a run's files failed; ``path`` is the file, ``full`` a full disk."""
+
+    def __init__(self, path: Path, exc: OSError) -> None:
+        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
+        self.path = path
+        self.full = exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left" in str(exc)
+
+
+def device_of(path: Path) -> str:
+    """Return the device (and mount point) holding ``path``, as ``df`` names it."""
+    path = path.resolve()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    best = ("", "")
+    try:
+        with open("/proc/mounts", encoding="utf-8") as mounts:
+            for line in mounts:
+                device, mount = line.split()[:2]
+                inside = str(path) == mount or str(path).startswith(mount.rstrip("/") + "/")
+                if inside and len(mount) >= len(best[1]):
+                    best = (device, mount)
+    except OSError:
+        pass
+    return f"{best[0]} ({best[1]})" if best[0] else str(path)
+
+
+def free_bytes(path: Path) -> int:
+    """Return the bytes free for this user on the file system of ``path``."""
+    stat = os.statvfs(path)
+    return stat.f_bavail * stat.f_frsize
+
+
+def reserve_space(run_dir: Path) -> None:
+    """Set aside room for the last manifest: freed when the disk fills up (``release_space``)."""
+    path = run_dir / RESERVE
+    if path.exists() and path.stat().st_size >= RESERVE_BYTES:
+        return
+    try:
+        with open(path, "wb") as f:
+            f.write(b"\0" * RESERVE_BYTES)  # written, not sparse: the blocks are really taken
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise WriteError(path, exc) from exc
+
+
+def release_space(run_dir: Path) -> None:
+    """Free the room ``reserve_space`` set aside."""
+    (run_dir / RESERVE).unlink(missing_ok=True)
+
+
+# -- the writer's lock ---------------------------------------------------------------------------
+@contextmanager
+def writer_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's writer lock; another writer stops with one line naming us.
+
+    An OS file lock (``flock``) on ``writer.lock``: the kernel drops it when the process ends in
+    any way (a crash or ``kill -9`` too), so it is never stale. The file stays; it names its
+    last holder.
+    """
+    path = run_dir / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = _lock_holder(fd)
+        os.close(fd)
+        raise UsageError(
+            f"{run_dir} is being written by {holder}: one run folder has one writer; wait for "
+            "it to end (or stop it), then --resume"
+        ) from None
+    try:
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "since": now()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock_holder(fd: int) -> str:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode() or "{}")
+        return f"pid {data['pid']} on {data['host']} (since {data['since']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process (it has not written its pid yet)"
+
+
+def lock_holder(run_dir: str | Path) -> str | None:
+    """Return who holds a run folder's writer lock now, or None when nobody does."""
+    path = Path(run_dir) / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return _lock_holder(fd)
+    finally:
+        os.close(fd)
+    return None
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -349,27 +469,93 @@ def read_parts(run_dir: Path, table: str) -> pa.Table:
     return pa.concat_tables(pq.read_table(f, schema=SCHEMAS[table]) for f in files)
 
 
-def done_game_ids(run_dir: Path) -> set[int]:
-    """Return the ids of the games already in committed parts."""
-    return set(read_parts(run_dir, "games").column("game_id").to_pylist())
+def done_game_ids(run_dir: Path) -> np.ndarray:
+    """Return the ids of the games already in committed parts (sorted, each once)."""
+    ids = read_parts(run_dir, "games").column("game_id").to_numpy()
+    return np.unique(ids).astype(np.int64)
+
+
+def reopen(run_dir: Path, fmt: str) -> None:
+    """Turn a consolidated run's tables back into a part, so more games can join them.
+
+    A complete run has no parts left; growing it (``--resume --games N``) appends to them.
+    """
+    if part_numbers(run_dir) or not any((run_dir / f"games.{f}").exists() for f in FORMATS):
+        return
+    name = "part-00000.parquet"
+    for table in ("seats", "games"):  # the games file last: it commits the part
+        folder = _part_dir(run_dir, table)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = read_table(run_dir, table)
+        _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
 
 
 def _sorted(table: pa.Table, name: str) -> pa.Table:
     return table.sort_by(SORT_KEYS[name])
 
 
+def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) -> list[str]:
+    """Return what is wrong with a run's games: duplicated ids, rows of no game, and (given the
+    games ``planned``, ids ``0..planned-1``) missing ones; empty when every game is there once."""
+    problems = []
+    ids = games.column("game_id")
+    unique = pc.unique(ids)
+    if len(unique) != len(ids):
+        counts = pc.value_counts(ids)
+        twice = [c["values"] for c in counts.to_pylist() if c["counts"] > 1]
+        problems.append(f"{len(twice)} game(s) appear more than once (game {min(twice)} first)")
+    seat_keys = pa.Table.from_arrays(
+        [seats.column("game_id"), seats.column("seat")], names=["game_id", "seat"]
+    )
+    if seat_keys.group_by(["game_id", "seat"]).aggregate([]).num_rows != seat_keys.num_rows:
+        problems.append("some seat rows appear more than once")
+    if planned is not None:
+        inside = pc.and_(pc.greater_equal(unique, 0), pc.less(unique, planned))
+        stray = len(unique) - pc.sum(inside).as_py() if len(unique) else 0
+        if stray:
+            problems.append(f"{stray} game id(s) outside the run's 0..{planned - 1}")
+        missing = planned - (len(unique) - stray)
+        if missing:
+            problems.append(f"{missing} of {planned} planned games missing")
+    return problems
+
+
 def consolidate(run_dir: Path, fmt: str) -> dict[str, pa.Table]:
-    """Write ``seats`` and ``games`` from every committed part, sorted; return the tables."""
+    """Write ``seats`` and ``games`` from every committed part, sorted; return the tables.
+
+    Refuses (``UsageError``) parts holding a game twice: two writers went at the folder.
+    """
+    parts = {name: _sorted(read_parts(run_dir, name), name) for name in TABLES}
+    problems = check_games(parts["games"], parts["seats"])
+    if problems:
+        raise UsageError(
+            f"{run_dir}: the parts of this run are inconsistent ({'; '.join(problems)}): two "
+            "processes wrote it at once; play it again in a new folder"
+        )
     out = {}
-    for name in TABLES:
-        table = _sorted(read_parts(run_dir, name), name)
-        path = run_dir / f"{name}.{fmt}"
-        if fmt == "csv":
-            _atomic(path, lambda tmp, table=table: pacsv.write_csv(table, tmp))
-        else:
-            _atomic(path, lambda tmp, table=table: pq.write_table(table, tmp))
-        out[name] = table
+    try:
+        for name in TABLES:
+            _write_table(run_dir, name, fmt, parts[name])
+            out[name] = parts[name]
+    except WriteError:
+        drop_tables(run_dir)  # half the tables would be read instead of the parts
+        raise
     return out
+
+
+def drop_tables(run_dir: Path) -> None:
+    """Delete the consolidated tables (readers then read the parts)."""
+    for name in TABLES:
+        for fmt in FORMATS:
+            (run_dir / f"{name}.{fmt}").unlink(missing_ok=True)
+
+
+def _write_table(run_dir: Path, name: str, fmt: str, table: pa.Table) -> None:
+    path = run_dir / f"{name}.{fmt}"
+    if fmt == "csv":
+        _atomic(path, lambda tmp: pacsv.write_csv(table, tmp))
+    else:
+        _atomic(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def remove_parts(run_dir: Path) -> None:
@@ -403,7 +589,16 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
 
 
 # -- manifest ------------------------------------------------------------------------------------
-_DEPENDENCIES = ("numpy", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm", "pyyaml")
+_DEPENDENCIES = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "cloudpickle",
+    "dask",
+    "distributed",
+    "tqdm",
+    "pyyaml",
+)
 
 
 def versions() -> dict[str, str | None]:

@@ -1,0 +1,594 @@
+"""Worker processes that play a run's games, and the watchdog that can stop any of them.
+
+A worker is a fresh Python process (``python -m projectl_sim.sim.workers``) joined to its parent
+by pipes: the parent sends it batches of games, it answers one message per finished game. Each
+worker also writes, into a page of memory it shares with the parent, the game it is playing and
+how many decisions it has made (one store per decision, in the runner's ``on_step``). The parent
+reads those pages a few times a second: a decision that has not ended within
+``Limits.decision`` seconds, or a game not over within ``Limits.game``, gets its worker killed
+(``SIGKILL``, whatever the bot is doing: a pure-Python loop, a sleep or compiled code) and
+replaced, and the game becomes an error row; the games queued behind it go to other workers. A
+worker that dies on its own (killed from outside, out of memory) has its games played again
+elsewhere; a game that takes three workers down with it is an error row.
+
+Workers outlive one run in the same process (as joblib's are reused), so a notebook or a test
+suite running many small runs starts them once. A worker exits when its parent does: a thread
+waits on a pipe only the parent holds open, and on Linux the kernel kills it too (a worker hung in
+compiled code never runs that thread). Workers run in a session of their own, so a terminal's
+Ctrl-C reaches the run alone, which kills the busy ones.
+
+``Pool.play`` is used by the runner for local runs (``--jobs J`` workers) and by every Dask task
+(one worker per Dask worker thread), so time limits and replacement are the same on any backend.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import mmap
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any
+
+from projectl_sim.engine import GameState, deal, new_game
+from projectl_sim.errors import ProjectLError
+from projectl_sim.sim import tables
+from projectl_sim.sim.play import game_seeds
+from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
+
+if TYPE_CHECKING:
+    from projectl_sim.sim.runner import GameResult
+
+# Defaults of --decision-timeout and --game-timeout: far beyond any shipped bot's decision
+# (mcts at its default budget takes well under a second; a time budget is at most an hour) and
+# any game (mcts games take a minute or so), yet finite, so a hung bot costs minutes, not a run.
+DECISION_TIMEOUT = 120.0
+GAME_TIMEOUT = 3600.0
+# How often the parent reads the workers' pages (a limit is enforced within this much).
+CHECK_SECONDS = 0.1
+# A worker sends its finished games at least this often (and when its batch is done): one
+# message, and one wake-up of the parent, per few games rather than per game.
+SEND_SECONDS = 0.02
+# A game whose worker dies this many times is an error row (not played again): a worker killed
+# from outside costs nothing, a game that crashes its worker (a segfault, memory) costs three.
+DEATHS_PER_GAME = 3
+# Workers that die before they could start, in a row, stop the run; so does one that has not
+# started within START_SECONDS (importing a user's bot that hangs).
+FAILED_STARTS = 3
+START_SECONDS = 300.0
+
+_BEAT = 4  # int64 slots of a worker's page: game id, decisions made, seat to move, unused
+_GAME, _STEPS, _SEAT = 0, 1, 2
+
+
+class WorkerError(ProjectLError):
+    """The workers cannot play (a bot that does not load there, workers that cannot start)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time limits, in seconds of wall time: one decision, and one game."""
+
+    decision: float = DECISION_TIMEOUT
+    game: float = GAME_TIMEOUT
+
+    def to_json(self) -> dict[str, float]:
+        """Return the manifest form."""
+        return {"decision_timeout": self.decision, "game_timeout": self.game}
+
+
+# -- one game ------------------------------------------------------------------------------------
+def _rows(
+    task: GameTask,
+    config: GameConfig,
+    run_id: str,
+    state: GameState,
+    *,
+    duration: float = 0.0,
+    error_seat: int | None = None,
+    error: str | None = None,
+) -> GameResult:
+    seats = config.seated(task.rotation)
+    n = len(seats)
+    ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
+    ident |= config.columns() | {"deal": task.deal}
+    seat_rows, game_row = tables.game_rows(
+        ident,
+        rotation=task.rotation,
+        seats=seats,
+        state=state,
+        actions=[dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
+        decision_seconds=[0.0] * n,
+        duration=duration,
+        error_seat=error_seat,
+        error=error,
+    )
+    from projectl_sim.sim.runner import GameResult
+
+    return GameResult(task.game_id, seat_rows, game_row, None)
+
+
+def _dealt(task: GameTask, config: GameConfig) -> GameState:
+    """Return a game's state before its first decision (dealt again from its seed)."""
+    rules = rules_of(config)
+    return new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
+
+
+def timed_out(
+    task: GameTask,
+    config: GameConfig,
+    run_id: str,
+    seat: int | None,
+    limit: float,
+    what: str,
+    spent: float,
+) -> GameResult:
+    """Return the error row of a game stopped by a time limit (``what``: decision or game).
+
+    Its worker was killed, so the row has the deal's state: no decisions counted.
+    """
+    state = _dealt(task, config)
+    seat = state.current if seat is None or seat < 0 else seat
+    bot = config.seated(task.rotation)[seat]
+    flag = "--decision-timeout" if what == "decision" else "--game-timeout"
+    which = "a decision" if what == "decision" else "the game"
+    error = (
+        f"bot {bot} (seat {seat}, game seed {task.seed}) timed out after {limit:g} s: "
+        f"{which} went over {flag} {limit:g}; its worker was stopped"
+    )
+    return _rows(task, config, run_id, state, duration=spent, error_seat=seat, error=error)
+
+
+def lost(task: GameTask, config: GameConfig, run_id: str, how: str) -> GameResult:
+    """Return the error row of a game whose workers died playing it (``how``: the last exit)."""
+    error = (
+        f"the game's worker died {DEATHS_PER_GAME} times while playing it ({how}); "
+        f"game seed {task.seed}"
+    )
+    return _rows(task, config, run_id, _dealt(task, config), error=error)
+
+
+# -- what a run tells its workers ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Job:
+    """What every worker of a run needs: its configurations, id, limits and extra bots."""
+
+    configs: Mapping[int, GameConfig]
+    run_id: str
+    limits: Limits
+    bots: bytes = b""  # cloudpickled {name: class} added to bots.REGISTRY in the parent
+    path: tuple[str, ...] | None = None  # the parent's import path (local workers only)
+    token: int = 0
+
+
+def job_bots() -> bytes:
+    """Return the bots registered in this process beyond the built-in ones, for workers."""
+    from bots import extra_bots
+
+    extra = extra_bots()
+    if not extra:
+        return b""
+    import cloudpickle  # pickles classes of __main__ (a notebook's) by value
+
+    return cloudpickle.dumps(extra)
+
+
+def _adopt(job: Job) -> None:
+    """Set up this worker for a run: the import path, the extra bots, every seat's bot."""
+    import pickle
+
+    import bots
+
+    if job.path is not None:
+        sys.path[:] = list(job.path)
+    if job.bots:
+        bots.REGISTRY.update(pickle.loads(job.bots))
+    for config in job.configs.values():
+        for spec in config.lineup:
+            bots.make_bot(spec)  # a bot this process cannot load stops the run, in one line
+        rules_of(config)
+
+
+# -- the worker process --------------------------------------------------------------------------
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this process when its parent ends (Linux), even mid-hang."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it ended before we asked
+        os._exit(0)
+
+
+def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to decide
+
+    def lifeline() -> None:
+        while os.read(fd_life, 1):
+            pass
+        os._exit(0)  # the parent is gone: nobody wants the game
+
+    threading.Thread(target=lifeline, daemon=True, name="lifeline").start()
+    inbox = Connection(fd_in, writable=False)
+    outbox = Connection(fd_out, readable=False)
+    page = mmap.mmap(fd_beat, _BEAT * 8)
+    beat = memoryview(page).cast("q")
+    from projectl_sim.sim.runner import play_task  # the game itself is the runner's
+
+    job: Job | None = None
+    while True:
+        try:
+            kind, body = inbox.recv()
+        except EOFError:
+            return
+        if kind == "stop":
+            return
+        if kind == "job":
+            try:
+                _adopt(body)
+            except ProjectLError as exc:
+                outbox.send(("fatal", f"{exc} (in a worker process, pid {os.getpid()})"))
+                continue
+            except Exception as exc:
+                line = f"{type(exc).__name__}: {exc}"
+                outbox.send(("fatal", f"a worker cannot start the run: {line}"))
+                continue
+            job = body
+            outbox.send(("ready", body.token))
+            continue
+        assert kind == "games" and job is not None
+        done: list[GameResult] = []
+        sent = time.perf_counter()
+        for task in body:
+            beat[_STEPS] = 0
+            beat[_SEAT] = -1
+            beat[_GAME] = task.game_id
+            try:
+                done.append(play_task(task, job.configs[task.config_id], job.run_id, beat))
+            except Exception as exc:  # building the rows failed: a runner bug, stop the run
+                line = f"{type(exc).__name__}: {exc}"
+                outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
+                break
+            now = time.perf_counter()
+            if now - sent >= SEND_SECONDS:
+                outbox.send(("done", done))
+                done, sent = [], now
+        beat[_GAME] = -1
+        if done:
+            outbox.send(("done", done))
+
+
+# -- the parent's side ---------------------------------------------------------------------------
+class _Worker:
+    """One worker process as its parent sees it: pipes, shared page, the games sent to it."""
+
+    def __init__(self) -> None:
+        r_in, w_in = os.pipe()
+        r_out, w_out = os.pipe()
+        r_life, self._life = os.pipe()
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, not a disk
+        self._page_file = tempfile.TemporaryFile(dir=shm)  # noqa: SIM115 (closed in close())
+        self._page_file.truncate(_BEAT * 8)
+        self._page = mmap.mmap(self._page_file.fileno(), _BEAT * 8)
+        self.beat = memoryview(self._page).cast("q")
+        self.beat[_GAME] = -1
+        fd_page = self._page_file.fileno()
+        child = (r_in, w_out, r_life, fd_page)
+        args = [sys.executable, "-m", "projectl_sim.sim.workers", *map(str, child)]
+        if threading.current_thread() is threading.main_thread():
+            # the kernel's "parent died" signal follows the thread that started the child:
+            # only the main thread lives as long as the process
+            args.append(str(os.getpid()))
+        self.proc = subprocess.Popen(
+            args,
+            pass_fds=child,
+            stdin=subprocess.DEVNULL,
+            # its own session: a terminal's Ctrl-C reaches the run, which stops its workers
+            # (a worker interrupted while it starts would print a traceback)
+            start_new_session=True,
+        )
+        for fd in (r_in, w_out, r_life):
+            os.close(fd)
+        self.inbox = Connection(w_in, readable=False)  # what the worker reads
+        self.outbox = Connection(r_out, writable=False)  # what it answers
+        self.queue: deque[GameTask] = deque()  # sent and not answered; the first is playing
+        self.token = -1  # the job it has taken up
+        self.ready = False
+        self.started = False  # answered at least once (it could start)
+        self.seen: tuple[int, int] = (-1, -1)
+        self.decision_since = self.game_since = time.monotonic()
+        self.pace = 0.01  # seconds a game takes here (a running mean)
+        self.last = self.spawned = time.monotonic()
+        _ALL.add(self)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, message: tuple[str, Any]) -> bool:
+        try:
+            self.inbox.send(message)
+            return True
+        except OSError:  # it died: its pipe is closed
+            return False
+
+    def playing(self, queue: Iterable[GameTask]) -> int | None:
+        """Return the index in ``queue`` of the game the worker's page says it plays."""
+        game_id = self.beat[_GAME]
+        if game_id < 0:
+            return None
+        for i, task in enumerate(queue):
+            if task.game_id == game_id:
+                return i
+        return None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.release()
+
+    def release(self) -> None:
+        """Wait for the process's end and close its pipes and page."""
+        self.proc.wait()
+        if self._life >= 0:
+            self.close()
+
+    def close(self) -> None:
+        for conn in (self.inbox, self.outbox):
+            conn.close()
+        os.close(self._life)
+        self._life = -1
+        self.beat.release()
+        self._page.close()
+        self._page_file.close()
+
+    def exit_text(self) -> str:
+        code = self.proc.wait()
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+
+_IDLE: list[_Worker] = []  # workers between runs, reused by the next one in this process
+_ALL: weakref.WeakSet[_Worker] = weakref.WeakSet()
+
+
+def worker_pids(playing: bool = False) -> list[int]:
+    """Return the process ids of this process's live workers (``playing``: those playing a game
+    now, not starting or idle)."""
+    return sorted(
+        w.proc.pid
+        for w in list(_ALL)
+        if w.proc.poll() is None and (not playing or (w.ready and w.queue))
+    )
+
+
+def _stop_idle() -> None:
+    idle = [*_IDLE, *(w for ws in _BATCH_IDLE.values() for w in ws)]
+    _IDLE.clear()
+    _BATCH_IDLE.clear()
+    while idle:
+        worker = idle.pop()
+        worker.send(("stop", None))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.proc.wait(timeout=2)
+        worker.kill()
+
+
+atexit.register(_stop_idle)
+_TOKENS = iter(range(1, 1 << 62))
+
+
+class Pool:
+    """``size`` worker processes playing one run's games under its time limits."""
+
+    def __init__(self, size: int, job: Job, idle: list[_Worker] | None = None) -> None:
+        self.size = size
+        self.idle = _IDLE if idle is None else idle  # where workers wait between runs
+        self.job = Job(job.configs, job.run_id, job.limits, job.bots, job.path, next(_TOKENS))
+        self.workers: list[_Worker] = []
+        self.deaths: dict[int, int] = {}
+        self.failed_starts = 0
+
+    def _start(self) -> _Worker:
+        while self.idle and not self.idle[-1].alive():
+            self.idle.pop().kill()  # died while idle (killed from outside)
+        worker = self.idle.pop() if self.idle else _Worker()
+        worker.beat[_GAME] = -1
+        worker.seen = (-1, -1)
+        worker.ready = False
+        worker.send(("job", self.job))
+        self.workers.append(worker)
+        return worker
+
+    def play(self, todo: Iterable[GameTask]) -> Iterator[GameResult]:
+        """Yield a result for every game of ``todo`` (in the order they finish).
+
+        Closing the generator early (Ctrl-C, a full disk) kills the workers still playing; the
+        idle ones are kept for the next run of this process.
+        """
+        games = iter(todo)
+        again: deque[GameTask] = deque()  # games to play before the next of ``games``
+        more = True
+        try:
+            while len(self.workers) < self.size:
+                self._start()
+            while True:
+                for worker in self.workers:
+                    if worker.ready:
+                        more = self._feed(worker, games, again, more)
+                if not more and not again and not any(w.queue for w in self.workers):
+                    return
+                conns = [w.outbox for w in self.workers]
+                for conn in wait(conns, timeout=CHECK_SECONDS):
+                    worker = next(w for w in self.workers if w.outbox is conn)
+                    yield from self._answers(worker, again)
+                yield from self._watch(again)
+        finally:
+            for worker in self.workers:
+                if worker.queue or not worker.ready or not worker.alive():
+                    worker.kill()
+                else:
+                    self.idle.append(worker)
+            self.workers = []
+
+    def _feed(
+        self, worker: _Worker, games: Iterator[GameTask], again: deque[GameTask], more: bool
+    ) -> bool:
+        # keep about a fifth of a second of games queued at each worker, so none waits on us
+        target = max(2, min(256, int(0.2 / max(worker.pace, 1e-4))))
+        if len(worker.queue) > target // 2:
+            return more
+        batch: list[GameTask] = []
+        while len(worker.queue) + len(batch) < target:
+            if again:
+                batch.append(again.popleft())
+            elif more:
+                task = next(games, None)
+                if task is None:
+                    more = False
+                    break
+                batch.append(task)
+            else:
+                break
+        if batch:
+            if not worker.queue:
+                worker.last = time.monotonic()
+            worker.queue.extend(batch)
+            worker.send(("games", batch))  # a dead worker is found by its closed pipe
+        return more
+
+    def _answers(self, worker: _Worker, again: deque[GameTask]) -> Iterator[GameResult]:
+        while True:
+            try:
+                if not worker.outbox.poll():
+                    return
+                kind, body = worker.outbox.recv()
+            except (EOFError, OSError):
+                yield from self._died(worker, again)
+                return
+            if kind == "done":
+                now = time.monotonic()
+                pace = (now - worker.last) / len(body)
+                worker.pace = 0.8 * worker.pace + 0.2 * pace
+                worker.last = now
+                for result in body:
+                    task = worker.queue.popleft()
+                    assert task.game_id == result.game_id, (task.game_id, result.game_id)
+                    yield result
+            elif kind == "ready":
+                if body == self.job.token:
+                    worker.ready = worker.started = True
+                    self.failed_starts = 0
+                    worker.last = time.monotonic()
+            elif kind == "fatal":
+                raise WorkerError(body)
+
+    def _died(self, worker: _Worker, again: deque[GameTask]) -> Iterator[GameResult]:
+        how = worker.exit_text()
+        queue = list(worker.queue)
+        playing = worker.playing(queue)  # its page outlives it
+        worker.queue.clear()
+        worker.release()
+        self.workers.remove(worker)
+        if not worker.started:
+            self.failed_starts += 1
+            if self.failed_starts >= FAILED_STARTS:
+                raise WorkerError(
+                    f"worker processes cannot start ({how}, {FAILED_STARTS} times in a row)"
+                )
+        if playing is not None:  # the game it died in (those before it were not yet sent)
+            culprit = queue[playing]
+            self.deaths[culprit.game_id] = self.deaths.get(culprit.game_id, 0) + 1
+            if self.deaths[culprit.game_id] >= DEATHS_PER_GAME:
+                del queue[playing]
+                yield lost(culprit, self.job.configs[culprit.config_id], self.job.run_id, how)
+        again.extendleft(reversed(queue))
+        self._start()
+
+    def _watch(self, again: deque[GameTask]) -> Iterator[GameResult]:
+        now = time.monotonic()
+        limits = self.job.limits
+        for worker in list(self.workers):
+            if not worker.ready:
+                if now - worker.spawned > START_SECONDS:
+                    raise WorkerError(f"a worker process did not start in {START_SECONDS:g} s")
+                continue
+            if not worker.queue:
+                continue
+            seen = (worker.beat[_GAME], worker.beat[_STEPS])
+            if seen != worker.seen:
+                if seen[0] != worker.seen[0]:
+                    worker.game_since = now
+                worker.seen = seen
+                worker.decision_since = now
+            playing = worker.playing(worker.queue)
+            if playing is None:
+                continue  # between batches
+            current = worker.queue[playing]
+            over = None
+            if now - worker.decision_since > limits.decision:
+                over = ("decision", limits.decision)
+            elif now - worker.game_since > limits.game:
+                over = ("game", limits.game)
+            if over is None:
+                continue
+            seat = worker.beat[_SEAT]
+            rest = list(worker.queue)
+            del rest[playing]  # the games before it were played but not sent: played again
+            worker.queue.clear()
+            worker.kill()
+            self.workers.remove(worker)
+            again.extendleft(reversed(rest))
+            config = self.job.configs[current.config_id]
+            spent = now - worker.game_since
+            yield timed_out(current, config, self.job.run_id, seat, over[1], over[0], spent)
+            self._start()
+
+
+_BATCH_LOCK = threading.Lock()
+_BATCH_IDLE: dict[int, list[_Worker]] = {}  # a Dask worker's idle workers, by its thread
+
+
+def play_batch(tasks: list[GameTask], job: Job) -> list[GameResult]:
+    """Play a batch of games in a worker process of this one and return their results.
+
+    What a Dask task runs: the games play in a child process this Dask worker keeps (one per
+    thread), under the run's time limits, so a hung bot costs its game, never the Dask worker.
+    """
+    with _BATCH_LOCK:
+        idle = _BATCH_IDLE.setdefault(threading.get_ident(), [])
+    return list(Pool(1, job, idle).play(tasks))
+
+
+def main(argv: list[str]) -> None:
+    """Run a worker process: ``python -m projectl_sim.sim.workers IN OUT LIFE PAGE [PARENT]``
+    (file descriptors; ``PARENT``: the parent's pid when the kernel may tie us to it)."""
+    fd_in, fd_out, fd_life, fd_beat = (int(a) for a in argv[:4])
+    if len(argv) > 4:
+        _die_with(int(argv[4]))
+    _worker_main(fd_in, fd_out, fd_life, fd_beat)
+
+
+if __name__ == "__main__":
+    # run the imported module's code, so what is pickled names projectl_sim.sim.workers
+    from projectl_sim.sim import workers
+
+    workers.main(sys.argv[1:])

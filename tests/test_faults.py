@@ -1,0 +1,663 @@
+"""Fault injection: kills, Ctrl-C, a full disk, hanging and raising bots, bots from files, two
+writers. Each case ends with the tables of an uninterrupted run (timing columns aside), or a clear
+one-line refusal, and never a game missing or twice."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import bots
+from bots.random_bot import RandomBot
+from projectl_sim.cli import main
+from projectl_sim.errors import RunFailed, RunInterrupted, UsageError
+from projectl_sim.sim import runner, tables, workers
+from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec, plan
+
+FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+CLI = [sys.executable, "-m", "projectl_sim", "run"]
+
+
+def settings(**changes: Any) -> dict[str, Any]:
+    return {"bots": ["random"], "players": [2, 3], "games": 20, "seed": 11} | changes
+
+
+def run(out: Path, given: dict[str, Any] | None, jobs: int = 2, **options: Any) -> Any:
+    spec = RunSpec.from_mapping(given) if given is not None else None
+    return runner.run(
+        spec, out, resume=given is None, options=RunOptions(jobs=jobs, quiet=True, **options)
+    )
+
+
+_REFERENCES: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Return the folder of an uninterrupted run of some settings (each played once)."""
+
+    def get(given: dict[str, Any], **options: Any) -> Path:
+        key = json.dumps([given, options], sort_keys=True)
+        if key not in _REFERENCES:
+            out = tmp_path_factory.mktemp("reference") / "run"
+            run(out, given, **options)
+            _REFERENCES[key] = out
+        return _REFERENCES[key]
+
+    return get
+
+
+def without_timing(run_dir: Path) -> dict[str, pa.Table]:
+    return {
+        name: tables.read_table(run_dir, name).drop_columns(list(tables.TIMING_COLUMNS[name]))
+        for name in tables.TABLES
+    }
+
+
+def assert_same_tables(a: Path, b: Path) -> None:
+    one, two = without_timing(a), without_timing(b)
+    for name in tables.TABLES:
+        if not one[name].equals(two[name]):  # say which games differ, and how
+            x, y = one[name].to_pandas(), two[name].to_pandas()
+            if len(x) != len(y):
+                raise AssertionError(f"{name}: {len(x)} rows against {len(y)}")
+            differ = ((x != y) & ~(x.isna() & y.isna())).any(axis=1)
+            columns = [c for c in x if ((x[c] != y[c]) & ~(x[c].isna() & y[c].isna())).any()]
+            shown = x.loc[differ, ["game_id", *columns]].head(3).to_dict("records")
+            raise AssertionError(f"{name}: columns {columns} differ, e.g. {shown}")
+    ids = one["games"].column("game_id").to_pylist()
+    assert ids == list(range(len(ids)))  # every game once
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def start(args: list[str], **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: a kill reaches its workers too
+        env=os.environ | env,
+    )
+
+
+def wait_for_parts(out: Path, proc: subprocess.Popen[str] | None, parts: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(list((out / "parts" / "games").glob("part-*.parquet"))) < parts:
+        assert proc is None or proc.poll() is None, "the run ended before it could be stopped"
+        assert time.monotonic() < deadline, "no parts appeared"
+        time.sleep(0.02)
+
+
+def children(pid: int) -> list[int]:
+    """Return the ids of the processes whose parent is ``pid``."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def gone(pids: list[int], timeout: float = 10) -> bool:
+    """Wait until none of ``pids`` is a live process; return whether that happened."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_for_session(out: Path, proc: subprocess.Popen[str], n: int) -> None:
+    """Wait until the run's manifest lists ``n`` sessions."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if len(tables.read_manifest(out)["sessions"]) >= n:
+                return
+        except UsageError:
+            pass
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        assert time.monotonic() < deadline, "the session did not start"
+        time.sleep(0.02)
+
+
+def stop(proc: subprocess.Popen[str], sig: int, timeout: float = 30) -> tuple[str, str]:
+    try:
+        os.killpg(proc.pid, sig)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+
+
+def cli_args(given: dict[str, Any], out: Path, *more: str) -> list[str]:
+    args = [
+        *("--bots", *given["bots"]),
+        *("--players", ",".join(map(str, given["players"]))),
+        *("--games", str(given["games"]), "--seed", str(given["seed"]), "--out", str(out)),
+    ]
+    return [*args, *more]
+
+
+# -- kills, Ctrl-C, two writers ----------------------------------------------------------------
+def test_kill_9_of_the_parent_at_random_moments_then_resume(reference: Any, tmp_path: Path) -> None:
+    given = settings(games=100)
+    out = tmp_path / "killed"
+    moments = random.Random(16).sample([0.0, 0.1, 0.2, 0.4], 2)
+    for i, delay in enumerate(moments):
+        args = cli_args(given, out, "--jobs", "2", "--chunk", "4", "--quiet")
+        proc = start([*args, *(["--resume"] if i else [])])
+        wait_for_session(out, proc, i + 1)
+        wait_for_parts(out, proc, 1 + i)
+        time.sleep(delay)
+        playing = children(proc.pid)
+        stop(proc, signal.SIGKILL)
+        assert proc.returncode == -signal.SIGKILL
+        assert playing and gone(playing)  # its workers end with it (their own session)
+    manifest = tables.read_manifest(out)
+    assert manifest["status"] == "running"  # nobody could say otherwise...
+    assert tables.lock_holder(out) is None  # ...but no one holds the run: the lock died too
+    result = run(out, None)
+    assert result.complete
+    assert_same_tables(out, reference(given))
+    sessions = tables.read_manifest(out)["sessions"]
+    assert [s["status"] for s in sessions] == ["killed", "killed", "complete"]
+
+
+def test_workers_killed_at_random_moments_are_replaced(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = settings(games=40, bots=["random,greedy"])
+    killed: list[int] = []
+    done = threading.Event()
+
+    def killer() -> None:
+        rng = random.Random(7)
+        while not done.wait(rng.uniform(0.1, 0.4)) and len(killed) < 2:  # < DEATHS_PER_GAME
+            pids = workers.worker_pids(playing=True)
+            if pids:
+                pid = rng.choice(pids)
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        result = run(tmp_path / "run", given)
+    finally:
+        done.set()
+        thread.join()
+    assert killed and result.complete
+    assert_same_tables(tmp_path / "run", reference(given))
+
+
+def test_ctrl_c_before_the_first_game_then_resume(reference: Any, tmp_path: Path) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:SlowBot:delay=0.5,first=1"], players=[2], games=2)
+    out = tmp_path / "early"
+    proc = start(cli_args(given, out, "--jobs", "1", "--quiet"))
+    deadline = time.monotonic() + 30
+    while not (out / tables.MANIFEST).exists():
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    started = time.monotonic()
+    _, err = stop(proc, signal.SIGINT)
+    assert time.monotonic() - started < 10
+    assert proc.returncode == 130, err
+    line = one_line(err)
+    assert line.startswith("projectl-sim: interrupted: 0/2 games saved in")
+    assert f"finish with: projectl-sim run --out {out} --resume" in line
+    manifest = tables.read_manifest(out)
+    assert manifest["status"] == "interrupted" and manifest["games_done"] == 0
+    assert [s["status"] for s in manifest["sessions"]] == ["interrupted"]
+    assert main(["summary", str(out)]) == 0  # no TypeError on an empty run
+    assert run(out, None).complete
+    assert_same_tables(out, reference(given))
+
+
+def test_two_writers_on_one_folder(reference: Any, tmp_path: Path, capsys: Any) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:SlowBot:delay=0.004,random"], players=[2], games=6)
+    out = tmp_path / "shared"
+    proc = start(cli_args(given, out, "--jobs", "1", "--chunk", "2", "--quiet"))
+    try:
+        wait_for_parts(out, proc, 1)
+        assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+        line = one_line(capsys.readouterr().err)
+        assert f"{out} is being written by pid {proc.pid} on " in line
+        assert "one run folder has one writer" in line
+        assert main(["run", *cli_args(given, out), "--quiet"]) == 2  # a fresh run there
+        assert f"is being written by pid {proc.pid}" in one_line(capsys.readouterr().err)
+        assert proc.poll() is None  # the first writer never noticed
+    finally:
+        stop(proc, signal.SIGKILL)
+    assert run(out, None).complete
+    assert_same_tables(out, reference(given))
+
+
+def interrupt_after(monkeypatch: pytest.MonkeyPatch, part: int) -> None:
+    """Make the run stop as at Ctrl-C once it has written part number ``part``."""
+    real = tables.write_part
+    raised: list[bool] = []
+
+    def write_part(run_dir: Path, number: int, *rows: Any) -> None:
+        real(run_dir, number, *rows)
+        if number == part and not raised:
+            raised.append(True)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(tables, "write_part", write_part)
+
+
+def test_consolidation_refuses_a_game_held_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    out = tmp_path / "twice"
+    interrupt_after(monkeypatch, 1)
+    with pytest.raises(RunInterrupted, match="interrupted: 10/40 games saved"):
+        run(out, settings(), chunk=5)
+    parts = out / "parts"
+    for table in ("seats", "games"):  # what two writers did: a part written twice
+        shutil.copy(parts / table / "part-00000.parquet", parts / table / "part-00007.parquet")
+    assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "its parts are inconsistent (5 game(s) appear more than once (game 0 first)" in line
+    games = tables.read_parts(out, "games")
+    assert tables.check_games(games, tables.read_parts(out, "seats"), 40)[0].startswith("5 game")
+    assert tables.check_games(games, tables.read_parts(out, "seats"), 40)[-1] == (
+        "30 of 40 planned games missing"
+    )
+
+
+# -- a full disk -------------------------------------------------------------------------------
+def test_a_full_disk_is_one_line_and_resume_finishes(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = settings(games=30)
+    out = tmp_path / "full"
+    real = tables.write_part
+    calls = []
+
+    def write_part(run_dir: Path, number: int, *rows: Any) -> None:
+        calls.append(number)
+        if len(calls) == 3:  # the third part meets a full disk
+            path = run_dir / "parts" / "seats" / f"part-{number:05d}.parquet"
+            raise tables.WriteError(path, OSError(errno.ENOSPC, "No space left on device"))
+        real(run_dir, number, *rows)
+
+    monkeypatch.setattr(tables, "write_part", write_part)
+    with pytest.raises(RunFailed) as info:
+        run(out, given, chunk=6)
+    message = str(info.value)
+    assert message.startswith("no space left on ") and "\n" not in message
+    assert f"while writing {out}/parts/seats/part-00002.parquet; free space and --resume" in message
+    assert "12/60 games saved" in message
+    manifest = tables.read_manifest(out)
+    assert manifest["status"].startswith("failed: no space left on ")
+    assert manifest["games_done"] == 12 and manifest["sessions"][0]["status"] != "running"
+    assert not (out / "seats.parquet").exists()  # the parts are the tables
+    assert tables.read_table(out, "games").num_rows == 12
+    monkeypatch.setattr(tables, "write_part", real)
+    assert run(out, None).complete
+    assert_same_tables(out, reference(given))
+
+
+def _can_mount_tmpfs() -> bool:
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        return False
+    probe = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "true"], capture_output=True
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_tmpfs(), reason="needs root and unshare to mount a tmpfs")
+def test_a_real_full_disk_on_a_small_tmpfs(reference: Any, tmp_path: Path) -> None:
+    given = settings(games=60)
+    disk, saved = tmp_path / "disk", tmp_path / "saved"
+    disk.mkdir()
+    out = disk / "run"
+    run_cmd = " ".join([*CLI, *cli_args(given, out, "--jobs", "1", "--chunk", "2", "--quiet")])
+    # In a mount namespace of its own (gone when the script ends): a 2 MB tmpfs, a run on it,
+    # and, once it has saved a few parts, another program filling the disk.
+    script = f"""
+        mount -t tmpfs -o size=2m tmpfs {disk}
+        {run_cmd} 2> {tmp_path}/err &
+        while [ "$(ls {out}/parts/games 2>/dev/null | wc -l)" -lt 2 ]; do sleep 0.02; done
+        dd if=/dev/zero of={disk}/filler bs=64k 2>/dev/null
+        wait $!; echo $? > {tmp_path}/rc
+        cp -a {out} {saved}
+    """
+    subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        check=True,
+        timeout=120,
+    )
+    assert (tmp_path / "rc").read_text().strip() == "1"
+    line = one_line((tmp_path / "err").read_text())
+    assert line.startswith("projectl-sim: error: no space left on tmpfs (")
+    assert "; free space and --resume (" in line
+    manifest = tables.read_manifest(saved)
+    assert manifest["status"].startswith("failed: no space left on tmpfs")
+    assert run(saved, None).complete
+    assert_same_tables(saved, reference(given))
+
+
+# -- hanging, raising and user bots ------------------------------------------------------------
+def test_a_hanging_bot_costs_its_game_not_the_run(reference: Any, tmp_path: Path) -> None:
+    # a busy loop (seat 0) and a sleep (seat 1), at --jobs 1, where a hang used to stop it all
+    spin, asleep = f"{FAULT_BOTS}:HangBot:p=0.003", f"{FAULT_BOTS}:HangBot:p=0.003,how=sleep"
+    given = settings(bots=[f"{spin},{asleep}"], players=[2], games=3, seed=12)  # 2 hang
+    limits = {"decision_timeout": 0.3}
+    out = tmp_path / "hang"
+    result = run(out, given, jobs=1, **limits)
+    assert result.complete
+    games = tables.read_table(out, "games").to_pandas()
+    hung = games[games["error"].notna()]
+    assert 0 < len(hung) < len(games)
+    assert hung["error"].str.contains(r"timed out after 0\.3 s: a decision went over").all()
+    assert hung["error"].str.contains("HangBot").all() and hung["error_seat"].notna().all()
+    bots_hung = {e.split(" (seat")[0] for e in hung["error"]}
+    assert bots_hung == {f"bot {spin}", f"bot {asleep}"}  # both kinds of hang were stopped
+    first = hung.iloc[0]
+    assert f"game seed {first['seed']}" in first["error"]
+    assert tables.read_manifest(out)["limits"] == {"decision_timeout": 0.3, "game_timeout": 3600}
+    assert_same_tables(out, reference(given, jobs=2, **limits))
+
+
+def test_a_game_over_its_time_limit_is_an_error_row(tmp_path: Path) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:SlowBot:delay=0.02"], players=[2], games=2)
+    out = tmp_path / "slow"
+    result = run(out, given, jobs=2, game_timeout=0.4)
+    assert result.complete and result.failed == 2
+    errors = tables.read_table(out, "games").column("error").to_pylist()
+    assert all("timed out after 0.4 s: the game went over --game-timeout 0.4" in e for e in errors)
+
+
+def test_a_game_that_crashes_its_worker_is_an_error_row_after_three_tries(tmp_path: Path) -> None:
+    crash = f"{FAULT_BOTS}:CrashBot:p=0.003"
+    given = settings(bots=[f"{crash},random"], players=[2], games=2, seed=6)  # 1 of 2 crashes
+    result = run(tmp_path / "crash", given, jobs=2)
+    assert result.complete and result.failed == 1
+    error = tables.read_table(tmp_path / "crash", "games").column("error").drop_null()[0]
+    times = workers.DEATHS_PER_GAME
+    assert str(error).startswith(
+        f"the game's worker died {times} times while playing it (killed by SIGSEGV)"
+    )
+
+
+def test_a_raising_bot_is_an_error_row_for_any_jobs(reference: Any, tmp_path: Path) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:RaiseBot,random"], players=[2], games=24)
+    run(tmp_path / "one", given, jobs=1)
+    games = tables.read_table(tmp_path / "one", "games").to_pandas()
+    assert 0 < games["error"].notna().sum() < len(games)
+    assert games["error"].dropna().str.contains("raised RuntimeError: boom").all()
+    assert_same_tables(tmp_path / "one", reference(given))
+
+
+def test_bots_from_a_file_a_module_and_a_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    plugin = tmp_path / "plugins"
+    (plugin / "probot-1.0.dist-info").mkdir(parents=True)
+    (plugin / "probot-1.0.dist-info" / "METADATA").write_text("Name: probot\nVersion: 1.0\n")
+    (plugin / "probot-1.0.dist-info" / "entry_points.txt").write_text(
+        "[projectl_sim.bots]\nslowpoke = fault_bots:SlowBot\n"
+    )
+    monkeypatch.syspath_prepend(str(plugin))
+    monkeypatch.syspath_prepend(str(Path(FAULT_BOTS).parent))
+    relative = os.path.relpath(FAULT_BOTS)
+    lineups = {
+        "file": (f"{relative}:SlowBot:delay=0", f"{FAULT_BOTS}:SlowBot:delay=0.0"),
+        "module": ("fault_bots:SlowBot,delay=0", "fault_bots:SlowBot:delay=0.0"),
+        "plugin": ("slowpoke:delay=0", "slowpoke:delay=0.0"),
+    }
+    for kind, (given, shown) in lineups.items():
+        out = tmp_path / kind
+        assert (
+            main(
+                [
+                    "run",
+                    "--bots",
+                    f"{given},random",
+                    "--players",
+                    "2",
+                    "--games",
+                    "4",
+                    "--seed",
+                    "5",
+                    "--out",
+                    str(out),
+                    "--jobs",
+                    "2",
+                    "--quiet",
+                ]
+            )
+            == 0
+        ), kind
+        seats = tables.read_table(out, "seats").to_pandas()
+        assert set(seats["bot"]) == {shown, "random"}, kind
+        assert seats["error"].isna().all()
+        _, seat_bots, _ = runner.game_from_run(out, 0)  # the table's spec builds it again
+        assert repr(seat_bots[0]) in (shown, "random")
+    capsys.readouterr()
+    bad = {
+        f"{tmp_path}/nowhere.py:Bot": f"bot file {tmp_path}/nowhere.py: no such file",
+        f"{FAULT_BOTS}:Missing": f"bot file {FAULT_BOTS} has no class 'Missing'",
+        f"{FAULT_BOTS}:NotABot": "is not a bot class (a subclass of bots.Bot)",
+        "no_such_module:Bot": "bot no_such_module:Bot: no module named 'no_such_module'",
+        "fault_bots:Missing": "module 'fault_bots' has no class 'Missing'",
+        f"{FAULT_BOTS}:HangBot:p=2": "HangBot: p=2.0 is out of range (valid: a finite number",
+    }
+    for spec, message in bad.items():
+        args = ["run", "--bots", spec, "--players", "2", "--out", str(tmp_path / "x")]
+        assert main(args) == 2, spec
+        assert message in one_line(capsys.readouterr().err), spec
+        assert not (tmp_path / "x").exists()
+
+
+def test_a_bot_registered_in_the_parent_reaches_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Local(RandomBot):  # defined here, not importable: the workers get it by value
+        name = "local"
+
+    monkeypatch.setitem(bots.REGISTRY, "local", Local)
+    result = run(tmp_path / "local", settings(bots=["local,random"], players=[2], games=4))
+    assert result.complete and result.failed == 0
+
+
+def test_a_worker_error_before_the_first_game_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("FAULT_PARENT_PID", str(os.getpid()))
+    out = tmp_path / "licence"
+    args = ["run", "--bots", f"{FAULT_BOTS}:ParentOnlyBot", "--players", "2", "--games", "4"]
+    assert main([*args, "--out", str(out), "--jobs", "2", "--quiet"]) == 1
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith("projectl-sim: error: a worker cannot start the run: RuntimeError: ")
+    assert "only the parent can reach (0/4 games saved in" in line
+    manifest = tables.read_manifest(out)
+    assert manifest["status"].startswith("failed: a worker cannot start the run")
+    assert [s["status"] for s in manifest["sessions"]] == [manifest["status"]]
+    assert main(["summary", str(out)]) == 0
+    assert "0 games, 0 failed" in capsys.readouterr().out
+
+
+# -- huge and growing runs ---------------------------------------------------------------------
+def test_a_huge_run_plans_its_seeds_as_it_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    huge = RunSpec.from_mapping(settings(games=10**11))
+    _, tasks = plan(huge, 11)
+    assert len(tasks) == 2 * 10**11  # identical bots: one rotation at 2 and at 3 players
+    _, small = plan(RunSpec.from_mapping(settings(games=5)), 11)
+    assert tasks[:5] == small[:5]  # the same seeds as before, the first games first
+    assert tasks[10**11].config_id == 1 and tasks[10**11].seed == small[5].seed
+    # refused at once, in one line, against the disk's free space
+    args = ["run", "--bots", "random", "--players", "2", "--games", "100000000000"]
+    assert main([*args, "--out", str(tmp_path / "huge")]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "100000000000 games need about " in line and " free: play fewer games" in line
+    assert not (tmp_path / "huge").exists()
+    # with the room for it, it starts writing at once
+    monkeypatch.setattr(tables, "free_bytes", lambda path: 10**18)
+    interrupt_after(monkeypatch, 1)
+    with pytest.raises(RunInterrupted, match="interrupted: 10/200000000000 games saved"):
+        run(tmp_path / "huge", settings(games=10**11), chunk=5)
+    manifest = tables.read_manifest(tmp_path / "huge")
+    assert manifest["games_planned"] == 2 * 10**11 and manifest["status"] == "interrupted"
+
+
+def test_a_run_grows_without_renumbering_its_games(
+    reference: Any, tmp_path: Path, capsys: Any
+) -> None:
+    small, large = settings(games=6, records="sample:2"), settings(games=10, records="sample:2")
+    out = tmp_path / "grown"
+    run(out, small)
+    before = tables.read_table(out, "games").to_pandas()
+    assert main(["run", "--out", str(out), "--resume", "--games", "10", "--quiet"]) == 0
+    capsys.readouterr()
+    grown = tables.read_table(out, "games").to_pandas()
+    manifest = tables.read_manifest(out)
+    assert manifest["games_history"] == [6, 10] and manifest["config"]["games"] == 10
+    assert manifest["status"] == "complete" and manifest["games_done"] == len(grown) == 20
+    # the first games keep their ids and seeds; the new ones come after all of them
+    key = ["config_id", "deal", "rotation", "seed"]
+    assert grown.iloc[: len(before)][["game_id", *key]].equals(before[["game_id", *key]])
+    assert grown["game_id"].tolist() == list(range(20))
+    # the games are those a run of 10 from the start plays (numbered differently)
+    fresh = tables.read_table(reference(large), "games").to_pandas()
+    assert sorted(map(tuple, grown[key].values)) == sorted(map(tuple, fresh[key].values))
+    drop = ["game_id", "duration", "run_id"]
+    mine = grown.drop(columns=drop).sort_values(key).reset_index(drop=True)
+    theirs = fresh.drop(columns=drop).sort_values(key).reset_index(drop=True)
+    assert mine.equals(theirs)
+    # and it can grow again, from an interrupted state too
+    assert run(out, None).complete  # nothing to grow: already complete
+    more = RunSpec.from_mapping(settings(games=14, records="sample:2"))
+    assert runner.run(more, out, resume=True, options=RunOptions(jobs=2, quiet=True)).complete
+    assert tables.read_manifest(out)["games_history"] == [6, 10, 14]
+    assert len(list((out / tables.RECORDS).glob("*.json"))) == 6  # 2 per growth
+
+
+# -- smaller holes -----------------------------------------------------------------------------
+def test_a_bad_scheduler_address_is_one_line_and_leaves_no_folder(
+    tmp_path: Path, capsys: Any
+) -> None:
+    out = tmp_path / "dask"
+    args = ["run", "--bots", "random", "--players", "2", "--backend", "dask"]
+    assert main([*args, "--scheduler", "garbage::::", "--out", str(out)]) == 2
+    assert "--scheduler 'garbage::::' is not a scheduler address" in one_line(
+        capsys.readouterr().err
+    )
+    assert not out.exists()
+
+
+def test_time_limits_must_be_positive(tmp_path: Path, capsys: Any) -> None:
+    for flag in ("--decision-timeout", "--game-timeout"):
+        for value in ("0", "-1", "nan"):
+            args = ["run", "--bots", "random", "--players", "2", flag, value]
+            assert main([*args, "--out", str(tmp_path / "x")]) == 2
+            assert f"{flag} must be a number of seconds above 0" in one_line(
+                capsys.readouterr().err
+            )
+
+
+def _catalogue(tmp_path: Path, keep: Any) -> Path:
+    data = json.loads(
+        (Path(runner.__file__).parent.parent / "data" / "base_catalogue.json").read_text("utf-8")
+    )
+    data["puzzles"] = [p for p in data["puzzles"] if keep(p)]
+    path = tmp_path / "cat.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("keep", "players", "message"),
+    [
+        (lambda p: p["id"].startswith("W"), "2", "has 0 black puzzles; 2 players need at least 12"),
+        (lambda p: p["id"] < "B11" or p["id"].startswith("W"), "4", "4 players need at least 16"),
+        (lambda p: p["id"].startswith("B"), "2", "has 0 white puzzles; 2 players need at least 4"),
+    ],
+)
+def test_a_degenerate_catalogue_is_refused(
+    keep: Any, players: str, message: str, tmp_path: Path, capsys: Any
+) -> None:
+    path = _catalogue(tmp_path, keep)
+    args = ["run", "--bots", "random", "--players", players, "--catalogue", str(path)]
+    assert main([*args, "--out", str(tmp_path / "x")]) == 2
+    assert message in one_line(capsys.readouterr().err)
+    with pytest.raises(UsageError, match=r"(black|white) puzzles"):
+        run_spec.configurations(
+            RunSpec.from_mapping(
+                {"bots": ["random"], "players": [int(players)], "catalogue": str(path)}
+            )
+        )
+
+
+def test_a_malformed_record_exits_2_in_one_line(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "game.json"
+    assert main(["play", "--seed", "7", "--bots", "random,random", "--record", str(path)]) == 0
+    capsys.readouterr()
+    record = json.loads(path.read_text())
+    cases = {
+        "seat": (lambda r: r["actions"][0].update(player=7), "player 7 is not a seat of 2"),
+        "scores": (lambda r: r["result"].update(scores=["a", "b"]), "result scores must be 2"),
+        "winners": (lambda r: r["result"].update(winners=[5]), "result winners must be seats"),
+    }
+    for name, (change, message) in cases.items():
+        bad = json.loads(json.dumps(record))
+        change(bad)
+        (tmp_path / f"{name}.json").write_text(json.dumps(bad))
+        assert main(["replay", str(tmp_path / f"{name}.json")]) == 2, name
+        assert message in one_line(capsys.readouterr().err), name
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "projectl-record/1", "actions": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert main(["replay", str(deep)]) == 2
+    assert "malformed JSON (nested too deeply)" in one_line(capsys.readouterr().err)
+    nested: dict[str, Any] = {"type": "take_basic"}
+    for _ in range(3000):
+        nested = {"type": "insert", "action": nested}
+    inserts = json.loads(json.dumps(record)) | {"actions": [{"player": 0, **nested}]}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # to write it
+    try:
+        (tmp_path / "inserts.json").write_text(json.dumps(inserts))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert main(["replay", str(tmp_path / "inserts.json")]) == 2
+    assert "nested too deeply" in one_line(capsys.readouterr().err)
