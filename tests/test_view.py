@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from records_util import load
+from records_util import load, prefix
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
@@ -74,6 +74,14 @@ def test_the_pages_states_are_the_engines_after_every_action(name: str) -> None:
     final = summary_json(replay(record))
     assert full[-1]["players"] == final["players"]
     assert [s["player"] for s in data["steps"]] == [a["player"] for a in record["actions"]]
+
+
+def test_a_game_left_unfinished_is_viewed_up_to_its_last_action() -> None:
+    record = prefix(load("master"), 9)  # no result: a game a person left
+    data = view_data(record)
+    assert len(data["steps"]) == 9 and len(data["states"]) == 10
+    assert data["game"]["result"] is None
+    assert rebuild(data["states"])[-1]["phase"] != "over"
 
 
 def test_a_state_shows_placed_pieces_rows_decks_and_the_reserve() -> None:
