@@ -161,13 +161,13 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
         least = _rate(lo["share"], lo["ci_low"], lo["ci_high"])
         most = _rate(hi["share"], hi["ci_low"], hi["ci_high"])
         out.append(
-            f"Over {_games(n)} in {k} configurations (a median of {per} each), the first "
-            f"player's share of the wins ranges from {least} ({_config(lo)}) to {most} "
+            f"Over {_games(n)} in {_plural(k, 'configuration')} (a median of {per} each), the "
+            f"first player's share of the wins ranges from {least} ({_config(lo)}) to {most} "
             f"({_config(hi)}), against a fair share of 1/N."
         )
         rejected = first[first["p_value"] < ALPHA]
         text = (
-            f"{len(rejected)} of {k} configurations reject equal shares at 5% "
+            f"{len(rejected)} of {_plural(k, 'configuration')} reject equal shares at 5% "
             f"({ALPHA * k:.1f} expected by chance if none differed)"
         )
         if len(rejected):
@@ -196,7 +196,7 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
     flagged = effects[effects["significant"]]
     kept = effects[effects["q_value"] < ALPHA].sort_values("q_value")
     text = (
-        f"Of {m} comparisons against the base game, {len(flagged)} differ at 5% "
+        f"Of {_plural(m, 'comparison')} against the base game, {len(flagged)} differ at 5% "
         f"({ALPHA * m:.1f} expected by chance) and {len(kept)} survive the Benjamini-Hochberg "
         "correction for the many comparisons"
     )

@@ -43,17 +43,22 @@ ANSWER_TAG = "answer"
 # The parameters every notebook has, set by the command's own options rather than by -p.
 RESULTS, PLAY = "RESULTS", "PLAY"
 RESERVED = {RESULTS: "--run", PLAY: "--play"}
+# In the parameters cell, the names assigned below this comment line are the sweep's: what is
+# played into RESULTS when it holds no run (a run already there is read as it is).
+SWEEP_MARK = re.compile(r"^\s*#\s*sweep\b", re.IGNORECASE)
 NEEDS = "nbclient, nbformat and ipykernel"
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """A name the parameters cell assigns, its source text and value (None if not a literal)."""
+    """A name the parameters cell assigns, its source text and value (None if not a literal);
+    ``sweep`` when it sets what is played (below the ``# sweep`` line), not how it is read."""
 
     name: str
     source: str
     value: Any
     literal: bool
+    sweep: bool = False
 
 
 # -- finding notebooks ---------------------------------------------------------------------------
@@ -121,6 +126,8 @@ def parameters_of(nb: Mapping[str, Any], name: str) -> tuple[int, dict[str, Para
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise UsageError(f"{name}: the parameters cell does not parse ({exc.msg})") from None
+    marks = [i + 1 for i, line in enumerate(text.splitlines()) if SWEEP_MARK.match(line)]
+    mark = marks[0] if marks else None
     out = {}
     for node in tree.body:
         target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
@@ -132,7 +139,8 @@ def parameters_of(nb: Mapping[str, Any], name: str) -> tuple[int, dict[str, Para
         except ValueError:
             literal, ok = None, False
         source = ast.get_source_segment(text, value) or ""
-        out[target.id] = Parameter(target.id, source, literal, ok)
+        sweep = mark is not None and node.lineno > mark
+        out[target.id] = Parameter(target.id, source, literal, ok, sweep)
     return found[0], out
 
 
@@ -303,6 +311,14 @@ def run_notebook(
             )
     elif folder.exists() and not folder.is_dir():
         raise UsageError(f"{run}: not a folder")
+    unused = [k for k in values if known[k].sweep]
+    # a run folder is read as it is; with --play, a folder of runs plays those it lacks
+    if unused and ((folder / "manifest.json").exists() or (not play and holds_run(folder))):
+        print(
+            f"{PROG}: warning: -p {', '.join(unused)}: ignored, {run} already holds a run "
+            "(the sweep's parameters apply only where --play plays one)",
+            file=sys.stderr,
+        )
     target = Path(out) if out is not None else folder / f"{stem}.ipynb"
     if target.is_dir():
         target = target / f"{stem}.ipynb"
@@ -383,11 +399,8 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     if answer:
         print("answer:")
         for paragraph in answer.split("\n\n"):
-            print(
-                textwrap.fill(
-                    " ".join(paragraph.split()), 100, initial_indent="  ", subsequent_indent="  "
-                )
-            )
+            words = " ".join(paragraph.replace("**", "").split())  # Markdown bold, in a terminal
+            print(textwrap.fill(words, 100, initial_indent="  ", subsequent_indent="  "))
     else:
         print(
             f"{PROG}: warning: the notebook has no answer cell (tagged {ANSWER_TAG!r})",
