@@ -140,14 +140,26 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
         assert rerun.cells[-1].outputs[0]["data"]["text/markdown"] == answer  # same games
 
 
-def test_a_failing_cell_is_one_line_and_keeps_the_copy(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "code", "error"),
+    [
+        ("half = 1\nvalue = half / (N - 1)", 1, "ZeroDivisionError: division by zero"),
+        # the package's user-mistake error raised in a cell stays a user mistake
+        (
+            "from projectl_sim.errors import UsageError\nraise UsageError(f'N is {N}')",
+            2,
+            "UsageError: N is 1",
+        ),
+    ],
+)
+def test_a_failing_cell_is_one_line_and_keeps_the_copy(source, code, error, tmp_path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_markdown_cell("**Question:** does it fail?"),
         nbformat.v4.new_code_cell(
             'RESULTS = "x"\nPLAY = False\nN = 1', metadata={"tags": ["parameters"]}
         ),
-        nbformat.v4.new_code_cell("half = 1\nvalue = half / (N - 1)"),
+        nbformat.v4.new_code_cell(source),
         nbformat.v4.new_code_cell("print('never')", metadata={"tags": ["answer"]}),
     ]
     path = tmp_path / "fails.ipynb"
@@ -156,13 +168,15 @@ def test_a_failing_cell_is_one_line_and_keeps_the_copy(tmp_path: Path) -> None:
     run.mkdir()
     (run / tables.MANIFEST).write_text(json.dumps({"status": "complete"}))
     done = _cli("notebook", str(path), "--run", str(run))
-    assert done.returncode == 1
+    assert done.returncode == code
+    line = source.splitlines()[-1]
     assert done.stderr.splitlines() == [
-        "projectl-sim: error: fails: cell 3, line 2 (`value = half / (N - 1)`) failed: "
-        f"ZeroDivisionError: division by zero (executed copy so far: {run / 'fails.ipynb'})"
+        f"projectl-sim: error: fails: cell 3, line 2 (`{line}`) failed: "
+        f"{error} (executed copy so far: {run / 'fails.ipynb'})"
     ]
     kept = nbformat.read(run / "fails.ipynb", as_version=4)
     assert kept.cells[3].outputs[0].output_type == "error"  # after the injected cell
+    assert kept.cells[4].outputs == []  # nothing ran after it
 
 
 # -- mistakes, found before any kernel starts ----------------------------------------------------

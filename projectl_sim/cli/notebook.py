@@ -8,8 +8,9 @@ plain text where the cell has a string), adds a cell tagged ``injected-parameter
 convention, so the notebooks stay papermill notebooks too), executes it in a kernel of this
 Python through nbclient, and writes the executed copy beside the run (``RUN/NAME.ipynb``) while
 the notebook writes its charts under ``RUN/charts``. It prints where they are and the text of
-the cell tagged ``answer``. A failing cell is one line naming the cell and its error (exit 1),
-and the executed copy keeps what ran up to it.
+the cell tagged ``answer``. A failing cell is one line naming the cell and its error (exit 1;
+exit 2 when the error is the package's ``UsageError``, a user mistake such as a folder holding no
+run), and the executed copy keeps what ran up to it.
 
 nbclient rather than papermill: the ``test`` extra already has nbclient, nbformat and ipykernel,
 so the command works without the ``notebooks`` extra, and the checks (names, kinds of values)
@@ -367,9 +368,11 @@ def run_notebook(
         else:
             what = "the kernel died"
         cell = _cell_name(nb, running[0], at + 1)
-        raise NotebookFailed(
-            f"{stem}: {cell} failed: {what} (executed copy so far: {target})"
-        ) from None
+        # the package's own one-line error for a user mistake (a folder holding no run, say)
+        # stays a user mistake (exit 2); anything else is the notebook failing (exit 1)
+        mistake = isinstance(exc, CellExecutionError) and exc.ename == UsageError.__name__
+        error = UsageError if mistake else NotebookFailed
+        raise error(f"{stem}: {cell} failed: {what} (executed copy so far: {target})") from None
     except KeyboardInterrupt:
         nbformat.write(nb, target)
         raise KeyboardInterrupt(f"interrupted (executed copy so far: {target})") from None
