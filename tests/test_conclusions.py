@@ -28,6 +28,8 @@ def test_the_bot_strength_answer_names_the_bot_that_won(strong: str, weak: str) 
     assert text.startswith(f"Over 40 games, **{strong}** rates highest")
     assert f"clearly ahead of {weak}" in text
     assert "no budget ladder" in text
+    unsure = pa.bot_strength_answer(games, pa.bradley_terry(seats, n_boot=0), pd.DataFrame())
+    assert "comes without the intervals to tell how sure it is" in unsure
 
 
 def test_the_bot_strength_answer_reads_the_ladder() -> None:

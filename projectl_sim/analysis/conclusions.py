@@ -86,7 +86,14 @@ def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.D
             if len(rest):
                 second = rest.iloc[0]
                 gap = top["rating"] - second["rating"]
-                if top["ci_low"] > second["ci_high"]:
+                bounds = [top["ci_low"], second["ci_high"]]
+                if np.isnan(bounds).any():  # no bootstrap (n_boot=0)
+                    out.append(
+                        f"Its lead of {gap:.0f} points over {second['bot']} "
+                        f"({_elo(second['rating'])}) comes without the intervals to tell how "
+                        "sure it is."
+                    )
+                elif top["ci_low"] > second["ci_high"]:
                     out.append(
                         f"It is clearly ahead of {second['bot']} ({_elo(second['rating'])}, "
                         f"{gap:.0f} points lower): their intervals do not overlap."
