@@ -127,6 +127,8 @@ RUN_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
     "finesse_ambassador": (False, bool),
     **{name: (default, int) for name, (default, _, _) in PARAMETERS.items()},
     "starting_supply": ("+".join(STARTING_SUPPLY), str),
+    # puzzle ids joined by + (``puzzle try`` deals a new card in with it)
+    "added_puzzles": ("none", str),
 }
 
 
@@ -315,7 +317,8 @@ class Rules:
                 raise RulesError(f"{name} must map puzzle ids to values, got {raw!r}") from None
             object.__setattr__(self, name, changes)
         added = self.added_puzzles
-        added = (added,) if isinstance(added, str) else added
+        if isinstance(added, str):  # a grid's text: ids joined by +, or none
+            added = tuple(p for p in added.split("+") if p and p != "none")
         try:
             added = tuple(dict.fromkeys(added))
         except TypeError:
@@ -709,6 +712,10 @@ def switch_value(key: str, raw: Any) -> Any:
             if not low <= value <= high:
                 raise UsageError(f"rule {key}: expected a whole number {low}-{high}, got {value}")
         return value
+    if key == "added_puzzles":
+        items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", "+").split("+")
+        ids = [str(p).strip() for p in items if str(p).strip() not in ("", "none")]
+        return "+".join(dict.fromkeys(ids)) or "none"
     if key == "starting_supply":
         items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", "+").split("+")
         pieces = [str(p).strip() for p in items if str(p).strip() not in ("", "none")]
