@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from projectl_sim.cli import game, puzzle, puzzles, run
+from projectl_sim.cli import game, puzzle, puzzles, run, tune
 from projectl_sim.cli.options import PROG
 from projectl_sim.errors import ProjectLError
 
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, puzzles, puzzle):
+    for group in (game, run, puzzles, puzzle, tune):
         group.register(sub)
     return parser
 
