@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ import pandas as pd
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.paired import compare
 from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 METRIC_NAMES = {
     "first_player_rate": "first player's win rate",
@@ -144,3 +148,34 @@ def trial_report(
     return TrialReport(
         new, replaced, pd.concat(parts, ignore_index=True), taken, effects, configs, pairs
     )
+
+
+def plot_trial(report: TrialReport, ax: Axes | None = None) -> Axes:
+    """Draw what the new puzzle changed: each paired difference (with it - without it) and its
+    95% interval, rates in percentage points."""
+    if ax is None:
+        from matplotlib.figure import Figure
+
+        ax = Figure(figsize=(6.4, 0.5 + 0.45 * max(len(report.effects), 1))).add_subplot()
+    eff = report.effects
+    if eff.empty:
+        ax.set_title(f"{report.new}: no finished games to compare")
+        return ax
+    scale = np.where(eff["kind"] == "rate", 100.0, 1.0)
+    names = [
+        METRIC_NAMES.get(m, m) + (f" {b}" if b else "") + (" (pts)" if k == "rate" else "")
+        for m, b, k in zip(eff["metric"], eff["bot"].fillna(""), eff["kind"], strict=True)
+    ]
+    ys = np.arange(len(eff))[::-1]
+    d = eff["diff"].to_numpy() * scale
+    err = [d - eff["ci_low"].to_numpy() * scale, eff["ci_high"].to_numpy() * scale - d]
+    colours = ["#d62728" if s else "#1f77b4" for s in eff["significant"]]
+    for i, colour in enumerate(colours):
+        xerr = [[err[0][i]], [err[1][i]]]
+        ax.errorbar([d[i]], [ys[i]], xerr=xerr, fmt="o", color=colour, capsize=3)
+    ax.axvline(0, color="#888888", linewidth=0.8)
+    ax.set_yticks(ys, names, fontsize=8)
+    how = f"for {report.replaced}" if report.replaced else "added"
+    ax.set_title(f"{report.new} {how}: with it - without it, 95% (red: leaves out 0)", fontsize=9)
+    ax.figure.tight_layout()
+    return ax

@@ -403,3 +403,28 @@ def write_tune_png(result: TuneResult, path: str | Path) -> Path:
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=110)
     return path
+
+
+def load_tune(out: str | Path) -> TuneResult:
+    """Read a finished tune folder back (its ``tune.json``, ``trials.csv`` and ``confirmed.csv``)."""
+    out = Path(out)
+    try:
+        asked = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+        trials = pd.read_csv(out / "trials.csv")
+        confirmed = pd.read_csv(out / "confirmed.csv")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{out}: not a finished tune folder ({exc})") from None
+    params = tuple(parse_param(p) for p in asked["params"])
+    search = sum(load_run(p).games.shape[0] for p in sorted((out / SEARCH).glob("trial-*")))
+    confirm = sum(load_run(p).games.shape[0] for p in sorted((out / CONFIRM).glob("*")))
+    return TuneResult(
+        out,
+        asked["objective"],
+        params,
+        trials,
+        confirmed,
+        asked["seed"],
+        asked["confirm_seed"],
+        asked.get("target"),
+        search + confirm,
+    )
