@@ -406,7 +406,7 @@ def write_tune_png(result: TuneResult, path: str | Path) -> Path:
 
 
 def load_tune(out: str | Path) -> TuneResult:
-    """Read a finished tune folder back (its ``tune.json``, ``trials.csv`` and ``confirmed.csv``)."""
+    """Read a finished tune folder back (tune.json, trials.csv and confirmed.csv)."""
     out = Path(out)
     try:
         asked = json.loads((out / "tune.json").read_text(encoding="utf-8"))
