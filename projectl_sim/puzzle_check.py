@@ -70,14 +70,15 @@ class PuzzleCheck:
         """Return the check as the terminal shows it."""
         p = self.puzzle
         r = self.row
-        lines = [f"{p.id}: {p.colour}, {p.points} points, reward {p.reward}, {p.cells} cells"]
+        points = f"{p.points} point{'s' if p.points != 1 else ''}"
+        lines = [f"{p.id}: {p.colour}, {points}, reward {p.reward}, {p.cells} cells"]
         lines += [f"  {row}" for row in render_mask(p.recess)]
         if not self.fillable:
             lines.append("NOT fillable with the level 1-4 pieces (no tiling at all)")
             return "\n".join(lines)
         lines.append(
             f"fillable: {r['tilings']} tilings, {r['multisets']} piece multisets, "
-            f"{r['min_pieces']} pieces at least"
+            f"{r['min_pieces']} piece{'s' if r['min_pieces'] != 1 else ''} at least"
         )
         lines.append("cheapest multisets (actions to finish from one mono and one domino):")
         for m in self.cheapest:

@@ -76,9 +76,9 @@ class TrialReport:
             if self.taken is not None and np.isfinite(self.taken["diff"]):
                 t = self.taken
                 lines.append(
-                    f"taken {t['diff'] * 100:+.1f} points of share more often than "
+                    f"taken {t['diff'] * 100:+.1f} percentage points more often than "
                     f"{self.replaced} [{t['ci_low'] * 100:+.1f}, {t['ci_high'] * 100:+.1f}] "
-                    f"({int(t['pairs'])} pairs)"
+                    f"(paired, {int(t['pairs'])} pairs)"
                 )
         lines.append("")
         lines.append("what it changes, with it - without it (* : the interval leaves out 0):")
