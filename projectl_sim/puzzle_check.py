@@ -74,7 +74,7 @@ class PuzzleCheck:
         lines = [f"{p.id}: {p.colour}, {points}, reward {p.reward}, {p.cells} cells"]
         lines += [f"  {row}" for row in render_mask(p.recess)]
         if not self.fillable:
-            lines.append("NOT fillable with the level 1-4 pieces (no tiling at all)")
+            lines.append("NOT fillable with the catalogue's pieces (no tiling with every copy)")
             return "\n".join(lines)
         lines.append(
             f"fillable: {r['tilings']} tilings, {r['multisets']} piece multisets, "
@@ -139,7 +139,7 @@ class PuzzleCheck:
             "total_actions": self.row["total_actions"],
             "points_per_action": self.points_per_action,
             "rank": self.rank,
-            "of": self.among + 1,
+            "of": self.among + (self.rank is not None),  # the printed cards ranked, and it
         }
 
 

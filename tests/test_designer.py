@@ -270,3 +270,27 @@ def test_puzzle_try_adds_a_card_dealt_in_among_the_others(tmp_path: Path, capsys
     assert "by greedy:" in text and "by random:" in text
     manifest = json.loads((tmp_path / "t" / "with" / "manifest.json").read_text())
     assert manifest["config"]["rules"] == {"added_puzzles": ["N01"]}
+
+
+def test_check_of_a_card_the_pieces_cannot_fill(tmp_path: Path) -> None:
+    import dataclasses
+
+    from projectl_sim.catalogue import Catalogue
+    from projectl_sim.puzzle_check import write_check_png
+
+    # one mono and nothing else: a two-cell recess has no tiling
+    pieces = tuple(dataclasses.replace(p, copies=int(p.id == "mono")) for p in CAT.pieces)
+    monos = Catalogue(pieces, CAT.puzzles, name="one-mono")
+    (drawn,) = puzzles_from_data(
+        {"colour": "white", "points": 1, "reward": "mono", "drawing": "##...\n" + ".....\n" * 4},
+        "f",
+        CAT.piece_ids,
+        "TWO",
+    )
+    check = check_puzzle(monos, drawn)
+    assert not check.fillable and check.rank is None and check.cheapest == ()
+    assert "NOT fillable" in check.text()
+    assert check.to_json()["total_actions"] is None
+    assert write_check_png(check, tmp_path / "two.png").stat().st_size > 1000
+    with pytest.raises(DrawingError, match="no combination of pieces can fill"):
+        with_puzzle(monos, drawn, "W25")

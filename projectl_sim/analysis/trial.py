@@ -86,9 +86,13 @@ class TrialReport:
             lines.append("  no finished games to compare")
         for config, group in self.effects.groupby("config_b", sort=True):
             c = self.configs.loc[config]
+            # the run with it names the added card in its switches: the heading says it already
+            switches = ",".join(
+                s for s in str(c["switches"]).split(",") if not s.startswith("added_puzzles=")
+            )
             lines.append(
                 f" {c['players']} players, {c['lineup']}"
-                + (f", {c['switches']}" if c["switches"] not in ("default", "") else "")
+                + (f", {switches}" if switches not in ("default", "") else "")
                 + f" ({int(group['pairs'].max())} pairs)"
             )
             for r in group.itertuples(index=False):
