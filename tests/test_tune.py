@@ -163,3 +163,24 @@ def test_tune_mistakes_are_one_line(tmp_path: Path, capsys, args: list[str], say
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
     assert not (tmp_path / "t" / "search").exists()
+
+
+def test_tune_of_a_cards_points_confirms_its_printed_value(tmp_path: Path) -> None:
+    from projectl_sim.designer.tune import tune
+    from projectl_sim.sim.runner import RunOptions
+
+    result = tune(
+        [parse_param("points.W25=2,4")],
+        tmp_path / "t",
+        objective_name="margin",
+        bots=["greedy,random"],
+        budget=8,
+        games_per_trial=4,
+        confirm=1,
+        seed=2,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    rulebook = result.confirmed.set_index("name").loc["rulebook"]
+    assert rulebook["points.W25"] == 0  # W25's printed points, played beside the best
+    assert sorted(result.trials["points.W25"]) == [2, 4]
+    assert "points.W25=0" in result.text() and "(the rulebook's)" in result.text()

@@ -37,7 +37,8 @@ from projectl_sim.analysis.objectives import (
     paired_intervals,
 )
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import is_run_switch, switch_default, switch_value
+from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.rules import is_run_switch, puzzle_key, switch_default, switch_value
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec, configurations, rules_of
 
@@ -128,21 +129,22 @@ class TuneResult:
             "search (best first):",
         ]
         names = [p.name for p in self.params]
-        for r in self.trials.sort_values(["value", "trial"]).head(5).itertuples(index=False):
-            setting = ", ".join(f"{n}={getattr(r, n)}" for n in names) if names else "-"
-            lines.append(f"  {setting:<40} {r.value:8.4f}  ({r.games} games)")
+        # records, not itertuples: a parameter's name (points.W07) is no attribute name
+        for r in self.trials.sort_values(["value", "trial"]).head(5).to_dict("records"):
+            setting = ", ".join(f"{n}={r[n]}" for n in names)
+            lines.append(f"  {setting:<40} {r['value']:8.4f}  ({r['games']} games)")
         lines.append(
             f"confirmed on fresh shared deals (seed {self.confirm_seed}), 95% bootstrap intervals "
             "over the deals; diff: from the best, on the same deals (* : leaves out 0):"
         )
-        for r in self.confirmed.sort_values("value").itertuples(index=False):
-            setting = ", ".join(f"{n}={getattr(r, n)}" for n in names)
-            tag = " (the rulebook's)" if r.name == RULEBOOK else ""
-            mark = " *" if r.diff_low > 0 or r.diff_high < 0 else ""
+        for r in self.confirmed.sort_values("value").to_dict("records"):
+            setting = ", ".join(f"{n}={r[n]}" for n in names)
+            tag = " (the rulebook's)" if r["name"] == RULEBOOK else ""
+            mark = " *" if r["diff_low"] > 0 or r["diff_high"] < 0 else ""
             lines.append(
-                f"  {setting:<40} {r.value:8.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]  diff "
-                f"{r.diff:+.4f} [{r.diff_low:+.4f}, {r.diff_high:+.4f}]{mark}  ({r.games} games)"
-                f"{tag}"
+                f"  {setting:<40} {r['value']:8.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]  "
+                f"diff {r['diff']:+.4f} [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]{mark}  "
+                f"({r['games']} games){tag}"
             )
         best = ", ".join(f"{k}={v}" for k, v in self.best.items())
         lines.append(f"best: {best}")
@@ -153,9 +155,16 @@ def _setting_key(setting: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in setting.items()))
 
 
-def _default_of(param: Param) -> Any:
-    """Return the rulebook's value of a parameter (None for a puzzle key: each card's own)."""
-    return switch_default(param.name)
+def _default_of(param: Param, catalogue: str | Path | None) -> Any:
+    """Return the rulebook's value of a parameter (a puzzle key: the card's printed value)."""
+    key = puzzle_key(param.name)
+    if key is None:
+        return switch_default(param.name)
+    cat = base_catalogue() if catalogue is None else load_catalogue(catalogue)
+    if not cat.has_puzzle(key[1]):
+        return None  # the run's own check names the missing card
+    card = cat.puzzle(key[1])
+    return card.points if key[0] == "points" else card.reward
 
 
 def tune(
@@ -295,7 +304,7 @@ def tune(
         (f"trial-{r['trial']:03d}", {n: r[n] for n in names}) for r in ranked[: max(1, confirm)]
     ]
     notes: list[str] = []
-    default = {p.name: _default_of(p) for p in params}
+    default = {p.name: _default_of(p, catalogue) for p in params}
     if all(v is not None for v in default.values()):
         if _setting_key(default) not in {_setting_key(s) for _, s in candidates}:
             candidates.append((RULEBOOK, default))
@@ -305,7 +314,7 @@ def tune(
                 for n, s in candidates
             ]
     else:
-        notes.append("(a points.ID or reward.ID parameter: the rulebook's setting is not replayed)")
+        notes.append("(a puzzle the catalogue lacks: the rulebook's setting is not replayed)")
     c_games = confirm_games or per_trial * 2
     matrices = []
     for name, setting in candidates:
