@@ -84,7 +84,7 @@ def test_parse_param() -> None:
         ("row_size=5..2", "is empty"),
         ("row_size=0..3", "1-6"),
         ("tie_break=1..3", "unknown value .1."),
-            ("unfinished_penalty=true..false", "whole numbers"),
+        ("unfinished_penalty=true..false", "whole numbers"),
     ]:
         with pytest.raises(UsageError, match=says):
             parse_param(bad)
