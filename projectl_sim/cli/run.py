@@ -44,6 +44,7 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
+    import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
     from projectl_sim.sim import runner, summary, tables
     from projectl_sim.sim import spec as run_spec
 

@@ -203,7 +203,14 @@ def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
         specs = split_lineup(item) if isinstance(item, str) else list(item)
         if not specs or not all(isinstance(s, str) for s in specs):
             raise UsageError(f"bots: a line-up is a comma list of bot specs, got {item!r}")
-        out.append(tuple(repr(make_bot(s)) for s in specs))  # validates and normalises
+        bots = [make_bot(s) for s in specs]  # validates and normalises
+        for bot in bots:
+            if getattr(bot, "interactive", False):
+                raise UsageError(
+                    f"bots: {bot!r} is a person at the terminal, and a run plays bots only: "
+                    f"play one game with 'projectl-sim play --bots {bot!r},greedy'"
+                )
+        out.append(tuple(repr(b) for b in bots))
     return tuple(dict.fromkeys(out))
 
 
