@@ -23,7 +23,7 @@ TRY_HELP = """\
 Play paired games with and without a drawn puzzle: the same seeds deal the same games, the new
 puzzle in the place of --replaces ID (or, without it, dealt in among the others), and report how
 often it is taken and completed, by which bot, its points per action, and what it changes in
-seat advantage, margin, length and the bots' win rates, with 95%% intervals.
+seat advantage, margin, length and the bots' win rates, with 95% intervals.
 """
 
 
