@@ -175,6 +175,9 @@ class Catalogue:
     # name) whose data is provisional
     expansions: tuple[str, ...] = ()
     provisional_sets: tuple[str, ...] = ()
+    # the catalogue as loaded, when this one is it with some puzzles' points or rewards changed
+    # by a rules' parameters (``loading.with_puzzle_changes``); None for a catalogue as loaded
+    original: Catalogue | None = field(default=None, repr=False)
     # piece index -> every placement mask of that piece on the 5x5 grid
     placements: tuple[tuple[Mask25, ...], ...] = field(init=False, repr=False)
     # placement mask -> piece indices with that exact placement (only level decides, in base)
@@ -242,6 +245,10 @@ class Catalogue:
             return self._puzzle_index[puzzle_id]
         except (KeyError, TypeError):
             raise KeyError(f"unknown puzzle {puzzle_id!r}") from None
+
+    def has_puzzle(self, puzzle_id: PuzzleId) -> bool:
+        """Return whether the catalogue holds a puzzle of that id."""
+        return isinstance(puzzle_id, str) and puzzle_id in self._puzzle_index
 
     def puzzle(self, puzzle_id: PuzzleId) -> Puzzle:
         """Return a puzzle by id."""

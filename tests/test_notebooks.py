@@ -44,6 +44,10 @@ CASES = {
         ["GAMES=2"],
         ["solo_by_difficulty", "credits", "finishing_touches"],
     ),
+    "05_designer_loop": (
+        'GAMES = 4\nBUDGET = 12\nTRIAL_GAMES = 4\nPARAM = "black_deck_2p=12..14"',
+        ["check", "trial", "tune"],
+    ),
 }
 
 

@@ -19,7 +19,7 @@ from projectl_sim.cli.options import (
 )
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import credits
-from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, VARIANTS, Rules, parse_expansions
 from projectl_sim.variants.solo import SoloState
 
 
@@ -270,7 +270,7 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help=f"set a rules switch ({', '.join(_SWITCHES)})",
+        help=f"set a rules switch or parameter ({', '.join(RUN_SWITCHES)}, points.ID, reward.ID)",
     )
     play.set_defaults(func=cmd_play)
 

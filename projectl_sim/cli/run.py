@@ -9,7 +9,7 @@ from typing import Any
 
 from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, is_run_switch
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -25,8 +25,8 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
-        if not eq or key not in RUN_SWITCHES:
-            valid = ", ".join(RUN_SWITCHES)
+        if not eq or not is_run_switch(key):
+            valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
             raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
         out[key] = raw
     return out
@@ -161,7 +161,8 @@ def register(subparsers: Any) -> None:
         "--rule",
         action="append",
         metavar="KEY=V[,V...]",
-        help=f"a rules switch and the values to try ({', '.join(RUN_SWITCHES)})",
+        help=f"a rules switch or parameter and the values to try ({', '.join(RUN_SWITCHES)}, "
+        "points.ID, reward.ID); starting_supply as piece ids joined by +",
     )
     grid.add_argument("--games", type=int, metavar="N", help="games per configuration")
     grid.add_argument(

@@ -35,20 +35,20 @@ from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
-    BLACK_DECK_SIZE,
     DIFFICULTIES,
     EXPANSIONS,
-    FINESSE_SOLO_BLACK,
     FINESSE_SOLO_WHITE,
-    ROW_SIZE,
     RUN_SWITCHES,
-    SOLO_BLACK,
     SOLO_WHITE,
     TIE_BREAKS,
     VARIANT_PLAYERS,
     Rules,
     expansion_subsets,
+    is_run_switch,
     parse_expansions,
+    rules_keywords,
+    switch_default,
+    switch_value,
 )
 from projectl_sim.sim import tables
 
@@ -191,20 +191,7 @@ def _whole(value: Any, name: str) -> int:
 
 
 def _switch_value(key: str, raw: Any) -> Any:
-    default, allowed = RUN_SWITCHES[key]
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        if str(raw).lower() in ("true", "1", "yes", "on"):
-            return True
-        if str(raw).lower() in ("false", "0", "no", "off"):
-            return False
-        raise UsageError(f"rule {key}: expected true or false, got {raw!r}")
-    if isinstance(default, int):
-        return _whole(raw, f"rule {key}")
-    if isinstance(allowed, tuple) and raw not in allowed:
-        raise UsageError(f"rule {key}: unknown value {raw!r} (valid: {', '.join(allowed)})")
-    return raw
+    return switch_value(key, raw)  # the rules' parameters and puzzle keys too
 
 
 def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
@@ -312,7 +299,7 @@ class RunSpec:
             raise UsageError(f"rules: expected a table of switches, got {rules!r}")
         grid = []
         for key in sorted(rules):
-            if key not in RUN_SWITCHES:
+            if not is_run_switch(key):
                 raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(RUN_SWITCHES)})")
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
@@ -484,7 +471,7 @@ class GameConfig:
             expansions=frozenset(self.expansions),
             **level,
             **cat,
-            **dict(self.switches),
+            **rules_keywords(self.switches),
         )
 
     def columns(self) -> dict[str, Any]:
@@ -593,7 +580,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                     levels, itertools.product(*(v for _, v in spec.rules))
                 ):
                     switches = tuple(
-                        (k, v) for k, v in zip(keys, values, strict=True) if v != RUN_SWITCHES[k][0]
+                        (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
                     )
                     config = GameConfig(
                         len(out),
@@ -617,12 +604,12 @@ def _check_decks(rules: Rules, catalogue: str | None) -> None:
     white ones (solo: its deck's white part)."""
     black = len(rules.catalogue.of_colour("black"))
     white = len(rules.catalogue.of_colour("white"))
+    need_black = rules.black_deck_wanted  # a parameter of the rules, by player count
     if rules.solo:
-        need_black = FINESSE_SOLO_BLACK if rules.finesse else SOLO_BLACK
         need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
         who = "the solo variant" + (" with finesse" if rules.finesse else "")
     else:
-        need_black, need_white = BLACK_DECK_SIZE[rules.players], ROW_SIZE
+        need_white = rules.row_size
         who = f"{rules.players} players"
     where = f"catalogue {catalogue}" if catalogue else "the catalogue"
     for colour, have, need in (("black", black, need_black), ("white", white, need_white)):
