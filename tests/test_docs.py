@@ -81,7 +81,7 @@ def commands(body: str) -> list[str]:
             continue
         command = line[2:]
         while command.endswith("\\"):
-            command = command[:-1] + " " + next(lines).strip()
+            command = command[:-1].rstrip() + " " + next(lines).strip()
         out.append(command)
     return out
 
@@ -113,21 +113,25 @@ def _run_console(block: Block, cwd: Path, env: dict[str, str], port: str) -> Non
     script = "set -e\n" + "\n".join(
         f"echo {shlex.quote('+ ' + c)}\n{c}" for c in cmds
     )
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=600)
-    finally:
-        _stop_group(proc.pid)
+    # Output goes to files, not pipes: a background service keeps a pipe open after the block's
+    # shell has ended, and waiting for the pipe to close would wait for it.
+    out, err = cwd / ".block-stdout", cwd / ".block-stderr"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        proc = subprocess.Popen(
+            ["bash", "-c", script],
+            cwd=cwd,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=600)
+        finally:
+            _stop_group(proc.pid)
     assert proc.returncode == 0, (
-        f"exit {proc.returncode}\n--- stdout\n{stdout[-4000:]}\n--- stderr\n{stderr[-4000:]}"
+        f"exit {proc.returncode}\n--- stdout\n{out.read_text()[-4000:]}\n"
+        f"--- stderr\n{err.read_text()[-4000:]}"
     )
 
 
