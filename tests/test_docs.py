@@ -258,3 +258,34 @@ def test_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert "projectl-sim run" in cli and "--games" in cli
     api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
     assert "play_game" in api and "make_bot" in api
+
+
+def test_readme_links_reach_files() -> None:
+    """The README's relative links (the docs pages, its picture) name files that exist."""
+    text = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if "://" not in t]
+    assert local, "the README links to the docs"
+    for target in local:
+        assert (ROOT / target).exists(), f"README links to {target}, which is missing"
+
+
+def test_readme_examples_are_tested_in_the_tutorials() -> None:
+    """Each command and line of code the README shows is one a tutorial runs (so it is tested)."""
+    text = (ROOT / "README.md").read_text()
+    examples = blocks(text.split("## Quick start", 1)[1])[1:]  # after the Quick start lines
+    tutorials = [blocks(p.read_text()) for p in sorted(DOCS.glob("tutorials/*.md"))]
+    run_commands = {c for page in tutorials for b in page if b.lang == "console"
+                    for c in commands(b.body)}
+    run_code = {line for page in tutorials for b in page if b.lang == "python"
+                for line in b.body.splitlines()}
+    shown = 0
+    for block in examples:
+        for line in filter(None, (s.strip() for s in block.body.splitlines())):
+            if line.startswith(".venv/bin/projectl-sim "):
+                assert line.removeprefix(".venv/bin/") in run_commands, line
+                shown += 1
+            elif block.lang == "python":
+                assert line in run_code, line
+                shown += 1
+    assert shown >= 5, "the README shows an example per user"
