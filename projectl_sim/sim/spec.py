@@ -592,6 +592,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                         level,
                         spec.catalogue,
                         spec.tiles,
+                        tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     )
                     _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                     out.append(config)
