@@ -411,7 +411,7 @@ def _cost_sentence(check: PuzzleCheck) -> str:
 
 def _change(kind: str, a: float, b: float, d: float, low: float, high: float) -> str:
     if kind == "rate":
-        shown = f"{_pct(a)} to {_pct(b)}, {100 * d:+.1f} points"
+        shown = f"{_pct(a)} to {_pct(b)}, {100 * d:+.1f} pts"
         return shown + (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if _finite(low, high) else "")
     shown = f"{a:.2f} to {b:.2f}, {d:+.2f}"
     return shown + (f" [{low:+.2f}, {high:+.2f}]" if _finite(low, high) else "")
@@ -444,8 +444,8 @@ def _trial_sentences(report: TrialReport) -> list[str]:
             else ", no measurable change in how often the card of that place is taken"
         )
         text += (
-            f"; against {report.replaced} in the same games that is "
-            f"{100 * t['diff']:+.1f} percentage points{interval}{verdict}"
+            f"; it was taken {100 * t['diff']:+.1f} percentage points{interval} more often than "
+            f"{report.replaced} in the same games{verdict}"
         )
     out.append(text + ".")
 
