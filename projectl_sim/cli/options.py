@@ -13,7 +13,7 @@ from typing import Any
 
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import _SWITCHES, parse_expansions
@@ -70,7 +70,9 @@ def parse_switches(items: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
         key, eq, raw = item.partition("=")
-        if not eq or key not in _SWITCHES:
+        if eq and key not in _SWITCHES:
+            raise UsageError(f"--rule {item!r}: {unknown_name('rules switch', key, _SWITCHES)}")
+        if not eq:
             raise UsageError(
                 f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}"
             )

@@ -132,8 +132,8 @@ def run_fill(args: argparse.Namespace) -> int:
     cat = _load(args)
     try:
         puzzle = cat.puzzle(args.puzzle)
-    except KeyError:
-        raise UsageError(f"unknown puzzle {args.puzzle!r}") from None
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
     recess = puzzle.recess
     counts = parse_pieces(cat, args.pieces)
     try:

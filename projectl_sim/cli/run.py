@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from projectl_sim.cli.options import game_options
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
 
 RUN_HELP = """\
@@ -25,7 +25,9 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
-        if not eq or key not in RUN_SWITCHES:
+        if eq and key not in RUN_SWITCHES:
+            raise UsageError(f"--rule {item!r}: {unknown_name('rules switch', key, RUN_SWITCHES)}")
+        if not eq:
             valid = ", ".join(RUN_SWITCHES)
             raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
         out[key] = raw

@@ -35,7 +35,7 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
-from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError
+from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables, workers
 from projectl_sim.sim.play import BotError, game_seeds, play_game
@@ -211,7 +211,7 @@ def _check_options(options: RunOptions) -> None:
     """Check how-to-run options before anything is created."""
     backend = _backend_name(options)
     if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {options.backend!r} (valid: {', '.join(BACKENDS)})")
+        raise UsageError(unknown_name("backend", options.backend, BACKENDS))
     if backend == "local" and options.scheduler:
         raise UsageError("--scheduler needs --backend dask")
     if backend == "dask":

@@ -31,7 +31,7 @@ import numpy as np
 from bots import make_bot, split_spec
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
@@ -203,7 +203,7 @@ def _switch_value(key: str, raw: Any) -> Any:
     if isinstance(default, int):
         return _whole(raw, f"rule {key}")
     if isinstance(allowed, tuple) and raw not in allowed:
-        raise UsageError(f"rule {key}: unknown value {raw!r} (valid: {', '.join(allowed)})")
+        raise UsageError(f"rule {key}: {unknown_name('value', raw, allowed)}")
     return raw
 
 
@@ -280,7 +280,7 @@ class RunSpec:
         """Build and check a spec from a config mapping (file, preset, flags or manifest)."""
         unknown = sorted(set(data) - set(SPEC_KEYS))
         if unknown:
-            raise UsageError(f"unknown setting {unknown[0]!r} (valid: {', '.join(SPEC_KEYS)})")
+            raise UsageError(unknown_name("setting", unknown[0], SPEC_KEYS))
         if "bots" not in data or data["bots"] in (None, [], ""):
             raise UsageError("no bots given: use --bots, --config or --preset")
         kwargs: dict[str, Any] = {"lineups": _lineups(data["bots"])}
@@ -293,7 +293,7 @@ class RunSpec:
             variants = tuple(dict.fromkeys(str(v) for v in _as_list(data["variant"], "variant")))
             for v in variants:
                 if v not in VARIANT_PLAYERS:
-                    raise UsageError(f"unknown variant {v!r} (valid: {', '.join(VARIANT_PLAYERS)})")
+                    raise UsageError(unknown_name("variant", v, VARIANT_PLAYERS))
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
             sets = [
@@ -306,7 +306,7 @@ class RunSpec:
         grid = []
         for key in sorted(rules):
             if key not in RUN_SWITCHES:
-                raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(RUN_SWITCHES)})")
+                raise UsageError(unknown_name("rules switch", key, RUN_SWITCHES))
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
@@ -316,8 +316,7 @@ class RunSpec:
             levels = _as_list(data["difficulty"], "difficulty")
             for level in levels:
                 if level not in DIFFICULTIES:
-                    valid = ", ".join(DIFFICULTIES)
-                    raise UsageError(f"unknown difficulty {level!r} (valid: {valid})")
+                    raise UsageError(unknown_name("difficulty", level, DIFFICULTIES))
             kwargs["difficulty"] = tuple(dict.fromkeys(levels))
         if data.get("games") is not None:
             kwargs["games"] = _whole(data["games"], "games")
@@ -426,7 +425,7 @@ def merge_sources(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
 def preset(name: str) -> dict[str, Any]:
     """Return a preset's config mapping."""
     if name not in PRESETS:
-        raise UsageError(f"unknown preset {name!r} (valid: {', '.join(PRESETS)})")
+        raise UsageError(unknown_name("preset", name, PRESETS))
     return dict(PRESETS[name])
 
 
