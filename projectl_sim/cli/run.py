@@ -1,13 +1,21 @@
-"""The ``run``, ``summary`` and ``report`` subcommands: a grid of games, its tables, its page."""
+"""The ``run``, ``summary``, ``compare`` and ``report`` subcommands: a grid of games, its
+answers, two runs side by side, its page."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from projectl_sim.cli.options import game_options
+
+if TYPE_CHECKING:
+    from projectl_sim.cli.precision import PrecisionRequest
 from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
 
@@ -15,7 +23,9 @@ RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
 --games games, given by flags, a TOML/YAML file (--config) or a preset (--preset); flags win over
 the file, the file over the preset. Seats rotate over the same deals so every bot plays every
-seat equally often. Results go to OUT/seats.parquet, OUT/games.parquet and OUT/manifest.json.
+seat equally often. --round-robin A,B,C plays every pair (or, with --players N, every N) of the
+bots instead of given line-ups. Results go to OUT/seats.parquet, OUT/games.parquet and
+OUT/manifest.json; the run ends by printing its summary (as `projectl-sim summary OUT` does).
 """
 
 
@@ -46,11 +56,13 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
-    from projectl_sim.sim import runner, summary, tables
+    from projectl_sim.analysis.answers import summary_text
+    from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
     flags: dict[str, Any] = {
         "bots": args.bots,
+        "round_robin": args.round_robin,
         "players": args.players,
         "variant": args.variant,
         "expansions": args.expansions,
@@ -90,10 +102,53 @@ def cmd_run(args: argparse.Namespace) -> int:
         decision_timeout=args.decision_timeout,
         game_timeout=args.game_timeout,
     )
-    result = runner.run(spec, out, resume=args.resume, options=options)
-    seats, games = summary.read_run(result.out)
-    print(summary.format_summary(seats, games))
+    request = _precision_request(args, out)
+    if request is not None:
+        from projectl_sim.cli.precision import grow_until_precise
+
+        result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
+    else:
+        result = runner.run(spec, out, resume=args.resume, options=options)
+    print(summary_text(result.out))
+    if not args.quiet:
+        print(next_commands(result.out), file=sys.stderr)
     return 0
+
+
+def _precision_request(args: argparse.Namespace, out: str) -> PrecisionRequest | None:
+    """Return what ``--until-precision`` asks, or what the resumed run asked, or None.
+
+    A plain ``--resume`` of a run grown by ``--until-precision`` goes on with its loop (its
+    request is in the manifest); ``--resume --games N`` grows it to N and stops.
+    """
+    from projectl_sim.cli import precision
+
+    stored = precision.stored_request(out) if args.resume else None
+    if args.until_precision is not None:
+        request = precision.parse_request(args.until_precision, args.precision_of, args.max_games)
+        if stored is not None:
+            precision.same_request(request, stored, out)
+        return request
+    if (args.precision_of is not None or args.max_games is not None) and stored is None:
+        raise UsageError("--precision-of and --max-games go with --until-precision W")
+    if stored is not None and args.games is None:
+        return stored if args.max_games is None else replace(stored, max_games=args.max_games)
+    return None
+
+
+def next_commands(out: str | Path) -> str:
+    """Return the commands to try after a run (the demo's last lines)."""
+    out = shlex.quote(str(out))
+    return "\n".join(
+        [
+            "next:",
+            f"  projectl-sim summary {out}           # these answers again",
+            f"  projectl-sim report {out}            # one HTML page with charts",
+            f"  projectl-sim compare {out} OTHER_RUN  # another run on the same deals, paired",
+            f"  projectl-sim play --from {out} --game 0 --show  # one game again, move by move",
+            "  projectl-sim run --round-robin greedy,random,mcts --games 100  # who is strongest",
+        ]
+    )
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -101,6 +156,14 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from projectl_sim.analysis.answers import summary_text
 
     print(summary_text(args.run))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Print run B against run A, paired on the deals they share."""
+    from projectl_sim.analysis.paired import compare_text
+
+    print(compare_text(args.run_a, args.run_b))
     return 0
 
 
@@ -130,6 +193,13 @@ def register(subparsers: Any) -> None:
         metavar="LINEUP",
         help="a line-up: bot specs, one per seat, comma separated (fewer bots than players "
         "repeat in order); repeat the flag for more line-ups",
+    )
+    grid.add_argument(
+        "--round-robin",
+        metavar="BOTS",
+        help="a tournament instead of --bots: every pair of these bots (comma separated) at 2 "
+        "players, or with --players N every N of them, all on the same deals under every seat "
+        "rotation; the summary leads with their ratings and head to head",
     )
     grid.add_argument("--players", metavar="N[,N...]", help="player counts (default: line-up size)")
     grid.add_argument(
@@ -164,12 +234,41 @@ def register(subparsers: Any) -> None:
         metavar="KEY=V[,V...]",
         help=f"a rules switch and the values to try ({', '.join(RUN_SWITCHES)})",
     )
-    grid.add_argument("--games", type=int, metavar="N", help="games per configuration")
+    grid.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help="games per configuration (with --until-precision: its first batch, default 100)",
+    )
     grid.add_argument(
         "--seed", type=int, metavar="S", help="root seed (chosen and printed if absent)"
     )
     grid.add_argument("--config", metavar="FILE", help="read these settings from TOML or YAML")
     grid.add_argument("--preset", metavar="NAME", help=f"a ready-made study ({', '.join(PRESETS)})")
+    precise = run.add_argument_group("precision on demand")
+    precise.add_argument(
+        "--until-precision",
+        type=float,
+        metavar="W",
+        help="add games in batches (growing the run, same seeds) until every requested 95%% "
+        "interval is at most W wide (0.06: +-3 points), anytime-valid so the stop keeps them "
+        "valid; or until --max-games",
+    )
+    precise.add_argument(
+        "--precision-of",
+        metavar="Q[=W],...",
+        help="what --until-precision makes precise: first_player (the first player's win rate "
+        "per configuration), win_rate (each bot's), effects (the first player's rate, each "
+        "expansion set or switch against its base), margin=W and rounds=W (means, with a width "
+        "in their units); default first_player,win_rate",
+    )
+    precise.add_argument(
+        "--max-games",
+        type=int,
+        metavar="N",
+        help="with --until-precision: stop at N games per configuration whatever the widths "
+        "(default: twice the deals the intervals are tuned for, printed at the start)",
+    )
     outputs = run.add_argument_group("where results go")
     outputs.add_argument("--out", metavar="DIR", help="run folder (default: results/NAME-TIME)")
     outputs.add_argument(
@@ -208,6 +307,17 @@ def register(subparsers: Any) -> None:
     summ = subparsers.add_parser("summary", help="print a run's answers with 95%% intervals")
     summ.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
     summ.set_defaults(func=cmd_summary)
+
+    comp = subparsers.add_parser(
+        "compare",
+        help="compare two runs: B - A per configuration and metric, paired on shared deals",
+        description="Set run B against run A: per pair of configurations and metric, B - A "
+        "with a 95%% interval, paired game by game where the runs share deals (the same root "
+        "seed and grid shape: same seed, same bots in the same seats), unpaired otherwise.",
+    )
+    comp.add_argument("run_a", metavar="RUN_A", help="the run compared against (results/A)")
+    comp.add_argument("run_b", metavar="RUN_B", help="the run set against it (results/B)")
+    comp.set_defaults(func=cmd_compare)
 
     report = subparsers.add_parser(
         "report", help="write one self-contained HTML page of a run's tables and charts"

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -366,9 +366,14 @@ def run(
     *,
     resume: bool = False,
     options: RunOptions | None = None,
+    manifest_extra: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Play a run into ``out`` (or finish or grow one there with ``resume``); return what
     happened.
+
+    ``manifest_extra`` is stored in the manifest as it is (kept by later sessions): what a
+    caller driving the run wants to find there again, such as the ``--until-precision``
+    request (``manifest["precision"]``, which ``summary`` reads).
 
     Everything a user can get wrong (bots, combinations, the folder, the scheduler, the disk
     space) is checked before the first game and raises ``UsageError``. A stop raises
@@ -387,7 +392,7 @@ def run(
     try:
         with ExitStack() as stack:
             stack.enter_context(tables.writer_lock(out))
-            return _run_locked(spec, out, resume, options, stack)
+            return _run_locked(spec, out, resume, options, stack, dict(manifest_extra or {}))
     except BaseException:
         if created:
             _remove_new_folder(out)
@@ -395,7 +400,12 @@ def run(
 
 
 def _run_locked(
-    spec: RunSpec | None, out: Path, resume: bool, options: RunOptions, stack: ExitStack
+    spec: RunSpec | None,
+    out: Path,
+    resume: bool,
+    options: RunOptions,
+    stack: ExitStack,
+    extra: dict[str, Any],
 ) -> RunResult:
     echo = options.echo or _stderr
     if resume:
@@ -405,6 +415,9 @@ def _run_locked(
         if manifest.get("status") == "complete" and not grows:  # its parts are gone
             if not options.quiet:
                 echo(f"run {manifest['run_id']} in {out} is already complete")
+            if any(manifest.get(k) != v for k, v in extra.items()):
+                manifest |= extra
+                tables.write_manifest(out, manifest)
             n, failed = manifest["games_done"], manifest["games_failed"]
             return RunResult(
                 out, manifest["run_id"], manifest["root_seed"], n, 0, failed, 0.0, True, manifest
@@ -472,6 +485,7 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
+    manifest |= extra
     stack.enter_context(_sigterm_as_interrupt())
     try:
         tables.reserve_space(out)
