@@ -104,6 +104,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
         if args.record:
             print(f"record written to {args.record}")
+        else:
+            print("no record written: --record FILE writes one to replay", file=sys.stderr)
     if args.show:
         print(render(state))
     return 0
@@ -163,7 +165,9 @@ def register(sub: Any) -> None:
         "--bots", default="random,random", help="comma list of bot specs, one per seat"
     )
     play.add_argument("--players", type=int, help="player count (default: number of bots)")
-    play.add_argument("--record", metavar="FILE", help="write the game record here")
+    play.add_argument(
+        "--record", metavar="FILE", help="write the game record here (none without it)"
+    )
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument(

@@ -109,8 +109,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
     else:
         result = runner.run(spec, out, resume=args.resume, options=options)
-    print(summary_text(result.out))
-    if not args.quiet:
+    print(summary_text(result.out), flush=True)
+    if not args.quiet:  # after the answers, also when both streams go to one pipe
         print(next_commands(result.out), file=sys.stderr)
     return 0
 
