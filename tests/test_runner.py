@@ -600,3 +600,56 @@ def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
         listed.map(lambda ids: sum(points[i] for i in ids)) == seats["points_from_puzzles"]
     ).all()
     assert (listed.map(len) == seats["completed_white"] + seats["completed_black"]).all()
+
+
+class SleepyBot(RandomBot):
+    """Random play that sleeps 2 ms over every decision: wall-clock time, next to no CPU."""
+
+    name = "sleepy"
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        time.sleep(0.002)
+        return super().act(view, rng)
+
+
+class BusyBot(RandomBot):
+    """Random play that spins 2 ms of CPU over every decision."""
+
+    name = "busy"
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        end = time.thread_time() + 0.002
+        while time.thread_time() < end:
+            pass
+        return super().act(view, rng)
+
+
+def test_play_game_gathers_cpu_seconds_apart_from_wall_clock() -> None:
+    from projectl_sim import Rules
+
+    wall, cpu = [0.0, 0.0], [0.0, 0.0]
+    outcome = play_game(
+        Rules(players=2), [SleepyBot(), BusyBot()], 5, seconds=wall, cpu_seconds=cpu
+    )
+    assert outcome.state.is_over
+    # the sleeper waited: its wall clock ran, its CPU hardly did; the spinner used its CPU
+    assert wall[0] > 5 * cpu[0] and wall[0] > 0.02
+    assert cpu[1] > 0.02 and cpu[1] <= wall[1] * 1.05 + 0.005
+    assert cpu[1] > 5 * cpu[0]
+
+
+def test_the_runner_writes_cpu_seconds_per_decision_and_summary_says_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from projectl_sim.analysis.answers import summary_text
+
+    monkeypatch.setitem(bots.REGISTRY, "sleepy", SleepyBot)
+    out = tmp_path / "run"
+    play(out, spec(bots=["sleepy,random"], games=2))
+    seats = tables.read_table(out, "seats").to_pandas()
+    sleepy = seats[seats["bot"] == "sleepy"]
+    assert seats["decision_cpu_mean"].notna().all()
+    assert (sleepy["decision_time_mean"] > 0.002).all()
+    assert (sleepy["decision_cpu_mean"] < sleepy["decision_time_mean"] / 5).all()
+    text = summary_text(out)
+    assert "CPU seconds per decision" in text[text.index("== Time per decision") :]

@@ -10,8 +10,8 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from time import perf_counter
-from typing import Any
+from time import perf_counter, thread_time
+from typing import Any, Final
 
 import numpy as np
 
@@ -25,6 +25,10 @@ BotFn = Callable[[GameState, random.Random], Action]
 
 # A bot that keeps answering without ending the game is cut off after this many decisions.
 MAX_DECISIONS = 20_000
+# ``cpu_seconds``: the CPU clock is read around every CPU_EVERY-th decision of each seat (its
+# first, fifth, ...), because one read costs about a microsecond, a tenth of a random bot's whole
+# decision; the seat's total is that sample scaled to all its decisions
+CPU_EVERY: Final = 4
 
 
 class BotError(ProjectLError):
@@ -58,6 +62,13 @@ class GameOutcome:
         return self.record.to_json(self.state)
 
 
+def _scale_cpu(cpu_seconds: list[float], made: list[int], timed: list[int]) -> None:
+    """Scale each seat's CPU seconds, read over ``timed`` of its decisions, to all ``made``."""
+    for p, n in enumerate(timed):
+        if n:
+            cpu_seconds[p] *= made[p] / n
+
+
 def game_seeds(
     seed: int | np.random.SeedSequence, players: int
 ) -> tuple[random.Random, list[random.Random]]:
@@ -76,10 +87,14 @@ def play_game(
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
     seconds: list[float] | None = None,
+    cpu_seconds: list[float] | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
-    ``seconds`` (one entry per seat), when given, gathers the time each seat's decisions take.
+    ``seconds`` (one entry per seat), when given, gathers the wall-clock time each seat's
+    decisions take; ``cpu_seconds`` likewise their CPU time, which a busy machine does not
+    inflate (this thread's: a bot that starts threads of its own is under-counted), estimated
+    from every ``CPU_EVERY``-th decision of the seat.
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -91,42 +106,54 @@ def play_game(
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
     decisions = 0
-    while state.phase != OVER:
-        seat = state.current
-        view = state.view(seat)
-        start = perf_counter() if seconds is not None else 0.0
-        try:
-            action = bots[seat](view, bot_rngs[seat])
-        except Exception as exc:  # a bot's bug must not lose the game played so far
-            if seconds is not None:
-                seconds[seat] += perf_counter() - start
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
-                f"{type(exc).__name__}: {exc}",
-                seat,
-                traceback.format_exc(limit=4),
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        if seconds is not None:
-            seconds[seat] += perf_counter() - start
-        try:
-            state.step(seat, action)
-        except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            # anything a bot returns that the checked path can't accept is the bot's illegal
-            # action (an out-of-range card or piece raises IndexError in the check)
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
-                f"{_describe(state, action)}: {exc}",
-                seat,
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        if writer is not None:
-            writer.add(seat, action)
-        if on_step is not None:
-            on_step(state, seat, action)
-        decisions += 1
-        if decisions > MAX_DECISIONS:
-            state.truncate("max_decisions")
+    made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
+    timed = [0] * rules.players
+    try:
+        while state.phase != OVER:
+            seat = state.current
+            view = state.view(seat)
+            start = perf_counter() if seconds is not None else 0.0
+            on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
+            cpu_start = thread_time() if on_cpu else 0.0
+            try:
+                action = bots[seat](view, bot_rngs[seat])
+            except Exception as exc:  # a bot's bug must not lose the game played so far
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
+                    f"{type(exc).__name__}: {exc}",
+                    seat,
+                    traceback.format_exc(limit=4),
+                )
+                err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                raise err from None
+            finally:  # the decision's time, a failed one's too
+                if seconds is not None:
+                    seconds[seat] += perf_counter() - start
+                if cpu_seconds is not None:
+                    if on_cpu:
+                        cpu_seconds[seat] += thread_time() - cpu_start
+                        timed[seat] += 1
+                    made[seat] += 1
+            try:
+                state.step(seat, action)
+            except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
+                # anything a bot returns that the checked path can't accept is the bot's illegal
+                # action (an out-of-range card or piece raises IndexError in the check)
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
+                    f"{_describe(state, action)}: {exc}",
+                    seat,
+                )
+                err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                raise err from None
+            if writer is not None:
+                writer.add(seat, action)
+            if on_step is not None:
+                on_step(state, seat, action)
+            decisions += 1
+            if decisions > MAX_DECISIONS:
+                state.truncate("max_decisions")
+    finally:  # also when a bot fails: its rows keep the time it took
+        if cpu_seconds is not None:
+            _scale_cpu(cpu_seconds, made, timed)
     return GameOutcome(state, writer, seed)

@@ -74,7 +74,8 @@ def play_task(
     rules = rules_of(config)
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
-    seconds = [0.0] * len(seats)  # each seat's decision time
+    seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
+    cpu = [0.0] * len(seats)  # and CPU
     actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
     kind_of = tables.RECORD_KIND
@@ -102,6 +103,7 @@ def play_task(
             seat_names=seats,
             on_step=on_step,
             seconds=seconds,
+            cpu_seconds=cpu,
         )
         state = outcome.state
         if outcome.record is not None:
@@ -130,6 +132,7 @@ def play_task(
         state=state,
         actions=actions,
         decision_seconds=seconds,
+        decision_cpu_seconds=cpu,
         duration=duration,
         error_seat=error_seat,
         error=error,
