@@ -136,19 +136,46 @@ def _precision_request(args: argparse.Namespace, out: str) -> PrecisionRequest |
     return None
 
 
+# the round robin a run that was none suggests: the player's question (which greedy preset is
+# strongest, is MCTS worth its time?) at a size that plays in well under a minute on two cores
+ROUND_ROBIN_NEXT = "greedy,greedy:preset=rush_black,mcts:iterations=20"
+
+
 def next_commands(out: str | Path) -> str:
-    """Return the commands to try after a run (the demo's last lines)."""
-    out = shlex.quote(str(out))
-    return "\n".join(
-        [
-            "next:",
-            f"  projectl-sim summary {out}           # these answers again",
-            f"  projectl-sim report {out}            # one HTML page with charts",
-            f"  projectl-sim compare {out} OTHER_RUN  # another run on the same deals, paired",
-            f"  projectl-sim play --from {out} --game 0 --show  # one game again, move by move",
-            "  projectl-sim run --round-robin greedy,random,mcts --games 100  # who is strongest",
-        ]
-    )
+    """Return the commands to try after a run (the demo's last lines), each with what it does."""
+    from projectl_sim.sim import tables
+
+    manifest = tables.read_manifest(out)
+    config = manifest.get("config", {})
+    seed = manifest.get("root_seed", config.get("seed"))
+    q = shlex.quote(str(out))
+    lines = [
+        (f"projectl-sim summary {q}", "these answers again"),
+        (f"projectl-sim report {q}", "one HTML page with charts"),
+    ]
+    if not manifest.get("precision"):  # a run grown to a width already asked its own
+        lines.append(
+            (
+                f"projectl-sim run --out {q} --resume --until-precision 0.1",
+                "more games, same seeds, until every interval is at most 0.1 wide",
+            )
+        )
+    lines += [
+        (
+            f"projectl-sim compare {q} OTHER",
+            f"OTHER: this grid with --seed {seed} and another --rule; paired",
+        ),
+        (f"projectl-sim play --from {q} --game 0 --show", "its first game, move by move"),
+    ]
+    if not config.get("round_robin"):
+        lines.append(
+            (
+                f"projectl-sim run --round-robin {ROUND_ROBIN_NEXT} --games 20",
+                "which bot is strongest, at what CPU per decision",
+            )
+        )
+    width = max(len(c) for c, _ in lines if len(c) <= 60)
+    return "\n".join(["next:", *(f"  {c:<{width}}  # {why}" for c, why in lines)])
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
