@@ -158,3 +158,24 @@ def test_a_run_ends_with_its_answers_then_next_commands_that_each_work(
     rr = ["run", "--round-robin", "greedy,random", "--games", "2", "--out", "r/rr2", "--jobs", "1"]
     assert main(rr) == 0
     assert "--round-robin" not in capsys.readouterr().err.split("next:")[1]
+
+
+def test_help_lists_every_command_with_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    listed = {m.group(1): m.group(2) for m in re.finditer(r"^    (\w+) +(\S.*)$", text, re.M)}
+    assert set(listed) == {
+        "play",
+        "replay",
+        "bots",
+        "run",
+        "summary",
+        "compare",
+        "report",
+        "fill",
+        "puzzles",
+    }
+    assert listed["compare"].startswith("compare two runs")
+    assert "answers" in listed["summary"]

@@ -85,6 +85,20 @@ def test_ids_are_listed_as_runs() -> None:
             ["fill", "--puzzle", "B03", "--pieces", "tet_l"],
             "unknown piece 'tet_l' (did you mean 'tet_L'?",
         ),
+        (
+            ["sumary", "results/x"],
+            "unknown command 'sumary' (did you mean 'summary'? valid: play, replay, bots, run, "
+            "summary, compare, report, fill, puzzles)",
+        ),
+        (["comapre", "a", "b"], "unknown command 'comapre' (did you mean 'compare'?"),
+        (
+            ["run", "--bots", "random", "--format", "prquet"],
+            "unknown format 'prquet' (did you mean 'parquet'? valid: parquet, csv)",
+        ),
+        (
+            ["run", "--bots", "random", "--records", "smaple:3"],
+            "--records 'smaple:3': did you mean 'sample:3'? use all|sample:N|none",
+        ),
     ],
 )
 def test_an_unknown_name_suggests_the_closest_in_one_line(

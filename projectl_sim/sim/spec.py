@@ -31,7 +31,7 @@ import numpy as np
 from bots import make_bot, split_spec
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError, unknown_name
+from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
@@ -364,9 +364,7 @@ class RunSpec:
             kwargs["records"] = _check_records(str(data["records"]))
         if data.get("format") is not None:
             if data["format"] not in tables.FORMATS:
-                raise UsageError(
-                    f"unknown format {data['format']!r} (valid: {', '.join(tables.FORMATS)})"
-                )
+                raise UsageError(unknown_name("format", data["format"], tables.FORMATS))
             kwargs["format"] = data["format"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())
@@ -413,6 +411,11 @@ def _check_records(text: str) -> str:
     kind, _, n = text.partition(":")
     if kind == "sample" and n.isdigit() and int(n) >= 1:
         return f"sample:{int(n)}"
+    if kind not in ("all", "none", "sample"):  # a misspelt word: the closest of the three
+        guess = closest(kind, ["all", "none", "sample"])
+        if guess is not None:
+            said = f"{guess}:{n}" if guess == "sample" and n else guess
+            raise UsageError(f"--records {text!r}: did you mean {said!r}? use {RECORDS_HELP}")
     raise UsageError(f"--records {text!r}: expected {RECORDS_HELP}")
 
 
