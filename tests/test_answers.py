@@ -99,7 +99,7 @@ def test_summary_command_prints_the_answers_of_a_real_run(
     # greedy beats random in (almost) every game: no finite rating is invented for either
     if "no wins: unbounded below" in ratings:
         assert "-inf" in ratings
-    assert "wall-clock seconds per decision" in out  # the tables have no CPU column yet
+    assert "CPU seconds per decision" in out  # the runner writes decision_cpu_mean
     assert "2p  greedy  random" in out  # head to head, the stronger first
 
 

@@ -174,7 +174,7 @@ def next_commands(out: str | Path) -> str:
                 "which bot is strongest, at what CPU per decision",
             )
         )
-    width = max(len(c) for c, _ in lines if len(c) <= 60)
+    width = max((len(c) for c, _ in lines if len(c) <= 60), default=0)  # long ones stick out
     return "\n".join(["next:", *(f"  {c:<{width}}  # {why}" for c, why in lines)])
 
 
