@@ -114,3 +114,22 @@ def test_a_grown_run_reports_its_precision(mixed_run: Path, tmp_path: Path) -> N
     text = summary_text(copy)
     assert "== Precision on demand ==" in text
     assert "maximum of 12 games per configuration reached" in text
+
+
+def test_a_head_to_head_matrix_shows_complementary_percentages() -> None:
+    import pandas as pd
+
+    from projectl_sim.analysis.answers import _h2h_matrix
+
+    pairs = pd.DataFrame(
+        {
+            "bot": ["a", "b", "a", "c"],
+            "opponent": ["b", "a", "c", "a"],
+            "rate": [0.575, 0.425, 0.125, 0.875],  # 57.5 and 12.5: halves, in floating point
+        }
+    )
+    lines = _h2h_matrix(pairs, ["a", "b", "c"])
+    cells = {line.split()[1]: line.split()[2:] for line in lines[1:]}
+    assert cells["a"] == ["-", "58%", "13%"]
+    assert cells["b"] == ["42%", "-"]  # b never met c: an empty cell
+    assert cells["c"] == ["87%", "-"]

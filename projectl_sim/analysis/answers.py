@@ -465,13 +465,20 @@ def _h2h_matrix(pairs: pd.DataFrame, order: list[str]) -> list[str]:
     bots = [b for b in order if b in met] + sorted(met - set(order))
     number = {b: str(i + 1) for i, b in enumerate(bots)}
     score = {(r.bot, r.opponent): r.rate for r in pairs.itertuples(index=False)}
-    rows = []
-    for b in bots:
-        cells = []
-        for o in bots:
-            rate = score.get((b, o))
-            cells.append("-" if o == b else ("" if rate is None else f"{100 * rate:.0f}%"))
-        rows.append([f"{number[b]} {b}", *cells])
+
+    def cell(b: str, o: str) -> str:
+        # the upper bot's score rounded (halves up), the lower's its complement: the two add to
+        # 100 (57.5% and 42.5% are 58% and 42%, not 57% and 42%)
+        upper, lower = (b, o) if bots.index(b) < bots.index(o) else (o, b)
+        rate = score.get((upper, lower))
+        if rate is None:
+            rate = None if score.get((lower, upper)) is None else 1 - score[(lower, upper)]
+        if rate is None:
+            return ""
+        points = int(np.floor(100 * rate + 0.5 + 1e-9))
+        return f"{points if b == upper else 100 - points}%"
+
+    rows = [[f"{number[b]} {b}", *("-" if o == b else cell(b, o) for o in bots)] for b in bots]
     header = ["", *(number[b] for b in bots)]
     return _table(rows, header, right=set(range(1, len(bots) + 1)))
 
