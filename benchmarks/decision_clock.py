@@ -2,10 +2,11 @@
 
 Run: ``.venv/bin/python benchmarks/decision_clock.py [--games N] [--repeats R] [--bots A,B]``.
 The runner passes ``seconds`` (wall clock, ``perf_counter``, every decision) and ``cpu_seconds``
-(CPU, ``thread_time``, every ``CPU_EVERY``-th decision of a seat) to every game; this plays the same seeded games three ways in one process and
-keeps each way's best CPU time of ``--repeats`` (other work on the machine only slows a loop down),
-then prints games per CPU second and the cost per decision of each clock against no clock. The
-random bot's decisions are the cheapest there are, so its games show the largest share.
+(CPU, ``thread_time``, every ``CPU_EVERY``-th decision of a seat) to every game; this plays the
+same seeded games three ways in one process, in turn, and keeps each way's best CPU time of
+``--repeats`` (other work on the machine only slows a loop down), then prints games per CPU
+second and the cost per decision of each clock against no clock. The random bot's decisions
+are the cheapest there are, so its games show the largest share.
 """
 
 from __future__ import annotations
