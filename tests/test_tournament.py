@@ -80,6 +80,28 @@ def test_a_round_robin_reads_back_from_its_manifest_form() -> None:
     assert configs == configs2 and list(tasks) == list(tasks2)
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("rr.toml", 'round_robin = ["random", "greedy", "other"]\nplayers = [2, 3]\ngames = 4\n'),
+        ("rr.yaml", "round_robin: [random, greedy, other]\nplayers: [2, 3]\ngames: 4\n"),
+    ],
+)
+def test_a_config_file_round_robin_is_the_flags_one(tmp_path: Path, name: str, text: str) -> None:
+    from projectl_sim.sim.spec import read_config_file
+
+    path = tmp_path / name
+    path.write_text(text)
+    from_file = RunSpec.from_mapping(merge_sources(None, None, read_config_file(path), {}))
+    flags = {"round_robin": "random,greedy,other", "players": "2,3", "games": 4}
+    from_flags = RunSpec.from_mapping(merge_sources(None, None, None, flags))
+    assert from_file == from_flags
+    configs, _ = plan(from_file, 3)
+    assert sorted(",".join(c.lineup) for c in configs) == sorted(
+        ["random,greedy", "random,other", "greedy,other", "random,greedy,other"]
+    )
+
+
 def test_flags_replace_a_presets_line_ups_with_a_round_robin() -> None:
     merged = merge_sources({"bots": ["greedy,random"], "games": 5}, {"round_robin": "a,b"})
     assert merged == {"games": 5, "round_robin": "a,b"}
