@@ -50,6 +50,19 @@ def test_play_without_record_writes_none_and_says_how_to(
     assert "record written" not in said.out
     assert said.err == "no record written: --record FILE writes one to replay\n"
     assert list(tmp_path.iterdir()) == []  # nothing left behind where it ran
+    assert main(["play", "--seed", "7", "--bots", "random,random", "--json"]) == 0
+    assert capsys.readouterr().err == ""  # JSON for programs: no hint
+    # one pipe for both streams: the hint is the last line, after the board
+    both = subprocess.run(
+        [sys.executable, "-m", "projectl_sim", "play", "--seed", "7", "--show"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    lines = both.stdout.splitlines()
+    assert lines[-1] == "no record written: --record FILE writes one to replay"
+    assert any(line.startswith("winners:") for line in lines[:-1])
 
 
 def test_play_is_deterministic_for_a_seed(capsys) -> None:

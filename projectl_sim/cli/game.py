@@ -104,10 +104,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
         if args.record:
             print(f"record written to {args.record}")
-        else:
-            print("no record written: --record FILE writes one to replay", file=sys.stderr)
     if args.show:
         print(render(state))
+    if not args.record and not args.json:  # last, after the board too (also in one pipe)
+        sys.stdout.flush()
+        print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
 
 
