@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -660,3 +661,24 @@ def test_the_runner_writes_cpu_seconds_per_decision_and_summary_says_cpu(
     assert (sleepy["decision_cpu_mean"] < sleepy["decision_time_mean"] / 5).all()
     text = summary_text(out)
     assert "CPU seconds per decision" in text[text.index("== Time per decision") :]
+
+
+@pytest.mark.parametrize(
+    ("games", "seconds", "said"),
+    [
+        (4, 41.6, "10.4 s per game"),  # mcts at 4 players: the issue saw "0 games/s" here
+        (5, 2.0, "2.5 games/s"),
+        (120, 1.2, "100 games/s"),
+        (0, 0.0, "no games timed"),
+    ],
+)
+def test_a_runs_speed_is_readable_for_slow_bots(games: int, seconds: float, said: str) -> None:
+    assert runner.speed(games, seconds) == said
+
+
+def test_a_slow_run_says_seconds_per_game(tmp_path: Path) -> None:
+    lines: list[str] = []
+    bot = f"{Path(__file__).with_name('fault_bots.py')}:SlowBot:delay=0.05,first=12"
+    options = RunOptions(jobs=1, echo=lines.append)
+    runner.run(spec(bots=[f"{bot},random"], games=2), tmp_path / "run", options=options)
+    assert re.search(r"2 games played in [\d.]+ s \([\d.]+ s per game\)", "\n".join(lines))

@@ -744,14 +744,26 @@ def _close(
     if problems:
         raise RunFailed(f"{out}: {'; '.join(problems)} after playing every game")
     if not options.quiet:
-        rate = played / seconds if seconds else 0.0
         (options.echo or _stderr)(
-            f"{played} games played in {seconds:.1f} s ({rate:.0f} games/s); "
+            f"{played} games played in {seconds:.1f} s ({speed(played, seconds)}); "
             f"{done}/{len(tasks)} done, {failed} failed; tables in {out}"
         )
     return RunResult(
         out, run_id, manifest["root_seed"], len(tasks), played, failed, seconds, complete, manifest
     )
+
+
+def speed(games: int, seconds: float) -> str:
+    """Return how fast games went, readable for slow bots too: ``12 games/s``, ``2.5 games/s``,
+    or ``10.4 s per game`` below one a second (never ``0 games/s``)."""
+    if games <= 0 or seconds <= 0:
+        return "no games timed"
+    rate = games / seconds
+    if rate >= 10:
+        return f"{rate:.0f} games/s"
+    if rate >= 1:
+        return f"{rate:.1f} games/s"
+    return f"{seconds / games:.1f} s per game"
 
 
 # -- one game back from its row --------------------------------------------------------------
