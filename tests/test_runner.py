@@ -678,7 +678,7 @@ def test_a_runs_speed_is_readable_for_slow_bots(games: int, seconds: float, said
 
 def test_a_slow_run_says_seconds_per_game(tmp_path: Path) -> None:
     lines: list[str] = []
-    bot = f"{Path(__file__).with_name('fault_bots.py')}:SlowBot:delay=0.05,first=12"
+    bot = f"{Path(__file__).with_name('fault_bots.py')}:SlowBot:delay=0.1,first=15"  # 1.5 s a game
     options = RunOptions(jobs=1, echo=lines.append)
     runner.run(spec(bots=[f"{bot},random"], games=2), tmp_path / "run", options=options)
     assert re.search(r"2 games played in [\d.]+ s \([\d.]+ s per game\)", "\n".join(lines))
