@@ -60,7 +60,7 @@ from projectl_sim.engine.actions import (
 )
 from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.finesse import Insert, credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghost_takes, ghosts, level_up_actions
 
 PRESETS: dict[str, Weights] = {
@@ -166,7 +166,7 @@ class GreedyBot(Bot):
         """Return ``choose``'s action, as an Insert when Finesse Credits make that pay."""
         action = self.choose(state)
         fin = credits(state)
-        if action is None or fin is None or fin.active[state.current] < INSERT_COST:
+        if action is None or fin is None or fin.active[state.current] < state.rules.insert_cost:
             return action
         if not isinstance(action, (Place, Master, Ambassador)):
             return action
@@ -181,7 +181,7 @@ class GreedyBot(Bot):
         if any(filled[card] == t.recess[card] for card, _, _ in placements):
             return Insert(action)
         # progress on a plan pays when 2 Credits would still be left for a completing Insert
-        if fin.active[state.current] >= 2 * INSERT_COST:
+        if fin.active[state.current] >= 2 * state.rules.insert_cost:
             return Insert(action)
         return action
 

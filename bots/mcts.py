@@ -53,7 +53,7 @@ from projectl_sim.engine.actions import BLACK, Action, Finish, Reward
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.endless import endless as endless_block
 from projectl_sim.expansions.endless import replace_noted
-from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.finesse import Insert, credits
 from projectl_sim.expansions.ghost_piece import LEVEL_UP
 from projectl_sim.rules import ROW_SIZE
 
@@ -332,7 +332,7 @@ class MCTSBot(Bot):
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)
         fin = credits(state)
-        if fin is not None and fin.active[state.current] >= INSERT_COST:
+        if fin is not None and fin.active[state.current] >= state.rules.insert_cost:
             cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
         g = self.greedy.choose_with_insert(state)
         if g is not None:

@@ -175,6 +175,9 @@ class Catalogue:
     # name) whose data is provisional
     expansions: tuple[str, ...] = ()
     provisional_sets: tuple[str, ...] = ()
+    # the catalogue as loaded, when this one is it with some puzzles' points or rewards changed
+    # by a rules' parameters (``loading.with_puzzle_changes``); None for a catalogue as loaded
+    original: Catalogue | None = field(default=None, repr=False)
     # piece index -> every placement mask of that piece on the 5x5 grid
     placements: tuple[tuple[Mask25, ...], ...] = field(init=False, repr=False)
     # placement mask -> piece indices with that exact placement (only level decides, in base)
@@ -241,6 +244,10 @@ class Catalogue:
         except (KeyError, TypeError):
             ids = [p.id for p in self.puzzles]
             raise KeyError(unknown_name("puzzle", puzzle_id, ids, listing=id_ranges(ids))) from None
+
+    def has_puzzle(self, puzzle_id: PuzzleId) -> bool:
+        """Return whether the catalogue holds a puzzle of that id."""
+        return isinstance(puzzle_id, str) and puzzle_id in self._puzzle_index
 
     def puzzle(self, puzzle_id: PuzzleId) -> Puzzle:
         """Return a puzzle by id."""

@@ -44,6 +44,13 @@ class RunFailed(ProjectLError):
     exit_code = 1
 
 
+class NotebookFailed(ProjectLError):
+    """A cell of a notebook executed by ``projectl-sim notebook`` raised; the message names the
+    cell, its error and the executed copy kept (exit 1)."""
+
+    exit_code = 1
+
+
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C (or SIGTERM); the message says what was saved (exit 130)."""
 

@@ -17,7 +17,7 @@ from projectl_sim.cli.options import game_options
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
 from projectl_sim.errors import UsageError, unknown_name
-from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, is_run_switch
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -35,10 +35,11 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
-        if eq and key not in RUN_SWITCHES:
-            raise UsageError(f"--rule {item!r}: {unknown_name('rules switch', key, RUN_SWITCHES)}")
-        if not eq:
-            valid = ", ".join(RUN_SWITCHES)
+        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+            raise UsageError(f"--rule {item!r}: {known}")
+        if not eq or not is_run_switch(key):
+            valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
             raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
         out[key] = raw
     return out
@@ -56,6 +57,7 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
+    import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
     from projectl_sim.analysis.answers import summary_text
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
@@ -259,7 +261,8 @@ def register(subparsers: Any) -> None:
         "--rule",
         action="append",
         metavar="KEY=V[,V...]",
-        help=f"a rules switch and the values to try ({', '.join(RUN_SWITCHES)})",
+        help=f"a rules switch or parameter and the values to try ({', '.join(RUN_SWITCHES)}, "
+        "points.ID, reward.ID); starting_supply as piece ids joined by +",
     )
     grid.add_argument(
         "--games",

@@ -35,6 +35,7 @@ from bots import make_bot
 from bots.base import Bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
+from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables, workers
@@ -104,6 +105,7 @@ def play_task(
             on_step=on_step,
             seconds=seconds,
             cpu_seconds=cpu,
+            timed=task.record,  # a written record carries each decision's seconds
         )
         state = outcome.state
         if outcome.record is not None:
@@ -783,4 +785,26 @@ def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], 
     return config.rules(), bots, row["seed"]
 
 
-__all__ = ["GameResult", "RunOptions", "RunResult", "game_from_run", "play_task", "run"]
+def record_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Rules, bool]:
+    """Return one game of a run as a record, its rules, and whether the run had written it.
+
+    The run's record file when ``--records`` wrote one, else the game played again from its row
+    (the run's rules, seats and seed, as ``play --from`` does; its decision times are today's).
+    """
+    rules, bots, seed = game_from_run(run_dir, game_id)
+    path = Path(run_dir) / tables.RECORDS / f"game-{game_id:08d}.json"
+    if path.is_file():
+        return read_record(path), rules, True
+    outcome = play_game(rules, bots, seed, seat_names=[repr(b) for b in bots], timed=True)
+    return outcome.record_json(), rules, False
+
+
+__all__ = [
+    "GameResult",
+    "RunOptions",
+    "RunResult",
+    "game_from_run",
+    "play_task",
+    "record_from_run",
+    "run",
+]

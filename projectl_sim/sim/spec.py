@@ -35,20 +35,20 @@ from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
-    BLACK_DECK_SIZE,
     DIFFICULTIES,
     EXPANSIONS,
-    FINESSE_SOLO_BLACK,
     FINESSE_SOLO_WHITE,
-    ROW_SIZE,
     RUN_SWITCHES,
-    SOLO_BLACK,
     SOLO_WHITE,
     TIE_BREAKS,
     VARIANT_PLAYERS,
     Rules,
     expansion_subsets,
+    is_run_switch,
     parse_expansions,
+    rules_keywords,
+    switch_default,
+    switch_value,
 )
 from projectl_sim.sim import tables
 
@@ -192,20 +192,7 @@ def _whole(value: Any, name: str) -> int:
 
 
 def _switch_value(key: str, raw: Any) -> Any:
-    default, allowed = RUN_SWITCHES[key]
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        if str(raw).lower() in ("true", "1", "yes", "on"):
-            return True
-        if str(raw).lower() in ("false", "0", "no", "off"):
-            return False
-        raise UsageError(f"rule {key}: expected true or false, got {raw!r}")
-    if isinstance(default, int):
-        return _whole(raw, f"rule {key}")
-    if isinstance(allowed, tuple) and raw not in allowed:
-        raise UsageError(f"rule {key}: {unknown_name('value', raw, allowed)}")
-    return raw
+    return switch_value(key, raw)  # the rules' parameters and puzzle keys too
 
 
 def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
@@ -217,7 +204,14 @@ def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
         specs = split_lineup(item) if isinstance(item, str) else list(item)
         if not specs or not all(isinstance(s, str) for s in specs):
             raise UsageError(f"bots: a line-up is a comma list of bot specs, got {item!r}")
-        out.append(tuple(repr(make_bot(s)) for s in specs))  # validates and normalises
+        bots = [make_bot(s) for s in specs]  # validates and normalises
+        for bot in bots:
+            if getattr(bot, "interactive", False):
+                raise UsageError(
+                    f"bots: {bot!r} is a person at the terminal, and a run plays bots only: "
+                    f"play one game with 'projectl-sim play --bots {bot!r},greedy'"
+                )
+        out.append(tuple(repr(b) for b in bots))
     return tuple(dict.fromkeys(out))
 
 
@@ -338,8 +332,11 @@ class RunSpec:
             raise UsageError(f"rules: expected a table of switches, got {rules!r}")
         grid = []
         for key in sorted(rules):
-            if key not in RUN_SWITCHES:
-                raise UsageError(unknown_name("rules switch", key, RUN_SWITCHES))
+            if not is_run_switch(key):
+                known = unknown_name(
+                    "rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID")
+                )
+                raise UsageError(known)
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
@@ -536,7 +533,7 @@ class GameConfig:
             expansions=frozenset(self.expansions),
             **level,
             **cat,
-            **dict(self.switches),
+            **rules_keywords(self.switches),
         )
 
     def columns(self) -> dict[str, Any]:
@@ -690,7 +687,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                 levels, itertools.product(*(v for _, v in spec.rules))
             ):
                 switches = tuple(
-                    (k, v) for k, v in zip(keys, values, strict=True) if v != RUN_SWITCHES[k][0]
+                    (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
                 )
                 setting = (players, variant, expansions, switches, level)
                 deals_of = shared.setdefault(setting, len(out)) if spec.round_robin else None
@@ -704,6 +701,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                     level,
                     spec.catalogue,
                     spec.tiles,
+                    tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     deals_of=deals_of,
                 )
                 _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
@@ -717,12 +715,12 @@ def _check_decks(rules: Rules, catalogue: str | None) -> None:
     white ones (solo: its deck's white part)."""
     black = len(rules.catalogue.of_colour("black"))
     white = len(rules.catalogue.of_colour("white"))
+    need_black = rules.black_deck_wanted  # a parameter of the rules, by player count
     if rules.solo:
-        need_black = FINESSE_SOLO_BLACK if rules.finesse else SOLO_BLACK
         need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
         who = "the solo variant" + (" with finesse" if rules.finesse else "")
     else:
-        need_black, need_white = BLACK_DECK_SIZE[rules.players], ROW_SIZE
+        need_white = rules.row_size
         who = f"{rules.players} players"
     where = f"catalogue {catalogue}" if catalogue else "the catalogue"
     for colour, have, need in (("black", black, need_black), ("white", white, need_white)):
