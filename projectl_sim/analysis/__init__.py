@@ -21,6 +21,7 @@ from projectl_sim.analysis.balance import (
 from projectl_sim.analysis.conclusions import (
     balance_answer,
     bot_strength_answer,
+    designer_answer,
     puzzle_answer,
     solo_finesse_answer,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "balance_answer",
     "balance_table",
     "bot_strength_answer",
+    "designer_answer",
     "bradley_terry",
     "clustered_mean",
     "clustered_rate",
