@@ -113,6 +113,8 @@ def main() -> None:
                 old = best[label].get(row["name"])
                 best[label][row["name"]] = row["cpu"] if old is None else min(old, row["cpu"])
                 digests[label][row["name"]] = row["digest"]
+    if not best["this"]:
+        parser.error(f"--only names no combination of --combinations {args.combinations}")
     print(
         f"{'combination':<60} {'this ms/game':>12} {'other ms/game':>13} {'this/other':>10}  "
         f"same games  (best of {args.rounds}, {args.games} games, {time.time() - start:.0f} s)"

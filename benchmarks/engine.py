@@ -6,7 +6,7 @@ With the compiled build (setup.py), the same games are also played on the pure P
 Run: ``.venv/bin/python benchmarks/engine.py [--games N] [--jobs J]``. Seeds are fresh every run
 (reused seeds would make every cache hit and inflate the figures); the root seed is printed.
 The one-core figures are the CPU time of one process (other processes don't count; on a shared
-virtual machine a busy host still slows it, see the README); the machine figure is
+virtual machine a busy host still slows it, see docs/benchmarks.md); the machine figure is
 ``J`` processes (default 2, this machine's cores) playing fresh games at once, by wall time, so it
 is only meaningful on an otherwise idle machine.
 """

@@ -77,7 +77,7 @@ from projectl_sim.engine.actions import (
     Take,
     Upgrade,
 )
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.ambassador_pack import Ambassador
 from projectl_sim.expansions.finesse import Insert
 from projectl_sim.expansions.ghost_piece import Ghost, LevelUp, ghost_takes, level_up_actions
@@ -203,8 +203,7 @@ class GreedyBot(Bot):
         self.lookahead = int(self.options.get("lookahead", 4))
         preset = self.options["preset"]
         if preset not in self.presets:
-            valid = ", ".join(self.presets)
-            raise UsageError(f"unknown {self.name} preset {preset!r} (valid: {valid})")
+            raise UsageError(unknown_name(f"{self.name} preset", preset, self.presets))
         overrides = {k: v for k, v in kwargs.items() if k != "preset" and hasattr(Weights(), k)}
         self.weights: Weights = replace(self.presets[preset], **overrides)
         for k in self.options:
@@ -236,7 +235,7 @@ class GreedyBot(Bot):
         """Return ``choose``'s action, as an Insert when Finesse Credits make that pay."""
         action = self.choose(state)
         credits = active_credits(state, state.current)
-        if action is None or credits < INSERT_COST:
+        if action is None or credits < state.rules.insert_cost:
             return action
         if isinstance(action, Place):
             placements: tuple[Placement, ...] = ((action.card, 0, action.mask),)
@@ -253,7 +252,7 @@ class GreedyBot(Bot):
             if filled[card] == recess[card]:
                 return Insert(action)
         # progress on a plan pays when 2 Credits would still be left for a completing Insert
-        if credits >= 2 * INSERT_COST:
+        if credits >= 2 * state.rules.insert_cost:
             return Insert(action)
         return action
 

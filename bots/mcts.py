@@ -630,7 +630,7 @@ class MCTSBot(Bot):
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)
-        if active_credits(state, state.current) >= INSERT_COST:
+        if active_credits(state, state.current) >= state.rules.insert_cost:
             cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
         g = self.greedy.choose_with_insert(state)
         if g is not None:

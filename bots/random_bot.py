@@ -27,7 +27,7 @@ from bots.base import Bot
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
-from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.finesse import Insert, credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
 from projectl_sim.fill import tiling_index
 
@@ -111,7 +111,7 @@ class RandomBot(Bot):
 
     def act(self, view: GameState, rng: random.Random) -> Action:
         fin = credits(view)
-        if fin is not None and fin.active[view.current] >= INSERT_COST:
+        if fin is not None and fin.active[view.current] >= view.rules.insert_cost:
             # Finesse: a completing Place is always inserted (it saves an action); otherwise
             # Insert is one more kind beside the six, its inner action drawn the same way.
             done = completing_places(view)

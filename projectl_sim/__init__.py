@@ -71,6 +71,11 @@ _LAZY = {
     "game_from_run": "projectl_sim.sim.runner",
     "read_table": "projectl_sim.sim.tables",
     "win_rates": "projectl_sim.sim.summary",
+    # the designer's loop (issue 19)
+    "read_puzzles": "projectl_sim.drawings",
+    "check_puzzle": "projectl_sim.puzzle_check",
+    "try_puzzle": "projectl_sim.designer.trial",
+    "tune": "projectl_sim.designer.tune",
 }
 
 
@@ -121,6 +126,7 @@ __all__ = [
     "can_tile",
     "can_tile_using",
     "cheapest_completion",
+    "check_puzzle",
     "count_tilings",
     "counts_of",
     "fill_puzzle",
@@ -134,11 +140,14 @@ __all__ = [
     "play_game",
     "puzzle_empty",
     "puzzle_set_from_dict",
+    "read_puzzles",
     "read_record",
     "read_table",
     "replay",
     "run",
     "tiling_index",
+    "try_puzzle",
+    "tune",
     "win_rates",
     "write_record",
 ]

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.catalogue import FULL_MASK, Catalogue, PieceId, render_mask
+from projectl_sim.catalogue import FULL_MASK, Catalogue, PieceId, Puzzle, render_mask
 from projectl_sim.fill import tiling_index
 
 if TYPE_CHECKING:
@@ -83,51 +83,52 @@ def acquire_actions(
     return fresh - best
 
 
-def _multiset_text(cat: Catalogue, counts: Sequence[int]) -> str:
+def multiset_text(cat: Catalogue, counts: Sequence[int]) -> str:
+    """Return piece counts as ``tet_O=2,mono=1`` (pieces in catalogue order, zeros left out)."""
     return ",".join(f"{p.id}={n}" for p, n in zip(cat.pieces, counts, strict=True) if n)
 
 
 def atlas_rows(cat: Catalogue) -> list[dict[str, Any]]:
     """Return one dict per puzzle with the columns of ``ATLAS_COLUMNS``."""
+    return [atlas_row(cat, puzzle) for puzzle in cat.puzzles]
+
+
+def atlas_row(cat: Catalogue, puzzle: Puzzle) -> dict[str, Any]:
+    """Return the atlas row of one puzzle (a card of ``cat``, or a new one on its pieces)."""
     index = tiling_index(cat)
     supply = tuple(p.copies for p in cat.pieces)
     ghosts = cat.ghost_pieces
-    rows = []
-    for puzzle in cat.puzzles:
-        vectors = index.covered(puzzle.recess, supply)
-        cheapest = index.unpack(vectors[0]) if vectors else None
-        acquire, total = None, None
-        admits_ghost = False
-        for v in vectors:
-            counts = index.unpack(v)
-            if any(counts[g] for g in ghosts):
-                admits_ghost = True
-                continue  # a ghost is never bought with actions
-            a = acquire_actions(cat, counts)
-            if total is None or a + sum(counts) < total:
-                acquire, total = a, a + sum(counts)
-        rows.append(
-            {
-                "id": puzzle.id,
-                "colour": puzzle.colour,
-                "points": puzzle.points,
-                "reward": puzzle.reward,
-                "cells": puzzle.cells,
-                "tilings": index.count_tilings(puzzle.recess, supply),
-                "multisets": len(vectors),
-                "min_pieces": None if cheapest is None else sum(cheapest),
-                "cheapest": "" if cheapest is None else _multiset_text(cat, cheapest),
-                "points_per_cell": puzzle.points / puzzle.cells,
-                "acquire_actions": acquire,
-                "total_actions": total,
-                # the recess as printed ('#' to fill), rows joined by '/': plots need only the table
-                "rows": "/".join(render_mask(puzzle.recess, FULL_MASK)),
-                "admits_ghost": admits_ghost,
-                "expansion": puzzle.expansion,
-                "provisional": puzzle.provisional,
-            }
-        )
-    return rows
+    vectors = index.covered(puzzle.recess, supply)
+    cheapest = index.unpack(vectors[0]) if vectors else None
+    acquire, total = None, None
+    admits_ghost = False
+    for v in vectors:
+        counts = index.unpack(v)
+        if any(counts[g] for g in ghosts):
+            admits_ghost = True
+            continue  # a ghost is never bought with actions
+        a = acquire_actions(cat, counts)
+        if total is None or a + sum(counts) < total:
+            acquire, total = a, a + sum(counts)
+    return {
+        "id": puzzle.id,
+        "colour": puzzle.colour,
+        "points": puzzle.points,
+        "reward": puzzle.reward,
+        "cells": puzzle.cells,
+        "tilings": index.count_tilings(puzzle.recess, supply),
+        "multisets": len(vectors),
+        "min_pieces": None if cheapest is None else sum(cheapest),
+        "cheapest": "" if cheapest is None else multiset_text(cat, cheapest),
+        "points_per_cell": puzzle.points / puzzle.cells,
+        "acquire_actions": acquire,
+        "total_actions": total,
+        # the recess as printed ('#' to fill), rows joined by '/': plots need only the table
+        "rows": "/".join(render_mask(puzzle.recess, FULL_MASK)),
+        "admits_ghost": admits_ghost,
+        "expansion": puzzle.expansion,
+        "provisional": puzzle.provisional,
+    }
 
 
 def atlas_table(cat: Catalogue) -> pd.DataFrame:

@@ -284,6 +284,38 @@ def combine(
     return cat
 
 
+def with_puzzle_changes(
+    cat: Catalogue, points: Mapping[str, int], rewards: Mapping[str, str]
+) -> Catalogue:
+    """Return ``cat`` with some puzzles' points and rewards changed (ids checked by the caller).
+
+    One object per catalogue and changes, per process: the engine's tables and the tiling index
+    cache per catalogue object. The result's ``original`` is ``cat``.
+    """
+    key = (id(cat), tuple(sorted(points.items())), tuple(sorted(rewards.items())))
+    hit = _CHANGED.get(key)
+    if hit is not None and hit[0] is cat:
+        return hit[1]
+    puzzles = tuple(
+        replace(p, points=points.get(p.id, p.points), reward=rewards.get(p.id, p.reward))
+        for p in cat.puzzles
+    )
+    changed = Catalogue(
+        cat.pieces,
+        puzzles,
+        name=cat.name,
+        source=cat.source,
+        provisional=cat.provisional,
+        expansions=cat.expansions,
+        provisional_sets=cat.provisional_sets,
+        original=cat,
+    )
+    if len(_CHANGED) >= 256:
+        _CHANGED.clear()
+    _CHANGED[key] = (cat, changed)
+    return changed
+
+
 def with_shipped_sets(base: Catalogue, names: Iterable[str]) -> Catalogue:
     """Return ``base`` (a catalogue without expansion sets) with the shipped sets ``names``."""
     sets = expansion_names(names)
@@ -354,6 +386,8 @@ def load_catalogue(
 _BASE: list[Catalogue] = []
 # shipped expansion names -> the base game with them, loaded once per process
 _COMBINED: dict[tuple[str, ...], Catalogue] = {}
+# (catalogue id, points, rewards) -> (that catalogue, it with the changes), per process
+_CHANGED: dict[tuple[Any, ...], tuple[Catalogue, Catalogue]] = {}
 
 
 def base_catalogue() -> Catalogue:

@@ -4,7 +4,7 @@ An expansion module registers its hook class (``register_expansion``), a variant
 class (``register_variant``), when it is imported; ``import projectl_sim`` imports every shipped
 one. ``Rules`` checks expansion and variant names against this registry and ``new_game`` builds
 the state class of the rules' variant from it (OpenSpiel's registered games). A user's own
-expansion registers the same way (README, "Adding an expansion"); nothing of the package changes.
+expansion registers the same way (docs/reference/architecture.md); nothing of the package changes.
 
 The registry holds classes only; it imports nothing of the engine (it sits below it).
 """

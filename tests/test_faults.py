@@ -661,3 +661,22 @@ def test_a_malformed_record_exits_2_in_one_line(tmp_path: Path, capsys: Any) -> 
         sys.setrecursionlimit(limit)
     assert main(["replay", str(tmp_path / "inserts.json")]) == 2
     assert "nested too deeply" in one_line(capsys.readouterr().err)
+
+
+def test_a_worker_idle_longer_than_the_start_limit_is_reused(tmp_path: Path) -> None:
+    """A worker kept between runs was spawned long ago: its start limit counts from its new job
+    (a run six minutes after the last one in the same process failed: "did not start")."""
+    given = settings(players=[2], games=2)
+    run(tmp_path / "first", given, jobs=1)
+    idle = [w for w in workers._IDLE if w.alive()]
+    assert idle
+    for worker in idle:
+        worker.spawned -= 10 * workers.START_SECONDS
+        os.kill(worker.proc.pid, signal.SIGSTOP)  # slow to take up the new job, as under load
+    wake = threading.Timer(0.5, lambda: [os.kill(w.proc.pid, signal.SIGCONT) for w in idle])
+    wake.start()
+    try:
+        result = run(tmp_path / "second", given, jobs=1)
+    finally:
+        wake.join()
+    assert result.complete and result.failed == 0

@@ -1,4 +1,4 @@
-"""A house rule written in this file alone plugs into the engine (README, "Adding an expansion").
+"""A house rule written in this file alone plugs into the engine (docs/reference/architecture.md).
 
 The rule: every black puzzle completed during a turn also pays one mono from the reserve (none
 when the reserve has no mono left; Finishing Touches pay nothing, as they give no reward). It is

@@ -229,3 +229,25 @@ def test_a_bot_the_dask_workers_cannot_build_is_one_line(
     assert "\n" not in str(info.value)
     manifest = tables.read_manifest(tmp_path / "licence")
     assert manifest["status"].startswith("failed: a worker cannot start the run")
+
+
+def test_tune_on_dask_gives_the_search_and_confirmation_of_a_local_tune(
+    scheduler: str, tmp_path: Path
+) -> None:
+    from projectl_sim.designer.tune import parse_param, tune
+
+    kwargs = {
+        "objective_name": "rounds",
+        "bots": ["random,random"],
+        "budget": 12,
+        "games_per_trial": 4,
+        "confirm": 1,
+        "seed": 3,
+    }
+    params = [parse_param("row_size=3..5")]
+    local = tune(params, tmp_path / "local", options=RunOptions(jobs=1, quiet=True), **kwargs)
+    options = RunOptions(backend="dask", scheduler=scheduler, quiet=True)
+    dask = tune(params, tmp_path / "dask", options=options, **kwargs)
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(local.trials, dask.trials)
+    pd_testing.assert_frame_equal(local.confirmed, dask.confirmed)

@@ -1,7 +1,9 @@
 """Analysis of a run's outcome tables: win rates, seat advantage, effects, ratings, strategy.
 
-Functions take the pandas tables of a run (``load_run(path).seats`` / ``.games``) and return
-tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim summary`` prints;
+Functions take the pandas tables of a run (``load_run(path).seats`` / ``.games``), or of several
+runs side by side (``load_runs([...])``: a ``run`` column, games and deals kept apart per run),
+and return tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim
+summary`` prints; ``conclusions`` writes each notebook's answer in words from its tables;
 ``compare`` sets two runs on shared deals side by side; ``sequential.precision_check`` tells a
 growing run when its intervals are narrow enough; ``plots`` draws the tables (each chart takes
 a table and an optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one
@@ -16,7 +18,14 @@ from projectl_sim.analysis.balance import (
     expansion_effects,
     expansion_sets,
 )
-from projectl_sim.analysis.data import Run, iter_records, load_run
+from projectl_sim.analysis.conclusions import (
+    balance_answer,
+    bot_strength_answer,
+    designer_answer,
+    puzzle_answer,
+    solo_finesse_answer,
+)
+from projectl_sim.analysis.data import Run, Runs, iter_records, load_run, load_runs
 from projectl_sim.analysis.factors import effects
 from projectl_sim.analysis.paired import compare, compare_text
 from projectl_sim.analysis.power import games_needed, games_to_detect, minimum_detectable_effect
@@ -59,8 +68,11 @@ from projectl_sim.analysis.timing import decision_times
 __all__ = [
     "PrecisionCheck",
     "Run",
+    "Runs",
     "action_mix",
+    "balance_answer",
     "balance_table",
+    "bot_strength_answer",
     "bradley_terry",
     "clustered_mean",
     "clustered_rate",
@@ -68,6 +80,7 @@ __all__ = [
     "compare_text",
     "credits",
     "decision_times",
+    "designer_answer",
     "diff_clustered_means",
     "diff_clustered_rates",
     "diff_means",
@@ -85,6 +98,7 @@ __all__ = [
     "head_to_head_matrix",
     "iter_records",
     "load_run",
+    "load_runs",
     "mean_interval",
     "minimum_detectable_effect",
     "pair_results",
@@ -93,11 +107,13 @@ __all__ = [
     "plackett_luce",
     "points_per_action",
     "precision_check",
+    "puzzle_answer",
     "puzzle_stats",
     "puzzle_value",
     "seat_advantage",
     "skill_ladder",
     "solo_by_difficulty",
+    "solo_finesse_answer",
     "summary_text",
     "wilson",
     "win_rates",

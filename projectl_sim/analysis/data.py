@@ -1,14 +1,18 @@
-"""Reading a run folder into pandas: the seat and game tables, the manifest, the records."""
+"""Reading run folders into pandas: one run's tables, manifest and records, or several runs'
+tables side by side with a ``run`` column."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import glob
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
+from projectl_sim.analysis.stats import RUN
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, UsageError
 from projectl_sim.sim import tables
@@ -28,20 +32,110 @@ class Run:
         yield from iter_records(self.path)
 
 
-def load_run(path: str | Path) -> Run:
-    """Return a run folder's tables and manifest; raise ``UsageError`` if it is not one."""
-    path = Path(path)
+@dataclass
+class Runs:
+    """Several runs' tables as one: ``seats`` and ``games`` with a first column ``run``.
+
+    ``run`` names each row's run (its folder's name, or the path as given when two folders
+    share a name); ``paths`` and ``manifests`` are keyed by it, in the order given. A game is
+    (``run``, ``game_id``): the analysis functions keep the games and deals of different runs
+    apart, and pass ``run`` in ``by`` to get a figure per run.
+    """
+
+    seats: pd.DataFrame
+    games: pd.DataFrame
+    paths: dict[str, Path]
+    manifests: dict[str, dict[str, Any]] = field(repr=False)
+
+    @property
+    def names(self) -> list[str]:
+        """Return the runs' names, in the order given."""
+        return list(self.paths)
+
+    def run(self, name: str) -> Run:
+        """Return one of the runs on its own (its rows, without the ``run`` column)."""
+        if name not in self.paths:
+            raise UsageError(f"no run named {name!r} (runs: {', '.join(self.paths)})")
+        seats = self.seats[self.seats[RUN] == name].drop(columns=RUN).reset_index(drop=True)
+        games = self.games[self.games[RUN] == name].drop(columns=RUN).reset_index(drop=True)
+        return Run(self.paths[name], seats, games, self.manifests[name])
+
+
+def _read(path: Path) -> tuple[dict[str, Any], pa.Table, pa.Table]:
+    """Return a run folder's manifest and its seats and games tables (Arrow, the schemas')."""
     if not path.is_dir():
         raise UsageError(f"{path}: no such run folder")
     manifest = tables.read_manifest(path)
     try:
-        seats = tables.read_table(path, "seats").to_pandas()
-        games = tables.read_table(path, "games").to_pandas()
+        seats = tables.read_table(path, "seats")
+        games = tables.read_table(path, "games")
     except ProjectLError:
         raise
     except Exception as exc:  # a truncated or foreign file: one line for the user
         raise UsageError(f"{path}: unreadable tables ({' '.join(str(exc).split())})") from None
-    return Run(path, seats, games, manifest)
+    return manifest, seats, games
+
+
+def load_run(path: str | Path) -> Run:
+    """Return a run folder's tables and manifest; raise ``UsageError`` if it is not one."""
+    path = Path(path)
+    manifest, seats, games = _read(path)
+    return Run(path, seats.to_pandas(), games.to_pandas(), manifest)
+
+
+def _folders(runs: str | Path | Sequence[str | Path]) -> list[Path]:
+    """Return the run folders named by a path, a glob, or a list of paths and globs."""
+    items = [runs] if isinstance(runs, str | Path) else list(runs)
+    if not items:
+        raise UsageError("load_runs: no run folder given")
+    out: list[Path] = []
+    for item in items:
+        text = str(item)
+        if glob.has_magic(text):
+            found = sorted(Path(p) for p in glob.glob(text) if Path(p, tables.MANIFEST).exists())
+            if not found:
+                raise UsageError(f"{text}: no run folder matches")
+            out.extend(found)
+        else:
+            out.append(Path(item))
+    return out
+
+
+def _names(folders: list[Path]) -> list[str]:
+    """Return each folder's run name: its own name, or the path as given when names clash."""
+    names = [f.name or str(f) for f in folders]
+    clash = {n for n in names if names.count(n) > 1}
+    names = [str(f) if n in clash else n for f, n in zip(folders, names, strict=True)]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"{twice[0]}: the same run folder given twice")
+    return names
+
+
+def load_runs(runs: str | Path | Sequence[str | Path]) -> Runs:
+    """Return several runs' seats and games as one table each, with a ``run`` column.
+
+    ``runs`` is a folder, a glob (``"results/balance-*"``: the matching folders holding a run,
+    sorted) or a list of both. Every table is read with the current schemas, so runs written
+    before a column existed (or without an expansion's columns) line up, the missing values
+    null. A folder that is not a run is a ``UsageError`` naming it.
+    """
+    folders = _folders(runs)
+    names = _names(folders)
+    seats, games, manifests = [], [], {}
+    for name, folder in zip(names, folders, strict=True):
+        manifest, s, g = _read(folder)
+        manifests[name] = manifest
+        seats.append(_with_run(s, name))
+        games.append(_with_run(g, name))
+    paths = dict(zip(names, folders, strict=True))
+    return Runs(
+        pa.concat_tables(seats).to_pandas(), pa.concat_tables(games).to_pandas(), paths, manifests
+    )
+
+
+def _with_run(table: pa.Table, name: str) -> pa.Table:
+    return table.add_column(0, RUN, pa.array([name] * table.num_rows, pa.string()))
 
 
 def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:

@@ -45,6 +45,7 @@ from projectl_sim.analysis.stats import (
     diff_clustered_rates,
     finished_games,
     finished_seats,
+    game_keys,
     welch,
     welch_p_value,
 )
@@ -113,9 +114,10 @@ def _observations(
             )
         bots = sorted(set(s["bot"]))
         if len(bots) > 1 or players == 1:
-            per_game = s.groupby(["game_id", "bot"], sort=True)["win_share"].mean().unstack()
-            deal_of = s.drop_duplicates("game_id").set_index("game_id")
-            labels = deal_labels(deal_of.loc[per_game.index])
+            keys = game_keys(s)
+            per_game = s.groupby([*keys, "bot"], sort=True)["win_share"].mean().unstack()
+            deal_of = s.drop_duplicates(keys).set_index(keys)
+            labels = deal_labels(deal_of.loc[per_game.index].reset_index())
             for bot in bots:
                 values[("win_rate", bot)] = (per_game[bot].to_numpy(dtype=float), labels)
         out[key if isinstance(key, tuple) else (key,)] = values

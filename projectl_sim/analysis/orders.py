@@ -33,6 +33,7 @@ from scipy import stats as sps
 from scipy.linalg import null_space
 from scipy.optimize import brentq
 
+from projectl_sim.analysis.stats import game_labels
 from projectl_sim.sim.summary import finished_seats
 
 __all__ = ["Orders", "ahead_of", "fit", "orders_of", "profile_interval"]
@@ -80,16 +81,15 @@ class Orders:
 def orders_of(seats: pd.DataFrame) -> Orders:
     """Return the orders of finish of a seat table's finished games with two or more seats."""
     ok = finished_seats(seats)
-    ok = ok.loc[ok["players"] > 1, ["game_id", "bot", "rank"]]
+    ok = ok[ok["players"] > 1]
     bots = sorted(set(ok["bot"]))
     index = {b: i for i, b in enumerate(bots)}
     codes = ok["bot"].map(index).to_numpy(dtype=int)
     ranks = ok["rank"].to_numpy(dtype=int)
     games = []
     if len(ok):
-        starts = np.flatnonzero(
-            np.r_[True, ok["game_id"].to_numpy()[1:] != ok["game_id"].to_numpy()[:-1]]
-        )
+        game = game_labels(ok)
+        starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
         for lo, hi in zip(starts, [*starts[1:], len(ok)], strict=True):
             games.append((codes[lo:hi], ranks[lo:hi]))
     return Orders(bots, games)

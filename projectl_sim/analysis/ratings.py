@@ -39,7 +39,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
 from projectl_sim.analysis import orders as pl
-from projectl_sim.analysis.stats import clustered_rate, deal_labels
+from projectl_sim.analysis.stats import clustered_rate, deal_labels, game_keys, game_labels
 from projectl_sim.sim.summary import finished_seats, wilson
 
 ELO = 400 / math.log(10)
@@ -74,25 +74,27 @@ def pairwise(seats: pd.DataFrame) -> pd.DataFrame:
     """Return one row per pair of seats with different bots in a game, from each side.
 
     ``score`` is 1 when ``bot`` ranked above ``opponent``, 0.5 on equal ranks, 0 below; each
-    match appears twice (once from each side), so a bot's rows hold all its matches.
+    match appears twice (once from each side), so a bot's rows hold all its matches. The tables
+    of several runs (a ``run`` column) keep it: a game is (``run``, ``game_id``).
     """
+    keys = game_keys(seats)
     ok = finished_seats(seats)
-    ok = ok.loc[ok["players"] > 1, ["game_id", "seat", "players", "bot", "rank"]]
+    ok = ok.loc[ok["players"] > 1, [*keys, "seat", "players", "bot", "rank"]]
     # every ordered pair of seats of a game: a self-join on the game
-    both = ok.merge(ok, on=["game_id", "players"], suffixes=("", "_o"))
+    both = ok.merge(ok, on=[*keys, "players"], suffixes=("", "_o"))
     both = both[(both["seat"] != both["seat_o"]) & (both["bot"] != both["bot_o"])]
     ahead = both["rank"] < both["rank_o"]
     level = both["rank"] == both["rank_o"]
     out = pd.DataFrame(
         {
-            "game_id": both["game_id"],
+            **{k: both[k] for k in keys},
             "players": both["players"],
             "bot": both["bot"],
             "opponent": both["bot_o"],
             "score": np.where(ahead, 1.0, np.where(level, 0.5, 0.0)),
         }
     )
-    return out.sort_values(["game_id", "bot", "opponent"], kind="stable", ignore_index=True)
+    return out.sort_values([*keys, "bot", "opponent"], kind="stable", ignore_index=True)
 
 
 def head_to_head(seats: pd.DataFrame) -> pd.DataFrame:
@@ -262,7 +264,7 @@ def bradley_terry(
     a = pairs["bot"].map(index).to_numpy()
     b = pairs["opponent"].map(index).to_numpy()
     score = pairs["score"].to_numpy()
-    game_ids, game_of_row = np.unique(pairs["game_id"].to_numpy(), return_inverse=True)
+    game_ids, game_of_row = np.unique(game_labels(pairs), return_inverse=True)
 
     rating, place = _bt_ratings(_win_matrix(a, b, score, np.ones(len(pairs)), k), at)
     low = np.full(k, np.nan)
@@ -326,7 +328,8 @@ def plackett_luce(
     ahead = pl.ahead_of(chosen, risk, weight, k)
     ok = finished_seats(seats)
     ok = ok[ok["players"] > 1]
-    games = ok.groupby("bot")["game_id"].nunique().reindex(bots).fillna(0).to_numpy()
+    games = ok.drop_duplicates([*game_keys(ok), "bot"])["bot"].value_counts()
+    games = games.reindex(bots).fillna(0).to_numpy()
     at = bots.index(anchor) if anchor is not None else None
     place = _groups(ahead, games.astype(float), at)
     inside = place == 0
@@ -380,13 +383,11 @@ def pair_results(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.Da
     pairs = pairwise(seats)
     if pairs.empty:
         return pd.DataFrame(columns=[*by, *PAIR_RESULT_COLUMNS[1:]])
-    meta = finished_seats(seats).drop_duplicates("game_id").set_index("game_id")
-    extra = [c for c in by if c not in pairs]
-    per_game = pairs.groupby(["game_id", "bot", "opponent"], sort=True)["score"].mean()
-    per_game = per_game.reset_index()
-    per_game = per_game.join(meta[[*extra, "config_id", "deal"]], on="game_id")
-    if "players" in by:
-        per_game["players"] = meta.loc[per_game["game_id"], "players"].to_numpy()
+    keys = game_keys(pairs)
+    meta = finished_seats(seats).drop_duplicates(keys).set_index(keys)
+    extra = [c for c in dict.fromkeys([*by, "config_id", "deal"]) if c not in keys]
+    per_game = pairs.groupby([*keys, "bot", "opponent"], sort=True)["score"].mean()
+    per_game = per_game.reset_index().join(meta[extra], on=keys)
     rows = []
     for key, group in per_game.groupby([*by, "bot", "opponent"], sort=True, observed=True):
         rate, low, high, _ = clustered_rate(group["score"], deal_labels(group))
@@ -438,7 +439,7 @@ def skill_ladder(
     ok = finished_seats(seats)
     ok = ok[ok["players"] == 2]
     rows = []
-    for _, game in ok.groupby("game_id", sort=True):
+    for _, game in ok.groupby(game_keys(ok), sort=True):
         specs = game["bot"].tolist()
         parsed = [bot_param(s, param, default) for s in specs]
         if any(name != bot or value is None for name, value in parsed):

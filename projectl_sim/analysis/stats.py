@@ -41,6 +41,8 @@ __all__ = [
     "equal_shares_test",
     "finished_games",
     "finished_seats",
+    "game_keys",
+    "game_labels",
     "mean_interval",
     "seat_advantage",
     "welch",
@@ -48,6 +50,8 @@ __all__ = [
     "wilson",
     "win_rates",
 ]
+
+RUN = "run"  # the column naming each row's run in the tables of several runs (``load_runs``)
 
 SEAT_ADVANTAGE_COLUMNS = [
     "turn_order",
@@ -354,8 +358,22 @@ def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.
 
 
 def deal_labels(rows: pd.DataFrame) -> pd.Series | None:
-    """Return the deal of each row (configuration and deal), or None when the table has none."""
+    """Return the deal of each row (run, configuration and deal), or None when there is none."""
     if "deal" not in rows or rows["deal"].isna().all():
         return None
     config = rows["config_id"].astype(str) if "config_id" in rows else ""
+    if RUN in rows:  # two runs' deal 0 of configuration 0 are two deals
+        config = rows[RUN].astype(str) + "/" + config
     return config + "/" + rows["deal"].astype(str)
+
+
+def game_keys(rows: pd.DataFrame) -> list[str]:
+    """Return the columns naming a row's game: ``game_id``, after ``run`` in several runs'."""
+    return [RUN, "game_id"] if RUN in rows else ["game_id"]
+
+
+def game_labels(rows: pd.DataFrame) -> np.ndarray:
+    """Return each row's game: its ``game_id``, or ``run/game_id`` in several runs' tables."""
+    if RUN in rows:
+        return (rows[RUN].astype(str) + "/" + rows["game_id"].astype(str)).to_numpy()
+    return rows["game_id"].to_numpy()

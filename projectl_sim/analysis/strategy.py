@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import finished_games, finished_seats, mean_interval, win_rates
+from projectl_sim.analysis.stats import (
+    finished_games,
+    finished_seats,
+    game_labels,
+    mean_interval,
+    win_rates,
+)
 
 PLAY_ACTIONS = ("take", "recycle", "take_basic", "upgrade", "place", "master")
 # The seat columns of the Finesse expansion (Credits), when a run plays it.
@@ -65,11 +71,12 @@ def puzzle_stats(seats: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     parts = []
     for state, column in (("completed", "puzzles_completed"), ("unfinished", "puzzles_unfinished")):
-        long = ok[[*by, "game_id", "win_share"]].assign(puzzle=_ids(ok[column])).explode("puzzle")
+        long = ok[[*by, "win_share"]].assign(puzzle=_ids(ok[column])).explode("puzzle")
         long = long[long["puzzle"].notna()]
         parts.append(long.assign(state=state))
     long = pd.concat(parts, ignore_index=True)
-    games = ok.groupby(by, observed=True)["game_id"].nunique() if by else ok["game_id"].nunique()
+    ok = ok.assign(_game=game_labels(ok))
+    games = ok.groupby(by, observed=True)["_game"].nunique() if by else ok["_game"].nunique()
     if long.empty:
         return pd.DataFrame(columns=columns)
     out = (
@@ -146,9 +153,9 @@ def finishing_touches(
     by = list(by)
     columns = [*by, "seats", "used_share", "pieces_mean", "unfinished_mean", "penalty_mean"]
     ended = finished_games(games)
-    ended = ended.loc[ended["end_reason"] == "rules", "game_id"]
+    ended = game_labels(ended[ended["end_reason"] == "rules"])
     ok = finished_seats(seats)
-    ok = ok[ok["game_id"].isin(ended)]
+    ok = ok[np.isin(game_labels(ok), ended)]
     if ok.empty:
         return pd.DataFrame(columns=columns)
     out = (

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import clustered_mean, finished_seats
+from projectl_sim.analysis.stats import clustered_mean, finished_seats, game_labels
 
 __all__ = ["TIME_COLUMNS", "decision_times", "time_column"]
 
@@ -60,7 +60,7 @@ def decision_times(seats: pd.DataFrame, by: Sequence[str] = ("bot",)) -> pd.Data
         seconds = group[column].to_numpy(dtype=float) * decisions
         rate = seconds.sum() / decisions.sum()
         # ratio estimate: the mean of (seconds - rate * decisions) per seat, games as clusters
-        _, se, n, _ = clustered_mean(seconds - rate * decisions, group["game_id"].to_numpy())
+        _, se, n, _ = clustered_mean(seconds - rate * decisions, game_labels(group))
         se = se / decisions.mean() if n > 1 else np.nan
         rows.append(
             dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))

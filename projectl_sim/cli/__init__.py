@@ -1,7 +1,9 @@
 """The ``projectl-sim`` command line: one parser, one entry point.
 
 Each command group is a module that adds its subcommands to the one parser (``register``):
-``game`` (play, replay, bots), ``run`` (run, summary, report) and ``puzzles`` (fill, puzzles).
+``game`` (play, replay, bots), ``run`` (run, summary, report), ``puzzles`` (fill, puzzles),
+``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
+``puzzle`` (check, try) and ``tune``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2.
@@ -13,24 +15,38 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from projectl_sim.cli import game, puzzles, run
+from projectl_sim.cli import game, notebook, puzzle, puzzles, run, tune, view
 from projectl_sim.cli.options import PROG
-from projectl_sim.errors import ProjectLError
+from projectl_sim.errors import ProjectLError, unknown_name
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, puzzles):
+    for group in (game, run, puzzles, view, notebook, puzzle, tune):
         group.register(sub)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    """Return the subcommands' names, in the order ``--help`` lists them."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    commands = _commands(parser)
+    if given and not given[0].startswith("-") and given[0] not in commands:
+        # argparse would print its usage and the choices; one line, with the closest, instead
+        print(f"{PROG}: error: {unknown_name('command', given[0], commands)}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(given)
     try:
         return int(args.func(args) or 0)
     except ProjectLError as exc:

@@ -6,6 +6,8 @@ import argparse
 import json
 import secrets
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from projectl_sim.cli.options import (
@@ -17,12 +19,13 @@ from projectl_sim.cli.options import (
 )
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import credits
-from projectl_sim.rules import _SWITCHES, EXPANSIONS, VARIANTS, Rules, parse_expansions
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, VARIANTS, Rules, parse_expansions
 from projectl_sim.variants.solo import SoloState
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from bots import make_bot
+    from projectl_sim.cli.human import human_seats
     from projectl_sim.engine.record import write_record
     from projectl_sim.engine.render import render
     from projectl_sim.sim.play import BotError, play_game
@@ -59,8 +62,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         except TypeError as exc:
             raise UsageError(str(exc)) from None
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    humans = human_seats(bots)
+    if humans and not args.record:
+        args.record = str(default_record(seed))
     try:
-        outcome = play_game(rules, bots, seed)
+        if humans:
+            outcome = _play_with_people(rules, bots, seed, humans, args.record)
+            if isinstance(outcome, int):
+                return outcome  # a person left: the record so far is written
+        else:
+            outcome = play_game(rules, bots, seed, timed=True)
     except BotError as exc:
         partial = exc.outcome  # type: ignore[attr-defined]
         if args.record and partial.record is not None:
@@ -104,9 +115,78 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
         if args.record:
             print(f"record written to {args.record}")
+            if humans:
+                print(f"watch it again: {PROG} view {args.record}")
     if args.show:
         print(render(state))
+    if not args.record and not args.json:  # last, after the board too (also in one pipe)
+        sys.stdout.flush()
+        print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
+
+
+def default_record(seed: int) -> Path:
+    """Return where a game with a person in it is recorded without ``--record``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("results") / "games" / f"game-{stamp}-seed{seed}.json"
+
+
+def _play_with_people(
+    rules: Rules, bots: list[Any], seed: int, humans: list[int], path: str
+) -> Any:
+    """Play a game with people at the terminal; return its outcome, or the exit status when a
+    person left (1; 130 for Ctrl-C), the record so far written to ``path``."""
+    from projectl_sim.cli.human import SeatLeft, Terminal
+    from projectl_sim.engine import deal, new_game
+    from projectl_sim.engine.record import write_record
+    from projectl_sim.sim.play import BotError, TakeBacks, game_seeds, play_game
+
+    names = [repr(b) for b in bots]
+    backs = TakeBacks(humans)
+    term = Terminal(names, humans, backs)
+    for seat in humans:
+        bots[seat].terminal = term
+    term.start(new_game(rules, setup=deal(rules, game_seeds(seed, rules.players)[0])))
+
+    def seated(bot: Any) -> Any:
+        # Ctrl-C while a bot thinks leaves the game as cleanly as at a prompt
+        def decide(view: Any, rng: Any) -> Any:
+            try:
+                return bot(view, rng)
+            except KeyboardInterrupt:
+                term.left = "interrupted"
+                raise SeatLeft(term.left) from None
+
+        return decide
+
+    seats = [bot if seat in humans else seated(bot) for seat, bot in enumerate(bots)]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    who = ", ".join(f"seat {s}" for s in humans)
+    others = ", ".join(f"seat {s} {names[s]}" for s in range(len(bots)) if s not in humans)
+    print(f"seed {seed}: you play {who}" + (f" against {others}" if others else ""))
+    print(f"type ? for help; the record will be written to {path}")
+    try:
+        return play_game(
+            rules,
+            seats,
+            seed,
+            seat_names=names,
+            timed=True,
+            take_backs=backs,
+            on_step=term.observe,
+        )
+    except BotError as exc:
+        if not term.left:
+            raise
+        partial = exc.outcome  # type: ignore[attr-defined]
+        write_record(partial.record_json(), path)
+        n = len(partial.record.moves)
+        print(
+            f"{PROG}: {term.left}: the game so far ({n} actions) is in {path} "
+            f"({PROG} view {path} to watch it)",
+            file=sys.stderr,
+        )
+        return 130 if term.left == "interrupted" else 1
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -149,6 +229,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
+    import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
     from bots import describe_bots
 
     print("\n".join(describe_bots()))
@@ -163,7 +244,9 @@ def register(sub: Any) -> None:
         "--bots", default="random,random", help="comma list of bot specs, one per seat"
     )
     play.add_argument("--players", type=int, help="player count (default: number of bots)")
-    play.add_argument("--record", metavar="FILE", help="write the game record here")
+    play.add_argument(
+        "--record", metavar="FILE", help="write the game record here (none without it)"
+    )
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument(
@@ -192,7 +275,7 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help=f"set a rules switch ({', '.join(_SWITCHES)})",
+        help=f"set a rules switch or parameter ({', '.join(RUN_SWITCHES)}, points.ID, reward.ID)",
     )
     play.set_defaults(func=cmd_play)
 

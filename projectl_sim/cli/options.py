@@ -13,10 +13,16 @@ from typing import Any
 
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
-from projectl_sim.rules import _SWITCHES, parse_expansions
+from projectl_sim.rules import (
+    RUN_SWITCHES,
+    is_run_switch,
+    parse_expansions,
+    rules_keywords,
+    switch_value,
+)
 
 PROG = "projectl-sim"
 
@@ -66,24 +72,22 @@ def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
 
 
 def parse_switches(items: Sequence[str]) -> dict[str, Any]:
-    """Return the rules switches of ``--rule KEY=VALUE`` items (one value each)."""
-    out: dict[str, Any] = {}
+    """Return the ``Rules`` keywords of ``--rule KEY=VALUE`` items (one value each).
+
+    Keys are the switches, the rulebook's numbers (``row_size=3``) and a puzzle's ``points.ID``
+    or ``reward.ID``.
+    """
+    pairs: list[tuple[str, Any]] = []
     for item in items:
         key, eq, raw = item.partition("=")
-        if not eq or key not in _SWITCHES:
-            raise UsageError(
-                f"--rule {item!r}: use KEY=VALUE with KEY one of {', '.join(_SWITCHES)}"
-            )
-        default = _SWITCHES[key][0]
-        if isinstance(default, bool):
-            if raw.lower() not in ("true", "false", "1", "0"):
-                raise UsageError(f"--rule {key}: expected true or false, got {raw!r}")
-            out[key] = raw.lower() in ("true", "1")
-        elif isinstance(default, int):
-            try:
-                out[key] = int(raw)
-            except ValueError:
-                raise UsageError(f"--rule {key}: expected a whole number, got {raw!r}") from None
-        else:
-            out[key] = raw
-    return out
+        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+            raise UsageError(f"--rule {item!r}: {known}")
+        if not eq or not is_run_switch(key):
+            names = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
+            raise UsageError(f"--rule {item!r}: use KEY=VALUE with KEY one of {names}")
+        try:
+            pairs.append((key, switch_value(key, raw)))
+        except UsageError as exc:
+            raise UsageError(f"--{exc}") from None
+    return rules_keywords(pairs)

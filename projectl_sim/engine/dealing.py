@@ -36,11 +36,37 @@ def state_class(rules: Rules) -> type[GameState]:
 
 
 def deal(rules: Rules, rng: random.Random) -> dict[str, Any]:
-    """Deal a setup: the variant's table, then each expansion's part."""
+    """Deal a setup: the variant's table, then each expansion's part, then the added puzzles."""
     setup = state_class(rules).deal_table(rules, rng)
     for x in hooks_of(rules).deal:
         x.deal(rules, rng, setup)
+    if rules.added_puzzles:
+        deal_added(rules, rng, setup)
     return setup
+
+
+def deal_added(rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
+    """Deal the rules' ``added_puzzles`` into a standard setup dealt without them.
+
+    Everything else a seed deals stays as it is without them (the designer's paired trials: the
+    same seed with and without a new puzzle). A white one goes to a uniform place of the white
+    deck (a uniform shuffle of all of them); a black one replaces the card at a uniform place r
+    of the n + 1 black puzzles when r falls inside the deck of k (probability k / (n + 1)): the
+    black deck stays a uniform ordered draw of k from all n + 1.
+    """
+    cat = rules.catalogue
+    added = rules.added_puzzles
+    blacks = sum(1 for c in cat.of_colour("black") if cat.puzzles[c].id not in added)
+    for pid in added:
+        if cat.puzzle(pid).is_black:
+            blacks += 1  # the puzzles this one is drawn among
+            deck: list[str] = setup["black_deck"]
+            r = rng.randrange(blacks)
+            if r < len(deck):
+                deck[r] = pid
+        else:
+            white: list[str] = setup["white_deck"]
+            white.insert(rng.randrange(len(white) + 1), pid)
 
 
 def new_game(

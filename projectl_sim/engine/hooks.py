@@ -198,7 +198,8 @@ class Expansion:
         """Add this expansion's part to a finished game's record ``result`` (``result_keys``)."""
 
     def summary_json(self, state: GameState, out: dict[str, Any]) -> None:
-        """Add this expansion's part to ``replay --json``'s state (``out["players"]`` per seat)."""
+        """Add this expansion's part to a state's JSON (``record.state_json``: what ``replay
+        --json`` prints and each step of the viewer draws; ``out["players"]`` per seat)."""
 
     def seat_columns(self, state: GameState, player: int) -> dict[str, Any]:
         """Return this expansion's columns of a seat row of the outcome tables."""

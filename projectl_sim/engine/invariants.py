@@ -12,7 +12,6 @@ from collections import Counter
 
 from projectl_sim.engine.actions import BLACK, WHITE
 from projectl_sim.engine.state import BASE_PHASES, FINISHING, HIDDEN, PLAY, REWARD, GameState
-from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE
 
 
 class InvariantError(AssertionError):
@@ -30,7 +29,7 @@ def check_invariants(state: GameState) -> None:
     for piece in state.pieces_elsewhere():
         on_puzzles[piece] += 1
     for p in range(n):
-        if len(state.slots[p]) > MAX_UNFINISHED:
+        if len(state.slots[p]) > state.max_unfinished:
             raise InvariantError(f"player {p} has {len(state.slots[p])} unfinished puzzles")
         for card, filled, placed in state.slots[p]:
             union = 0
@@ -93,12 +92,13 @@ def check_invariants(state: GameState) -> None:
     known = (*BASE_PHASES, *state.hooks.phase_owner)
     if state.phase not in known:
         raise InvariantError(f"unknown phase {state.phase!r}")
-    if state.phase == PLAY and not 1 <= state.actions_left <= ACTIONS_PER_TURN:
+    if state.phase == PLAY and not 1 <= state.actions_left <= state.actions_per_turn:
         raise InvariantError(f"{state.actions_left} actions left in the play phase")
     if state.phase == REWARD and len(state.reward_options) < 2:
         raise InvariantError("a reward choice with fewer than two options")
     for x in state.hooks.check_invariants:
         x.check_invariants(state)
-    if len(state.rows[WHITE]) > ROW_SIZE or len(state.rows[BLACK]) > ROW_SIZE:
-        raise InvariantError(f"a row holds more than {ROW_SIZE} puzzles")
+    size = state.row_size()
+    if len(state.rows[WHITE]) > size or len(state.rows[BLACK]) > size:
+        raise InvariantError(f"a row holds more than {size} puzzles")
     state.check_variant_invariants()

@@ -9,15 +9,17 @@ writes any game the engine plays.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.engine.actions import Action, describe, from_json, to_json
+from projectl_sim.engine.actions import COLOURS, Action, cells_json, describe, from_json, to_json
 from projectl_sim.engine.dealing import new_game, setup_of
 from projectl_sim.engine.hooks import hooks_of
-from projectl_sim.engine.state import OVER, GameState
+from projectl_sim.engine.state import OVER, REWARD, GameState
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
 from projectl_sim.jsonfile import read_json
 from projectl_sim.loading import base_catalogue
@@ -62,7 +64,8 @@ class RecordWriter:
     """Accumulates a game's record as it is played.
 
     Actions are kept as values and turned into their JSON form only when the record is asked for
-    (``to_json``): most simulated games never are.
+    (``to_json``): most simulated games never are. ``seconds`` holds, per action, how long its
+    seat took to decide it (None: not timed); a timed action's record form adds ``"seconds"``.
     """
 
     rules: Rules
@@ -70,21 +73,34 @@ class RecordWriter:
     setup: dict[str, Any]
     seats: list[str]
     moves: list[tuple[int, Action]] = field(default_factory=list)
+    seconds: list[float | None] = field(default_factory=list)
 
     @classmethod
     def start(cls, state: GameState, seed: int | None, seats: list[str]) -> RecordWriter:
         """Begin the record of a game that has not moved yet."""
         return cls(state.rules, seed, setup_of(state), seats)
 
-    def add(self, player: int, action: Action) -> None:
-        """Append one action."""
+    def add(self, player: int, action: Action, seconds: float | None = None) -> None:
+        """Append one action (and the seconds its seat took to decide it, when timed)."""
         self.moves.append((player, action))
+        self.seconds.append(seconds)
+
+    def truncate(self, length: int) -> None:
+        """Keep only the first ``length`` actions (a seat took its last ones back)."""
+        del self.moves[length:]
+        del self.seconds[length:]
 
     @property
     def actions(self) -> list[dict[str, Any]]:
         """Return the actions in their record form."""
         cat = self.rules.catalogue
-        return [to_json(action, cat, player) for player, action in self.moves]
+        out = []
+        for (player, action), seconds in zip(self.moves, self.seconds, strict=True):
+            raw = to_json(action, cat, player)
+            if seconds is not None:
+                raw["seconds"] = round(seconds, 6)
+            out.append(raw)
+        return out
 
     def to_json(self, state: GameState | None = None) -> dict[str, Any]:
         """Return the record; with a finished ``state``, its ``result`` too."""
@@ -179,24 +195,49 @@ def start_state(
         raise
 
 
+def seconds_of(raw: dict[str, Any]) -> float | None:
+    """Return a record action's optional ``seconds`` (its seat's decision time), or None."""
+    value = raw.get("seconds")
+    if value is None:
+        return None
+    if (
+        not isinstance(value, (int, float))
+        or isinstance(value, bool)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise RecordError(f"seconds must be a number >= 0, got {value!r}")
+    return float(value)
+
+
+# called with the initial state (player -1, no action), then after each action is applied
+StepObserver = Callable[[GameState, int, Action | None], None]
+
+
 def replay(
     record: dict[str, Any],
     catalogue: Catalogue | None = None,
     finesse_tiles: Any = None,
+    on_step: StepObserver | None = None,
 ) -> Replay:
     """Replay and validate every action of a record.
 
-    Raises ``RecordError`` (exit 2) for a malformed record, ``IllegalActionError`` (exit 1) naming
-    the first illegal action, and ``RecordMismatchError`` (exit 1) when ``result`` disagrees.
+    ``on_step`` sees the initial state (player -1, action None) and the state after each action
+    (it must not change it). Raises ``RecordError`` (exit 2) for a malformed record,
+    ``IllegalActionError`` (exit 1) naming the first illegal action, and ``RecordMismatchError``
+    (exit 1) when ``result`` disagrees.
     """
     state, warnings = start_state(record, catalogue, finesse_tiles)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("actions must be a list")
     cat = state.rules.catalogue
+    if on_step is not None:
+        on_step(state, -1, None)
     for i, raw in enumerate(actions):
         try:
             player, action = from_json(raw, cat)
+            seconds_of(raw)
         except RecordError as exc:
             raise RecordError(f"action {i}: {exc}") from None
         except RecursionError:
@@ -209,6 +250,8 @@ def replay(
             raise IllegalActionError(
                 f"action {i} (player {player}): {describe(action, cat)} {exc}"
             ) from None
+        if on_step is not None:
+            on_step(state, player, action)
     recorded = record.get("result")
     if recorded is not None:
         if not isinstance(recorded, dict):
@@ -247,10 +290,16 @@ def _check_result(recorded: dict[str, Any], players: int) -> None:
         raise RecordError(f"result winners must be seats 0-{players - 1}, got {winners!r}")
 
 
-def summary_json(rep: Replay) -> dict[str, Any]:
-    """Return the replay summary printed by ``projectl-sim replay --json``."""
-    state = rep.state
+def state_json(state: GameState) -> dict[str, Any]:
+    """Return a state as JSON, in catalogue ids: the turn, the rows and decks, the reserve, each
+    player's supply, pile and unfinished puzzles with the pieces placed on them (cells as
+    ``[row, col]``), and the variant's and each expansion's parts (their ``summary_json``).
+
+    The whole state, hidden cards aside (decks are counts): what ``replay --json`` shows, and
+    each step of the replay viewer.
+    """
     cat = state.rules.catalogue
+    pieces, puzzles = cat.pieces, cat.puzzles
     over = state.phase == OVER
     scores = state.final_scores() if over else state.scores
     players = []
@@ -258,17 +307,36 @@ def summary_json(rep: Replay) -> dict[str, Any]:
         players.append(
             {
                 "score": scores[p],
-                "supply": {cat.pieces[i].id: c for i, c in enumerate(state.supply[p]) if c},
-                "completed": [cat.puzzles[c].id for c in state.piles[p]],
-                "unfinished": [cat.puzzles[c].id for c in state.unfinished(p)],
+                "supply": {pieces[i].id: c for i, c in enumerate(state.supply[p]) if c},
+                "completed": [puzzles[c].id for c in state.piles[p]],
+                "unfinished": [puzzles[c].id for c in state.unfinished(p)],
+                "placed": {
+                    puzzles[card].id: [
+                        {"piece": pieces[piece].id, "cells": cells_json(mask)}
+                        for piece, mask in placed
+                    ]
+                    for card, _, placed in state.slots[p]
+                },
             }
         )
     out: dict[str, Any] = {
-        "valid": True,
-        "actions": rep.actions,
         "phase": state.phase,
+        "round": state.round,
+        "turn": state.turn,
+        "to_move": None if over else state.to_move(),
+        "actions_left": state.actions_left,
+        "master_used": state.master_used,
+        "trigger_round": state.trigger_round,
+        "rows": [
+            {colour: [puzzles[c].id for c in rows[k]] for k, colour in enumerate(COLOURS)}
+            for rows in state.row_sets()
+        ],
+        "decks": {colour: len(state.decks[k]) for k, colour in enumerate(COLOURS)},
+        "reserve": {pieces[i].id: c for i, c in enumerate(state.reserve)},
         "players": players,
     }
+    if state.phase == REWARD:
+        out["reward_options"] = [pieces[i].id for i in state.reward_options]
     for x in state.hooks.summary_json:
         x.summary_json(state, out)
     state.variant_summary(out)
@@ -276,3 +344,8 @@ def summary_json(rep: Replay) -> dict[str, Any]:
         out["winners"] = state.winners()
         out["end_reason"] = state.end_reason
     return out
+
+
+def summary_json(rep: Replay) -> dict[str, Any]:
+    """Return the replay summary printed by ``projectl-sim replay --json``: the final state."""
+    return {"valid": True, "actions": rep.actions} | state_json(rep.state)

@@ -47,7 +47,7 @@ from projectl_sim.engine.tables import shortage_options, tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import plan, tiling_index
 from projectl_sim.registry import expansion_classes, register_variant
-from projectl_sim.rules import ACTIONS_PER_TURN, MAX_UNFINISHED, ROW_SIZE, STARTING_SUPPLY, Rules
+from projectl_sim.rules import ROW_SIZE, Rules
 
 # Phases of the base game (an expansion may add its own: Ghost Piece's Level Up steps)
 PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
@@ -64,7 +64,8 @@ Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 _HIDDEN_DECKS: list[tuple[int, ...]] = [(HIDDEN,) * n for n in range(64)]
 
 
-# Every order of the positions of a row of n cards (n <= ROW_SIZE), for sampling a Recycle.
+# Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
+# sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
 _ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
 
 
@@ -105,9 +106,13 @@ class GameState:
         self.tables = t = tables_of(cat)
         self.hooks = hooks = hooks_of(rules)
         self.n = n = rules.players
+        # the rules' numbers the hot paths read, as native fields (rulings, Base game; each a
+        # parameter of Rules): a module constant's speed, not a Python attribute's
+        self.max_unfinished = rules.max_unfinished
+        self.actions_per_turn = rules.actions_per_turn
         self.reserve = [p.copies for p in cat.pieces]
         self.supply = [[0] * t.n_pieces for _ in range(n)]
-        for pid in STARTING_SUPPLY:
+        for pid in rules.starting_supply:
             i = cat.piece_index(pid)
             for s in self.supply:
                 s[i] += 1
@@ -123,7 +128,7 @@ class GameState:
         self.cards_in_play = (0, 0)
         self._setup_table(setup)
         self.known_bottom = [0, 0]
-        self.actions_left = ACTIONS_PER_TURN
+        self.actions_left = self.actions_per_turn
         self.master_used = False
         self.round = 1
         self.turn = 1
@@ -147,8 +152,9 @@ class GameState:
         self.first_player = first
         self.current = first
         self.cards_in_play = (len(white), len(black))
-        self.rows = [tuple(white[:ROW_SIZE]), tuple(black[:ROW_SIZE])]
-        self.decks = [tuple(white[ROW_SIZE:]), tuple(black[ROW_SIZE:])]
+        size = self.rules.row_size
+        self.rows = [tuple(white[:size]), tuple(black[:size])]
+        self.decks = [tuple(white[size:]), tuple(black[size:])]
 
     def _begin(self) -> None:
         """*Variant*: move on to the first decision."""
@@ -167,6 +173,8 @@ class GameState:
         g.tables = self.tables
         g.hooks = self.hooks
         g.n = self.n
+        g.max_unfinished = self.max_unfinished
+        g.actions_per_turn = self.actions_per_turn
         g.reserve = self.reserve[:]
         g.supply = [s[:] for s in self.supply]
         g.slots = [s[:] for s in self.slots]
@@ -374,8 +382,8 @@ class GameState:
         return owner.phase_actions(self) if owner is not None else []
 
     def can_take(self) -> bool:
-        """Return whether the player to move may take another puzzle (at most 4 unfinished)."""
-        return len(self.slots[self.current]) < MAX_UNFINISHED
+        """Return whether the player to move may take another puzzle (``max_unfinished``: 4)."""
+        return len(self.slots[self.current]) < self.max_unfinished
 
     def take_actions(self) -> list[Action]:
         """*Variant*: return the legal Take actions (rows left to right, then blind from each
@@ -418,6 +426,10 @@ class GameState:
             return None
         colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
         row = self.rows[colour]
+        if len(row) >= len(_ORDERS):  # a row longer than the rulebook's (a rules parameter)
+            shuffled = list(row)
+            rng.shuffle(shuffled)
+            return Recycle(colour, tuple(shuffled))
         orders = _ORDERS[len(row)]
         order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
         return Recycle(colour, tuple([row[i] for i in order]))
@@ -611,11 +623,11 @@ class GameState:
         t = self.tables
         if isinstance(action, Take):
             if not self.can_take():
-                raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                raise IllegalActionError(f"already has {self.max_unfinished} unfinished puzzles")
             self._check_take(action.card)
         elif isinstance(action, TakeDeck):
             if not self.can_take():
-                raise IllegalActionError(f"already has {MAX_UNFINISHED} unfinished puzzles")
+                raise IllegalActionError(f"already has {self.max_unfinished} unfinished puzzles")
             self._check_take_deck(action.colour)
         elif isinstance(action, Recycle):
             row = self.rows[action.colour]
@@ -919,7 +931,7 @@ class GameState:
 
     def row_size(self) -> int:
         """*Variant*: return how many face-up cards a full row holds."""
-        return ROW_SIZE
+        return self.rules.row_size
 
     def row_sets(self) -> list[list[tuple[int, ...]]]:
         """*Variant*: return every pair of [white, black] rows on the table, as dealt."""
@@ -1026,7 +1038,7 @@ class GameState:
         self.end_turn_effects()
         self._after_turn()
         self.current = (self.current + 1) % self.n
-        self.actions_left = ACTIONS_PER_TURN
+        self.actions_left = self.actions_per_turn
         self.master_used = False
         self.black_taken = 0
         self.turn += 1
@@ -1081,8 +1093,11 @@ class GameState:
         black deck of the player count's size, a random first player)."""
         cat = rules.catalogue
         white = [cat.puzzles[c].id for c in cat.of_colour("white")]
-        rng.shuffle(white)
         black = [cat.puzzles[c].id for c in cat.of_colour("black")]
+        if rules.added_puzzles:  # dealt in afterwards (dealing.deal_added)
+            white = [pid for pid in white if pid not in rules.added_puzzles]
+            black = [pid for pid in black if pid not in rules.added_puzzles]
+        rng.shuffle(white)
         black = rng.sample(black, rules.black_deck_size)
         first = rng.randrange(rules.players)
         return {"first_player": first, "white_deck": white, "black_deck": black}

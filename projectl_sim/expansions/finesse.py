@@ -82,11 +82,13 @@ from projectl_sim.errors import IllegalActionError, RecordError, RulesError
 from projectl_sim.jsonfile import read_json
 from projectl_sim.loading import base_catalogue
 from projectl_sim.registry import register_expansion
-from projectl_sim.rules import Rules
+from projectl_sim.rules import FINESSE_BANK, Rules
+from projectl_sim.rules import INSERT_COST as INSERT_COST
 
 TILES_FORMAT = "projectl-finesse-tiles/1"
-BANK_CREDITS = 35
-INSERT_COST = 2
+# the rulebook's bank and Insert cost (rulings, Finesse); a game's own are its rules'
+# ``finesse_bank`` and ``insert_cost`` parameters
+BANK_CREDITS = FINESSE_BANK
 ROW_SETS = (("A", 2), ("B", 2), ("C", 6))  # rulings: 2 Set A, 2 Set B and 6 Set C tiles
 ROW_LENGTH = sum(k for _, k in ROW_SETS)
 FACE_DOWN = 2  # the first two tiles of the row
@@ -279,7 +281,12 @@ class Credits:
     """
 
     def __init__(
-        self, tileset: TileSet, row: tuple[int, ...], piece_index: dict[str, int], players: int
+        self,
+        tileset: TileSet,
+        row: tuple[int, ...],
+        piece_index: dict[str, int],
+        players: int,
+        bank: int = BANK_CREDITS,
     ) -> None:
         self.tileset = tileset
         self.row = row
@@ -291,7 +298,7 @@ class Credits:
             pieces = frozenset(piece_index[p] for p in tile.pieces)
             rules.append((tile.trigger, pieces, tile.credits) if counts else None)
         self.rules_of_round = tuple(rules)
-        self.bank = BANK_CREDITS
+        self.bank = bank  # rulings, Finesse: 35 Credits (the rules' finesse_bank)
         self.active = [0] * players
         self.inactive = [0] * players
         self.earned = [0] * players
@@ -535,6 +542,7 @@ class Finesse(Expansion):
         super().__init__(rules)
         self.tileset = tileset_of(rules)
         self.piece_index = {p.id: p.index for p in rules.catalogue.pieces}
+        self.insert_cost = rules.insert_cost  # rulings, Finesse: 2 active Credits
 
     def credits(self, state: GameState) -> Credits:
         """Return the Credits block of a game."""
@@ -549,7 +557,7 @@ class Finesse(Expansion):
             setup.get("finesse_tiles"), self.tileset, rules.finesse_ambassador, rules.solo
         )
         try:
-            return Credits(self.tileset, row, self.piece_index, state.n)
+            return Credits(self.tileset, row, self.piece_index, state.n, rules.finesse_bank)
         except KeyError as exc:
             raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
 
@@ -586,7 +594,7 @@ class Finesse(Expansion):
 
     # -- Insert ----------------------------------------------------------------------------------
     def wrap_actions(self, state: GameState, acts: list[Action]) -> None:
-        if self.credits(state).active[state.current] >= INSERT_COST:
+        if self.credits(state).active[state.current] >= self.insert_cost:
             acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
 
     def check(self, state: GameState, player: int, action: Action) -> Action:
@@ -603,8 +611,10 @@ class Finesse(Expansion):
         if action.inner.kind == "ghost" and _free_ghost(state):
             raise IllegalActionError("a free Ghost action (ghost_action=free) is not inserted")
         active = self.credits(state).active[player]
-        if active < INSERT_COST:
-            raise IllegalActionError(f"Insert needs {INSERT_COST} active Credits, has {active}")
+        if active < self.insert_cost:
+            raise IllegalActionError(
+                f"Insert needs {self.insert_cost} active Credits, has {active}"
+            )
         return action.inner
 
     def check_action(self, state: GameState, player: int, action: Action) -> None:
@@ -623,7 +633,7 @@ class Finesse(Expansion):
         fin = self.credits(state)
         p = state.current
         if isinstance(action, Insert):
-            fin.spend(p, INSERT_COST)
+            fin.spend(p, self.insert_cost)
             fin.inserts[p] += 1
         if state.phase == PLAY:
             rule = fin.tile_rule(state.round)
@@ -735,13 +745,12 @@ class Finesse(Expansion):
         ]
 
     def check_invariants(self, state: GameState) -> None:
-        """35 Credits across the bank and the players, none negative, counts consistent."""
+        """The bank's Credits (35) across it and the players, none negative, counts consistent."""
         fin = self.credits(state)
         held = sum(fin.active) + sum(fin.inactive)
-        if held + fin.bank != BANK_CREDITS:
-            raise InvariantError(
-                f"{held} Credits held + {fin.bank} in the bank, not {BANK_CREDITS}"
-            )
+        bank = self.rules.finesse_bank
+        if held + fin.bank != bank:
+            raise InvariantError(f"{held} Credits held + {fin.bank} in the bank, not {bank}")
         if fin.bank < 0 or min(fin.active) < 0 or min(fin.inactive) < 0:
             raise InvariantError("a negative Credit count")
         in_turn = set(state.in_turn_seats())
@@ -751,7 +760,7 @@ class Finesse(Expansion):
             # what a player holds is what it earned minus what it spent and gave to an empty bank
             if fin.total(p) > fin.earned[p] - fin.spent[p]:
                 raise InvariantError(f"player {p} holds more Credits than it earned and kept")
-            if fin.spent[p] < INSERT_COST * fin.inserts[p] + fin.finishing[p]:
+            if fin.spent[p] < self.insert_cost * fin.inserts[p] + fin.finishing[p]:
                 raise InvariantError(
                     f"player {p}: Credits spent below Inserts and Finishing Touches"
                 )

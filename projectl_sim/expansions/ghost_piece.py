@@ -597,6 +597,14 @@ class GhostPiece(Expansion):
         gs.forgone[player] += steps  # nothing to upgrade: the reward lapses (no decision)
         return False
 
+    def summary_json(self, state: GameState, out: dict[str, Any]) -> None:
+        """The Level Up steps still open, and each player's Ghost actions and Level Up steps."""
+        gs = self.ghosts(state)
+        out["ghost_piece"] = {"level_up_steps": gs.steps}
+        for p, row in enumerate(out["players"]):
+            row["ghost_exchanges"] = gs.exchanges[p]
+            row["levelled_up"] = gs.levelled[p]
+
     def check_invariants(self, state: GameState) -> None:
         """The Level Up steps add up, the phase matches, exchange_only holds."""
         gs = self.ghosts(state)

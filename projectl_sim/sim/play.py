@@ -2,6 +2,9 @@
 
 Seeding discipline: a game's seed is a numpy ``SeedSequence``; its first child deals the setup and
 the next ones (one per seat) seed each bot's ``random.Random``. The engine itself draws nothing.
+
+A seat may take back its own last actions of a turn (a person at the terminal: ``TakeBacks``),
+and the record may carry each decision's time (``timed``).
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from time import perf_counter, process_time
-from typing import Any
+from time import perf_counter, thread_time
+from typing import Any, Final
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
@@ -25,12 +29,10 @@ BotFn = Callable[[GameState, random.Random], Action]
 
 # A bot that keeps answering without ending the game is cut off after this many decisions.
 MAX_DECISIONS = 20_000
-# CPU time per decision: a read of the process's CPU clock is a system call (~1 us, as long as a
-# random bot's whole decision), so a seat whose decisions average under CPU_EVERY_BELOW seconds
-# of wall time is measured on every CPU_SAMPLE-th decision only (a sample: its mean is the mean);
-# a slower seat on every decision.
-CPU_SAMPLE = 16
-CPU_EVERY_BELOW = 50e-6
+# ``cpu_seconds``: the CPU clock is read around every CPU_EVERY-th decision of each seat (its
+# first, fifth, ...), because one read costs about a microsecond, a tenth of a random bot's whole
+# decision; the seat's total is that sample scaled to all its decisions
+CPU_EVERY: Final = 4
 
 
 class BotError(ProjectLError):
@@ -51,6 +53,69 @@ def _describe(state: GameState, action: object) -> str:
         return repr(action)
 
 
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True, slots=True)
+class TakeBack(Action):
+    """Not a game action: a seat's answer that takes back its own last action (``TakeBacks``)."""
+
+
+TakeBack.kind = "take_back"  # after the body: a class attribute, not a field
+TAKE_BACK = TakeBack()
+
+
+class TakeBacks:
+    """The actions the seats of ``seats`` may still take back, kept by ``play_game``.
+
+    While one of those seats goes on deciding in the same turn, the loop keeps the state before
+    each of its actions; a seat answering ``TAKE_BACK`` gets the last one back (its record entry
+    removed). They are forgotten when another seat decides, when the turn ends, and after an
+    action that drew a card from a deck (a row's refill, a blind take, a Recycle, a reshuffle:
+    the card has been seen). ``available(seat)`` is what ``seat`` may take back now (the actions'
+    text, last first); ``why_not(seat)`` says why there is nothing.
+    """
+
+    def __init__(self, seats: Sequence[int]) -> None:
+        self.seats = frozenset(seats)
+        self.seat = -1  # the seat deciding, whose actions are kept
+        self.turn = -1  # the turn it decides in
+        self.saved: list[tuple[GameState, int, str]] = []  # (state before, record length, text)
+        self.reasons: dict[int, tuple[int, str]] = {}  # seat -> (turn, why nothing is kept)
+
+    def available(self, seat: int) -> list[str]:
+        """Return the actions ``seat`` may take back now, last first."""
+        if seat != self.seat:
+            return []
+        return [text for _, _, text in reversed(self.saved)]
+
+    def why_not(self, seat: int) -> str:
+        """Return why ``seat`` has nothing to take back (when ``available`` is empty)."""
+        turn, why = self.reasons.get(seat, (-1, ""))
+        return why if why and turn == self.turn else "nothing to take back yet this turn"
+
+    def forget(self, why: str) -> None:
+        """Forget what the deciding seat may take back (``why`` tells it why)."""
+        self.saved = []
+        self.reasons[self.seat] = (self.turn, why)
+
+    def before_decision(self, state: GameState, seat: int) -> None:
+        """Forget what may no longer be taken back now that ``seat`` is to decide."""
+        if seat != self.seat:
+            if self.saved:
+                self.forget(f"seat {seat} moved since")
+            self.seat = seat
+        elif state.turn != self.turn and self.saved:
+            self.forget("that turn has ended")
+        self.turn = state.turn
+
+    def pop(self) -> tuple[GameState, int]:
+        """Return the state before the deciding seat's last kept action and the record length
+        to cut back to, and forget it."""
+        state, length, _ = self.saved.pop()
+        if not self.saved:
+            self.reasons[self.seat] = (self.turn, "nothing left to take back this turn")
+        return state, length
+
+
 @dataclass
 class GameOutcome:
     """A played game: final state, its record writer, and the seed it came from."""
@@ -62,6 +127,13 @@ class GameOutcome:
     def record_json(self) -> dict[str, Any]:
         assert self.record is not None
         return self.record.to_json(self.state)
+
+
+def _scale_cpu(cpu_seconds: list[float], made: list[int], timed: list[int]) -> None:
+    """Scale each seat's CPU seconds, read over ``timed`` of its decisions, to all ``made``."""
+    for p, n in enumerate(timed):
+        if n:
+            cpu_seconds[p] *= made[p] / n
 
 
 def game_seeds(
@@ -82,14 +154,18 @@ def play_game(
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
     seconds: list[float] | None = None,
-    cpu: list[list[float]] | None = None,
+    cpu_seconds: list[float] | None = None,
+    timed: bool = False,
+    take_backs: TakeBacks | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
-    ``seconds`` (one entry per seat), when given, gathers the time each seat's decisions take.
-    ``cpu`` (one ``[seconds, decisions]`` pair per seat), when given, gathers this process's CPU
-    time during the seat's decisions and how many were measured (see ``CPU_SAMPLE``): their ratio
-    is the seat's CPU time per decision.
+    ``seconds`` (one entry per seat), when given, gathers the wall-clock time each seat's
+    decisions take; ``cpu_seconds`` likewise their CPU time, which a busy machine does not
+    inflate (this thread's: a bot that starts threads of its own is under-counted), estimated
+    from every ``CPU_EVERY``-th decision of the seat. ``timed`` writes each decision's seconds
+    into the record. With ``take_backs``, its seats may
+    answer ``TAKE_BACK`` (see ``TakeBacks``).
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -101,59 +177,86 @@ def play_game(
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
     decisions = 0
-    made = [0] * rules.players  # each seat's decisions so far (for the CPU sample)
-    wall = [0.0] * rules.players  # and their wall time
-    timed = seconds is not None or cpu is not None
-    while state.phase != OVER:
-        seat = state.current
-        view = state.view(seat)
-        cpu_start = -1.0
-        if cpu is not None:
-            k = made[seat]
-            if k % CPU_SAMPLE == 0 or wall[seat] >= CPU_EVERY_BELOW * k:
-                cpu_start = process_time()
-            made[seat] = k + 1
-        start = perf_counter() if timed else 0.0
-        try:
-            action = bots[seat](view, bot_rngs[seat])
-        except Exception as exc:  # a bot's bug must not lose the game played so far
-            if seconds is not None:
-                seconds[seat] += perf_counter() - start
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
-                f"{type(exc).__name__}: {exc}",
-                seat,
-                traceback.format_exc(limit=4),
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        if timed:
-            took = perf_counter() - start
+    clock = seconds is not None or timed
+    made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
+    cpu_timed = [0] * rules.players
+    try:
+        while state.phase != OVER:
+            seat = state.current
+            if take_backs is not None:
+                take_backs.before_decision(state, seat)
+            view = state.view(seat)
+            start = perf_counter() if clock else 0.0
+            on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
+            cpu_start = thread_time() if on_cpu else 0.0
+            try:
+                action = bots[seat](view, bot_rngs[seat])
+            except Exception as exc:  # a bot's bug must not lose the game played so far
+                if seconds is not None:
+                    seconds[seat] += perf_counter() - start
+                if cpu_seconds is not None:
+                    if on_cpu:
+                        cpu_seconds[seat] += thread_time() - cpu_start
+                        cpu_timed[seat] += 1
+                    made[seat] += 1
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
+                    f"{type(exc).__name__}: {exc}",
+                    seat,
+                    traceback.format_exc(limit=4),
+                )
+                err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                raise err from None
+            took = perf_counter() - start if clock else 0.0
             if seconds is not None:
                 seconds[seat] += took
-            if cpu is not None:
-                wall[seat] += took
-                if cpu_start >= 0.0:
-                    pair = cpu[seat]
-                    pair[0] += process_time() - cpu_start
-                    pair[1] += 1
-        try:
-            state.step(seat, action)
-        except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            # anything a bot returns that the checked path can't accept is the bot's illegal
-            # action (an out-of-range card or piece raises IndexError in the check)
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
-                f"{_describe(state, action)}: {exc}",
-                seat,
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        if writer is not None:
-            writer.add(seat, action)
-        if on_step is not None:
-            on_step(state, seat, action)
-        decisions += 1
-        if decisions > MAX_DECISIONS:
-            state.truncate("max_decisions")
+            if cpu_seconds is not None:
+                if on_cpu:
+                    cpu_seconds[seat] += thread_time() - cpu_start
+                    cpu_timed[seat] += 1
+                made[seat] += 1
+            if isinstance(action, TakeBack):
+                if take_backs is None or not take_backs.available(seat):
+                    why = "no seat may here" if take_backs is None else take_backs.why_not(seat)
+                    err = BotError(f"bot {names[seat]} (seat {seat}) cannot take back: {why}", seat)
+                    err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                    raise err
+                state, length = take_backs.pop()
+                if writer is not None:
+                    writer.truncate(length)
+                continue
+            keep = take_backs is not None and seat in take_backs.seats
+            before = state.copy() if keep else None
+            decks = state.decks[:] if keep else None
+            turn = state.turn
+            try:
+                state.step(seat, action)
+            except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
+                # anything a bot returns that the checked path can't accept is the bot's illegal
+                # action (an out-of-range card or piece raises IndexError in the check)
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
+                    f"{_describe(state, action)}: {exc}",
+                    seat,
+                )
+                err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                raise err from None
+            if writer is not None:
+                writer.add(seat, action, took if timed else None)
+            if take_backs is not None and before is not None:
+                if state.decks != decks:
+                    take_backs.forget("a card was drawn since (it has been seen)")
+                elif state.turn != turn:
+                    take_backs.forget("that turn has ended")
+                else:
+                    length = len(writer.moves) - 1 if writer is not None else 0
+                    take_backs.saved.append((before, length, _describe(before, action)))
+            if on_step is not None:
+                on_step(state, seat, action)
+            decisions += 1
+            if decisions > MAX_DECISIONS:
+                state.truncate("max_decisions")
+    finally:  # also when a bot fails: its rows keep the time it took
+        if cpu_seconds is not None:
+            _scale_cpu(cpu_seconds, made, cpu_timed)
     return GameOutcome(state, writer, seed)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from projectl_sim.errors import UsageError
 from projectl_sim.rules import DIFFICULTIES, EXPANSIONS, expansion_subsets
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim import spec as run_spec
@@ -85,18 +86,58 @@ def finesse_config(
 
 
 def ensure_run(
-    path: str | Path, config: Mapping[str, Any], seed: int, *, jobs: int | None = 1
+    path: str | Path,
+    config: Mapping[str, Any],
+    seed: int,
+    *,
+    jobs: int | None = 1,
+    play: bool = True,
 ) -> Path:
     """Return ``path``, first playing ``config`` with root ``seed`` there if it holds no run.
 
-    A folder with a manifest is used as it is (an interrupted run is finished first).
+    A folder with a manifest is used as it is (an interrupted run is finished first). With
+    ``play`` false nothing is played: a folder without a manifest is a ``UsageError`` and an
+    unfinished run is read as far as it went, so a notebook given a run to read
+    (``projectl-sim notebook`` without ``--play``) never writes into a folder of the user's.
     """
     path = Path(path)
     options = runner.RunOptions(jobs=jobs, quiet=True)
     if (path / tables.MANIFEST).exists():
-        if tables.read_manifest(path).get("status") != "complete":
+        if play and tables.read_manifest(path).get("status") != "complete":
             runner.run(None, path, resume=True, options=options)
         return path
+    if not play:
+        raise UsageError(f"{path}: holds no run, and PLAY is False (--play plays the sweep there)")
     spec = run_spec.RunSpec.from_mapping(dict(config) | {"seed": seed})
     runner.run(spec, path, options=options)
     return path
+
+
+def ensure_runs(
+    path: str | Path,
+    configs: Mapping[str, Mapping[str, Any]],
+    seed: int,
+    *,
+    jobs: int | None = 1,
+    play: bool = True,
+) -> list[Path]:
+    """Return the run folders a notebook of several runs reads from ``path``.
+
+    ``path`` itself when it is a run (a run of the user's, read alone); else its subfolders
+    named by ``configs`` (``path/solo``, ``path/finesse``), each played from its config with
+    root ``seed`` when missing (``ensure_run``). With ``play`` false a missing one is left out,
+    and a ``path`` holding none of them is a ``UsageError``.
+    """
+    path = Path(path)
+    if (path / tables.MANIFEST).exists():
+        return [path]
+    folders = [path / name for name in configs]
+    if not play:
+        folders = [f for f in folders if (f / tables.MANIFEST).exists()]
+        if not folders:
+            names = ", ".join(f"{n}/" for n in configs)
+            raise UsageError(
+                f"{path}: holds no run (neither a run nor {names}), and PLAY is False (--play "
+                "plays the sweeps there)"
+            )
+    return [ensure_run(f, configs[f.name], seed, jobs=jobs, play=play) for f in folders]

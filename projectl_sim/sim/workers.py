@@ -111,6 +111,7 @@ def _rows(
         state=state,
         actions=[dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
         decision_seconds=[0.0] * n,
+        decision_cpu_seconds=[0.0] * n,
         duration=duration,
         error_seat=error_seat,
         error=error,
@@ -411,6 +412,9 @@ class Pool:
         while self.idle and not self.idle[-1].alive():
             self.idle.pop().kill()  # died while idle (killed from outside)
         worker = self.idle.pop() if self.idle else _Worker()
+        # START_SECONDS count from now: a worker kept idle since an earlier run was spawned
+        # long ago, and must not be taken for one that never started
+        worker.spawned = time.monotonic()
         worker.beat[_GAME] = -1
         worker.seen = (-1, -1)
         worker.ready = False

@@ -71,7 +71,6 @@ from projectl_sim.engine.render import draw_puzzle, side_by_side
 from projectl_sim.engine.state import END_STALL, PLAY, GameState, parse_setup
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.registry import register_variant
-from projectl_sim.rules import ACTIONS_PER_TURN
 
 ROW_SIZE = 3  # rulings, Line Clear: rows of 3
 SIDES = ("left", "right")  # the white marker's rows, the black marker's rows
@@ -141,7 +140,7 @@ class LineClearState(GameState):
         markers = markers_of(first, self.n)
         check_markers(setup.get("markers"), markers, self.n)
         self.line_clear = LineClear(
-            *markers, right, self.rules.line_clear_order == INTERLEAVE, ACTIONS_PER_TURN
+            *markers, right, self.rules.line_clear_order == INTERLEAVE, self.actions_per_turn
         )
 
     def _begin(self) -> None:
@@ -296,9 +295,9 @@ class LineClearState(GameState):
         n, first = self.n, self.first_player
         lc.white, lc.black = (lc.white + 1) % n, (lc.black + 1) % n
         lc.pairs += 1
-        lc.turns = [[ACTIONS_PER_TURN, False, 0], [ACTIONS_PER_TURN, False, 0]]
+        lc.turns = [[self.actions_per_turn, False, 0], [self.actions_per_turn, False, 0]]
         self.current = lc.white
-        self.actions_left = ACTIONS_PER_TURN
+        self.actions_left = self.actions_per_turn
         self.master_used = False
         self.black_taken = 0
         if self.trigger_round:
@@ -370,7 +369,7 @@ class LineClearState(GameState):
         ):
             raise InvariantError(f"round {self.round} after {lc.pairs} turn pairs of {n} players")
         waiting = lc.turns[1 - lc.moving]
-        if not 0 <= waiting[0] <= ACTIONS_PER_TURN or not 0 <= waiting[2] <= 1:
+        if not 0 <= waiting[0] <= self.actions_per_turn or not 0 <= waiting[2] <= 1:
             raise InvariantError(f"the waiting holder's turn is {waiting}")
         if in_turn:
             if self.current != lc.holder(lc.moving):

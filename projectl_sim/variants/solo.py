@@ -32,7 +32,7 @@ from projectl_sim.engine.render import draw_puzzle, side_by_side
 from projectl_sim.engine.state import GameState
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.registry import register_variant
-from projectl_sim.rules import GRID_COLUMNS, GRID_SIZE, SOLO_LOCKS, STARTING_SUPPLY, Rules
+from projectl_sim.rules import GRID_COLUMNS, GRID_SIZE, SOLO_LOCKS, Rules
 
 EMPTY = -1  # a grid position whose puzzle was taken and not replaced (the deck was empty)
 
@@ -307,7 +307,7 @@ def deal_solo(rules: Rules, rng: random.Random) -> dict[str, Any]:
             p.id
             for p in cat.pieces
             if not p.is_ghost
-            for _ in range(p.copies - STARTING_SUPPLY.count(p.id))
+            for _ in range(p.copies - rules.starting_supply.count(p.id))
         ]
         pieces = rng.sample(pool, wanted)
     locks, start = [], 0

@@ -1,0 +1,250 @@
+"""Balance objectives of a run, to be made small, with intervals from the deals (``tune``).
+
+Each objective reads a run's finished games and gives one number, smaller is better:
+
+- ``seat_advantage``: the largest gap between a turn order's share of the wins and 1/N (0: every
+  seat wins as often), in share points; averaged over the run's configurations.
+- ``strategy_spread``: the best bot's win rate less the worst's, in games with more than one kind
+  of bot (0: every strategy as strong); averaged over configurations of mixed line-ups.
+- ``first_player``: the first player's share of the wins less 1/N, without the sign taken away
+  (a target of 0 makes it the seat advantage of the first seat alone).
+- ``rounds``, ``margin``: the mean length in rounds and the mean winning margin (points).
+- ``close_games``: minus the share of games won by at most ``CLOSE`` points (more is better).
+
+``--target T`` turns a value into its distance from T (``rounds`` with a target of 12 asks for
+games of twelve rounds). Intervals are a bootstrap over deals: a resample draws the run's deal
+seeds with replacement and each game counts as often as its seed was drawn, so the rotations of a
+deal stay together, and runs on the same seeds resample the same deals (``paired``): the
+difference of two settings is measured on shared deals, the luck of the deal cancelling out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis.stats import finished_games, finished_seats
+
+CLOSE = 2  # points: a close game's margin at most
+
+
+@dataclass(frozen=True)
+class GameMatrix:
+    """One row per finished game: the numbers every objective reads, as arrays."""
+
+    seed: np.ndarray  # the deal (game seed) of each game
+    config: np.ndarray  # config_id of each game
+    players: np.ndarray
+    rounds: np.ndarray
+    margin: np.ndarray
+    order_wins: np.ndarray  # games x 6: win share of turn order k (0 beyond the players)
+    bot_wins: np.ndarray  # games x bots: win shares of that bot's seats, summed
+    bot_seats: np.ndarray  # games x bots: that bot's seats
+    bots: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.seed)
+
+
+def game_matrix(seats: pd.DataFrame, games: pd.DataFrame) -> GameMatrix:
+    """Return the finished games of a run's tables as a ``GameMatrix``."""
+    ok = finished_games(games).sort_values("game_id")
+    ok_seats = finished_seats(seats)
+    ok_seats = ok_seats[ok_seats["game_id"].isin(ok["game_id"])]
+    ids = ok["game_id"].to_numpy()
+    where = pd.Index(ids)
+    rows = where.get_indexer(ok_seats["game_id"])
+    order_wins = np.zeros((len(ids), 6))
+    np.add.at(
+        order_wins,
+        (rows, ok_seats["turn_order"].to_numpy(dtype=int)),
+        ok_seats["win_share"].to_numpy(dtype=float),
+    )
+    bots = tuple(sorted(set(ok_seats["bot"])))
+    col = pd.Index(bots).get_indexer(ok_seats["bot"])
+    bot_wins = np.zeros((len(ids), len(bots)))
+    bot_seats = np.zeros((len(ids), len(bots)))
+    np.add.at(bot_wins, (rows, col), ok_seats["win_share"].to_numpy(dtype=float))
+    np.add.at(bot_seats, (rows, col), 1.0)
+    return GameMatrix(
+        ok["seed"].to_numpy(),
+        ok["config_id"].to_numpy(),
+        ok["players"].to_numpy(dtype=int),
+        ok["rounds"].to_numpy(dtype=float),
+        ok["margin"].to_numpy(dtype=float),
+        order_wins,
+        bot_wins,
+        bot_seats,
+        bots,
+    )
+
+
+def _per_config(
+    m: GameMatrix, w: np.ndarray, one: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Average ``one(rows, weights)`` (one value per weight row) over the configurations."""
+    values = []
+    for config in np.unique(m.config):
+        rows = np.flatnonzero(m.config == config)
+        v = one(rows, w[:, rows])
+        if v is not None:
+            values.append(v)
+    if not values:
+        return np.full(w.shape[0], np.nan)
+    return np.nanmean(np.vstack(values), axis=0)
+
+
+def _seat_advantage(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+    def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray | None:
+        n = int(m.players[rows[0]])
+        if n < 2:
+            return None
+        total = wr.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = wr @ m.order_wins[rows, :n] / total
+        return np.abs(share - 1 / n).max(axis=1)
+
+    return _per_config(m, w, one)
+
+
+def _first_player(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+    def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray | None:
+        n = int(m.players[rows[0]])
+        if n < 2:
+            return None
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return wr @ m.order_wins[rows, 0] / wr.sum(axis=1) - 1 / n
+
+    return _per_config(m, w, one)
+
+
+def _strategy_spread(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+    mixed = (m.bot_seats > 0).sum(axis=1) > 1
+
+    def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray | None:
+        keep = mixed[rows]
+        if not keep.any():
+            return None
+        rows, wr = rows[keep], wr[:, keep]
+        seats = wr @ m.bot_seats[rows]
+        present = seats[0] > 0 if len(seats) else np.zeros(0, bool)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = (wr @ m.bot_wins[rows])[:, present] / seats[:, present]
+        return rate.max(axis=1) - rate.min(axis=1)
+
+    return _per_config(m, w, one)
+
+
+def _mean_of(column: str) -> Callable[[GameMatrix, np.ndarray], np.ndarray]:
+    def objective(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+        def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return wr @ getattr(m, column)[rows] / wr.sum(axis=1)
+
+        return _per_config(m, w, one)
+
+    return objective
+
+
+def _close_games(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+    close = (m.margin <= CLOSE).astype(float)
+
+    def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return -(wr @ close[rows]) / wr.sum(axis=1)
+
+    return _per_config(m, w, one)
+
+
+OBJECTIVES: dict[str, Callable[[GameMatrix, np.ndarray], np.ndarray]] = {
+    "seat_advantage": _seat_advantage,
+    "strategy_spread": _strategy_spread,
+    "first_player": _first_player,
+    "rounds": _mean_of("rounds"),
+    "margin": _mean_of("margin"),
+    "close_games": _close_games,
+}
+OBJECTIVE_HELP = {
+    "seat_advantage": "largest gap of a turn order's win share from 1/N",
+    "strategy_spread": "best bot's win rate less the worst's (mixed line-ups)",
+    "first_player": "first player's win share less 1/N",
+    "rounds": "mean length in rounds",
+    "margin": "mean winning margin (points)",
+    "close_games": f"minus the share of games won by at most {CLOSE} points",
+}
+
+
+def objective_values(
+    m: GameMatrix, name: str, weights: np.ndarray, target: float | None = None
+) -> np.ndarray:
+    """Return objective ``name`` under each row of game ``weights`` (resamples x games)."""
+    values = OBJECTIVES[name](m, np.atleast_2d(weights))
+    return values if target is None else np.abs(values - target)
+
+
+def objective(m: GameMatrix, name: str, target: float | None = None) -> float:
+    """Return objective ``name`` of the games (each counted once)."""
+    if not len(m):
+        return float("nan")
+    return float(objective_values(m, name, np.ones((1, len(m))), target)[0])
+
+
+def deal_weights(seeds: Sequence[int], resamples: int, rng: np.random.Generator) -> dict:
+    """Return ``resamples`` bootstrap draws of the deals: {seed: its count in each draw}."""
+    deals = np.unique(np.asarray(seeds))
+    picks = rng.integers(0, len(deals), size=(resamples, len(deals)))
+    counts = np.zeros((resamples, len(deals)))
+    np.add.at(counts, (np.arange(resamples)[:, None], picks), 1.0)
+    return {int(s): counts[:, i] for i, s in enumerate(deals)}
+
+
+def _weights_for(m: GameMatrix, draws: dict, resamples: int) -> np.ndarray:
+    zero = np.zeros(resamples)
+    return (
+        np.column_stack([draws.get(int(s), zero) for s in m.seed])
+        if len(m)
+        else np.zeros((resamples, 0))
+    )
+
+
+def paired_intervals(
+    matrices: Sequence[GameMatrix],
+    name: str,
+    *,
+    target: float | None = None,
+    resamples: int = 1000,
+    level: float = 0.95,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """Return each run's objective with its bootstrap interval, and its difference from the
+    smallest (``diff``, ``diff_low``, ``diff_high``) on the same resampled deals.
+
+    The runs should share their deal seeds (the same root seed and grid); deals one run lacks
+    count nothing in it.
+    """
+    seeds = np.concatenate([m.seed for m in matrices]) if matrices else np.zeros(0)
+    draws = deal_weights(seeds, resamples, rng)
+    values = [objective(m, name, target) for m in matrices]
+    boots = np.vstack(
+        [objective_values(m, name, _weights_for(m, draws, resamples), target) for m in matrices]
+    )
+    lo_q, hi_q = 50 * (1 - level), 100 - 50 * (1 - level)
+    best = int(np.nanargmin(values)) if np.isfinite(values).any() else 0
+    rows = []
+    for i, v in enumerate(values):
+        d = boots[i] - boots[best]
+        rows.append(
+            {
+                "value": v,
+                "ci_low": float(np.nanpercentile(boots[i], lo_q)),
+                "ci_high": float(np.nanpercentile(boots[i], hi_q)),
+                "diff": v - values[best],
+                "diff_low": float(np.nanpercentile(d, lo_q)),
+                "diff_high": float(np.nanpercentile(d, hi_q)),
+                "games": len(matrices[i]),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,185 @@
+"""A new puzzle's trial: two runs on the same deals, without it (A) and with it (B), side by side.
+
+The runs come from ``projectl-sim puzzle try`` (``projectl_sim.designer.trial``): the same grid and
+root seed, so each game of B has its twin in A (same seed, same bots in the same seats) whose
+deal differs only by the new card (in the place of the one it replaces, or dealt in among the
+others). The report reads both runs' tables and records: the new puzzle's use in B
+(``puzzle_use``), the replaced puzzle's in A on the same games, the paired difference of how
+often each was taken, and ``compare``'s paired differences of the game's balance (the first
+player's win rate, so the seat advantage; the margin; the length in rounds; each bot's win
+rate) per configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.paired import compare
+from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+METRIC_NAMES = {
+    "first_player_rate": "first player's win rate",
+    "margin": "winning margin (points)",
+    "rounds": "length (rounds)",
+    "win_rate": "win rate",
+}
+
+
+@dataclass
+class TrialReport:
+    """What a new puzzle did in paired games (``trial_report``)."""
+
+    new: str
+    replaced: str | None
+    use: pd.DataFrame  # puzzle_use of the new card in B (run "with") and the replaced in A
+    taken: dict[str, float] | None  # paired difference of the taken rates, B - A
+    effects: pd.DataFrame  # compare(A, B)
+    configs: pd.DataFrame  # per config_id: players, lineup, switches
+    pairs: int
+
+    def text(self) -> str:
+        """Return the report ``puzzle try`` prints."""
+        how = f"in the place of {self.replaced}" if self.replaced else "dealt in among the others"
+        lines = [
+            f"{self.new} {how}: {self.pairs} paired games (the same seeds with and without it); "
+            "95% intervals, deals as clusters"
+        ]
+        new = self.use[self.use["run"] == "with"]
+        old = self.use[self.use["run"] == "without"]
+        if not new.empty:
+            all_row = new[new["bot"] == "all"].iloc[0]
+            lines.append(
+                f"taken in {_rate(all_row, 'taken')} of games, completed in "
+                f"{_rate(all_row, 'completion')} of its takes, "
+                f"{_ppa(all_row)} points per action spent on it"
+            )
+            for _, r in new[new["bot"] != "all"].iterrows():
+                lines.append(
+                    f"  by {r['bot']}: taken in {_rate(r, 'taken')} of its seats, "
+                    f"completed {_rate(r, 'completion')}, {_ppa(r)} points per action"
+                )
+        if self.replaced and not old.empty:
+            o = old[old["bot"] == "all"].iloc[0]
+            lines.append(
+                f"{self.replaced} in the same games without it: taken in {_rate(o, 'taken')}, "
+                f"completed {_rate(o, 'completion')}, {_ppa(o)} points per action"
+            )
+            if self.taken is not None and np.isfinite(self.taken["diff"]):
+                t = self.taken
+                lines.append(
+                    f"taken {t['diff'] * 100:+.1f} percentage points more often than "
+                    f"{self.replaced} [{t['ci_low'] * 100:+.1f}, {t['ci_high'] * 100:+.1f}] "
+                    f"(paired, {int(t['pairs'])} pairs)"
+                )
+        lines.append("")
+        lines.append("what it changes, with it - without it (* : the interval leaves out 0):")
+        if self.effects.empty:
+            lines.append("  no finished games to compare")
+        for config, group in self.effects.groupby("config_b", sort=True):
+            c = self.configs.loc[config]
+            # the run with it names the added card in its switches: the heading says it already
+            switches = ",".join(
+                s for s in str(c["switches"]).split(",") if not s.startswith("added_puzzles=")
+            )
+            lines.append(
+                f" {c['players']} players, {c['lineup']}"
+                + (f", {switches}" if switches not in ("default", "") else "")
+                + f" ({int(group['pairs'].max())} pairs)"
+            )
+            for r in group.itertuples(index=False):
+                name = METRIC_NAMES.get(r.metric, r.metric)
+                if r.bot:
+                    name = f"{name} {r.bot}"
+                mark = " *" if r.significant else ""
+                if r.kind == "rate":
+                    text = (
+                        f"{r.value_a:6.1%} -> {r.value_b:6.1%}  {r.diff * 100:+5.1f} pts "
+                        f"[{r.ci_low * 100:+.1f}, {r.ci_high * 100:+.1f}]"
+                    )
+                else:
+                    text = (
+                        f"{r.value_a:6.2f} -> {r.value_b:6.2f}  {r.diff:+5.2f} "
+                        f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+                    )
+                lines.append(f"   {name:<34} {text}{mark}")
+        return "\n".join(lines)
+
+
+def _rate(row: pd.Series, name: str) -> str:
+    get = row.get
+    value = get(f"{name}_rate")
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return f"{value:.0%} [{get(f'{name}_ci_low'):.0%}, {get(f'{name}_ci_high'):.0%}]"
+
+
+def _ppa(row: pd.Series) -> str:
+    get = row.get
+    value = get("points_per_action")
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    low, high = get("ppa_ci_low"), get("ppa_ci_high")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def trial_report(
+    without: Run | str | Path, with_it: Run | str | Path, new: str, replaced: str | None = None
+) -> TrialReport:
+    """Return the report of a new puzzle's trial from its two runs (A without it, B with it)."""
+    a = without if isinstance(without, Run) else load_run(without)
+    b = with_it if isinstance(with_it, Run) else load_run(with_it)
+    takes_b = puzzle_takes(b.path, [new])
+    parts = [puzzle_use(takes_b, b.seats, new).assign(run="with")]
+    taken = None
+    if replaced:
+        takes_a = puzzle_takes(a.path, [replaced])
+        parts.append(puzzle_use(takes_a, a.seats, replaced).assign(run="without"))
+        taken = taken_difference(takes_a, a.seats, replaced, takes_b, b.seats, new)
+    effects = compare(a, b)
+    configs = b.games.groupby("config_id")[["players", "lineup", "switches"]].first()
+    pairs = int(effects.groupby("config_b")["pairs"].max().sum()) if len(effects) else 0
+    return TrialReport(
+        new, replaced, pd.concat(parts, ignore_index=True), taken, effects, configs, pairs
+    )
+
+
+def plot_trial(report: TrialReport, ax: Axes | None = None) -> Axes:
+    """Draw what the new puzzle changed: each paired difference (with it - without it) and its
+    95% interval, rates in percentage points."""
+    if ax is None:
+        from matplotlib.figure import Figure
+
+        ax = Figure(figsize=(6.4, 0.5 + 0.45 * max(len(report.effects), 1))).add_subplot()
+    eff = report.effects
+    if eff.empty:
+        ax.set_title(f"{report.new}: no finished games to compare")
+        return ax
+    scale = np.where(eff["kind"] == "rate", 100.0, 1.0)
+    names = [
+        METRIC_NAMES.get(m, m) + (f" {b}" if b else "") + (" (pts)" if k == "rate" else "")
+        for m, b, k in zip(eff["metric"], eff["bot"].fillna(""), eff["kind"], strict=True)
+    ]
+    ys = np.arange(len(eff))[::-1]
+    d = eff["diff"].to_numpy() * scale
+    err = [d - eff["ci_low"].to_numpy() * scale, eff["ci_high"].to_numpy() * scale - d]
+    colours = ["#d62728" if s else "#1f77b4" for s in eff["significant"]]
+    for i, colour in enumerate(colours):
+        xerr = [[err[0][i]], [err[1][i]]]
+        ax.errorbar([d[i]], [ys[i]], xerr=xerr, fmt="o", color=colour, capsize=3)
+    ax.axvline(0, color="#888888", linewidth=0.8)
+    ax.set_yticks(ys, names, fontsize=8)
+    how = f"for {report.replaced}" if report.replaced else "added"
+    ax.set_title(f"{report.new} {how}: with it - without it, 95% (red: leaves out 0)", fontsize=9)
+    ax.figure.tight_layout()
+    return ax

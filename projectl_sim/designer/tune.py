@@ -1,0 +1,439 @@
+"""Balance search: the rule parameters that make a balance objective smallest, then confirmed.
+
+``tune`` asks Optuna (its TPE sampler, seeded) for settings of the parameters searched, plays
+each setting as an ordinary run of ``games_per_trial`` games per configuration, and tells Optuna
+the run's objective (``analysis.objectives``), until the budget of games is spent. Every search
+run has the same root seed, so every setting is played on the same deals (common random
+numbers): the differences between settings are not drowned by the luck of the deal, and a
+setting asked for again is answered from its first run at no cost (the objective on those deals
+is already known). The price is that the search can fit those deals; so the best few settings
+(``confirm``), and the rulebook's own setting beside them, are played again on fresh deals (a new
+root seed, shared by all of them: a paired run) and reported with 95% bootstrap intervals over
+the deals, and each one's difference from the best confirmed.
+
+A tune folder holds ``search/trial-NNN/`` and ``confirm/NAME/`` (ordinary run folders),
+``trials.csv`` (one row per search trial), ``confirmed.csv``, ``tune.json`` (what was asked),
+``report.txt`` and ``tune.png`` (the objective against each parameter).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis.data import load_run
+from projectl_sim.analysis.objectives import (
+    OBJECTIVES,
+    game_matrix,
+    objective,
+    paired_intervals,
+)
+from projectl_sim.errors import UsageError
+from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.rules import is_run_switch, puzzle_key, switch_default, switch_value
+from projectl_sim.sim import runner
+from projectl_sim.sim.spec import RunSpec, configurations, rules_of
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+SEARCH, CONFIRM = "search", "confirm"
+RULEBOOK = "rulebook"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter searched: a whole-number range, or a list of values to choose from."""
+
+    name: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] = ()
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        if self.choices:
+            return self.choices
+        assert self.low is not None and self.high is not None
+        return tuple(range(self.low, self.high + 1))
+
+    def text(self) -> str:
+        if self.choices:
+            return f"{self.name}={','.join(map(str, self.choices))}"
+        return f"{self.name}={self.low}..{self.high}"
+
+
+def parse_param(text: str) -> Param:
+    """Return the ``Param`` of ``NAME=LOW..HIGH`` or ``NAME=V1,V2,...``; a bad one is one line."""
+    name, eq, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not eq or not name or not raw:
+        raise UsageError(f"--param {text!r}: use NAME=LOW..HIGH or NAME=V1,V2,...")
+    if not is_run_switch(name) or name == "added_puzzles":
+        raise UsageError(
+            f"--param {name}: not a rules parameter or switch (black_deck_3p, row_size, "
+            "max_unfinished, actions_per_turn, points.ID, ...; see run --help)"
+        )
+    try:
+        if ".." in raw:
+            lo_text, _, hi_text = raw.partition("..")
+            low, high = switch_value(name, lo_text), switch_value(name, hi_text)
+            if not isinstance(low, int) or isinstance(low, bool) or not isinstance(high, int):
+                raise UsageError(f"rule {name}: a range LOW..HIGH needs whole numbers")
+            if low > high:
+                raise UsageError(f"rule {name}: the range {low}..{high} is empty")
+            return Param(name, low, high)
+        choices = tuple(dict.fromkeys(switch_value(name, v) for v in raw.split(",")))
+    except UsageError as exc:
+        raise UsageError(f"--param {text!r}: {str(exc).partition(': ')[2] or exc}") from None
+    return Param(name, choices=choices)
+
+
+@dataclass
+class TuneResult:
+    """A finished search: its folder, the trials, the confirmed settings and the report."""
+
+    out: Path
+    objective: str
+    params: tuple[Param, ...]
+    trials: pd.DataFrame
+    confirmed: pd.DataFrame
+    seed: int
+    confirm_seed: int
+    target: float | None = None
+    games_played: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def best(self) -> dict[str, Any]:
+        """Return the best confirmed setting (parameter -> value)."""
+        row = self.confirmed.sort_values("value").iloc[0]
+        return {p.name: row[p.name] for p in self.params}
+
+    def text(self) -> str:
+        """Return the report ``tune`` prints."""
+        goal = self.objective if self.target is None else f"|{self.objective} - {self.target:g}|"
+        lines = [
+            f"tune {goal} over {', '.join(p.text() for p in self.params)}: "
+            f"{len(self.trials)} settings searched on the same deals (seed {self.seed}), "
+            f"{self.games_played} games in all",
+            *self.notes,
+            "search (best first):",
+        ]
+        names = [p.name for p in self.params]
+        # records, not itertuples: a parameter's name (points.W07) is no attribute name
+        for r in self.trials.sort_values(["value", "trial"]).head(5).to_dict("records"):
+            setting = ", ".join(f"{n}={r[n]}" for n in names)
+            lines.append(f"  {setting:<40} {r['value']:8.4f}  ({r['games']} games)")
+        lines.append(
+            f"confirmed on fresh shared deals (seed {self.confirm_seed}), 95% bootstrap intervals "
+            "over the deals; diff: from the best, on the same deals (* : leaves out 0):"
+        )
+        for r in self.confirmed.sort_values("value").to_dict("records"):
+            setting = ", ".join(f"{n}={r[n]}" for n in names)
+            tag = " (the rulebook's)" if r["name"] == RULEBOOK else ""
+            mark = " *" if r["diff_low"] > 0 or r["diff_high"] < 0 else ""
+            lines.append(
+                f"  {setting:<40} {r['value']:8.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]  "
+                f"diff {r['diff']:+.4f} [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]{mark}  "
+                f"({r['games']} games){tag}"
+            )
+        best = ", ".join(f"{k}={v}" for k, v in self.best.items())
+        lines.append(f"best: {best}")
+        return "\n".join(lines)
+
+
+def _setting_key(setting: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, str(v)) for k, v in setting.items()))
+
+
+def _default_of(param: Param, catalogue: str | Path | None) -> Any:
+    """Return the rulebook's value of a parameter (a puzzle key: the card's printed value)."""
+    key = puzzle_key(param.name)
+    if key is None:
+        return switch_default(param.name)
+    cat = base_catalogue() if catalogue is None else load_catalogue(catalogue)
+    if not cat.has_puzzle(key[1]):
+        return None  # the run's own check names the missing card
+    card = cat.puzzle(key[1])
+    return card.points if key[0] == "points" else card.reward
+
+
+def tune(
+    params: Sequence[Param],
+    out: str | Path,
+    *,
+    objective_name: str,
+    bots: Sequence[str],
+    budget: int,
+    players: Sequence[int] | str | None = None,
+    games_per_trial: int | None = None,
+    confirm: int = 3,
+    confirm_games: int | None = None,
+    seed: int | None = None,
+    target: float | None = None,
+    rules: Mapping[str, Any] | None = None,
+    catalogue: str | Path | None = None,
+    expansions: str | Sequence[str] | None = None,
+    options: runner.RunOptions | None = None,
+    echo: Any = None,
+) -> TuneResult:
+    """Search ``params`` for the smallest ``objective_name`` within ``budget`` games, confirm the
+    best ``confirm`` settings (and the rulebook's) on fresh deals, and write the tune folder."""
+    import optuna
+
+    if objective_name not in OBJECTIVES:
+        raise UsageError(f"--objective {objective_name!r}: choose one of {', '.join(OBJECTIVES)}")
+    if not params:
+        raise UsageError("tune needs at least one --param NAME=LOW..HIGH")
+    names = [p.name for p in params]
+    if len(set(names)) != len(names):
+        raise UsageError("--param: each parameter once")
+    fixed = dict(rules or {})
+    clash = sorted(set(fixed) & set(names))
+    if clash:
+        raise UsageError(f"--rule {clash[0]}: it is searched (--param), so it cannot be fixed")
+    if budget < 1:
+        raise UsageError(f"--budget {budget}: give the games the search may play (> 0)")
+    space = math.prod(len(p.values) for p in params)
+    per_trial = games_per_trial or max(10, budget // min(space, 30))
+    if per_trial < 1:
+        raise UsageError(f"--games-per-trial {per_trial}: play at least one game")
+    out = Path(out)
+    if (out / "tune.json").exists():
+        raise UsageError(f"{out} already holds a tune: choose another --out")
+    seed = secrets.randbelow(2**32) if seed is None else seed
+    confirm_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
+    options = options or runner.RunOptions(quiet=True)
+    grid: dict[str, Any] = {
+        "bots": list(bots),
+        "players": players if isinstance(players, str) or players is None else list(players),
+        "expansions": expansions
+        if isinstance(expansions, str) or not expansions
+        else list(expansions),
+        "catalogue": None if catalogue is None else str(catalogue),
+    }
+
+    def spec(setting: Mapping[str, Any], games: int, root: int) -> RunSpec:
+        return RunSpec.from_mapping(
+            grid | {"games": games, "seed": root, "rules": fixed | dict(setting)}
+        )
+
+    # check the grid at each end of every range before the first game (one line each)
+    for p in params:
+        for v in dict.fromkeys((p.values[0], p.values[-1])):
+            for config in configurations(spec({p.name: v}, per_trial, seed)):
+                rules_of(config)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "tune.json").write_text(
+            json.dumps(
+                {
+                    "objective": objective_name,
+                    "target": target,
+                    "params": [p.text() for p in params],
+                    "budget": budget,
+                    "games_per_trial": per_trial,
+                    "confirm": confirm,
+                    "seed": seed,
+                    "confirm_seed": confirm_seed,
+                    "grid": grid | {"rules": fixed},
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+    except OSError as exc:
+        raise UsageError(f"cannot write to {out}: {exc.strerror}") from None
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(8, max(2, space // 3)))
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    seen: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+    rows: list[dict[str, Any]] = []
+    played = 0
+    asks = 0
+    games_per_run: int | None = None
+    while played < budget and len(seen) < space and asks < 20 * space + 50:
+        asks += 1
+        trial = study.ask()
+        setting: dict[str, Any] = {}
+        for p in params:
+            if p.choices:
+                setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+            else:
+                setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
+        key = _setting_key(setting)
+        if key in seen:  # the same deals give the same answer: no games needed
+            study.tell(trial, seen[key]["value"])
+            continue
+        if games_per_run is not None and played + games_per_run > budget and rows:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            break
+        folder = out / SEARCH / f"trial-{len(rows):03d}"
+        result = runner.run(spec(setting, per_trial, seed), folder, options=options)
+        run = load_run(result.out)
+        matrix = game_matrix(run.seats, run.games)
+        value = objective(matrix, objective_name, target)
+        games_per_run = result.games
+        played += result.games
+        tell = value if np.isfinite(value) else float("inf")
+        study.tell(trial, tell)
+        row = {"trial": len(rows), **setting, "value": value, "games": len(matrix)}
+        seen[key] = row | {"value": tell}
+        rows.append(row)
+        if echo is not None:
+            shown = ", ".join(f"{k}={v}" for k, v in setting.items())
+            echo(f"trial {row['trial']}: {shown}: {value:.4f} ({played}/{budget} games)")
+    trials = pd.DataFrame(rows, columns=["trial", *names, "value", "games"])
+    trials.to_csv(out / "trials.csv", index=False)
+
+    # confirm: the best few settings and the rulebook's, on fresh deals shared by all of them
+    # (the rows, not the table: a row of a table turns whole numbers into floats)
+    ranked = sorted(rows, key=lambda r: (not np.isfinite(r["value"]), r["value"], r["trial"]))
+    candidates: list[tuple[str, dict[str, Any]]] = [
+        (f"trial-{r['trial']:03d}", {n: r[n] for n in names}) for r in ranked[: max(1, confirm)]
+    ]
+    notes: list[str] = []
+    default = {p.name: _default_of(p, catalogue) for p in params}
+    if all(v is not None for v in default.values()):
+        if _setting_key(default) not in {_setting_key(s) for _, s in candidates}:
+            candidates.append((RULEBOOK, default))
+        else:  # the search found the rulebook's own setting among the best
+            candidates = [
+                (RULEBOOK if _setting_key(s) == _setting_key(default) else n, s)
+                for n, s in candidates
+            ]
+    else:
+        notes.append("(a puzzle the catalogue lacks: the rulebook's setting is not replayed)")
+    c_games = confirm_games or per_trial * 2
+    matrices = []
+    for name, setting in candidates:
+        clean = {k: _python(v) for k, v in setting.items()}
+        result = runner.run(
+            spec(clean, c_games, confirm_seed), out / CONFIRM / name, options=options
+        )
+        played += result.games
+        run = load_run(result.out)
+        matrices.append(game_matrix(run.seats, run.games))
+    table = paired_intervals(
+        matrices, objective_name, target=target, rng=np.random.default_rng(confirm_seed)
+    )
+    confirmed = pd.concat(
+        [
+            pd.DataFrame(
+                [{"name": n, **{k: _python(v) for k, v in s.items()}} for n, s in candidates]
+            ),
+            table,
+        ],
+        axis=1,
+    )
+    confirmed.to_csv(out / "confirmed.csv", index=False)
+    result_ = TuneResult(
+        out,
+        objective_name,
+        tuple(params),
+        trials,
+        confirmed,
+        seed,
+        confirm_seed,
+        target,
+        played,
+        notes,
+    )
+    (out / "report.txt").write_text(result_.text() + "\n", encoding="utf-8")
+    write_tune_png(result_, out / "tune.png")
+    return result_
+
+
+def _python(v: Any) -> Any:
+    """Return a numpy scalar as the Python value the run grid takes."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
+    """Draw the objective against each parameter: the search trials, and the confirmed settings
+    with their intervals."""
+    from matplotlib.figure import Figure
+
+    params = result.params
+    if fig is None:
+        fig = Figure(figsize=(4.2 * len(params), 3.6))
+    axes = fig.subplots(1, len(params), squeeze=False)[0]
+    goal = (
+        result.objective if result.target is None else f"|{result.objective} - {result.target:g}|"
+    )
+    for ax, p in zip(axes, params, strict=True):
+        categorical = bool(p.choices) and not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in p.choices
+        )
+        order = {str(c): i for i, c in enumerate(p.values)}
+
+        def xs(values: pd.Series, _order: dict = order, _cat: bool = categorical) -> list[float]:
+            return [float(_order[str(v)]) if _cat else float(v) for v in values]
+
+        t = result.trials
+        ax.scatter(xs(t[p.name]), t["value"], s=18, color="#7f7f7f", label="search (same deals)")
+        c = result.confirmed
+        ax.errorbar(
+            [x + 0.08 for x in xs(c[p.name])],
+            c["value"],
+            yerr=[c["value"] - c["ci_low"], c["ci_high"] - c["value"]],
+            fmt="o",
+            color="#d62728",
+            capsize=3,
+            label="confirmed (fresh deals, 95%)",
+        )
+        if categorical:
+            ax.set_xticks(range(len(p.values)), [str(v) for v in p.values])
+        ax.set_xlabel(p.name)
+        ax.set_ylabel(goal)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"tune: {goal} (smaller is better)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def write_tune_png(result: TuneResult, path: str | Path) -> Path:
+    """Write ``plot_tune``'s chart as a PNG file and return its path."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    path = Path(path)
+    fig = plot_tune(result)
+    FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def load_tune(out: str | Path) -> TuneResult:
+    """Read a finished tune folder back (tune.json, trials.csv and confirmed.csv)."""
+    out = Path(out)
+    try:
+        asked = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+        trials = pd.read_csv(out / "trials.csv")
+        confirmed = pd.read_csv(out / "confirmed.csv")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{out}: not a finished tune folder ({exc})") from None
+    params = tuple(parse_param(p) for p in asked["params"])
+    search = sum(load_run(p).games.shape[0] for p in sorted((out / SEARCH).glob("trial-*")))
+    confirm = sum(load_run(p).games.shape[0] for p in sorted((out / CONFIRM).glob("*")))
+    return TuneResult(
+        out,
+        asked["objective"],
+        params,
+        trials,
+        confirmed,
+        asked["seed"],
+        asked["confirm_seed"],
+        asked.get("target"),
+        search + confirm,
+    )

@@ -1,0 +1,186 @@
+"""Balance search: the objectives on hand-made tables, ``--param`` parsing, and ``tune`` finding a
+parameter with a known monotone effect on game length."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from analysis_util import G, make_tables
+
+from projectl_sim.analysis.objectives import game_matrix, objective, paired_intervals
+from projectl_sim.cli import main
+from projectl_sim.designer.tune import Param, parse_param
+from projectl_sim.errors import UsageError
+
+
+def tables_of(games: list[G]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return make_tables(games)
+
+
+def test_seat_advantage_is_the_largest_gap_from_an_equal_share() -> None:
+    # 3 players, 4 games: the first player wins 2, the second 1, the third 1
+    wins = [0, 0, 1, 2]
+    games = [
+        G(
+            ["a", "a", "a"],
+            [5 if p == w else 1 for p in range(3)],
+            [1 if p == w else 2 for p in range(3)],
+        )
+        for w in wins
+    ]
+    m = game_matrix(*tables_of(games))
+    assert objective(m, "seat_advantage") == pytest.approx(2 / 4 - 1 / 3)
+    assert objective(m, "first_player") == pytest.approx(2 / 4 - 1 / 3)
+    # a shared win counts half to each winner: an even split is no advantage
+    even = [G(["a", "a"], [3, 3], [1, 1])] * 3
+    assert objective(game_matrix(*tables_of(even)), "seat_advantage") == pytest.approx(0)
+
+
+def test_strategy_spread_rounds_margin_and_close_games() -> None:
+    # greedy wins 3 of 4 against random (seats swapped every game), rounds 10, 12, 14, 16
+    games = [
+        G(["greedy", "random"], [9, 4], [1, 2], rounds=10),
+        G(["random", "greedy"], [2, 9], [2, 1], rounds=12),
+        G(["greedy", "random"], [8, 7], [1, 2], rounds=14),
+        G(["random", "greedy"], [9, 8], [1, 2], rounds=16),
+    ]
+    m = game_matrix(*tables_of(games))
+    assert objective(m, "strategy_spread") == pytest.approx(0.75 - 0.25)
+    assert objective(m, "rounds") == pytest.approx(13)
+    assert objective(m, "rounds", target=12) == pytest.approx(1)
+    assert objective(m, "margin") == pytest.approx((5 + 7 + 1 + 1) / 4)
+    assert objective(m, "close_games") == pytest.approx(-0.5)
+    # identical bots: no mixed game, no spread to measure
+    same = [G(["a", "a"], [3, 1], [1, 2])] * 2
+    assert np.isnan(objective(game_matrix(*tables_of(same)), "strategy_spread"))
+
+
+def test_paired_intervals_cover_the_value_and_a_shared_deal_cancels() -> None:
+    rng = np.random.default_rng(0)
+    short = [G(["a", "a"], [3, 1], [1, 2], rounds=10 + i % 3) for i in range(30)]
+    longer = [G(["a", "a"], [3, 1], [1, 2], rounds=12 + i % 3) for i in range(30)]
+    ms = [game_matrix(*tables_of(short)), game_matrix(*tables_of(longer))]
+    table = paired_intervals(ms, "rounds", resamples=400, rng=rng)
+    assert list(table["value"]) == pytest.approx([11, 13])
+    assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
+    assert table.loc[0, "ci_high"] - table.loc[0, "ci_low"] > 0.2  # the deals vary
+    # every deal is two rounds longer in the second run: the paired difference is exactly 2
+    assert table.loc[1, "diff"] == pytest.approx(2)
+    assert table.loc[1, "diff_low"] == pytest.approx(2) and table.loc[1, "diff_high"] == 2
+
+
+def test_parse_param() -> None:
+    assert parse_param("black_deck_3p=10..18") == Param("black_deck_3p", 10, 18)
+    assert parse_param("black_deck_3p=10..18").values == tuple(range(10, 19))
+    assert parse_param("unfinished_penalty=true,false").values == (True, False)
+    assert parse_param("points.W07=1..4").values == (1, 2, 3, 4)
+    for bad, says in [
+        ("black_deck_3p", "NAME=LOW..HIGH"),
+        ("colour=1..3", "not a rules parameter"),
+        ("row_size=5..2", "is empty"),
+        ("row_size=0..3", "1-6"),
+        ("tie_break=1..3", "unknown value .1."),
+        ("unfinished_penalty=true..false", "whole numbers"),
+    ]:
+        with pytest.raises(UsageError, match=says):
+            parse_param(bad)
+
+
+def test_tune_finds_the_actions_per_turn_that_make_games_shortest(tmp_path: Path, capsys) -> None:
+    # more actions per turn, fewer rounds: the search must find the top of the range, and the
+    # confirmation must find the rulebook's 3 longer, on fresh deals
+    out = tmp_path / "tune"
+    argv = [
+        "tune",
+        "--objective",
+        "rounds",
+        "--param",
+        "actions_per_turn=2..5",
+        "--budget",
+        "40",
+        "--games-per-trial",
+        "10",
+        "--confirm",
+        "2",
+        "--bots",
+        "greedy,greedy",
+        "--seed",
+        "1",
+        "--jobs",
+        "1",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "best: actions_per_turn=5" in text
+    trials = pd.read_csv(out / "trials.csv")
+    assert sorted(trials["actions_per_turn"]) == [2, 3, 4, 5]  # budget of 40: 4 settings
+    assert trials["games"].sum() <= 40
+    assert list(trials.sort_values("value")["actions_per_turn"]) == [5, 4, 3, 2]
+    confirmed = pd.read_csv(out / "confirmed.csv").set_index("name")
+    assert "rulebook" in confirmed.index and confirmed.loc["rulebook", "actions_per_turn"] == 3
+    assert confirmed.loc["rulebook", "diff_low"] > 0  # the rulebook's games are longer
+    assert (out / "tune.png").stat().st_size > 1000
+    assert json.loads((out / "tune.json").read_text())["objective"] == "rounds"
+    # a target of 12 rounds is nearest the rulebook's 3 actions, not the shortest game
+    target = tmp_path / "target"
+    argv2 = [*argv[:-1], str(target), "--target", "12"]
+    assert main(argv2) == 0
+    assert "best: actions_per_turn=3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--objective", "fun", "--param", "row_size=3..4"], "--objective 'fun'"),
+        (["--objective", "rounds"], "at least one --param"),
+        (
+            ["--objective", "rounds", "--param", "row_size=3..4", "--rule", "row_size=3"],
+            "it is searched",
+        ),
+        (["--objective", "rounds", "--param", "row_sized=3..4"], "not a rules parameter"),
+        (["--objective", "rounds", "--param", "black_deck_2p=1..300"], "1-200"),
+    ],
+)
+def test_tune_mistakes_are_one_line(tmp_path: Path, capsys, args: list[str], says: str) -> None:
+    argv = [
+        "tune",
+        *args,
+        "--budget",
+        "10",
+        "--bots",
+        "random,random",
+        "--out",
+        str(tmp_path / "t"),
+    ]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1
+    assert not (tmp_path / "t" / "search").exists()
+
+
+def test_tune_of_a_cards_points_confirms_its_printed_value(tmp_path: Path) -> None:
+    from projectl_sim.designer.tune import tune
+    from projectl_sim.sim.runner import RunOptions
+
+    result = tune(
+        [parse_param("points.W25=2,4")],
+        tmp_path / "t",
+        objective_name="margin",
+        bots=["greedy,random"],
+        budget=8,
+        games_per_trial=4,
+        confirm=1,
+        seed=2,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    rulebook = result.confirmed.set_index("name").loc["rulebook"]
+    assert rulebook["points.W25"] == 0  # W25's printed points, played beside the best
+    assert sorted(result.trials["points.W25"]) == [2, 4]
+    assert "points.W25=0" in result.text() and "(the rulebook's)" in result.text()

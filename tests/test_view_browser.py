@@ -1,0 +1,139 @@
+"""The replay viewer in headless Chromium: a base, a solo, a Line Clear and an all-expansions game,
+each stepped to its end with the keys, the buttons and the slider; the scores shown must be the
+record's, the page must load nothing, and a screenshot of each is taken.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped without
+them on a workstation, a failure under CI. ``PROJECTL_SCREENSHOTS=DIR`` keeps the screenshots
+there (``viewer-<game>.png``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_report_browser import FLAGS, _chromium
+
+from bots import make_bot
+from projectl_sim import Rules, play_game
+from projectl_sim.view import write_view
+
+EVERY = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
+
+GAMES: dict[str, tuple[Rules, list[str], int]] = {
+    "base": (Rules(players=2), ["greedy", "random"], 7),
+    "solo": (Rules(players=1, variant="solo", difficulty="hard"), ["greedy"], 3),
+    "line_clear": (Rules(players=5, variant="line_clear"), ["greedy", "random", "greedy"], 2),
+    "all": (Rules(players=3, expansions=frozenset(EVERY)), ["greedy", "random", "greedy"], 3),
+}
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("viewer")
+    out = {}
+    for name, (rules, bots, seed) in GAMES.items():
+        seats = [make_bot(bots[p % len(bots)]) for p in range(rules.players)]
+        record = play_game(rules, seats, seed, timed=True).record_json()
+        path = folder / f"{name}.html"
+        write_view(record, path, rules.catalogue)
+        out[name] = (path, record)
+    return out
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    browser, driver_path = _chromium()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    profile = tmp_path_factory.mktemp("profile")
+    for flag in [*FLAGS, f"--user-data-dir={profile}", "--window-size=1400,1000"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(driver_path), options=options)
+    d.set_page_load_timeout(60)
+    yield d
+    d.quit()
+
+
+def _text(driver: Any, element_id: str) -> str:
+    return str(driver.find_element("id", element_id).text)
+
+
+def _scores(driver: Any) -> dict[str, int]:
+    shown = driver.execute_script(
+        "return Array.from(document.querySelectorAll('.score[data-seat]'))"
+        ".map(e => [e.dataset.seat, e.textContent])"
+    )
+    return {seat: int(text) for seat, text in shown}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_viewer_steps_to_the_end_and_shows_the_records_scores(
+    name: str, pages: dict[str, tuple[Path, dict[str, Any]]], driver: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    path, record = pages[name]
+    page = path.read_text(encoding="utf-8")
+    assert "http" not in page.lower()  # nothing to fetch: no URL at all
+    assert " src=" not in page and " href=" not in page
+    driver.get(path.resolve().as_uri())
+    n = len(record["actions"])
+    assert _text(driver, "counter") == f"step 0 / {n}"
+    assert "The setup" in _text(driver, "caption")
+    body = driver.find_element("tag name", "body")
+
+    # the arrow keys step one action; the buttons and the slider move too
+    body.send_keys(Keys.ARROW_RIGHT)
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert _text(driver, "counter") == f"step 2 / {n}"
+    driver.find_element("id", "prev").click()
+    assert _text(driver, "counter") == f"step 1 / {n}"
+    driver.execute_script(
+        "const s = document.getElementById('slider'); s.value = arguments[0];"
+        " s.dispatchEvent(new Event('input'));",
+        n // 2,
+    )
+    assert _text(driver, "counter") == f"step {n // 2} / {n}"
+    shot_dir = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
+    shot_dir.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(shot_dir / f"viewer-{name}.png"))
+
+    body.send_keys(Keys.END)
+    assert _text(driver, "counter") == f"step {n} / {n}"
+    caption = _text(driver, "caption")
+    result = record["result"]
+    scores = _scores(driver)
+    assert [scores[str(p)] for p in range(len(result["scores"]))] == result["scores"]
+    if name == "solo":
+        assert scores["opponent"] == result["opponent"]["score"]
+        assert ("mastermind wins" in caption) == (result["winners"] == [])
+    else:
+        assert f"seat {result['winners'][0]} (" in caption
+    driver.find_element("id", "next").click()  # past the end: stays there
+    assert _text(driver, "counter") == f"step {n} / {n}"
+    driver.find_element("id", "first").click()
+    assert _text(driver, "counter") == f"step 0 / {n}"
+    driver.find_element("id", "last").click()
+    assert _scores(driver) == scores
+
+    board = _text(driver, "board")
+    shown = {
+        "solo": ["Solo grid", "locks above the columns", "the mastermind"],
+        "line_clear": ["white marker", "black marker", "right"],
+        "all": ["Finesse", "bank:", "Credits", "Ambassadors", "Ghost actions"],
+        "base": ["white row", "black row", "victory pile", "Reserve"],
+    }[name]
+    for words in shown:
+        assert words in board, words
+    # the page fetched nothing and logged no error
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
