@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 # The modules of the hot loop: projectl_sim/_native.py's MODULES (read from its source, since the
@@ -61,6 +62,24 @@ def _built_in_place(digests: dict) -> bool:
 BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop"}
 
 
+BUILT_FROM: dict = {}  # the digests of the sources being compiled, for the stamp
+
+
+class _BuildExt(build_ext):
+    """build_ext that writes the stamp once the extensions are built, not before."""
+
+    def run(self) -> None:
+        super().run()
+        if not BUILT_FROM:
+            return
+        text = json.dumps(BUILT_FROM, indent=1, sort_keys=True) + "\n"
+        STAMP.write_text(text)
+        if not self.inplace:  # a wheel: build_py has copied the package already
+            target = Path(self.build_lib) / "projectl_sim" / STAMP.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+
+
 def _native_modules() -> list:
     if os.environ.get("PROJECTL_SIM_PURE", "") not in ("", "0"):
         STAMP.unlink(missing_ok=True)
@@ -76,7 +95,10 @@ def _native_modules() -> list:
     digests = {p: hashlib.sha256((HERE / p).read_bytes()).hexdigest() for p in NATIVE}
     if _built_in_place(digests):
         return []  # an editable reinstall of unchanged sources: the in-place build stands
-    STAMP.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    # The stamp names the sources of a finished build: it goes now (a build stopped half-way
+    # leaves none, so the next install compiles again) and comes back when build_ext is done.
+    STAMP.unlink(missing_ok=True)
+    BUILT_FROM.update(digests)
     cwd = os.getcwd()
     os.chdir(HERE)  # mypyc resolves module names from the paths given
     try:
@@ -96,4 +118,4 @@ def _native_modules() -> list:
     return extensions
 
 
-setup(ext_modules=_native_modules())
+setup(ext_modules=_native_modules(), cmdclass={"build_ext": _BuildExt})

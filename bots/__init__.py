@@ -26,7 +26,7 @@ from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot
 from bots.params import OneOf, Range, check_value
 from bots.random_bot import RandomBot
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, closest, unknown_name
 
 REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, MCTSBot)}
 BUILTIN = dict(REGISTRY)
@@ -122,9 +122,8 @@ def bot_class(source: str) -> type[Bot]:
         ep = _plugins().get(source)
         if ep is None:
             known = sorted({*REGISTRY, *_plugins()})
-            raise UsageError(
-                f"unknown bot {source!r} (valid: {', '.join(known)}, MODULE:CLASS or FILE.py:CLASS)"
-            )
+            more = ["MODULE:CLASS or FILE.py:CLASS"]
+            raise UsageError(unknown_name("bot", source, known, more=more))
         try:
             loaded = ep.load()
         except Exception as exc:
@@ -173,7 +172,9 @@ def _kwargs(cls: type[Bot], source: str, rest: str) -> tuple[tuple[str, Any], ..
         key, eq, raw = item.partition("=")
         if not eq or key not in cls.params:
             valid = ", ".join(cls.params) or "none"
-            raise UsageError(f"bot {source!r} has no parameter {key!r} (valid: {valid})")
+            guess = closest(key, list(cls.params)) if eq else None
+            hint = f"did you mean {guess!r}? " if guess else ""
+            raise UsageError(f"bot {source!r} has no parameter {key!r} ({hint}valid: {valid})")
         entry = cls.params[key]
         value = _parse_value(key, raw, entry[0])
         problem = check_value(source, key, value, entry)

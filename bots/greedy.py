@@ -58,7 +58,7 @@ from projectl_sim.engine.actions import (
     TakeBasic,
     Upgrade,
 )
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
 from projectl_sim.expansions.finesse import Insert, credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghost_takes, ghosts, level_up_actions
@@ -139,7 +139,7 @@ class GreedyBot(Bot):
         super().__init__(**kwargs)
         preset = self.options["preset"]
         if preset not in PRESETS:
-            raise UsageError(f"unknown greedy preset {preset!r} (valid: {', '.join(PRESETS)})")
+            raise UsageError(unknown_name("greedy preset", preset, PRESETS))
         overrides = {k: v for k, v in kwargs.items() if k != "preset"}
         self.weights = replace(PRESETS[preset], **overrides)
         for k in self.options:

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from projectl_sim.errors import closest
+
 
 @dataclass(frozen=True)
 class Range:
@@ -75,7 +77,11 @@ def check_value(bot: str, key: str, value: Any, entry: tuple[Any, ...]) -> str |
         valid = kind if check is None else f"{kind} {check}"
     else:
         valid = str(check)
-    return f"bot {bot}: {key}={value} is out of range (valid: {valid})"
+    guess = None
+    if isinstance(check, OneOf) and isinstance(value, str):
+        guess = closest(value, [str(v) for v in check.values])
+    hint = f"did you mean {guess!r}? " if guess else ""
+    return f"bot {bot}: {key}={value} is out of range ({hint}valid: {valid})"
 
 
 __all__ = ["OneOf", "Range", "check_value"]

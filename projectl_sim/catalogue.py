@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from projectl_sim.errors import ProjectLError
+from projectl_sim.errors import ProjectLError, id_ranges, unknown_name
 
 Mask25 = int
 PieceId = str
@@ -235,16 +235,15 @@ class Catalogue:
         try:
             return self._piece_index[piece_id]
         except (KeyError, TypeError):
-            raise KeyError(
-                f"unknown piece {piece_id!r} (valid: {', '.join(self.piece_ids)})"
-            ) from None
+            raise KeyError(unknown_name("piece", piece_id, self.piece_ids)) from None
 
     def puzzle_index(self, puzzle_id: PuzzleId) -> int:
         """Return the index of a puzzle id, or raise ``KeyError``."""
         try:
             return self._puzzle_index[puzzle_id]
         except (KeyError, TypeError):
-            raise KeyError(f"unknown puzzle {puzzle_id!r}") from None
+            ids = [p.id for p in self.puzzles]
+            raise KeyError(unknown_name("puzzle", puzzle_id, ids, listing=id_ranges(ids))) from None
 
     def has_puzzle(self, puzzle_id: PuzzleId) -> bool:
         """Return whether the catalogue holds a puzzle of that id."""

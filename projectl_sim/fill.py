@@ -562,3 +562,89 @@ def fill_puzzle(
 ) -> FillResult:
     """Return the cheapest way to complete a puzzle whose ``filled`` cells are already covered."""
     return fill_region(cat, puzzle_empty(cat, puzzle_id, filled), counts, solver=solver)
+
+
+# -- why not: a negative answer explained --------------------------------------------------------
+def regions(empty: Mask25) -> list[Mask25]:
+    """Return the orthogonally connected parts of ``empty``, lowest cell first."""
+    out = []
+    left = empty
+    while left:
+        part = left & -left
+        while True:
+            near = (
+                part << 5 | part >> 5 | (part & ~_RIGHT_COLUMN) << 1 | (part & ~_LEFT_COLUMN) >> 1
+            )
+            grown = part | (near & left)
+            if grown == part:
+                break
+            part = grown
+        out.append(part)
+        left &= ~part
+    return out
+
+
+def _cells_text(mask: Mask25) -> str:
+    return " ".join(f"{r},{c}" for r, c in mask_cells(mask))
+
+
+def _closest_tiling(
+    cat: Catalogue, empty: Mask25, counts: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Return the tiling of ``empty`` that lacks the fewest owned pieces (the fewest pieces on a
+    tie), as (its counts, the counts it lacks); None when ``empty`` has no tiling at all."""
+    index = tiling_index(cat)
+    best: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
+    for v in index.vectors(empty):  # cheapest first: the first of the fewest lacking wins ties
+        need = index.unpack(v)
+        lack = tuple(max(0, n - have) for n, have in zip(need, counts, strict=True))
+        short = sum(lack)
+        if best is None or short < best[0]:
+            best = (short, need, lack)
+    return None if best is None else (best[1], best[2])
+
+
+def _named(cat: Catalogue, counts: Sequence[int]) -> str:
+    return ", ".join(f"{p.id}={n}" for p, n in zip(cat.pieces, counts, strict=True) if n)
+
+
+def why_not(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> str:
+    """Return why the owned ``counts`` cannot tile ``empty``, in one sentence ("" if they can).
+
+    The first reason that holds: the pieces cover too few cells; more cells without an empty
+    neighbour than level-1 pieces; a connected region that no owned pieces tile; regions each
+    tileable alone but not together; else the tiling that lacks the fewest pieces.
+    """
+    counts = tuple(counts)
+    if can_tile(cat, empty, counts):
+        return ""
+    cells = empty.bit_count()
+    covered = sum(n * p.level for n, p in zip(counts, cat.pieces, strict=True))
+    if covered < cells:
+        return f"the pieces cover {covered} of the {cells} empty cells"
+    lone = isolated_cells(empty)
+    singles = sum(n for n, p in zip(counts, cat.pieces, strict=True) if p.level == 1)
+    if lone.bit_count() > singles:
+        return (
+            f"{lone.bit_count()} empty cells ({_cells_text(lone)}) have no empty neighbour and "
+            f"need a level-1 piece each; there {'is' if singles == 1 else 'are'} {singles}"
+        )
+    parts = regions(empty)
+    for part in parts if len(parts) > 1 else ():
+        if not can_tile(cat, part, counts):
+            closest = _closest_tiling(cat, part, counts)
+            lacks = f": it lacks {_named(cat, closest[1])}" if closest else ""
+            return (
+                f"the region of {part.bit_count()} cells at {_cells_text(part)} cannot be tiled "
+                f"with these pieces{lacks}"
+            )
+    closest = _closest_tiling(cat, empty, counts)
+    if closest is None:
+        return f"no tiling of the {cells} empty cells exists with any pieces of the catalogue"
+    need, lack = closest
+    start = (
+        f"each of the {len(parts)} regions can be tiled alone, but not all at once"
+        if len(parts) > 1
+        else "no tiling fits these pieces"
+    )
+    return f"{start}: the closest, {_named(cat, need)}, lacks {_named(cat, lack)}"

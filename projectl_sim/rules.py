@@ -17,7 +17,7 @@ from projectl_sim.catalogue import (
     Catalogue,
 )
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
-from projectl_sim.errors import RulesError, UsageError
+from projectl_sim.errors import RulesError, UsageError, unknown_name
 from projectl_sim.loading import base_catalogue, with_puzzle_changes, with_shipped_sets
 from projectl_sim.registry import expansion_classes
 
@@ -232,7 +232,7 @@ class Rules:
         known = expansion_names()
         unknown = sorted(str(x) for x in names if x not in known)
         if unknown:
-            raise RulesError(f"unknown expansion {unknown[0]!r} (known: {', '.join(known)})")
+            raise RulesError(unknown_name("expansion", unknown[0], known))
         object.__setattr__(self, "expansions", names)
         if not isinstance(self.finesse_ambassador, bool):
             raise RulesError(
@@ -241,7 +241,7 @@ class Rules:
         if self.finesse_ambassador and not self.finesse:
             raise RulesError("finesse_ambassador applies to the finesse expansion only")
         if self.variant not in VARIANTS:
-            raise RulesError(f"unknown variant {self.variant!r} (valid: {', '.join(VARIANTS)})")
+            raise RulesError(unknown_name("variant", self.variant, VARIANTS))
         if not isinstance(self.players, int) or isinstance(self.players, bool):
             raise RulesError(f"players must be a whole number, got {self.players!r}")
         if self.variant == "solo":
@@ -262,26 +262,21 @@ class Rules:
             raise RulesError(f"players must be 1-6, got {self.players}")
         self._check_expansion_settings()
         if self.difficulty not in DIFFICULTIES:
-            raise RulesError(
-                f"unknown difficulty {self.difficulty!r} (valid: {', '.join(DIFFICULTIES)})"
-            )
+            raise RulesError(unknown_name("difficulty", self.difficulty, DIFFICULTIES))
         if self.solo_opponent_pieces not in SOLO_OPPONENT_PIECES:
             raise RulesError(
-                f"unknown solo_opponent_pieces {self.solo_opponent_pieces!r} "
-                f"(valid: {', '.join(SOLO_OPPONENT_PIECES)})"
+                unknown_name(
+                    "solo_opponent_pieces", self.solo_opponent_pieces, SOLO_OPPONENT_PIECES
+                )
             )
         if self.solo_unlock not in SOLO_UNLOCKS:
-            raise RulesError(
-                f"unknown solo_unlock {self.solo_unlock!r} (valid: {', '.join(SOLO_UNLOCKS)})"
-            )
+            raise RulesError(unknown_name("solo_unlock", self.solo_unlock, SOLO_UNLOCKS))
         if not self.solo:
             for name, default in _SOLO_ONLY.items():
                 if getattr(self, name) != default:
                     raise RulesError(f"{name} applies to the solo variant only")
         if self.tie_break not in TIE_BREAKS:
-            raise RulesError(
-                f"unknown tie_break {self.tie_break!r} (valid: {', '.join(TIE_BREAKS)})"
-            )
+            raise RulesError(unknown_name("tie_break", self.tie_break, TIE_BREAKS))
         for name in ("max_rounds", "stall_rounds"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -380,9 +375,7 @@ class Rules:
             ("line_clear_order", LINE_CLEAR_ORDERS),
         ):
             if getattr(self, name) not in allowed:
-                raise RulesError(
-                    f"unknown {name} {getattr(self, name)!r} (valid: {', '.join(allowed)})"
-                )
+                raise RulesError(unknown_name(name, getattr(self, name), allowed))
         if not isinstance(self.endless_white_deck, bool):
             raise RulesError(
                 f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
@@ -651,8 +644,9 @@ def parse_expansions(
             names.update(valid)
             continue
         if name not in valid:
-            choices = ", ".join((*valid, "all", "none"))
-            raise UsageError(f"{option}: unknown expansion {name!r} (valid: {choices})")
+            short = {s: full for s, full in EXPANSION_ALIASES.items() if full in valid}
+            message = unknown_name("expansion", name, valid, short=short, more=("all", "none"))
+            raise UsageError(f"{option}: {message}")
         names.add(name)
         if eq:
             if name not in CATALOGUE_SETS:
@@ -721,7 +715,7 @@ def switch_value(key: str, raw: Any) -> Any:
         pieces = [str(p).strip() for p in items if str(p).strip() not in ("", "none")]
         return "+".join(pieces) or "none"
     if isinstance(allowed, tuple) and raw not in allowed:
-        raise UsageError(f"rule {key}: unknown value {raw!r} (valid: {', '.join(allowed)})")
+        raise UsageError(f"rule {key}: {unknown_name('value', raw, allowed)}")
     return raw
 
 

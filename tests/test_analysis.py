@@ -402,8 +402,8 @@ def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:
     one = sweep.ensure_run(tmp_path / "one", config, seed=4)
     two = sweep.ensure_run(tmp_path / "two", config, seed=4)
     first, second = pa_.load_run(one), pa_.load_run(two)
-    assert first.seats.drop(columns="decision_time_mean").equals(
-        second.seats.drop(columns="decision_time_mean")
+    assert first.seats.drop(columns=list(tables.TIMING_COLUMNS["seats"])).equals(
+        second.seats.drop(columns=list(tables.TIMING_COLUMNS["seats"]))
     )
     stamp = (one / "seats.parquet").stat().st_mtime_ns
     assert sweep.ensure_run(one, {"bots": ["greedy"], "players": [3], "games": 9}, seed=1) == one

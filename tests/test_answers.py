@@ -99,7 +99,7 @@ def test_summary_command_prints_the_answers_of_a_real_run(
     # greedy beats random in (almost) every game: no finite rating is invented for either
     if "no wins: unbounded below" in ratings:
         assert "-inf" in ratings
-    assert "wall-clock seconds per decision" in out  # the tables have no CPU column yet
+    assert "CPU seconds per decision" in out  # the runner writes decision_cpu_mean
     assert "2p  greedy  random" in out  # head to head, the stronger first
 
 
@@ -114,3 +114,22 @@ def test_a_grown_run_reports_its_precision(mixed_run: Path, tmp_path: Path) -> N
     text = summary_text(copy)
     assert "== Precision on demand ==" in text
     assert "maximum of 12 games per configuration reached" in text
+
+
+def test_a_head_to_head_matrix_shows_complementary_percentages() -> None:
+    import pandas as pd
+
+    from projectl_sim.analysis.answers import _h2h_matrix
+
+    pairs = pd.DataFrame(
+        {
+            "bot": ["a", "b", "a", "c"],
+            "opponent": ["b", "a", "c", "a"],
+            "rate": [0.575, 0.425, 0.125, 0.875],  # 57.5 and 12.5: halves, in floating point
+        }
+    )
+    lines = _h2h_matrix(pairs, ["a", "b", "c"])
+    cells = {line.split()[1]: line.split()[2:] for line in lines[1:]}
+    assert cells["a"] == ["-", "58%", "13%"]
+    assert cells["b"] == ["42%", "-"]  # b never met c: an empty cell
+    assert cells["c"] == ["87%", "-"]

@@ -1,15 +1,18 @@
-"""The command line: play, replay, bots, and one-line errors for user mistakes."""
+"""The command line: play, replay, bots, one-line errors for user mistakes, and what a run says
+at its end (its answers, then next commands that work)."""
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from projectl_sim.cli import main
+from projectl_sim.cli import _commands, build_parser, main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -25,6 +28,7 @@ def test_play_prints_a_summary_and_writes_a_replayable_record(tmp_path: Path) ->
     assert "seed 7, 2 players" in out.stdout
     assert "winners:" in out.stdout
     assert "white row" in out.stdout  # --show drew the table
+    assert f"record written to {rec}" in out.stdout  # where the README says: the path given
     record = json.loads(rec.read_text())
     assert record["format"] == "projectl-record/1"
     assert record["seats"] == ["random", "random"]
@@ -35,6 +39,30 @@ def test_play_prints_a_summary_and_writes_a_replayable_record(tmp_path: Path) ->
     assert summary["phase"] == "over"
     assert [p["score"] for p in summary["players"]] == record["result"]["scores"]
     assert summary["winners"] == record["result"]["winners"]
+
+
+def test_play_without_record_writes_none_and_says_how_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "--seed", "7", "--bots", "random,random"]) == 0
+    said = capsys.readouterr()
+    assert "record written" not in said.out
+    assert said.err == "no record written: --record FILE writes one to replay\n"
+    assert list(tmp_path.iterdir()) == []  # nothing left behind where it ran
+    assert main(["play", "--seed", "7", "--bots", "random,random", "--json"]) == 0
+    assert capsys.readouterr().err == ""  # JSON for programs: no hint
+    # one pipe for both streams: the hint is the last line, after the board
+    both = subprocess.run(
+        [sys.executable, "-m", "projectl_sim", "play", "--seed", "7", "--show"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+    )
+    lines = both.stdout.splitlines()
+    assert lines[-1] == "no record written: --record FILE writes one to replay"
+    assert any(line.startswith("winners:") for line in lines[:-1])
 
 
 def test_play_is_deterministic_for_a_seed(capsys) -> None:
@@ -102,3 +130,56 @@ def test_bots_lists_every_bot_with_its_parameters(capsys) -> None:
 @pytest.mark.parametrize("args", [["play", "--seed", "x"], ["replay"]])
 def test_argparse_errors_exit_2(args: list[str]) -> None:
     assert run(*args).returncode == 2
+
+
+def test_a_run_ends_with_its_answers_then_next_commands_that_each_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from projectl_sim.analysis.answers import summary_text
+
+    monkeypatch.chdir(tmp_path)
+    grid = ["run", "--bots", "greedy,random", "--players", "2", "--games", "4", "--jobs", "1"]
+    assert main([*grid, "--seed", "9", "--out", "r/first"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == summary_text("r/first") + "\n"  # the answers, as summary prints them
+    assert captured.out.index("== Seat advantage") < captured.out.index("== Time per decision")
+    lines = captured.err[captured.err.index("next:\n") :].splitlines()[1:]
+    commands = [shlex.split(line.split("  # ")[0]) for line in lines]
+    assert all(c[0] == "projectl-sim" for c in commands)
+    assert [c[1] for c in commands] == ["summary", "report", "run", "compare", "play", "run"]
+    # OTHER, made as its line says: this grid with the run's seed and another rule
+    seed = re.search(r"--seed (\d+)", lines[3])
+    assert seed is not None and seed.group(1) == "9"
+    rule = ["--rule", "tie_break=later_in_turn_order"]
+    assert main([*grid, "--seed", seed.group(1), *rule, "--out", "r/other", "--quiet"]) == 0
+    small = {  # the long ones made small; the last flag given wins
+        "--until-precision": ["--max-games", "8", "--jobs", "1", "--quiet"],
+        "--round-robin": ["--games", "2", "--out", "r/rr", "--jobs", "1", "--quiet"],
+    }
+    for command in commands:
+        argv = ["r/other" if a == "OTHER" else a for a in command[1:]]
+        argv += next((extra for flag, extra in small.items() if flag in argv), [])
+        capsys.readouterr()
+        assert main(argv) == 0, argv
+        said = capsys.readouterr()
+        assert "error" not in said.err, argv
+        if argv[0] == "compare":
+            assert "paired on shared deals" in said.out
+    assert Path("r/first/report.html").is_file()
+    # a round robin's own end leaves out the round robin it would suggest
+    capsys.readouterr()
+    rr = ["run", "--round-robin", "greedy,random", "--games", "2", "--out", "r/rr2", "--jobs", "1"]
+    assert main(rr) == 0
+    assert "--round-robin" not in capsys.readouterr().err.split("next:")[1]
+
+
+def test_help_lists_every_command_with_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    listed = {m.group(1): m.group(2) for m in re.finditer(r"^    (\w+) +(\S.*)$", text, re.M)}
+    assert {"play", "replay", "bots", "run", "summary", "compare", "report", "fill"} <= set(listed)
+    assert set(listed) == set(_commands(build_parser()))  # every one registered, none more
+    assert listed["compare"].startswith("compare two runs")
+    assert "answers" in listed["summary"]

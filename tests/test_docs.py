@@ -114,9 +114,7 @@ def _run_console(block: Block, cwd: Path, env: dict[str, str], port: str) -> Non
     # One bash per block, so a block may start a background service and use it. The block runs
     # in a process group of its own, stopped as a whole when the block ends (a Dask worker's
     # nanny and its processes included), so nothing it started outlives it.
-    script = "set -e\n" + "\n".join(
-        f"echo {shlex.quote('+ ' + c)}\n{c}" for c in cmds
-    )
+    script = "set -e\n" + "\n".join(f"echo {shlex.quote('+ ' + c)}\n{c}" for c in cmds)
     # Output goes to files, not pipes: a background service keeps a pipe open after the block's
     # shell has ended, and waiting for the pipe to close would wait for it.
     out, err = cwd / ".block-stdout", cwd / ".block-stderr"
@@ -284,10 +282,16 @@ def test_readme_examples_are_tested_in_the_tutorials() -> None:
     text = (ROOT / "README.md").read_text()
     examples = blocks(text.split("## Quick start", 1)[1])[1:]  # after the Quick start lines
     tutorials = [blocks(p.read_text()) for p in sorted(DOCS.glob("tutorials/*.md"))]
-    run_commands = {c for page in tutorials for b in page if b.lang == "console"
-                    for c in commands(b.body)}
-    run_code = {line for page in tutorials for b in page if b.lang == "python"
-                for line in b.body.splitlines()}
+    run_commands = {
+        c for page in tutorials for b in page if b.lang == "console" for c in commands(b.body)
+    }
+    run_code = {
+        line
+        for page in tutorials
+        for b in page
+        if b.lang == "python"
+        for line in b.body.splitlines()
+    }
     shown = 0
     for block in examples:
         for line in filter(None, (s.strip() for s in block.body.splitlines())):

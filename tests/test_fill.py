@@ -25,7 +25,9 @@ from projectl_sim.fill import (
     min_pieces,
     plan,
     puzzle_empty,
+    regions,
     tiling_index,
+    why_not,
 )
 from projectl_sim.loading import catalogue_from_dict
 
@@ -330,3 +332,57 @@ def test_lone_cells_beyond_the_monos_make_a_region_unfillable(cat: Catalogue) ->
     assert not TilingIndex(cat).exists(region, counts(mono=3))
     assert TilingIndex(cat).exists(region, counts(mono=2, domino=1))
     assert TilingIndex(cat).exists(region, counts(mono=4))
+
+
+def _mask(cells: list[tuple[int, int]]) -> int:
+    return sum(1 << (r * 5 + c) for r, c in cells)
+
+
+@pytest.mark.parametrize(
+    ("cells", "pieces", "why"),
+    [
+        # too few cells
+        ([(0, 0), (0, 1), (0, 2)], {"mono": 2}, "the pieces cover 2 of the 3 empty cells"),
+        # two lone cells and one mono
+        (
+            [(0, 0), (0, 2), (2, 2), (2, 3)],
+            {"mono": 1, "domino": 2},
+            "2 empty cells (0,0 0,2) have no empty neighbour and need a level-1 piece each; "
+            "there is 1",
+        ),
+        # a 2x2 block and a bar: the bar has no piece
+        (
+            [(0, 0), (0, 1), (1, 0), (1, 1), (3, 0), (3, 1), (3, 2)],
+            {"tet_O": 1, "tet_I": 1},
+            "the region of 3 cells at 3,0 3,1 3,2 cannot be tiled with these pieces: it lacks "
+            "tri_I=1",
+        ),
+        # two bars: each alone takes the one tri_I
+        (
+            [(0, 0), (0, 1), (0, 2), (4, 0), (4, 1), (4, 2)],
+            {"tri_I": 1, "tri_L": 1, "domino": 1},
+            "each of the 2 regions can be tiled alone, but not all at once: the closest, "
+            "tri_I=2, lacks tri_I=1",
+        ),
+        ([(0, 0), (0, 1), (1, 0), (1, 1)], {"tet_O": 1}, ""),  # it can
+    ],
+)
+def test_why_not_names_the_first_reason_that_holds(
+    cat: Catalogue, cells: list[tuple[int, int]], pieces: dict[str, int], why: str
+) -> None:
+    empty = _mask(cells)
+    counts = counts_of(cat, pieces)
+    assert why_not(cat, empty, counts) == why
+    assert bool(why) != can_tile(cat, empty, counts)
+
+
+def test_regions_are_the_connected_parts(cat: Catalogue) -> None:
+    empty = _mask([(0, 0), (0, 1), (1, 1), (0, 4), (1, 4), (4, 0)])
+    assert regions(empty) == [
+        _mask([(0, 0), (0, 1), (1, 1)]),
+        _mask([(0, 4), (1, 4)]),
+        _mask([(4, 0)]),
+    ]
+    assert regions(0) == []
+    # the column edges do not wrap: cell (0,4) and (1,0) are not neighbours
+    assert len(regions(_mask([(0, 4), (1, 0)]))) == 2

@@ -59,9 +59,22 @@ def test_both_solvers_agree_on_the_minimum(cat: Catalogue, capsys) -> None:
 
 def test_not_fillable_is_an_answer_not_an_error(capsys) -> None:
     doc = fill_json(capsys, "--puzzle", "B03", "--pieces", "tet_L=2,tri_I=1,mono=3")
-    assert doc == {"fillable": False, "min_pieces": None, "pieces": {}, "plan": []}
+    assert doc == {
+        "fillable": False,
+        "min_pieces": None,
+        "pieces": {},
+        "plan": [],
+        "why": "the pieces cover 14 of the 16 empty cells",
+    }
     assert run("fill", "--puzzle", "B03", "--pieces", "mono=3") == 0
-    assert "not fillable" in capsys.readouterr().out
+    assert capsys.readouterr().out == (
+        "B03: not fillable (16 empty cells) with these pieces: the pieces cover 3 of the 16 "
+        "empty cells\n"
+    )
+    assert run("fill", "--puzzle", "B03", "--pieces", "tet_O=4") == 0
+    assert "no tiling fits these pieces: the closest, tet_O=2, tet_L=2, lacks tet_L=2" in (
+        capsys.readouterr().out
+    )
 
 
 def test_default_pieces_are_the_whole_supply(capsys) -> None:

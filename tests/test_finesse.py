@@ -463,7 +463,7 @@ def test_rules_normalise_expansions_and_reject_unknown_ones() -> None:
         Rules(expansions=3)  # type: ignore[arg-type]
     with pytest.raises(
         RulesError,
-        match=r"unknown expansion 'ghost' \(known: ghost_piece, ambassador_pack, finesse, ph",
+        match=r"unknown expansion 'ghost' \(did you mean 'ghost_piece'\? valid: ghost_piece, amb",
     ):
         Rules(expansions={"ghost"})
     with pytest.raises(RulesError, match="finesse_ambassador applies to the finesse"):

@@ -44,8 +44,8 @@ CASES = {
         ["GAMES=2"],
         ["solo_by_difficulty", "credits", "finishing_touches"],
     ),
-    "05_designer_loop": (
-        'GAMES = 4\nBUDGET = 12\nTRIAL_GAMES = 4\nPARAM = "black_deck_2p=12..14"',
+    "05_designer_loop": (  # 2 paired games; a search of 2 settings, each confirmed on 4 deals
+        ["GAMES=2", "BUDGET=4", "TRIAL_GAMES=2", "CONFIRM=1", 'PARAM="black_deck_2p=12..13"'],
         ["check", "trial", "tune"],
     ),
 }
@@ -130,6 +130,12 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
         solo = int((ok["variant"] == "solo").sum())
         assert f"In {solo} games against the solo mastermind" in answer
         assert f"Of the {len(ok) - solo} games with two or more players" in answer
+    elif name == "05_designer_loop":  # the trial's pairs, then every game of the search
+        paired = int(pa.load_run(run / "with").games["error"].isna().sum())
+        assert f"Over {paired} paired games in the place of W25" in answer
+        searched = [f for f in folders if (run / "tune") in f.parents]
+        assert searched and f"{len(pa.load_runs(searched).games)} games in all" in answer
+        assert "black_deck_2p=12..13" in answer and "the rulebook's" in answer
     else:
         assert f"Over {len(ok)} games" in answer
 

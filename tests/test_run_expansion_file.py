@@ -16,10 +16,20 @@ MY_PHOENIX = {
     "provisional": False,
     "pieces": {},
     "puzzles": [
-        {"id": "MP01", "colour": "black", "points": 6, "reward": "mono",
-         "rows": ["#####", "#####", "###..", "###..", "....."]},
-        {"id": "MP02", "colour": "black", "points": 6, "reward": "domino",
-         "rows": ["####.", "####.", "####.", "####.", "#...."]},
+        {
+            "id": "MP01",
+            "colour": "black",
+            "points": 6,
+            "reward": "mono",
+            "rows": ["#####", "#####", "###..", "###..", "....."],
+        },
+        {
+            "id": "MP02",
+            "colour": "black",
+            "points": 6,
+            "reward": "domino",
+            "rows": ["####.", "####.", "####.", "####.", "#...."],
+        },
     ],
 }
 
@@ -29,9 +39,26 @@ def test_a_run_plays_the_users_puzzle_file(tmp_path: Path) -> None:
     path.write_text(json.dumps(MY_PHOENIX))
     out = tmp_path / "run"
     code = main(
-        ["run", "--bots", "greedy", "--players", "2", "--expansions", "none,phoenix",
-         "--expansion-file", f"phoenix={path}", "--games", "6", "--seed", "3", "--jobs", "1",
-         "--out", str(out), "--quiet"]
+        [
+            "run",
+            "--bots",
+            "greedy",
+            "--players",
+            "2",
+            "--expansions",
+            "none,phoenix",
+            "--expansion-file",
+            f"phoenix={path}",
+            "--games",
+            "6",
+            "--seed",
+            "3",
+            "--jobs",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
     )
     assert code == 0
     seats = pd.read_parquet(out / "seats.parquet")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -450,6 +451,13 @@ def test_the_cli_runs_a_preset_and_prints_the_summary(
     assert "by bot" in captured.out and "20 games, 0 failed" in captured.out
     assert "root seed 1" in captured.err
     assert json.loads((out / "manifest.json").read_text())["config"]["games"] == 20
+    # the demo (the README's first command) ends the same way: answers, then what to try next
+    demo = tmp_path / "demo"
+    assert main(["run", "--preset", "demo", "--games", "2", "--out", str(demo), "--jobs", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("14 games, 0 failed") and "== Seat advantage" in captured.out
+    after = captured.err.split("next:\n")[1]
+    assert f"projectl-sim summary {demo}" in after and f"projectl-sim report {demo}" in after
 
 
 def rules_catalogue_name(path: Path) -> str:
@@ -600,3 +608,77 @@ def test_expansion_columns_ambassadors_and_reshuffles(tmp_path: Path) -> None:
         listed.map(lambda ids: sum(points[i] for i in ids)) == seats["points_from_puzzles"]
     ).all()
     assert (listed.map(len) == seats["completed_white"] + seats["completed_black"]).all()
+
+
+class SleepyBot(RandomBot):
+    """Random play that sleeps 2 ms over every decision: wall-clock time, next to no CPU."""
+
+    name = "sleepy"
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        time.sleep(0.002)
+        return super().act(view, rng)
+
+
+class BusyBot(RandomBot):
+    """Random play that spins 2 ms of CPU over every decision."""
+
+    name = "busy"
+
+    def act(self, view, rng):  # type: ignore[no-untyped-def]
+        end = time.thread_time() + 0.002
+        while time.thread_time() < end:
+            pass
+        return super().act(view, rng)
+
+
+def test_play_game_gathers_cpu_seconds_apart_from_wall_clock() -> None:
+    from projectl_sim import Rules
+
+    wall, cpu = [0.0, 0.0], [0.0, 0.0]
+    outcome = play_game(
+        Rules(players=2), [SleepyBot(), BusyBot()], 5, seconds=wall, cpu_seconds=cpu
+    )
+    assert outcome.state.is_over
+    # the sleeper waited: its wall clock ran, its CPU hardly did; the spinner used its CPU
+    assert wall[0] > 5 * cpu[0] and wall[0] > 0.02
+    assert cpu[1] > 0.02 and cpu[1] <= wall[1] * 1.05 + 0.005
+    assert cpu[1] > 5 * cpu[0]
+
+
+def test_the_runner_writes_cpu_seconds_per_decision_and_summary_says_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from projectl_sim.analysis.answers import summary_text
+
+    monkeypatch.setitem(bots.REGISTRY, "sleepy", SleepyBot)
+    out = tmp_path / "run"
+    play(out, spec(bots=["sleepy,random"], games=2))
+    seats = tables.read_table(out, "seats").to_pandas()
+    sleepy = seats[seats["bot"] == "sleepy"]
+    assert seats["decision_cpu_mean"].notna().all()
+    assert (sleepy["decision_time_mean"] > 0.002).all()
+    assert (sleepy["decision_cpu_mean"] < sleepy["decision_time_mean"] / 5).all()
+    text = summary_text(out)
+    assert "CPU seconds per decision" in text[text.index("== Time per decision") :]
+
+
+@pytest.mark.parametrize(
+    ("games", "seconds", "said"),
+    [
+        (4, 41.6, "10.4 s per game"),  # mcts at 4 players: the issue saw "0 games/s" here
+        (5, 2.0, "2.5 games/s"),
+        (120, 1.2, "100 games/s"),
+        (0, 0.0, "no games timed"),
+    ],
+)
+def test_a_runs_speed_is_readable_for_slow_bots(games: int, seconds: float, said: str) -> None:
+    assert runner.speed(games, seconds) == said
+
+
+def test_a_slow_run_says_seconds_per_game(tmp_path: Path) -> None:
+    lines: list[str] = []
+    bot = f"{Path(__file__).with_name('fault_bots.py')}:SlowBot:delay=0.1,first=15"  # 1.5 s a game
+    options = RunOptions(jobs=1, echo=lines.append)
+    runner.run(spec(bots=[f"{bot},random"], games=2), tmp_path / "run", options=options)
+    assert re.search(r"2 games played in [\d.]+ s \([\d.]+ s per game\)", "\n".join(lines))

@@ -21,6 +21,7 @@ from projectl_sim.analysis.balance import (
 from projectl_sim.analysis.conclusions import (
     balance_answer,
     bot_strength_answer,
+    designer_answer,
     puzzle_answer,
     solo_finesse_answer,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "compare_text",
     "credits",
     "decision_times",
+    "designer_answer",
     "diff_clustered_means",
     "diff_clustered_rates",
     "diff_means",

@@ -176,14 +176,64 @@ def _precision_section(run: Run) -> list[str]:
         planned_deals=asked.get("planned_deals"),
     )
     t = check.intervals
+    own = asked.get("widths") or {}
+    quantities = list(asked.get("quantities") or ("first_player",))
+    what = ", ".join(f"{q} {own[q]:g}" if q in own else q for q in quantities)
+    most = (
+        f", at most {asked['max_games']} games per configuration" if asked.get("max_games") else ""
+    )
     lines = [
         "== Precision on demand ==",
-        f"asked: every interval at most {asked['width']} wide; {check.reason}",
-        "anytime-valid 95% confidence sequences (valid at the stop, unlike the fixed-size",
-        "intervals below): widest "
-        + (f"{t['width'].max():.3f}" if len(t) else "n/a")
-        + f", {int(t['done'].sum())} of {len(t)} done",
+        f"asked: every interval at most {asked['width']} wide ({what or 'nothing measured'}){most}",
+        f"stopped: {check.reason}" if check.stop else f"not yet: {check.reason}",
     ]
+    lines += _prose(
+        f"{int(t['done'].sum())} of {len(t)} intervals at most their target wide: anytime-valid "
+        "95% confidence sequences on deals (valid at the stop whatever rule chose it, unlike the "
+        "fixed-size intervals below, which are narrower), the furthest from its target first"
+    )
+    if t.empty:
+        return lines
+    order = t.assign(_r=(t["width"] / t["target"]).fillna(np.inf)).sort_values(
+        "_r", ascending=False, kind="stable"
+    )
+    names = labels.config_labels(order) if len(order) > 1 else ["all games"]
+    rows = []
+    for name, r in zip(names, order.itertuples(index=False), strict=True):
+        kind = "mean" if r.quantity in ("margin", "rounds") else "rate"
+        quantity = {
+            "first_player": "first player",
+            "win_rate": f"win rate {r.bot}",
+            "effects": f"first player vs {r.against}",
+        }.get(r.quantity, r.quantity)
+        if kind == "rate" and r.quantity == "effects":
+            value = _signed("rate", r.estimate, r.ci_low, r.ci_high)
+        elif kind == "rate":
+            value = _interval(r.estimate, r.ci_low, r.ci_high, 1)
+        else:
+            value = f"{r.estimate:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+        width = f"{r.width:.3f}" if np.isfinite(r.width) else "n/a"
+        rows.append(
+            [
+                name,
+                quantity,
+                value,
+                f"{width} / {r.target:g}",
+                "yes" if r.done else "no",
+                str(r.games),
+            ]
+        )
+    shown = rows[:MAX_FLAGGED]
+    lines.extend(
+        "  " + x
+        for x in _table(
+            shown,
+            ["configuration", "quantity", "estimate [95% CS]", "width / target", "done", "games"],
+            right={3, 5},
+        )
+    )
+    if len(rows) > len(shown):
+        lines.append(f"  ... and {len(rows) - len(shown)} more, all narrower against their target")
     return lines
 
 
@@ -368,9 +418,27 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
     return lines, full
 
 
-def _ratings_section(seats: pd.DataFrame) -> list[str]:
+def _round_robin_header(run: Run) -> list[str]:
+    """Return what a round robin played (nothing for another run)."""
+    config = run.manifest.get("config") or {}
+    bots = config.get("round_robin")
+    if not bots:
+        return []
+    counts = sorted(int(p) for p in run.games["players"].unique())
+    subsets = ", ".join(
+        "every pair" if p == 2 else ("all together" if p == len(bots) else f"every {p}")
+        for p in counts
+    )
+    at = ", ".join(str(p) for p in counts)
+    return [
+        f"round robin of {len(bots)} bots: {subsets} at {at} players, every subset on the same "
+        "deals under every seat rotation"
+    ]
+
+
+def _ratings_section(seats: pd.DataFrame, rated: pd.DataFrame | None = None) -> list[str]:
     lines = ["== Ratings (Plackett-Luce on every game's order of finish) =="]
-    rated = plackett_luce(seats)
+    rated = plackett_luce(seats) if rated is None else rated
     if rated.empty:
         return [*lines, "no game seated two different bots: nothing to rate"]
     lines += _prose(
@@ -390,11 +458,45 @@ def _ratings_section(seats: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _h2h_section(seats: pd.DataFrame) -> list[str]:
+def _h2h_matrix(pairs: pd.DataFrame, order: list[str]) -> list[str]:
+    """Return a player count's head-to-head as a matrix: the row bot's score against the column
+    bot, bots numbered in ``order`` (best first)."""
+    met = set(pairs["bot"])
+    bots = [b for b in order if b in met] + sorted(met - set(order))
+    number = {b: str(i + 1) for i, b in enumerate(bots)}
+    score = {(r.bot, r.opponent): r.rate for r in pairs.itertuples(index=False)}
+
+    def cell(b: str, o: str) -> str:
+        # the upper bot's score rounded (halves up), the lower's its complement: the two add to
+        # 100 (57.5% and 42.5% are 58% and 42%, not 57% and 42%)
+        upper, lower = (b, o) if bots.index(b) < bots.index(o) else (o, b)
+        rate = score.get((upper, lower))
+        if rate is None:
+            rate = None if score.get((lower, upper)) is None else 1 - score[(lower, upper)]
+        if rate is None:
+            return ""
+        points = int(np.floor(100 * rate + 0.5 + 1e-9))
+        return f"{points if b == upper else 100 - points}%"
+
+    rows = [[f"{number[b]} {b}", *("-" if o == b else cell(b, o) for o in bots)] for b in bots]
+    header = ["", *(number[b] for b in bots)]
+    return _table(rows, header, right=set(range(1, len(bots) + 1)))
+
+
+def _h2h_section(seats: pd.DataFrame, order: list[str] | None = None) -> list[str]:
     lines = ["== Head to head, per pair and player count =="]
     pairs = pair_results(seats, by=("players",))
     if pairs.empty:
         return [*lines, "no game seated two different bots"]
+    for players, group in pairs.groupby("players", sort=True):
+        if group["bot"].nunique() < 3:
+            continue  # one pair: the list below says it all
+        lines.append(
+            f"{players} players: the row bot's match score against the column bot (best rated "
+            "first; intervals below)"
+        )
+        lines.extend("  " + x for x in _h2h_matrix(group, order or []))
+        lines.append("")
     lines += _prose(
         "the first bot's match score against the second (1 ahead, 1/2 level, 0 behind, averaged "
         "per game) with 95% Wilson intervals on games"
@@ -502,21 +604,27 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     """
     run = run if isinstance(run, Run) else load_run(run)
     seats, games = run.seats, run.games
-    sections = [_header(run)]
+    round_robin = _round_robin_header(run)
+    sections = [[*round_robin, *_header(run)]]
     if finished_games(games).empty:
         return "\n".join(sections[0])
     precision = _precision_section(run)
     if precision:
         sections.append(precision)
+    rated = plackett_luce(seats)
+    bots = [*rated["bot"]] if len(rated) else []
+    # a round robin asks who is strongest first; other runs ask about the game first
+    strength = [_ratings_section(seats, rated), _h2h_section(seats, bots), _time_section(seats)]
+    if round_robin:
+        sections.extend(strength)
     sections.append(_seat_section(seats))
     configs = games.drop_duplicates(CONFIG)
     effect_lines, long_effects = _effects_section(
         effects(seats, games, half_widths=half_widths), configs
     )
     sections.append(effect_lines)
-    sections.append(_ratings_section(seats))
-    sections.append(_h2h_section(seats))
-    sections.append(_time_section(seats))
+    if not round_robin:
+        sections.extend(strength)
     sections.append(_tables_section(seats))
     if long_effects:
         sections.append(long_effects)

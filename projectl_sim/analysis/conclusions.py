@@ -9,6 +9,8 @@ with their 95% intervals, ratings in Elo points.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
@@ -16,8 +18,20 @@ from scipy import stats as sps
 from projectl_sim.analysis.labels import short_expansions
 from projectl_sim.analysis.power import minimum_detectable_effect
 from projectl_sim.analysis.stats import finished_games
+from projectl_sim.analysis.trial import METRIC_NAMES
 
-__all__ = ["balance_answer", "bot_strength_answer", "puzzle_answer", "solo_finesse_answer"]
+if TYPE_CHECKING:  # annotations only: the designer sits above analysis
+    from projectl_sim.analysis.trial import TrialReport
+    from projectl_sim.designer.tune import TuneResult
+    from projectl_sim.puzzle_check import PuzzleCheck
+
+__all__ = [
+    "balance_answer",
+    "bot_strength_answer",
+    "designer_answer",
+    "puzzle_answer",
+    "solo_finesse_answer",
+]
 
 ALPHA = 0.05
 
@@ -339,3 +353,203 @@ def solo_finesse_answer(
             "the rules."
         )
     return " ".join(out)
+
+
+# -- 05: the designer's loop ---------------------------------------------------------------------
+# the name tune gives the confirmed row of the printed setting (designer.tune.RULEBOOK)
+RULEBOOK = "rulebook"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _finite(*xs: Any) -> bool:
+    return all(x is not None and np.isfinite(float(x)) for x in xs)
+
+
+def _measured(low: float, high: float) -> bool:
+    """Return whether a 95% interval of a difference leaves out 0 (a measurable change)."""
+    return _finite(low, high) and (low > 0 or high < 0)
+
+
+def designer_answer(check: PuzzleCheck, report: TrialReport, result: TuneResult) -> str:
+    """Return what a new puzzle costs, whether it changed the game measurably, and which setting
+    the balance search found against the rulebook's.
+
+    ``check``: ``puzzle_check.check_puzzle``; ``report``: ``analysis.trial.trial_report`` (or
+    ``designer.trial.try_puzzle(...).report``); ``result``: ``designer.tune.tune`` or
+    ``load_tune``. A change is measurable when its 95% interval leaves out 0.
+    """
+    return " ".join([_cost_sentence(check), *_trial_sentences(report), _tune_sentence(result)])
+
+
+def _cost_sentence(check: PuzzleCheck) -> str:
+    p, row = check.puzzle, check.row
+    card = f"**{p.id}** ({p.colour}, {_plural(p.points, 'point')}, reward {p.reward})"
+    if not check.fillable:
+        return f"{card} cannot be filled with the catalogue's pieces: no deal can complete it."
+    cells, tilings = _plural(p.cells, "cell"), _plural(row["tilings"], "tiling")
+    text = f"{card} fills its {cells} in {tilings}"
+    if row["total_actions"] is None:
+        return text + ", but only with a ghost piece, which no action buys."
+    cheapest = check.cheapest[0].text if check.cheapest else ""
+    text += (
+        f" and costs {_plural(row['total_actions'], 'action')} to finish alone from the "
+        f"starting supply ({cheapest})"
+    )
+    if check.points_per_action is not None and check.rank is not None and check.among:
+        text += (
+            f": {check.points_per_action:.2f} points per action, {_ordinal(check.rank)} of "
+            f"{check.among + 1} among the printed {p.colour} puzzles and it"
+        )
+    if p.points == 0:
+        text += " (a 0-point card is worth its reward, which points per action leaves out)"
+    return text + "."
+
+
+def _change(kind: str, a: float, b: float, d: float, low: float, high: float) -> str:
+    if kind == "rate":
+        shown = f"{_pct(a)} to {_pct(b)}, {100 * d:+.1f} pts"
+        return shown + (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if _finite(low, high) else "")
+    shown = f"{a:.2f} to {b:.2f}, {d:+.2f}"
+    return shown + (f" [{low:+.2f}, {high:+.2f}]" if _finite(low, high) else "")
+
+
+def _trial_sentences(report: TrialReport) -> list[str]:
+    how = f"in the place of {report.replaced}" if report.replaced else "dealt in among the others"
+    out = []
+    new = report.use[(report.use["run"] == "with") & (report.use["bot"] == "all")]
+    pairs = _plural(report.pairs, "paired game")
+    text = f"Over {pairs} {how} (the same deals with and without it)"
+    if len(new):
+        r = new.iloc[0]
+        text += (
+            f", it was taken in {_rate(r['taken_rate'], r['taken_ci_low'], r['taken_ci_high'])} "
+            "of games and completed in "
+            f"{_rate(r['completion_rate'], r['completion_ci_low'], r['completion_ci_high'])} of "
+            "its takes"
+        )
+    t = report.taken
+    if report.replaced and t is not None and _finite(t["diff"]):
+        interval = (
+            f" [{100 * t['ci_low']:+.1f}, {100 * t['ci_high']:+.1f}]"
+            if _finite(t["ci_low"], t["ci_high"])
+            else ""
+        )
+        verdict = (
+            ""
+            if _measured(t["ci_low"], t["ci_high"])
+            else ", no measurable change in how often the card of that place is taken"
+        )
+        text += (
+            f"; it was taken {100 * t['diff']:+.1f} percentage points{interval} more often than "
+            f"{report.replaced} in the same games{verdict}"
+        )
+    out.append(text + ".")
+
+    eff = report.effects
+    if eff.empty:
+        out.append("No finished games to compare: nothing is said of what it changes.")
+        return out
+    several = eff["config_b"].nunique() > 1
+
+    def name(r: Any) -> str:
+        metric = METRIC_NAMES.get(r.metric, r.metric)
+        metric = f"{r.bot}'s {metric}" if isinstance(r.bot, str) and r.bot else metric
+        if several:
+            c = report.configs.loc[r.config_b]
+            metric = f"{metric} ({c['players']}p {c['lineup']})"
+        return metric
+
+    rows = list(eff.itertuples(index=False))
+    moved = [r for r in rows if _measured(r.ci_low, r.ci_high)]
+    bounded = [r for r in rows if _finite(r.ci_low, r.ci_high)]
+    if not bounded:
+        out.append(
+            f"Its {_plural(len(rows), 'paired difference')} come without intervals (too few "
+            "games): this trial cannot tell whether it changed the game."
+        )
+    elif not moved:
+        shown = [r for r in bounded if not (isinstance(r.bot, str) and r.bot)] or bounded
+        out.append(
+            "It made no measurable change to the game: the 95% interval of every one of the "
+            f"{len(bounded)} paired differences covers 0 ("
+            + "; ".join(
+                f"{name(r)} {_change(r.kind, r.value_a, r.value_b, r.diff, r.ci_low, r.ci_high)}"
+                for r in shown
+            )
+            + ")."
+        )
+    else:
+        out.append(
+            f"It changed the game measurably in {len(moved)} of {len(bounded)} paired "
+            "differences (95% intervals leaving out 0): "
+            + "; ".join(
+                f"{name(r)} {_change(r.kind, r.value_a, r.value_b, r.diff, r.ci_low, r.ci_high)}"
+                for r in moved
+            )
+            + (
+                f"; the other {len(bounded) - len(moved)} show no measurable change."
+                if len(bounded) > len(moved)
+                else "."
+            )
+        )
+    return out
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))  # a whole number read back from a CSV with a gap
+    return str(v)
+
+
+def _tune_sentence(result: TuneResult) -> str:
+    names = [p.name for p in result.params]
+    goal = (
+        result.objective if result.target is None else f"|{result.objective} - {result.target:g}|"
+    )
+    confirmed = result.confirmed.sort_values("value")
+
+    def setting(r: pd.Series) -> str:
+        return ", ".join(f"{n}={_value(r[n])}" for n in names)
+
+    def scored(r: pd.Series) -> str:
+        interval = f" [{r['ci_low']:.4f}, {r['ci_high']:.4f}]" if _finite(r["ci_low"]) else ""
+        return f"{r['value']:.4f}{interval}"
+
+    text = (
+        f"The balance search over {', '.join(p.text() for p in result.params)} ({goal}, smaller "
+        f"is better; {_plural(len(result.trials), 'setting')} on the same deals, "
+        f"{_games(result.games_played)} in all)"
+    )
+    if confirmed.empty:
+        return text + " confirmed no setting."
+    best = confirmed.iloc[0]
+    rulebook = confirmed[confirmed["name"] == RULEBOOK]
+    if rulebook.empty:
+        return (
+            text + f" found {setting(best)} best, {scored(best)} on fresh deals; the rulebook's "
+            "setting was not played beside it (a card the catalogue lacks)."
+        )
+    rule = rulebook.iloc[0]
+    if rule["name"] == best["name"]:
+        return (
+            text + f" found the rulebook's own setting best: {setting(best)}, {scored(best)} on "
+            "fresh deals."
+        )
+    text += (
+        f" found {setting(best)} best, {scored(best)} on fresh deals, against the rulebook's "
+        f"{setting(rule)} at {scored(rule)}"
+    )
+    d, low, high = rule["diff"], rule["diff_low"], rule["diff_high"]
+    if not _finite(low, high):
+        return text + f" (a difference of {d:+.4f}, without an interval)."
+    gap = f"{d:+.4f} [{low:+.4f}, {high:+.4f}] on the same deals"
+    if _measured(low, high):
+        return text + f": the rulebook's is measurably worse, by {gap}."
+    return (
+        text + f": their difference {gap} covers 0, no measurable change from the rulebook's "
+        "setting at this size."
+    )

@@ -56,6 +56,7 @@ from projectl_sim.sim.summary import Z95
 __all__ = [
     "QUANTITIES",
     "PrecisionCheck",
+    "default_planned_deals",
     "half_width",
     "mean_sequence",
     "precision_check",
@@ -164,6 +165,12 @@ def mean_sequence(
     return mean - h, mean + h
 
 
+def default_planned_deals(width: float) -> int:
+    """Return the deals the sequences are tuned for by default: twice the deals at which a
+    fixed-size interval of a rate of 1/2 is ``width`` wide (module notes)."""
+    return 2 * max(1, math.ceil((2 * Z95 * 0.5 / width) ** 2))
+
+
 @dataclass(frozen=True)
 class PrecisionCheck:
     """The answer after a batch: stop or go on, why, and every requested interval."""
@@ -255,7 +262,7 @@ def precision_check(
     for q in quantities:
         if QUANTITIES[q] == "mean" and q not in (widths or {}):
             raise ValueError(f"{q} is a mean in its own units: give widths={{{q!r}: ...}}")
-    planned = float(planned_deals or 2 * max(1, math.ceil((2 * Z95 * 0.5 / width) ** 2)))
+    planned = float(planned_deals or default_planned_deals(width))
     ok_games = finished_games(games)
     ok_seats = finished_seats(seats)
     rows = []

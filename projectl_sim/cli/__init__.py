@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from projectl_sim.cli import game, notebook, puzzle, puzzles, run, tune, view
 from projectl_sim.cli.options import PROG
-from projectl_sim.errors import ProjectLError
+from projectl_sim.errors import ProjectLError, unknown_name
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,10 +29,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    """Return the subcommands' names, in the order ``--help`` lists them."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    commands = _commands(parser)
+    if given and not given[0].startswith("-") and given[0] not in commands:
+        # argparse would print its usage and the choices; one line, with the closest, instead
+        print(f"{PROG}: error: {unknown_name('command', given[0], commands)}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(given)
     try:
         return int(args.func(args) or 0)
     except ProjectLError as exc:

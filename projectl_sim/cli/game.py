@@ -119,6 +119,9 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print(f"watch it again: {PROG} view {args.record}")
     if args.show:
         print(render(state))
+    if not args.record and not args.json:  # last, after the board too (also in one pipe)
+        sys.stdout.flush()
+        print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
 
 
@@ -241,7 +244,9 @@ def register(sub: Any) -> None:
         "--bots", default="random,random", help="comma list of bot specs, one per seat"
     )
     play.add_argument("--players", type=int, help="player count (default: number of bots)")
-    play.add_argument("--record", metavar="FILE", help="write the game record here")
+    play.add_argument(
+        "--record", metavar="FILE", help="write the game record here (none without it)"
+    )
     play.add_argument("--show", action="store_true", help="draw the final state as text")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument(

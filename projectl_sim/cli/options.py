@@ -13,7 +13,7 @@ from typing import Any
 
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
@@ -80,6 +80,9 @@ def parse_switches(items: Sequence[str]) -> dict[str, Any]:
     pairs: list[tuple[str, Any]] = []
     for item in items:
         key, eq, raw = item.partition("=")
+        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+            raise UsageError(f"--rule {item!r}: {known}")
         if not eq or not is_run_switch(key):
             names = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
             raise UsageError(f"--rule {item!r}: use KEY=VALUE with KEY one of {names}")

@@ -10,7 +10,7 @@ from projectl_sim import rules
 from projectl_sim.catalogue import EXPANSIONS, Catalogue
 from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
-from projectl_sim.fill import FillResult, fill_region, puzzle_empty
+from projectl_sim.fill import FillResult, fill_region, puzzle_empty, why_not
 from projectl_sim.loading import load_catalogue
 
 # Labels drawn for the 1st, 2nd, ... placement of a plan with --show.
@@ -132,8 +132,8 @@ def run_fill(args: argparse.Namespace) -> int:
     cat = _load(args)
     try:
         puzzle = cat.puzzle(args.puzzle)
-    except KeyError:
-        raise UsageError(f"unknown puzzle {args.puzzle!r}") from None
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
     recess = puzzle.recess
     counts = parse_pieces(cat, args.pieces)
     try:
@@ -141,8 +141,11 @@ def run_fill(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"--filled: {exc}") from None
     result = fill_region(cat, empty, counts, solver=args.solver)
+    why = "" if result.fillable else why_not(cat, empty, counts)
     if args.json:
         doc = result.to_json(cat)
+        if why:
+            doc["why"] = why  # a negative says why; the base game's answers keep their keys
         if puzzle.provisional:
             doc["provisional"] = True  # the base game's answers keep their four keys
         print(json.dumps(doc))
@@ -150,7 +153,7 @@ def run_fill(args: argparse.Namespace) -> int:
     cells = empty.bit_count()
     name = args.puzzle + (f" (provisional, {puzzle.expansion})" if puzzle.provisional else "")
     if not result.fillable:
-        print(f"{name}: not fillable ({cells} empty cells) with these pieces")
+        print(f"{name}: not fillable ({cells} empty cells) with these pieces: {why}")
         return 0
     multiset = ", ".join(f"{piece}={n}" for piece, n in result.pieces(cat).items()) or "nothing"
     print(f"{name}: fillable, {result.min_pieces} pieces minimum ({cells} empty cells)")

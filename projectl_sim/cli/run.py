@@ -1,21 +1,31 @@
-"""The ``run``, ``summary`` and ``report`` subcommands: a grid of games, its tables, its page."""
+"""The ``run``, ``summary``, ``compare`` and ``report`` subcommands: a grid of games, its
+answers, two runs side by side, its page."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from projectl_sim.cli.options import game_options
-from projectl_sim.errors import UsageError
+
+if TYPE_CHECKING:
+    from projectl_sim.cli.precision import PrecisionRequest
+from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, is_run_switch
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
 --games games, given by flags, a TOML/YAML file (--config) or a preset (--preset); flags win over
 the file, the file over the preset. Seats rotate over the same deals so every bot plays every
-seat equally often. Results go to OUT/seats.parquet, OUT/games.parquet and OUT/manifest.json.
+seat equally often. --round-robin A,B,C plays every pair (or, with --players N, every N) of the
+bots instead of given line-ups. Results go to OUT/seats.parquet, OUT/games.parquet and
+OUT/manifest.json; the run ends by printing its summary (as `projectl-sim summary OUT` does).
 """
 
 
@@ -25,6 +35,9 @@ def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
     out = {}
     for item in items:
         key, eq, raw = item.partition("=")
+        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+            raise UsageError(f"--rule {item!r}: {known}")
         if not eq or not is_run_switch(key):
             valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
             raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
@@ -45,11 +58,13 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
     import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
-    from projectl_sim.sim import runner, summary, tables
+    from projectl_sim.analysis.answers import summary_text
+    from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
     flags: dict[str, Any] = {
         "bots": args.bots,
+        "round_robin": args.round_robin,
         "players": args.players,
         "variant": args.variant,
         "expansions": args.expansions,
@@ -89,10 +104,80 @@ def cmd_run(args: argparse.Namespace) -> int:
         decision_timeout=args.decision_timeout,
         game_timeout=args.game_timeout,
     )
-    result = runner.run(spec, out, resume=args.resume, options=options)
-    seats, games = summary.read_run(result.out)
-    print(summary.format_summary(seats, games))
+    request = _precision_request(args, out)
+    if request is not None:
+        from projectl_sim.cli.precision import grow_until_precise
+
+        result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
+    else:
+        result = runner.run(spec, out, resume=args.resume, options=options)
+    print(summary_text(result.out), flush=True)
+    if not args.quiet:  # after the answers, also when both streams go to one pipe
+        print(next_commands(result.out), file=sys.stderr)
     return 0
+
+
+def _precision_request(args: argparse.Namespace, out: str) -> PrecisionRequest | None:
+    """Return what ``--until-precision`` asks, or what the resumed run asked, or None.
+
+    A plain ``--resume`` of a run grown by ``--until-precision`` goes on with its loop (its
+    request is in the manifest); ``--resume --games N`` grows it to N and stops.
+    """
+    from projectl_sim.cli import precision
+
+    stored = precision.stored_request(out) if args.resume else None
+    if args.until_precision is not None:
+        request = precision.parse_request(args.until_precision, args.precision_of, args.max_games)
+        if stored is not None:
+            precision.same_request(request, stored, out)
+        return request
+    if (args.precision_of is not None or args.max_games is not None) and stored is None:
+        raise UsageError("--precision-of and --max-games go with --until-precision W")
+    if stored is not None and args.games is None:
+        return stored if args.max_games is None else replace(stored, max_games=args.max_games)
+    return None
+
+
+# the round robin a run that was none suggests: the player's question (which greedy preset is
+# strongest, is MCTS worth its time?) at a size that plays in well under a minute on two cores
+ROUND_ROBIN_NEXT = "greedy,greedy:preset=rush_black,mcts:iterations=20"
+
+
+def next_commands(out: str | Path) -> str:
+    """Return the commands to try after a run (the demo's last lines), each with what it does."""
+    from projectl_sim.sim import tables
+
+    manifest = tables.read_manifest(out)
+    config = manifest.get("config", {})
+    seed = manifest.get("root_seed", config.get("seed"))
+    q = shlex.quote(str(out))
+    lines = [
+        (f"projectl-sim summary {q}", "these answers again"),
+        (f"projectl-sim report {q}", "one HTML page with charts"),
+    ]
+    if not manifest.get("precision"):  # a run grown to a width already asked its own
+        lines.append(
+            (
+                f"projectl-sim run --out {q} --resume --until-precision 0.1",
+                "more games, same seeds, until every interval is at most 0.1 wide",
+            )
+        )
+    lines += [
+        (
+            f"projectl-sim compare {q} OTHER",
+            f"OTHER: this grid with --seed {seed} and another --rule; paired",
+        ),
+        (f"projectl-sim play --from {q} --game 0 --show", "its first game, move by move"),
+    ]
+    if not config.get("round_robin"):
+        lines.append(
+            (
+                f"projectl-sim run --round-robin {ROUND_ROBIN_NEXT} --games 20",
+                "which bot is strongest, at what CPU per decision",
+            )
+        )
+    width = max((len(c) for c, _ in lines if len(c) <= 60), default=0)  # long ones stick out
+    return "\n".join(["next:", *(f"  {c:<{width}}  # {why}" for c, why in lines)])
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -100,6 +185,14 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from projectl_sim.analysis.answers import summary_text
 
     print(summary_text(args.run))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Print run B against run A, paired on the deals they share."""
+    from projectl_sim.analysis.paired import compare_text
+
+    print(compare_text(args.run_a, args.run_b))
     return 0
 
 
@@ -129,6 +222,13 @@ def register(subparsers: Any) -> None:
         metavar="LINEUP",
         help="a line-up: bot specs, one per seat, comma separated (fewer bots than players "
         "repeat in order); repeat the flag for more line-ups",
+    )
+    grid.add_argument(
+        "--round-robin",
+        metavar="BOTS",
+        help="a tournament instead of --bots: every pair of these bots (comma separated) at 2 "
+        "players, or with --players N every N of them, all on the same deals under every seat "
+        "rotation; the summary leads with their ratings and head to head",
     )
     grid.add_argument("--players", metavar="N[,N...]", help="player counts (default: line-up size)")
     grid.add_argument(
@@ -164,12 +264,41 @@ def register(subparsers: Any) -> None:
         help=f"a rules switch or parameter and the values to try ({', '.join(RUN_SWITCHES)}, "
         "points.ID, reward.ID); starting_supply as piece ids joined by +",
     )
-    grid.add_argument("--games", type=int, metavar="N", help="games per configuration")
+    grid.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help="games per configuration (with --until-precision: its first batch, default 100)",
+    )
     grid.add_argument(
         "--seed", type=int, metavar="S", help="root seed (chosen and printed if absent)"
     )
     grid.add_argument("--config", metavar="FILE", help="read these settings from TOML or YAML")
     grid.add_argument("--preset", metavar="NAME", help=f"a ready-made study ({', '.join(PRESETS)})")
+    precise = run.add_argument_group("precision on demand")
+    precise.add_argument(
+        "--until-precision",
+        type=float,
+        metavar="W",
+        help="add games in batches (growing the run, same seeds) until every requested 95%% "
+        "interval is at most W wide (0.06: +-3 points), anytime-valid so the stop keeps them "
+        "valid; or until --max-games",
+    )
+    precise.add_argument(
+        "--precision-of",
+        metavar="Q[=W],...",
+        help="what --until-precision makes precise: first_player (the first player's win rate "
+        "per configuration), win_rate (each bot's), effects (the first player's rate, each "
+        "expansion set or switch against its base), margin=W and rounds=W (means, with a width "
+        "in their units); default first_player,win_rate",
+    )
+    precise.add_argument(
+        "--max-games",
+        type=int,
+        metavar="N",
+        help="with --until-precision: stop at N games per configuration whatever the widths "
+        "(default: twice the deals the intervals are tuned for, printed at the start)",
+    )
     outputs = run.add_argument_group("where results go")
     outputs.add_argument("--out", metavar="DIR", help="run folder (default: results/NAME-TIME)")
     outputs.add_argument(
@@ -208,6 +337,17 @@ def register(subparsers: Any) -> None:
     summ = subparsers.add_parser("summary", help="print a run's answers with 95%% intervals")
     summ.add_argument("run", metavar="RUN", help="run folder (results/NAME)")
     summ.set_defaults(func=cmd_summary)
+
+    comp = subparsers.add_parser(
+        "compare",
+        help="compare two runs: B - A per configuration and metric, paired on shared deals",
+        description="Set run B against run A: per pair of configurations and metric, B - A "
+        "with a 95%% interval, paired game by game where the runs share deals (the same root "
+        "seed and grid shape: same seed, same bots in the same seats), unpaired otherwise.",
+    )
+    comp.add_argument("run_a", metavar="RUN_A", help="the run compared against (results/A)")
+    comp.add_argument("run_b", metavar="RUN_B", help="the run set against it (results/B)")
+    comp.set_defaults(func=cmd_compare)
 
     report = subparsers.add_parser(
         "report", help="write one self-contained HTML page of a run's tables and charts"

@@ -13,8 +13,8 @@ import random
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from time import perf_counter
-from typing import Any
+from time import perf_counter, thread_time
+from typing import Any, Final
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -29,6 +29,10 @@ BotFn = Callable[[GameState, random.Random], Action]
 
 # A bot that keeps answering without ending the game is cut off after this many decisions.
 MAX_DECISIONS = 20_000
+# ``cpu_seconds``: the CPU clock is read around every CPU_EVERY-th decision of each seat (its
+# first, fifth, ...), because one read costs about a microsecond, a tenth of a random bot's whole
+# decision; the seat's total is that sample scaled to all its decisions
+CPU_EVERY: Final = 4
 
 
 class BotError(ProjectLError):
@@ -125,6 +129,13 @@ class GameOutcome:
         return self.record.to_json(self.state)
 
 
+def _scale_cpu(cpu_seconds: list[float], made: list[int], timed: list[int]) -> None:
+    """Scale each seat's CPU seconds, read over ``timed`` of its decisions, to all ``made``."""
+    for p, n in enumerate(timed):
+        if n:
+            cpu_seconds[p] *= made[p] / n
+
+
 def game_seeds(
     seed: int | np.random.SeedSequence, players: int
 ) -> tuple[random.Random, list[random.Random]]:
@@ -143,13 +154,17 @@ def play_game(
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
     seconds: list[float] | None = None,
+    cpu_seconds: list[float] | None = None,
     timed: bool = False,
     take_backs: TakeBacks | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
-    ``seconds`` (one entry per seat), when given, gathers the time each seat's decisions take;
-    ``timed`` writes each decision's seconds into the record. With ``take_backs``, its seats may
+    ``seconds`` (one entry per seat), when given, gathers the wall-clock time each seat's
+    decisions take; ``cpu_seconds`` likewise their CPU time, which a busy machine does not
+    inflate (this thread's: a bot that starts threads of its own is under-counted), estimated
+    from every ``CPU_EVERY``-th decision of the seat. ``timed`` writes each decision's seconds
+    into the record. With ``take_backs``, its seats may
     answer ``TAKE_BACK`` (see ``TakeBacks``).
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
@@ -163,67 +178,85 @@ def play_game(
     writer = RecordWriter.start(state, seed, names) if record else None
     decisions = 0
     clock = seconds is not None or timed
-    while state.phase != OVER:
-        seat = state.current
-        if take_backs is not None:
-            take_backs.before_decision(state, seat)
-        view = state.view(seat)
-        start = perf_counter() if clock else 0.0
-        try:
-            action = bots[seat](view, bot_rngs[seat])
-        except Exception as exc:  # a bot's bug must not lose the game played so far
-            if seconds is not None:
-                seconds[seat] += perf_counter() - start
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
-                f"{type(exc).__name__}: {exc}",
-                seat,
-                traceback.format_exc(limit=4),
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        took = perf_counter() - start if clock else 0.0
-        if seconds is not None:
-            seconds[seat] += took
-        if isinstance(action, TakeBack):
-            if take_backs is None or not take_backs.available(seat):
-                why = "no seat may here" if take_backs is None else take_backs.why_not(seat)
-                err = BotError(f"bot {names[seat]} (seat {seat}) cannot take back: {why}", seat)
+    made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
+    cpu_timed = [0] * rules.players
+    try:
+        while state.phase != OVER:
+            seat = state.current
+            if take_backs is not None:
+                take_backs.before_decision(state, seat)
+            view = state.view(seat)
+            start = perf_counter() if clock else 0.0
+            on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
+            cpu_start = thread_time() if on_cpu else 0.0
+            try:
+                action = bots[seat](view, bot_rngs[seat])
+            except Exception as exc:  # a bot's bug must not lose the game played so far
+                if seconds is not None:
+                    seconds[seat] += perf_counter() - start
+                if cpu_seconds is not None:
+                    if on_cpu:
+                        cpu_seconds[seat] += thread_time() - cpu_start
+                        cpu_timed[seat] += 1
+                    made[seat] += 1
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) raised "
+                    f"{type(exc).__name__}: {exc}",
+                    seat,
+                    traceback.format_exc(limit=4),
+                )
                 err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-                raise err
-            state, length = take_backs.pop()
+                raise err from None
+            took = perf_counter() - start if clock else 0.0
+            if seconds is not None:
+                seconds[seat] += took
+            if cpu_seconds is not None:
+                if on_cpu:
+                    cpu_seconds[seat] += thread_time() - cpu_start
+                    cpu_timed[seat] += 1
+                made[seat] += 1
+            if isinstance(action, TakeBack):
+                if take_backs is None or not take_backs.available(seat):
+                    why = "no seat may here" if take_backs is None else take_backs.why_not(seat)
+                    err = BotError(f"bot {names[seat]} (seat {seat}) cannot take back: {why}", seat)
+                    err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                    raise err
+                state, length = take_backs.pop()
+                if writer is not None:
+                    writer.truncate(length)
+                continue
+            keep = take_backs is not None and seat in take_backs.seats
+            before = state.copy() if keep else None
+            decks = state.decks[:] if keep else None
+            turn = state.turn
+            try:
+                state.step(seat, action)
+            except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
+                # anything a bot returns that the checked path can't accept is the bot's illegal
+                # action (an out-of-range card or piece raises IndexError in the check)
+                err = BotError(
+                    f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
+                    f"{_describe(state, action)}: {exc}",
+                    seat,
+                )
+                err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+                raise err from None
             if writer is not None:
-                writer.truncate(length)
-            continue
-        keep = take_backs is not None and seat in take_backs.seats
-        before = state.copy() if keep else None
-        decks = state.decks[:] if keep else None
-        turn = state.turn
-        try:
-            state.step(seat, action)
-        except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            # anything a bot returns that the checked path can't accept is the bot's illegal
-            # action (an out-of-range card or piece raises IndexError in the check)
-            err = BotError(
-                f"bot {names[seat]} (seat {seat}, game seed {seed}) chose an illegal action: "
-                f"{_describe(state, action)}: {exc}",
-                seat,
-            )
-            err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
-            raise err from None
-        if writer is not None:
-            writer.add(seat, action, took if timed else None)
-        if take_backs is not None and before is not None:
-            if state.decks != decks:
-                take_backs.forget("a card was drawn since (it has been seen)")
-            elif state.turn != turn:
-                take_backs.forget("that turn has ended")
-            else:
-                length = len(writer.moves) - 1 if writer is not None else 0
-                take_backs.saved.append((before, length, _describe(before, action)))
-        if on_step is not None:
-            on_step(state, seat, action)
-        decisions += 1
-        if decisions > MAX_DECISIONS:
-            state.truncate("max_decisions")
+                writer.add(seat, action, took if timed else None)
+            if take_backs is not None and before is not None:
+                if state.decks != decks:
+                    take_backs.forget("a card was drawn since (it has been seen)")
+                elif state.turn != turn:
+                    take_backs.forget("that turn has ended")
+                else:
+                    length = len(writer.moves) - 1 if writer is not None else 0
+                    take_backs.saved.append((before, length, _describe(before, action)))
+            if on_step is not None:
+                on_step(state, seat, action)
+            decisions += 1
+            if decisions > MAX_DECISIONS:
+                state.truncate("max_decisions")
+    finally:  # also when a bot fails: its rows keep the time it took
+        if cpu_seconds is not None:
+            _scale_cpu(cpu_seconds, made, cpu_timed)
     return GameOutcome(state, writer, seed)

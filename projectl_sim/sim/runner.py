@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,7 +36,7 @@ from bots.base import Bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import read_record
-from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError
+from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables, workers
 from projectl_sim.sim.play import BotError, game_seeds, play_game
@@ -75,7 +75,8 @@ def play_task(
     rules = rules_of(config)
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
-    seconds = [0.0] * len(seats)  # each seat's decision time
+    seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
+    cpu = [0.0] * len(seats)  # and CPU
     actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
     kind_of = tables.RECORD_KIND
@@ -103,6 +104,7 @@ def play_task(
             seat_names=seats,
             on_step=on_step,
             seconds=seconds,
+            cpu_seconds=cpu,
             timed=task.record,  # a written record carries each decision's seconds
         )
         state = outcome.state
@@ -132,6 +134,7 @@ def play_task(
         state=state,
         actions=actions,
         decision_seconds=seconds,
+        decision_cpu_seconds=cpu,
         duration=duration,
         error_seat=error_seat,
         error=error,
@@ -213,7 +216,7 @@ def _check_options(options: RunOptions) -> None:
     """Check how-to-run options before anything is created."""
     backend = _backend_name(options)
     if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {options.backend!r} (valid: {', '.join(BACKENDS)})")
+        raise UsageError(unknown_name("backend", options.backend, BACKENDS))
     if backend == "local" and options.scheduler:
         raise UsageError("--scheduler needs --backend dask")
     if backend == "dask":
@@ -368,9 +371,14 @@ def run(
     *,
     resume: bool = False,
     options: RunOptions | None = None,
+    manifest_extra: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Play a run into ``out`` (or finish or grow one there with ``resume``); return what
     happened.
+
+    ``manifest_extra`` is stored in the manifest as it is (kept by later sessions): what a
+    caller driving the run wants to find there again, such as the ``--until-precision``
+    request (``manifest["precision"]``, which ``summary`` reads).
 
     Everything a user can get wrong (bots, combinations, the folder, the scheduler, the disk
     space) is checked before the first game and raises ``UsageError``. A stop raises
@@ -389,7 +397,7 @@ def run(
     try:
         with ExitStack() as stack:
             stack.enter_context(tables.writer_lock(out))
-            return _run_locked(spec, out, resume, options, stack)
+            return _run_locked(spec, out, resume, options, stack, dict(manifest_extra or {}))
     except BaseException:
         if created:
             _remove_new_folder(out)
@@ -397,7 +405,12 @@ def run(
 
 
 def _run_locked(
-    spec: RunSpec | None, out: Path, resume: bool, options: RunOptions, stack: ExitStack
+    spec: RunSpec | None,
+    out: Path,
+    resume: bool,
+    options: RunOptions,
+    stack: ExitStack,
+    extra: dict[str, Any],
 ) -> RunResult:
     echo = options.echo or _stderr
     if resume:
@@ -407,6 +420,9 @@ def _run_locked(
         if manifest.get("status") == "complete" and not grows:  # its parts are gone
             if not options.quiet:
                 echo(f"run {manifest['run_id']} in {out} is already complete")
+            if any(manifest.get(k) != v for k, v in extra.items()):
+                manifest |= extra
+                tables.write_manifest(out, manifest)
             n, failed = manifest["games_done"], manifest["games_failed"]
             return RunResult(
                 out, manifest["run_id"], manifest["root_seed"], n, 0, failed, 0.0, True, manifest
@@ -474,6 +490,7 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
+    manifest |= extra
     stack.enter_context(_sigterm_as_interrupt())
     try:
         tables.reserve_space(out)
@@ -729,14 +746,26 @@ def _close(
     if problems:
         raise RunFailed(f"{out}: {'; '.join(problems)} after playing every game")
     if not options.quiet:
-        rate = played / seconds if seconds else 0.0
         (options.echo or _stderr)(
-            f"{played} games played in {seconds:.1f} s ({rate:.0f} games/s); "
+            f"{played} games played in {seconds:.1f} s ({speed(played, seconds)}); "
             f"{done}/{len(tasks)} done, {failed} failed; tables in {out}"
         )
     return RunResult(
         out, run_id, manifest["root_seed"], len(tasks), played, failed, seconds, complete, manifest
     )
+
+
+def speed(games: int, seconds: float) -> str:
+    """Return how fast games went, readable for slow bots too: ``12 games/s``, ``2.5 games/s``,
+    or ``10.4 s per game`` below one a second (never ``0 games/s``)."""
+    if games <= 0 or seconds <= 0:
+        return "no games timed"
+    rate = games / seconds
+    if rate >= 10:
+        return f"{rate:.0f} games/s"
+    if rate >= 1:
+        return f"{rate:.1f} games/s"
+    return f"{seconds / games:.1f} s per game"
 
 
 # -- one game back from its row --------------------------------------------------------------

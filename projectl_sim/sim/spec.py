@@ -31,7 +31,7 @@ import numpy as np
 from bots import make_bot, split_spec
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import (
@@ -59,6 +59,7 @@ ALL_SUBSETS = "all-subsets"
 RECORDS_HELP = "all|sample:N|none"
 SPEC_KEYS = (
     "bots",
+    "round_robin",
     "players",
     "variant",
     "expansions",
@@ -214,6 +215,24 @@ def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _round_robin(value: Any) -> tuple[str, ...]:
+    """Return a round robin's bots, normalised (``repr``), each once; at least two."""
+    items = split_lineup(value) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
+        raise UsageError(f"round_robin: a comma list of bot specs, got {value!r}")
+    seen: dict[str, str] = {}
+    for item in items:
+        for text in split_lineup(item):
+            name = repr(make_bot(text))  # validates and normalises
+            if name in seen:
+                same = "" if seen[name] == text else f" and {seen[name]!r}"
+                raise UsageError(f"round_robin: {text!r}{same} name the same bot ({name}) twice")
+            seen[name] = text
+    if len(seen) < 2:
+        raise UsageError("round_robin: give two or more different bots, such as 'greedy,random'")
+    return tuple(seen)
+
+
 def _expansion_sets(text: Any) -> list[tuple[str, ...]]:
     """Return the expansion sets one grid value stands for (one set, or every subset)."""
     if not isinstance(text, str):
@@ -251,10 +270,12 @@ class RunSpec:
     """What a run plays: the grid, games per configuration, root seed and outputs.
 
     ``players`` empty means each line-up plays with as many players as it has bots. ``rules``
-    maps a rules switch to the values the grid takes.
+    maps a rules switch to the values the grid takes. A round robin gives ``round_robin`` (its
+    bots) instead of ``lineups``: its line-ups are every subset of them of each player count
+    (``players`` empty: 2), see ``configurations``.
     """
 
-    lineups: tuple[tuple[str, ...], ...]
+    lineups: tuple[tuple[str, ...], ...] = ()
     players: tuple[int, ...] = ()
     variants: tuple[str, ...] = ("standard",)
     expansions: tuple[tuple[str, ...], ...] = ((),)
@@ -268,16 +289,28 @@ class RunSpec:
     tiles: str | None = None  # a Finesse tiles file (absolute path); None: the shipped one
     # puzzle files replacing shipped expansion sets: (set name, absolute path), sorted
     expansion_files: tuple[tuple[str, str], ...] = ()
+    round_robin: tuple[str, ...] = ()  # a round robin's bots (normalised specs), or none
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
         """Build and check a spec from a config mapping (file, preset, flags or manifest)."""
         unknown = sorted(set(data) - set(SPEC_KEYS))
         if unknown:
-            raise UsageError(f"unknown setting {unknown[0]!r} (valid: {', '.join(SPEC_KEYS)})")
-        if "bots" not in data or data["bots"] in (None, [], ""):
-            raise UsageError("no bots given: use --bots, --config or --preset")
-        kwargs: dict[str, Any] = {"lineups": _lineups(data["bots"])}
+            raise UsageError(unknown_name("setting", unknown[0], SPEC_KEYS))
+        has_bots = data.get("bots") not in (None, [], "")
+        has_round_robin = data.get("round_robin") not in (None, [], "")
+        if has_bots and has_round_robin:
+            raise UsageError(
+                "give line-ups (--bots) or a round robin (--round-robin), not both: a round "
+                "robin makes its own line-ups"
+            )
+        if not (has_bots or has_round_robin):
+            raise UsageError("no bots given: use --bots, --round-robin, --config or --preset")
+        kwargs: dict[str, Any] = (
+            {"lineups": _lineups(data["bots"])}
+            if has_bots
+            else {"round_robin": _round_robin(data["round_robin"])}
+        )
         if data.get("players") is not None:
             players = tuple(
                 dict.fromkeys(_whole(v, "players") for v in _as_list(data["players"], "players"))
@@ -287,7 +320,7 @@ class RunSpec:
             variants = tuple(dict.fromkeys(str(v) for v in _as_list(data["variant"], "variant")))
             for v in variants:
                 if v not in VARIANT_PLAYERS:
-                    raise UsageError(f"unknown variant {v!r} (valid: {', '.join(VARIANT_PLAYERS)})")
+                    raise UsageError(unknown_name("variant", v, VARIANT_PLAYERS))
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
             sets = [
@@ -300,7 +333,10 @@ class RunSpec:
         grid = []
         for key in sorted(rules):
             if not is_run_switch(key):
-                raise UsageError(f"unknown rules switch {key!r} (valid: {', '.join(RUN_SWITCHES)})")
+                known = unknown_name(
+                    "rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID")
+                )
+                raise UsageError(known)
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
@@ -310,8 +346,7 @@ class RunSpec:
             levels = _as_list(data["difficulty"], "difficulty")
             for level in levels:
                 if level not in DIFFICULTIES:
-                    valid = ", ".join(DIFFICULTIES)
-                    raise UsageError(f"unknown difficulty {level!r} (valid: {valid})")
+                    raise UsageError(unknown_name("difficulty", level, DIFFICULTIES))
             kwargs["difficulty"] = tuple(dict.fromkeys(levels))
         if data.get("games") is not None:
             kwargs["games"] = _whole(data["games"], "games")
@@ -326,9 +361,7 @@ class RunSpec:
             kwargs["records"] = _check_records(str(data["records"]))
         if data.get("format") is not None:
             if data["format"] not in tables.FORMATS:
-                raise UsageError(
-                    f"unknown format {data['format']!r} (valid: {', '.join(tables.FORMATS)})"
-                )
+                raise UsageError(unknown_name("format", data["format"], tables.FORMATS))
             kwargs["format"] = data["format"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())
@@ -346,8 +379,14 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         """Return the config mapping this spec comes from (``from_mapping`` reads it back)."""
-        return {
-            "bots": [",".join(lineup) for lineup in self.lineups],
+        # a round robin names its bots instead of line-ups (and other runs keep the keys, and
+        # so the run ids, they always had)
+        who: dict[str, Any] = (
+            {"round_robin": list(self.round_robin)}
+            if self.round_robin
+            else {"bots": [",".join(lineup) for lineup in self.lineups]}
+        )
+        return who | {
             "players": list(self.players) or None,
             "variant": list(self.variants),
             "expansions": ["+".join(e) or "none" for e in self.expansions],
@@ -369,6 +408,11 @@ def _check_records(text: str) -> str:
     kind, _, n = text.partition(":")
     if kind == "sample" and n.isdigit() and int(n) >= 1:
         return f"sample:{int(n)}"
+    if kind not in ("all", "none", "sample"):  # a misspelt word: the closest of the three
+        guess = closest(kind, ["all", "none", "sample"])
+        if guess is not None:
+            said = f"{guess}:{n}" if guess == "sample" and n else guess
+            raise UsageError(f"--records {text!r}: did you mean {said!r}? use {RECORDS_HELP}")
     raise UsageError(f"--records {text!r}: expected {RECORDS_HELP}")
 
 
@@ -399,10 +443,20 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
+_WHO = {"bots", "round_robin"}
+
+
 def merge_sources(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Merge config mappings, later ones winning key by key (rules switch by switch)."""
+    """Merge config mappings, later ones winning key by key (rules switch by switch).
+
+    Line-ups (``bots``) and a ``round_robin`` replace each other: a source giving either drops
+    both from the sources before it (one source giving both is refused by ``RunSpec``).
+    """
     out: dict[str, Any] = {}
     for source in sources:
+        if any((source or {}).get(key) is not None for key in _WHO):
+            for key in _WHO:
+                out.pop(key, None)
         for key, value in (source or {}).items():
             if value is None:
                 continue
@@ -420,7 +474,7 @@ def merge_sources(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
 def preset(name: str) -> dict[str, Any]:
     """Return a preset's config mapping."""
     if name not in PRESETS:
-        raise UsageError(f"unknown preset {name!r} (valid: {', '.join(PRESETS)})")
+        raise UsageError(unknown_name("preset", name, PRESETS))
     return dict(PRESETS[name])
 
 
@@ -444,6 +498,14 @@ class GameConfig:
     catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
     tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
     expansion_files: tuple[tuple[str, str], ...] = ()  # puzzle files replacing shipped sets
+    # the configuration whose deals it plays (a round robin's subsets of one setting share
+    # them); None: its own
+    deals_of: int | None = None
+
+    @property
+    def deal_key(self) -> int:
+        """Return the configuration id its deal seeds are spawned from."""
+        return self.config_id if self.deals_of is None else self.deals_of
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -505,6 +567,7 @@ class GameConfig:
             catalogue=data.get("catalogue"),
             tiles=data.get("tiles"),
             expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
+            deals_of=data.get("deals_of"),
         )
 
 
@@ -555,47 +618,94 @@ def _counts(variant: str) -> str:
     return f"{min(made_for)}-{max(made_for)} players"
 
 
-def configurations(spec: RunSpec) -> list[GameConfig]:
-    """Expand the grid into configurations, checking each before any game is played."""
-    keys = [k for k, _ in spec.rules]
+def _cells(spec: RunSpec) -> list[tuple[tuple[str, ...], int]]:
+    """Return the (line-up, player count) cells of the grid, in configuration order."""
+    if spec.round_robin:
+        return _round_robin_cells(spec.round_robin, spec.players or (2,))
     for lineup in spec.lineups:
         if not spec.players and len(lineup) == 1 and "solo" not in spec.variants:
             raise UsageError(
                 f"line-up {lineup[0]} has one bot: give --players N to seat it N times"
             )
-    _check_grid(spec, set(spec.players or (len(lineup) for lineup in spec.lineups)))
-    out: list[GameConfig] = []
+    cells = []
     for lineup in spec.lineups:
         for players in spec.players or (len(lineup),):
             if len(lineup) > players:
                 raise UsageError(
-                    f"line-up {','.join(lineup)} has {len(lineup)} bots for {players} players"
+                    f"line-up {','.join(lineup)} has {len(lineup)} bots for {players} players; "
+                    f"to play every {_subset(players)} of them: --round-robin {','.join(lineup)}"
+                    f" --players {players}"
                 )
-            seats = tuple(lineup[i % len(lineup)] for i in range(players))
-            variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
-            for variant, expansions in itertools.product(variants, spec.expansions):
-                # a solo configuration always names its difficulty (the default is normal)
-                levels = (spec.difficulty or ("normal",)) if variant == "solo" else (None,)
-                for level, values in itertools.product(
-                    levels, itertools.product(*(v for _, v in spec.rules))
-                ):
-                    switches = tuple(
-                        (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
-                    )
-                    config = GameConfig(
-                        len(out),
-                        players,
-                        seats,
-                        variant,
-                        expansions,
-                        switches,
-                        level,
-                        spec.catalogue,
-                        spec.tiles,
-                        tuple((n, f) for n, f in spec.expansion_files if n in expansions),
-                    )
-                    _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
-                    out.append(config)
+            cells.append((lineup, players))
+    return cells
+
+
+def _subset(players: int) -> str:
+    return {2: "pair", 3: "three"}.get(players, f"{players}")
+
+
+def _round_robin_cells(
+    bots: tuple[str, ...], counts: Sequence[int]
+) -> list[tuple[tuple[str, ...], int]]:
+    """Return a round robin's cells: per player count N, every N-subset of ``bots`` (in the
+    order given), each seated one bot per seat."""
+    cells = []
+    for players in counts:
+        if players < 2:
+            raise UsageError(
+                f"a round robin plays 2 or more players, got {players}: a solo game seats one "
+                "bot (--bots BOT --players 1 --variant solo)"
+            )
+        if players > len(bots):
+            raise UsageError(
+                f"a round robin of {len(bots)} bots cannot fill {players} seats: give --players "
+                f"up to {len(bots)} (each game seats different bots)"
+            )
+        cells.extend((subset, players) for subset in itertools.combinations(bots, players))
+    return cells
+
+
+def configurations(spec: RunSpec) -> list[GameConfig]:
+    """Expand the grid into configurations, checking each before any game is played.
+
+    A round robin's configurations are, per player count N and setting, every N-subset of its
+    bots; they share deals (``GameConfig.deals_of``): every subset plays the same deals of a
+    setting, each under every rotation, so comparisons across subsets are paired too.
+    """
+    keys = [k for k, _ in spec.rules]
+    cells = _cells(spec)
+    _check_grid(spec, {players for _, players in cells})
+    out: list[GameConfig] = []
+    shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
+    for lineup, players in cells:
+        seats = tuple(lineup[i % len(lineup)] for i in range(players))
+        variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
+        for variant, expansions in itertools.product(variants, spec.expansions):
+            # a solo configuration always names its difficulty (the default is normal)
+            levels = (spec.difficulty or ("normal",)) if variant == "solo" else (None,)
+            for level, values in itertools.product(
+                levels, itertools.product(*(v for _, v in spec.rules))
+            ):
+                switches = tuple(
+                    (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
+                )
+                setting = (players, variant, expansions, switches, level)
+                deals_of = shared.setdefault(setting, len(out)) if spec.round_robin else None
+                config = GameConfig(
+                    len(out),
+                    players,
+                    seats,
+                    variant,
+                    expansions,
+                    switches,
+                    level,
+                    spec.catalogue,
+                    spec.tiles,
+                    tuple((n, f) for n, f in spec.expansion_files if n in expansions),
+                    deals_of=deals_of,
+                )
+                _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
+                out.append(config)
     return out
 
 
@@ -683,7 +793,7 @@ class Tasks(Sequence[GameTask]):
             d = skip // len(rotations)
             game_id = first + d * len(rotations)
             for deal in range(deal0 + d, deal0 + deals):
-                seed = deal_seed(self.root_seed, config.config_id, deal)
+                seed = deal_seed(self.root_seed, config.deal_key, deal)
                 for r in rotations:
                     if game_id >= start:
                         yield GameTask(game_id, config.config_id, deal, r, seed, recorded(game_id))

@@ -77,7 +77,10 @@ EXPANSION_GAME_COLUMNS = ("reshuffles",)
 RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
 
 # The only columns that differ between two runs of the same configuration and root seed.
-TIMING_COLUMNS = {"seats": ("decision_time_mean",), "games": ("duration",)}
+TIMING_COLUMNS = {
+    "seats": ("decision_time_mean", "decision_cpu_mean"),
+    "games": ("duration",),
+}
 
 _CONFIG_FIELDS = [
     pa.field("run_id", pa.string()),
@@ -121,6 +124,8 @@ SEATS_SCHEMA = pa.schema(
         *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
         pa.field("decisions", pa.int64()),
         pa.field("decision_time_mean", pa.float64()),
+        # CPU seconds (null in tables written before this column existed)
+        pa.field("decision_cpu_mean", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
         pa.field("provisional_sets", pa.string()),
         pa.field("error", pa.string()),
@@ -179,6 +184,7 @@ def game_rows(
     actions: Sequence[Mapping[str, int]],
     decision_seconds: Sequence[float],
     duration: float,
+    decision_cpu_seconds: Sequence[float] | None = None,
     error_seat: int | None = None,
     error: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -251,6 +257,11 @@ def game_rows(
         row |= {
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
+            "decision_cpu_mean": (
+                decision_cpu_seconds[p] / decisions
+                if decisions and decision_cpu_seconds is not None
+                else None
+            ),
             "provisional_data": provisional,
             "provisional_sets": provisional_sets,
             "error": error,

@@ -111,6 +111,7 @@ def _rows(
         state=state,
         actions=[dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
         decision_seconds=[0.0] * n,
+        decision_cpu_seconds=[0.0] * n,
         duration=duration,
         error_seat=error_seat,
         error=error,
