@@ -14,7 +14,8 @@ top to bottom, as a reader would, in a fresh folder of its own:
   lines may be (CI runs those itself), which the test checks.
 
 Sizes are cut so the pages run in seconds: ``--games N`` and ``games=N`` become
-``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2), and ``iterations=N`` likewise. Set
+``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2), and ``iterations=N`` likewise, as do
+``tune``'s ``--budget N``, ``--games-per-trial N`` and ``--confirm-games N``. Set
 ``PROJECTL_DOCS_SCALE=1`` to play the pages at the sizes they show.
 """
 
@@ -50,7 +51,10 @@ _FENCE = re.compile(
     re.M | re.S,
 )
 _TITLE = re.compile(r'title="([^"]+)"')
-_SIZES = re.compile(r"(--games[ =]|\bgames=|\biterations=)(\d+)")
+_SIZES = re.compile(
+    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|\bgames=|\biterations=)"
+    r"(\d+)"
+)
 
 
 @dataclass
@@ -215,6 +219,11 @@ def test_sizes_are_cut_and_kept_apart() -> None:
         f"mcts:iterations={max(2, math.ceil(50 / SCALE))}"
     )
     assert smaller("--seed 2026 --players 2,3") == "--seed 2026 --players 2,3"
+    assert smaller("tune --budget 400 --games-per-trial 50 --confirm 2 --confirm-games 200") == (
+        f"tune --budget {max(2, math.ceil(400 / SCALE))} --games-per-trial "
+        f"{max(2, math.ceil(50 / SCALE))} --confirm 2 --confirm-games "
+        f"{max(2, math.ceil(200 / SCALE))}"
+    )
     assert commands("$ a \\\n   --b\nout\n$ c") == ["a --b", "c"]
 
 

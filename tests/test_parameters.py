@@ -329,7 +329,7 @@ def test_a_run_records_its_parameters_in_tables_and_records(tmp_path: Path) -> N
         ("black_deck_2p=30", "black_deck_2p=30 but the catalogue has 20 black puzzles"),
         ("reward.W07=gold", "reward.W07: 'gold' is no piece"),
         ("points.W99=3", "points.W99: the catalogue has no puzzle 'W99'"),
-        ("speed=3", "--rule 'speed=3': use KEY=VALUE"),
+        ("speed=3", "--rule 'speed=3': unknown rules switch 'speed' (valid: "),
     ],
 )
 def test_bad_grid_values_are_one_line_exit_2(
