@@ -45,7 +45,6 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from bots._state import (
-    INSERT_COST,
     TAKE_BASIC,
     active_credits,
     ambassadors_held,

@@ -48,7 +48,9 @@ into an illegal action. Reward choices, Level Up steps (Ghost Piece) and Finishi
 inside the search and as the bot's own answers, are the greedy bot's. Finesse: with 2 active
 Credits each candidate is also searched as an Insert, and rollouts Insert the greedy way.
 
-The budget is ``iterations`` per decision, or ``time`` seconds of CPU (``time.process_time``)
+The budget is ``iterations`` per decision (default 200: about 0.1 s of CPU per decision on this
+project's 2-core machine; it won 72.2% [56.0%, 84.2%] of 36 games against greedy, where 50
+iterations of rollouts to the end, too few to average their noise out, won 15.3% of 72), or ``time`` seconds of CPU (``time.process_time``)
 per decision when it is not 0 (then the bot is not reproducible; halving splits the time into
 its rounds). A decision with a single candidate is not searched.
 """
@@ -64,7 +66,6 @@ from mypy_extensions import mypyc_attr
 
 from bots._state import (
     FINISHING,
-    INSERT_COST,
     LEVEL_UP,
     OVER,
     REWARD,
@@ -256,7 +257,7 @@ class MCTSBot(Bot):
         "root moves, one value per player"
     )
     params: ClassVar[dict[str, Param]] = {
-        "iterations": (50, "iterations per decision (when time is 0)", Range(1)),
+        "iterations": (200, "iterations per decision (when time is 0)", Range(1)),
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
         "c": (
             0.25,
