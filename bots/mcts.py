@@ -50,9 +50,10 @@ Credits each candidate is also searched as an Insert, and rollouts Insert the gr
 
 The budget is ``iterations`` per decision (default 200: about 0.1 s of CPU per decision on this
 project's 2-core machine; it won 72.2% [56.0%, 84.2%] of 36 games against greedy, where 50
-iterations of rollouts to the end, too few to average their noise out, won 15.3% of 72), or ``time`` seconds of CPU (``time.process_time``)
-per decision when it is not 0 (then the bot is not reproducible; halving splits the time into
-its rounds). A decision with a single candidate is not searched.
+iterations of rollouts to the end, too few to average their noise out, won 15.3% of 72), or
+``time`` seconds of CPU (``time.process_time``) per decision when it is not 0 (then the bot is
+not reproducible; halving splits the time into its rounds). A decision with a single candidate
+is not searched.
 """
 
 from __future__ import annotations
