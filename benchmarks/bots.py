@@ -1,34 +1,46 @@
-"""Bot strength and speed: head-to-head pairings with seats swapped, one line per pairing.
+"""Bot strength and speed in one table: speed beside another build, pairings, policies, solo.
 
-Run: ``.venv/bin/python benchmarks/bots.py [--games N] [--jobs J] [--pairings NAME ...]``.
+Run: ``.venv/bin/python benchmarks/bots.py [--sections ...] [--games N] [--jobs J] [--seed S]
+[--baseline PYTHON] [--out DIR]``, or ``--read DIR`` to print the table of a run written before.
 
-Each pairing plays ``--games`` 2-player games: every game seed twice, once with each bot in seat
-0. Game seeds come from one root seed (``--seed``; printed), spawned in the parent, so the
-results are the same for any ``--jobs``. A line gives the first bot's win rate (a shared win
-counts as a share) with its Wilson 95% interval, the mean final scores, games per second on one
-core (the games' own CPU time) and with the jobs used (wall time), each bot's mean CPU time per
-decision (every call the engine makes to it, Play, reward and Finishing Touches decisions alike,
-including those a bot answers without searching), and for MCTS its simulations per CPU second.
-CPU time (``time.process_time``) because the machine is shared: wall time measures the others.
+Sections (``--sections``; default: all):
 
-The default pairings: ``greedy`` against ``random``; the greedy presets against each other (the
-best one is the one ``mcts`` must beat); the default ``mcts`` against ``greedy`` and
-``greedy:preset=rush_black``; ``mcts`` with 4x its default iterations against the default.
-``--write FILE`` also writes one CSV row per game; ``--read FILE`` prints the table of such a file
-again without playing.
+- ``speed``: greedy decisions and MCTS iterations per CPU second, this build and, with
+  ``--baseline PYTHON`` (the interpreter of another checkout's virtual environment, e.g. today's
+  ``main``), that build, in the same run on the same positions: the Play decisions of saved
+  greedy games (``benchmarks/_bot_speed.py`` replays them in each build's own process; CPU time
+  of that process, so other work on the machine does not count).
+- ``pairs``: 2-player pairings, every game seed twice with the seats swapped; the first bot's
+  win rate (a shared win counts as a share) with its Wilson 95% interval, the mean scores, each
+  bot's CPU time per decision and MCTS iterations per CPU second. The default pairings are the
+  search's scaling (200 against 50 iterations, 800 against 200) and MCTS against greedy.
+- ``three``: 3-player games, the first bot against two copies of the second, the first bot in
+  each seat in turn; its win rate against its share (1/3).
+- ``policies``: a round robin of the named policies (2 players, seats swapped): each pairing's
+  line, then per policy its mean action mix per game (takes, level-1 takes, upgrades, recycles,
+  Masters, blind draws) and its win rate over all its games.
+- ``solo``: each bot against the mastermind at Normal (and Finesse Solo) on the same deals: win
+  rate (a tie goes to the mastermind) with its interval, mean score, mastermind's mean score.
+
+Game seeds come from one root seed (``--seed``; printed), spawned in the parent, so the results are
+the same for any ``--jobs``. CPU time (``time.process_time``) because the machine is shared.
+With ``--out DIR`` every section writes its game rows to ``DIR/<section>.csv`` as it goes (a long
+run keeps what it played); ``--read DIR`` prints the table from those files.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
-import random
+import os
 import secrets
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,73 +52,100 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 import numpy as np  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 
-from bots import MCTSBot, make_bot  # noqa: E402
+from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
-from projectl_sim.engine.actions import Action  # noqa: E402
+from projectl_sim.engine.actions import Action, Master, Take, TakeBasic, TakeDeck  # noqa: E402
+from projectl_sim.expansions.finesse import Insert  # noqa: E402
 
-_ITER = MCTSBot.params["iterations"][0]
-PAIRINGS: dict[str, tuple[str, str]] = {
-    "greedy-random": ("greedy", "random"),
-    "greedy-rush_black": ("greedy", "greedy:preset=rush_black"),
-    "greedy-engine": ("greedy", "greedy:preset=engine"),
-    "greedy-cautious": ("greedy", "greedy:preset=cautious"),
+PAIRS: dict[str, tuple[str, str]] = {
+    "mcts200-mcts50": ("mcts:iterations=200", "mcts:iterations=50"),
+    "mcts800-mcts200": ("mcts:iterations=800", "mcts:iterations=200"),
     "mcts-greedy": ("mcts", "greedy"),
-    "mcts-rush_black": ("mcts", "greedy:preset=rush_black"),
-    "mcts4x-mcts": (f"mcts:iterations={4 * _ITER}", "mcts"),
 }
+THREE: dict[str, tuple[str, str]] = {
+    "3p-mcts800-mcts200": ("mcts:iterations=800", "mcts:iterations=200"),
+}
+POLICIES = ["greedy", "builder", "rusher", "setter", "recycler"]
+SOLO = ["greedy", "mcts:time=1"]
+SOLO_VARIANTS = {"solo": (), "finesse-solo": ("finesse",)}
+# "mcts:root=ucb,horizon=2" is today's search in this build (the defaults of 7e48ca3's mcts)
+SPEED = ["greedy", "mcts:root=ucb,horizon=2", "mcts"]
+# the baseline build predates root= and the new defaults: its mcts is the UCB root, horizon 2
+BASELINE_SPEC = {"mcts:root=ucb,horizon=2": "mcts", "mcts": "mcts"}
+# the speed section's positions: the Play decisions of these greedy self-play games
+SPEED_GAMES, SPEED_MCTS_EVERY = 60, 20
+
+MIX = (
+    "take_white",
+    "take_black",
+    "take_blind",
+    "take_basic",
+    "upgrade",
+    "recycle",
+    "place",
+    "master",
+    "master_pieces",
+    "insert",
+)
 
 
-@dataclass
+# -- playing -----------------------------------------------------------------------------------
 class _Seat:
-    """One bot in one game: its decisions, their CPU time, and MCTS simulations."""
+    """One bot in one game: its decisions, their CPU time, MCTS iterations, its action mix."""
 
-    spec: str
-    decisions: int = 0
-    cpu: float = 0.0
-    simulations: int = 0
-    bot: Any = field(default=None, repr=False)
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.bot = make_bot(spec)
+        self.decisions = 0
+        self.cpu = 0.0
+        self.mix = dict.fromkeys(MIX, 0)
 
-    def player(self) -> Callable[[GameState, random.Random], Action]:
-        self.bot = make_bot(self.spec)
+    def __call__(self, view: GameState, rng: Any) -> Action:
+        start = time.process_time()
+        action = self.bot(view, rng)
+        self.cpu += time.process_time() - start
+        self.decisions += 1
+        inner = action
+        if isinstance(action, Insert):
+            self.mix["insert"] += 1
+            inner = action.inner
+        if isinstance(inner, TakeDeck):
+            self.mix["take_blind"] += 1
+        elif isinstance(inner, TakeBasic):
+            self.mix["take_basic"] += 1
+        elif isinstance(inner, Take):
+            black = view.catalogue.puzzles[inner.card].is_black
+            self.mix["take_black" if black else "take_white"] += 1
+        elif isinstance(inner, Master):
+            self.mix["master"] += 1
+            self.mix["master_pieces"] += len(inner.placements)
+        elif inner.kind in self.mix:
+            self.mix[inner.kind] += 1
+        return action
 
-        def decide(view: GameState, rng: random.Random) -> Action:
-            start = time.process_time()
-            action = self.bot(view, rng)
-            self.cpu += time.process_time() - start
-            self.decisions += 1
-            return action
 
-        return decide
-
-
-def play_pair(a: str, b: str, seed: int, a_seat: int) -> dict[str, Any]:
-    """Play one game of ``a`` against ``b`` (``a`` in seat ``a_seat``); return its result row."""
-    seats = [_Seat(a), _Seat(b)]
-    order = seats if a_seat == 0 else seats[::-1]
-    start = time.process_time()
-    outcome = play_game(Rules(players=2), [s.player() for s in order], seed, record=False)
-    cpu = time.process_time() - start
-    state = outcome.state
+def play_one(rules: dict[str, Any], specs: list[str], seed: int) -> dict[str, Any]:
+    """Play one game; return its row (per seat: spec, score, win share, time, action mix)."""
+    kw = dict(rules)
+    kw["expansions"] = set(kw.get("expansions", ()))
+    seats = [_Seat(s) for s in specs]
+    state = play_game(Rules(**kw), seats, seed, record=False).state
     winners = state.winners()
     scores = state.final_scores()
-    b_seat = 1 - a_seat
-    return {
-        "seed": seed,
-        "a_seat": a_seat,
-        "a_win": (a_seat in winners) / len(winners) if winners else 0.0,
-        "a_score": scores[a_seat],
-        "b_score": scores[b_seat],
-        "cpu": cpu,
-        "end_reason": state.end_reason,
-        **{
-            f"{k}_{attr}": getattr(s, attr)
-            for k, s in (("a", seats[0]), ("b", seats[1]))
-            for attr in ("decisions", "cpu")
-        },
-        "a_sims": getattr(seats[0].bot, "simulations", 0),
-        "b_sims": getattr(seats[1].bot, "simulations", 0),
-    }
+    row: dict[str, Any] = {"seed": seed, "players": len(specs)}
+    if state.rules.solo:
+        row["opponent"] = state.opponent_score()
+    for p, s in enumerate(seats):
+        row[f"s{p}_spec"] = s.spec
+        row[f"s{p}_score"] = scores[p]
+        row[f"s{p}_win"] = (p in winners) / len(winners) if winners else 0.0
+        row[f"s{p}_decisions"] = s.decisions
+        row[f"s{p}_cpu"] = s.cpu
+        row[f"s{p}_sims"] = getattr(s.bot, "simulations", 0)
+        for k, v in s.mix.items():
+            row[f"s{p}_{k}"] = v
+    return row
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -120,111 +159,337 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summarise(name: str, a: str, b: str, rows: list[dict[str, Any]], wall: float | None) -> str:
-    """Return the table line of one pairing from its game rows (``wall``: None if unknown)."""
-    n = len(rows)
-    wins = sum(r["a_win"] for r in rows)
-    lo, hi = wilson(wins, n)
-    cpu = sum(r["cpu"] for r in rows)
+# -- the table ----------------------------------------------------------------------------------
+def _seat_stats(rows: list[dict[str, Any]], spec: str) -> dict[str, float]:
+    """Return a spec's totals over rows: games, win share, score, decisions, CPU, iterations."""
+    out = dict.fromkeys(("games", "wins", "score", "decisions", "cpu", "sims"), 0.0)
+    out |= dict.fromkeys(MIX, 0.0)
+    for r in rows:
+        for p in range(int(r["players"])):
+            if r[f"s{p}_spec"] != spec:
+                continue
+            out["games"] += 1
+            out["wins"] += float(r[f"s{p}_win"])
+            out["score"] += float(r[f"s{p}_score"])
+            for k in ("decisions", "cpu", "sims", *MIX):
+                out[k] += float(r.get(f"s{p}_{k}", 0) or 0)
+    return out
 
-    def per_decision(k: str) -> float:
-        return sum(r[f"{k}_cpu"] for r in rows) / max(1, sum(r[f"{k}_decisions"] for r in rows))
 
-    def sims(k: str) -> str:
-        total = sum(r[f"{k}_sims"] for r in rows)
-        return f"{total / sum(r[f'{k}_cpu'] for r in rows):7.0f}" if total else "      -"
-
-    return (
-        f"{name:18s} {a:22s} {b:26s} {n:5d} {wins / n:6.1%} [{lo:5.1%}, {hi:5.1%}] "
-        f"{sum(r['a_score'] for r in rows) / n:5.1f} {sum(r['b_score'] for r in rows) / n:5.1f}"
-        f"{n / cpu:8.2f} {f'{n / wall:8.2f}' if wall else '       -'} "
-        f"{1000 * per_decision('a'):9.2f} {1000 * per_decision('b'):9.2f} "
-        f"{sims('a')} {sims('b')}"
-    )
+def _rate(x: dict[str, float]) -> str:
+    ms = 1000 * x["cpu"] / max(1.0, x["decisions"])
+    sims = f"{x['sims'] / x['cpu']:8.0f}" if x["sims"] and x["cpu"] else "       -"
+    return f"{ms:8.2f} {sims}"
 
 
 HEADER = (
-    f"{'pairing':18s} {'bot A':22s} {'bot B':26s} {'games':>5s} {'A wins':>6s} "
-    f"{'95% interval':>16s} {'A pts':>5s} {'B pts':>5s}{'games/s':>8s} {'(wall)':>8s} "
-    f"{'A ms/dec':>9s} {'B ms/dec':>9s} {'A sim/s':>7s} {'B sim/s':>7s}"
+    f"{'section':8s} {'line':20s} {'bot A':24s} {'bot B':22s} {'games':>5s} {'A wins':>6s} "
+    f"{'95% interval':>16s} {'A pts':>5s} {'B pts':>5s} {'A ms/dec':>8s} {'A it/s':>8s} "
+    f"{'B ms/dec':>8s} {'B it/s':>8s}"
 )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=10, help="games per pairing (made even)")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (joblib)")
-    parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
-    parser.add_argument(
-        "--pairings",
-        nargs="*",
-        default=None,
-        help=f"pairings (default: all; none when --pair is given): {', '.join(PAIRINGS)}",
+def match_line(section: str, name: str, a: str, b: str, rows: list[dict[str, Any]]) -> str:
+    """Return the table line of ``a`` against ``b`` (one A per game, every other seat B)."""
+    sa, sb = _seat_stats(rows, a), _seat_stats(rows, b)
+    n = int(sa["games"])
+    lo, hi = wilson(sa["wins"], n)
+    share = (
+        ""
+        if rows and int(rows[0]["players"]) == 2
+        else f" (share {1 / int(rows[0]['players']):.0%})"
     )
-    parser.add_argument(
-        "--pair",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("A", "B"),
-        help="an extra pairing of two bot specs (repeatable)",
+    return (
+        f"{section:8s} {name:20s} {a:24s} {b:22s} {n:5d} {sa['wins'] / max(1, n):6.1%} "
+        f"[{lo:5.1%}, {hi:5.1%}] {sa['score'] / max(1, n):5.1f} "
+        f"{sb['score'] / max(1.0, sb['games']):5.1f} {_rate(sa)} {_rate(sb)}{share}"
     )
-    parser.add_argument("--write", default=None, help="CSV file of one row per game")
-    parser.add_argument("--read", default=None, help="print the table of a CSV written before")
-    args = parser.parse_args()
-    if args.read:
-        print(HEADER)
-        for name, rows in read_rows(args.read).items():
-            r0 = rows[0]
-            print(summarise(name, r0["a"], r0["b"], rows, r0.get("wall")))
-        return
-    root = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    # --pair alone plays just its pairs; --pairings names some (none with an empty list)
-    names = args.pairings if args.pairings is not None else [] if args.pair else list(PAIRINGS)
-    unknown = [n for n in names if n not in PAIRINGS]
-    if unknown:
-        parser.error(f"unknown pairing {unknown[0]!r} (valid: {', '.join(PAIRINGS)})")
-    chosen = {k: PAIRINGS[k] for k in names}
-    for i, (a, b) in enumerate(args.pair):
-        chosen[f"extra{i + 1}"] = (a, b)
-    n_seeds = (args.games + 1) // 2
-    seeds = [int(s) for s in np.random.SeedSequence(root).generate_state(n_seeds, dtype=np.uint32)]
-    print(f"root seed {root}; {2 * n_seeds} games per pairing; {args.jobs} jobs")
-    print(HEADER)
-    writer = None
-    out = open(args.write, "w", newline="") if args.write else None  # noqa: SIM115
-    with Parallel(n_jobs=args.jobs) as parallel:
-        for name, (a, b) in chosen.items():
-            start = time.perf_counter()
-            rows = parallel(
-                delayed(play_pair)(a, b, seed, a_seat) for seed in seeds for a_seat in (0, 1)
+
+
+def mix_line(spec: str, rows: list[dict[str, Any]]) -> str:
+    """Return a policy's action mix per game and its win rate over all its games."""
+    s = _seat_stats(rows, spec)
+    n = max(1.0, s["games"])
+    lo, hi = wilson(s["wins"], int(s["games"]))
+    mix = " ".join(f"{k.replace('take_', 't_')}={s[k] / n:4.1f}" for k in MIX)
+    return (
+        f"{'mix':8s} {spec:20s} games={int(s['games']):4d} wins={s['wins'] / n:5.1%} "
+        f"[{lo:5.1%}, {hi:5.1%}]  per game: {mix}"
+    )
+
+
+def solo_line(variant: str, spec: str, rows: list[dict[str, Any]]) -> str:
+    """Return a bot's solo line: win rate, mean score, the mastermind's mean score."""
+    s = _seat_stats(rows, spec)
+    n = int(s["games"])
+    lo, hi = wilson(s["wins"], n)
+    opp = sum(float(r["opponent"]) for r in rows) / max(1, len(rows))
+    return (
+        f"{'solo':8s} {variant + ' normal':20s} {spec:24s} {'mastermind':22s} {n:5d} "
+        f"{s['wins'] / max(1, n):6.1%} [{lo:5.1%}, {hi:5.1%}] {s['score'] / max(1, n):5.1f} "
+        f"{opp:5.1f} {_rate(s)}"
+    )
+
+
+def speed_line(spec: str, this: dict[str, Any], base: dict[str, Any] | None) -> str:
+    """Return a speed line: decisions (greedy) or iterations (MCTS) per CPU second, both builds."""
+    key = "iterations" if this["iterations"] else "decisions"
+    unit = "iterations/CPU s" if key == "iterations" else "decisions/CPU s"
+    rate = this[key] / this["cpu"]
+    text = f"{'speed':8s} {spec:20s} {unit:17s} this build {rate:9.0f} ({this['build']})"
+    if base is not None:
+        brate = base[key] / base["cpu"]
+        text += f"   baseline {brate:9.0f} ({base['build']}, {base['spec']})   x{rate / brate:4.2f}"
+    return text + f"   [{this['decisions']} positions]"
+
+
+# -- sections --------------------------------------------------------------------------------------
+class Run:
+    """A benchmark run: its seeds, worker pool and output folder."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.root = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        self.out = Path(args.out) if args.out else None
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+
+    def seeds(self, n: int, salt: int) -> list[int]:
+        ss = np.random.SeedSequence([self.root, salt])
+        return [int(s) for s in ss.generate_state(n, dtype=np.uint32)]
+
+    def play(
+        self,
+        section: str,
+        name: str,
+        games: list[tuple[dict[str, Any], list[str], int]],
+        a: str,
+        b: str,
+    ) -> list[dict[str, Any]]:
+        """Play ``games`` (rules, specs, seed) on the worker pool; write and return their rows
+        (each names its line and the two bots compared, ``a`` and ``b``). The rows are written a
+        few games at a time (whole seat rotations: 6 games per job), so a run stopped midway keeps
+        what it played (``--read`` prints it)."""
+        chunk = 6 * max(1, self.args.jobs)
+        rows: list[dict[str, Any]] = []
+        for i in range(0, len(games), chunk):
+            done: list[dict[str, Any]] = Parallel(n_jobs=self.args.jobs)(
+                delayed(play_one)(rules, specs, seed) for rules, specs, seed in games[i : i + chunk]
             )
-            wall = time.perf_counter() - start
-            print(summarise(name, a, b, rows, wall), flush=True)
-            if out is not None:  # written pairing by pairing: a long run keeps what it played
-                rows = [{"pairing": name, "a": a, "b": b, "wall": wall, **r} for r in rows]
-                if writer is None:
-                    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-                    writer.writeheader()
-                writer.writerows(rows)
-                out.flush()
-    if out is not None:
-        out.close()
+            for r in done:
+                r["line"], r["a"], r["b"] = name, a, b
+            rows += done
+            if self.out is not None:
+                self._write(section, done)
+        return rows
+
+    def _write(self, section: str, rows: list[dict[str, Any]]) -> None:
+        """Add ``rows`` to the section's CSV file."""
+        assert self.out is not None
+        path = self.out / f"{section}.csv"
+        fields = sorted({k for r in rows for k in r})
+        if path.exists():
+            with open(path, newline="") as f:
+                fields = sorted(set(fields) | set(next(csv.reader(f))))
+            old = read_csv(path)
+        else:
+            old = []
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(old + rows)
 
 
-def read_rows(path: str) -> dict[str, list[dict[str, Any]]]:
-    """Return the game rows of a CSV written by ``--write``, by pairing, numbers as numbers."""
-    by_pairing: dict[str, list[dict[str, Any]]] = {}
+def swapped(rules: dict[str, Any], a: str, b: str, seeds: list[int]) -> list[Any]:
+    """Return the games of a 2-player pairing: every seed with ``a`` in seat 0, then seat 1."""
+    return [(rules, [a, b] if k == 0 else [b, a], s) for s in seeds for k in (0, 1)]
+
+
+def section_pairs(run: Run, printer: Callable[[str], None]) -> None:
+    seeds = run.seeds((run.args.games + 1) // 2, 1)
+    for name, (a, b) in _chosen(run.args.pairs, PAIRS).items():
+        rows = run.play("pairs", name, swapped({"players": 2}, a, b, seeds), a, b)
+        printer(match_line("pairs", name, a, b, rows))
+
+
+def section_three(run: Run, printer: Callable[[str], None]) -> None:
+    seeds = run.seeds((run.args.games + 2) // 3, 2)
+    for name, (a, b) in _chosen(run.args.three, THREE).items():
+        games = []
+        for s in seeds:
+            for seat in range(3):
+                specs = [b, b, b]
+                specs[seat] = a
+                games.append(({"players": 3}, specs, s))
+        rows = run.play("three", name, games, a, b)
+        printer(match_line("three", name, a, b, rows))
+
+
+def section_policies(run: Run, printer: Callable[[str], None]) -> None:
+    seeds = run.seeds((run.args.games + 1) // 2, 3)
+    policies = run.args.policies or POLICIES
+    every: list[dict[str, Any]] = []
+    for i, a in enumerate(policies):
+        for b in policies[i + 1 :]:
+            rows = run.play("policies", f"{a}-{b}", swapped({"players": 2}, a, b, seeds), a, b)
+            every += rows
+            printer(match_line("policies", f"{a}-{b}", a, b, rows))
+    for spec in policies:
+        printer(mix_line(spec, every))
+
+
+def section_solo(run: Run, printer: Callable[[str], None]) -> None:
+    seeds = run.seeds(run.args.solo_games, 4)
+    for variant in run.args.solo_variants or SOLO_VARIANTS:
+        expansions = SOLO_VARIANTS[variant]
+        rules = {"players": 1, "variant": "solo", "difficulty": "normal", "expansions": expansions}
+        for spec in run.args.solo or SOLO:
+            n = len(seeds) if not spec.startswith("mcts") else min(len(seeds), run.args.mcts_solo)
+            games = [(rules, [spec], s) for s in seeds[:n]]
+            rows = run.play("solo", f"{variant}:{spec}", games, spec, "mastermind")
+            printer(solo_line(variant, spec, rows))
+
+
+def section_speed(run: Run, printer: Callable[[str], None]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        games = Path(tmp) / "games.json"
+        seeds = run.seeds(SPEED_GAMES, 5)
+        records = [
+            play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], s).record_json()
+            for s in seeds
+        ]
+        games.write_text(json.dumps(records))
+        for spec in run.args.speed or SPEED:
+            every = "1" if not spec.startswith("mcts") else str(SPEED_MCTS_EVERY)
+            this = _speed_worker(sys.executable, games, spec, every)
+            base = None
+            if run.args.baseline:
+                base = _speed_worker(run.args.baseline, games, BASELINE_SPEC.get(spec, spec), every)
+            line = speed_line(spec, this, base)
+            printer(line)
+            if run.out is not None:
+                with open(run.out / "speed.jsonl", "a") as f:
+                    f.write(json.dumps({"spec": spec, "this": this, "base": base}) + "\n")
+
+
+def _speed_worker(python: str, games: Path, spec: str, every: str) -> dict[str, Any]:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # no BLAS threads in the CPU time
+    out = subprocess.run(
+        [python, str(_HERE / "_bot_speed.py"), str(games), spec, every],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=tempfile.gettempdir(),  # the interpreter's own checkout, not this folder's
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+SECTIONS: dict[str, Callable[[Run, Callable[[str], None]], None]] = {
+    "speed": section_speed,
+    "pairs": section_pairs,
+    "three": section_three,
+    "policies": section_policies,
+    "solo": section_solo,
+}
+
+
+def _chosen(names: list[str] | None, table: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Return the named lines of a section (default: all); ``"A B"`` is an extra pairing."""
+    if not names:
+        return dict(table)
+    out = {}
+    for name in names:
+        if name in table:
+            out[name] = table[name]
+        elif len(name.split()) == 2:
+            a, b = name.split()
+            out[f"{a}-{b}"] = (a, b)
+        else:
+            raise SystemExit(f"unknown line {name!r} (valid: {', '.join(table)}, or 'A B')")
+    return out
+
+
+# -- reading a run back --------------------------------------------------------------------------
+def read_csv(path: Path) -> list[dict[str, Any]]:
+    """Return the rows of a section file, numbers as numbers."""
+    out = []
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             parsed: dict[str, Any] = {}
             for k, v in row.items():
+                if k.endswith("_spec") or k in ("line", "a", "b"):
+                    parsed[k] = v
+                    continue
                 try:
-                    parsed[k] = float(v) if k not in ("pairing", "a", "b", "end_reason") else v
+                    parsed[k] = float(v) if v != "" else 0.0
                 except ValueError:
                     parsed[k] = v
-            by_pairing.setdefault(row["pairing"], []).append(parsed)
-    return by_pairing
+            out.append(parsed)
+    return out
+
+
+def print_folder(folder: Path, printer: Callable[[str], None]) -> None:
+    """Print the table of a run written with ``--out``."""
+    speed = folder / "speed.jsonl"
+    if speed.exists():
+        for line in speed.read_text().splitlines():
+            d = json.loads(line)
+            printer(speed_line(d["spec"], d["this"], d["base"]))
+    for section in ("pairs", "three", "policies", "solo"):
+        path = folder / f"{section}.csv"
+        if not path.exists():
+            continue
+        rows = read_csv(path)
+        by_line: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            by_line.setdefault(r["line"], []).append(r)
+        every: list[dict[str, Any]] = []
+        for name, group in by_line.items():
+            a, b = group[0]["a"], group[0]["b"]
+            if section == "solo":
+                printer(solo_line(name.partition(":")[0], a, group))
+            else:
+                printer(match_line(section, name, a, b, group))
+            every += group
+        if section == "policies":
+            for spec in dict.fromkeys(r[f"s{p}_spec"] for r in every for p in (0, 1)):
+                printer(mix_line(spec, every))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=list(SECTIONS))
+    parser.add_argument("--games", type=int, default=20, help="games per pairing (made even)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (joblib)")
+    parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
+    parser.add_argument("--pairs", nargs="*", help=f"pairings: {', '.join(PAIRS)}, or 'A B'")
+    parser.add_argument("--three", nargs="*", help=f"3-player lines: {', '.join(THREE)}")
+    parser.add_argument("--policies", nargs="*", help=f"round robin (default {POLICIES})")
+    parser.add_argument("--solo", nargs="*", help=f"solo bots (default {SOLO})")
+    parser.add_argument(
+        "--solo-variants", nargs="*", choices=list(SOLO_VARIANTS), help="solo variants (all)"
+    )
+    parser.add_argument("--solo-games", type=int, default=500, help="solo deals per bot")
+    parser.add_argument("--mcts-solo", type=int, default=100, help="solo deals per MCTS bot")
+    parser.add_argument("--speed", nargs="*", help=f"speed specs (default {SPEED})")
+    parser.add_argument("--baseline", default=None, help="interpreter of the build to compare")
+    parser.add_argument("--out", default=None, help="folder for the game rows (CSV per section)")
+    parser.add_argument("--read", default=None, help="print the table of a folder of rows")
+    args = parser.parse_args()
+
+    def printer(line: str) -> None:
+        print(line, flush=True)
+
+    if args.read:
+        print(HEADER)
+        print_folder(Path(args.read), printer)
+        return
+    run = Run(args)
+    print(f"root seed {run.root}; {args.jobs} jobs; sections {' '.join(args.sections)}")
+    print(HEADER)
+    for section in args.sections:
+        SECTIONS[section](run, printer)
 
 
 if __name__ == "__main__":

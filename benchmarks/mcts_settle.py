@@ -25,8 +25,8 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from bots import MCTSBot, make_bot  # noqa: E402
+from bots._state import determinize  # noqa: E402
 from bots.heuristics import cost_model  # noqa: E402
-from bots.mcts import _determinize  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
 from projectl_sim.engine import OVER, PLAY, GameState, new_game  # noqa: E402
 
@@ -54,7 +54,7 @@ def flat_values(view: GameState, deals: int, rng: random.Random) -> list[list[fl
     bot = MCTSBot()
     model = cost_model(view)
     stop = view.turn + int(bot.options["horizon"]) * view.n
-    worlds = [_determinize(view, rng) for _ in range(deals)]
+    worlds = [determinize(view, rng) for _ in range(deals)]
     me = view.current
     values = []
     for action in bot._candidates(view, model):

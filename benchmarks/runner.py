@@ -1,4 +1,5 @@
-"""Runner speed: games per second at --jobs 1 and 2, the speed-up, and the runner's overhead.
+"""Runner speed: games per second at --jobs 1 and 2, the speed-up, the runner's overhead, and the
+cost of timing CPU per decision.
 
 Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]``.
 Each line-up plays 2-player games through ``projectl_sim.sim.runner.run`` into a temporary folder.
@@ -17,6 +18,7 @@ jobs on the machine as it is.
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import os
 import secrets
@@ -81,6 +83,30 @@ def bare_loop(spec: RunSpec) -> tuple[float, float]:
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
+def clock_cost(spec: RunSpec, repeats: int) -> tuple[float, float]:
+    """Return the CPU seconds of a run's games played by ``play_game`` timing each seat's decisions
+    as the runner does, with the wall clock only and with the CPU clock too (``cpu=``), the best
+    of ``repeats`` alternated passes over the same games (run it in a fresh process)."""
+    configs, tasks = runner.plan(spec, spec.seed or 0)
+    rules = configs[0].rules()
+    best = [math.inf, math.inf]
+    for _ in range(repeats):
+        for with_cpu in (0, 1):
+            start = time.process_time()
+            for task in tasks:
+                seats = configs[task.config_id].seated(task.rotation)
+                play_game(
+                    rules,
+                    [make_bot(s) for s in seats],
+                    task.seed,
+                    record=False,
+                    seconds=[0.0] * len(seats),
+                    cpu=[[0.0, 0.0] for _ in seats] if with_cpu else None,
+                )
+            best[with_cpu] = min(best[with_cpu], time.process_time() - start)
+    return best[0], best[1]
+
+
 def ceiling(spec: RunSpec, other: RunSpec) -> float:
     """Return the speed-up two independent bare loops get right now: what 2 jobs could reach."""
     spawn = multiprocessing.get_context("spawn")
@@ -111,6 +137,7 @@ def bench(lineup: str, games: int, repeats: int, root: int, folder: Path) -> Non
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as fresh:
         bare = fresh.submit(bare_loop, spec(root)).result()[0]
+        wall_only, with_cpu = fresh.submit(clock_cost, spec(root), repeats).result()
     limit = ceiling(spec(root + 100), spec(root + 101))
     wall1, wall2, first1 = min(walls[1]), min(walls[2]), walls[1][0]
     n = games
@@ -129,6 +156,11 @@ def bench(lineup: str, games: int, repeats: int, root: int, folder: Path) -> Non
         f"{'':<16} overhead per game at --jobs 1: {(first1 - own1) / n * 1e3:5.2f} ms = "
         f"{(first1 - own1) / own1:5.1%} of the game's own {own1 / n * 1e3:.2f} ms; "
         f"CPU time of the whole run vs a bare play_game loop: {(cpu1 - bare) / bare:+5.1%}"
+    )
+    print(
+        f"{'':<16} CPU time per decision (play_game cpu=, a sample of fast seats' decisions): "
+        f"{(with_cpu - wall_only) / n * 1e3:+6.3f} ms per game = "
+        f"{(with_cpu - wall_only) / wall_only:+5.1%} (best of {repeats}, same games)"
     )
 
 

@@ -25,10 +25,14 @@ from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.mcts import MCTSBot
 from bots.params import OneOf, Range, check_value
+from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
 from projectl_sim.errors import UsageError, closest, unknown_name
 
-REGISTRY: dict[str, type[Bot]] = {cls.name: cls for cls in (RandomBot, GreedyBot, MCTSBot)}
+REGISTRY: dict[str, type[Bot]] = {
+    cls.name: cls
+    for cls in (RandomBot, GreedyBot, BuilderBot, RusherBot, SetterBot, RecyclerBot, MCTSBot)
+}
 BUILTIN = dict(REGISTRY)
 # Installed packages add bots here: [project.entry-points."projectl_sim.bots"] name = "pkg:Class"
 ENTRY_POINT_GROUP = "projectl_sim.bots"
@@ -225,11 +229,15 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
     "Bot",
+    "BuilderBot",
     "GreedyBot",
     "MCTSBot",
     "OneOf",
     "RandomBot",
     "Range",
+    "RecyclerBot",
+    "RusherBot",
+    "SetterBot",
     "bot_class",
     "describe_bots",
     "extra_bots",

@@ -31,6 +31,7 @@ class Bot:
     def __init__(self, **kwargs: Any) -> None:
         self.options = {k: entry[0] for k, entry in self.params.items()}
         self.options.update(kwargs)
+        self.given = frozenset(kwargs)  # the parameters the spec sets (the rest: defaults)
 
     def __call__(self, view: GameState, rng: random.Random) -> Action:
         """Answer whatever the engine asks of this seat now."""

@@ -1,41 +1,54 @@
-"""Heuristic knowledge shared by the greedy and MCTS bots.
+"""Heuristic knowledge shared by the greedy family and the MCTS bot.
 
-- ``completion_cost``: how many actions a puzzle still needs (placements plus the upgrades or
+- ``CostModel.cost``: how many actions a puzzle still needs (placements plus the upgrades or
   takes to get missing pieces), from the tiling index.
 - ``Weights``: the greedy family's named weights.
 - ``remaining_actions``: how many actions a player has left, once the end is triggered.
 - ``candidate_actions``: the few actions worth considering (a plan's placements instead of every
   placement, one order per Recycle, upgrades that climb, a Master built from one plan step per
   puzzle, and the same placements as an Ambassador action while the player holds one).
+
+Compiled with mypyc (``setup.py: NATIVE``): this is the planner's hot loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from projectl_sim.engine import OVER, GameState
+from bots._state import (
+    OVER,
+    ROW_LENGTH,
+    TAKE_BASIC,
+    Tables,
+    ambassadors_held,
+    line_clear_remaining,
+    plays_finesse,
+    plays_line_clear,
+    solo_table,
+    tables,
+)
+from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import (
-    BLACK,
     Action,
     Master,
-    Place,
     Placement,
     Recycle,
-    TakeBasic,
+    Take,
     TakeDeck,
     Upgrade,
 )
-from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import last_round
+from projectl_sim.expansions.ambassador_pack import Ambassador
 from projectl_sim.fill import TilingIndex, tiling_index
-from projectl_sim.variants import line_clear
-from projectl_sim.variants.line_clear import LineClearState
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
-_SCAN = 24
-_CACHE_CAP = 200_000
-UNREACHABLE = 99
+_BLACK: Final = 1  # projectl_sim.engine.actions.BLACK: the black deck's colour
+_SOLO_PACE: Final = 1.2  # solo: the cards leaving the deck per round, as a share of the above
+_SCAN: Final = 24
+_CACHE_CAP: Final = 200_000
+UNREACHABLE: Final = 99
+
+Cost = tuple[int, tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -52,30 +65,146 @@ class Weights:
     build: float = 0.0  # rate (points per action) below which spare pieces are upgraded first
 
 
+# The planner's own packing of piece counts: 6 bits per piece (a count up to 31, with the top bit as
+# the guard of the borrow test, as in ``projectl_sim.fill``), so that with up to 10 pieces a whole
+# vector fits a machine word: compiled, the scan for the cheapest covered tiling is native integer
+# arithmetic instead of the index's multi-word ints (10x fewer instructions per vector). A tiling
+# of 25 cells uses at most 25 of a piece, so clamping owned counts at 31 changes no answer.
+# Catalogues with more pieces (Ghost Piece: 12) use the index's own queries.
+_BITS: Final = 6
+_GUARD: Final = 1 << (_BITS - 1)
+_COUNT_MAX: Final = _GUARD - 1
+_FAST_PIECES: Final = 10
+_PLAN_CAP: Final = 200_000
+
+
 class CostModel:
-    """Cached completion costs for one catalogue."""
+    """Cached completion costs and plans for one catalogue."""
 
-    def __init__(self, index: TilingIndex) -> None:
+    def __init__(self, index: TilingIndex, tab: Tables) -> None:
         self.index = index
-        self.levels = index._levels
-        self.n = len(self.levels)
+        self.tab = tab
+        self.levels: tuple[int, ...] = tab.levels
+        self.n = tab.n_pieces
+        self.max_level = tab.max_level
         # Ghost Piece: a ghost comes only as a reward, never from an action
-        self.ghosts = index.cat.ghost_pieces
-        self._cache: dict[tuple[int, bytes], tuple[int, tuple[int, ...]]] = {}
+        self.ghosts: tuple[int, ...] = tab.ghosts
+        self.zero: tuple[int, ...] = (0,) * self.n
+        self.fast = self.n <= _FAST_PIECES
+        self._guards = sum(_GUARD << (_BITS * i) for i in range(self.n))
+        # (empty | packed supply << 25) -> (cost, need)
+        self._cache: dict[int, Cost] = {}
+        # mask -> (its tilings as the index packs them, the same packed 6 bits per piece, ends)
+        # where ends[k] is how many of them use at most k pieces (they are sorted by size)
+        self._vecs: dict[int, tuple[tuple[int, ...], list[int], list[int]]] = {}
+        # mask -> the first _SCAN tilings of it as (pieces, per-piece counts), for the estimate
+        # of regions the supply can't fill (unpacked once, not on every miss)
+        self._scan: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        # (index vector << 25 | empty) -> the placements of that plan (the index's answer, kept)
+        self._plans: dict[int, list[tuple[int, int]]] = {}
 
-    def cost(self, empty: int, supply: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    # -- the tiling index, asked the fast way --------------------------------------------------
+    def pack(self, supply: list[int]) -> int:
+        """Return ``supply`` packed 6 bits per piece with the guard bits set."""
+        out = 0
+        shift = 0
+        for c in supply:
+            if c > _COUNT_MAX:
+                c = _COUNT_MAX
+            elif c < 0:
+                c = 0
+            out |= (c | _GUARD) << shift
+            shift += _BITS
+        return out
+
+    def _load(self, empty: int) -> tuple[tuple[int, ...], list[int], list[int]]:
+        index = self.index
+        vecs = index.vectors(empty)
+        packed = []
+        ends = [0]
+        for v in vecs:
+            w = 0
+            for i, c in enumerate(index.unpack(v)):
+                w |= c << (_BITS * i)
+            packed.append(w)
+            size = index.size(v)
+            while len(ends) <= size:
+                ends.append(ends[-1])
+            ends[size] += 1
+        for k in range(1, len(ends)):
+            ends[k] = max(ends[k], ends[k - 1])
+        entry = (vecs, packed, ends)
+        if len(self._vecs) > _CACHE_CAP:
+            self._vecs.clear()
+        self._vecs[empty] = entry
+        return entry
+
+    def first(self, empty: int, supply: list[int]) -> int | None:
+        """Return the cheapest tiling vector of ``empty`` within ``supply`` (``index.first``)."""
+        if not self.fast:
+            return self.index.first(empty, supply)
+        if not empty:
+            return 0
+        return self._first(empty, supply, self.pack(supply))
+
+    def _first(self, empty: int, supply: list[int], packed: int) -> int | None:
+        levels = self.levels
+        cells = 0
+        pieces = 0
+        for i in range(self.n):
+            c = supply[i]
+            cells += c * levels[i]
+            pieces += c
+        if cells < empty.bit_count():
+            return None
+        entry = self._vecs.get(empty)
+        if entry is None:
+            entry = self._load(empty)
+        vecs, fast, ends = entry
+        stop = ends[pieces] if pieces < len(ends) else len(fast)
+        guards = self._guards
+        for j in range(stop):
+            if (packed - fast[j]) & guards == guards:
+                return vecs[j]
+        return None
+
+    def placements(self, empty: int, v: int) -> list[tuple[int, int]]:
+        """Return the placements of the plan ``v`` of ``empty`` (the index's, cached; the list is
+        shared: do not mutate it)."""
+        key = v << 25 | empty
+        hit = self._plans.get(key)
+        if hit is None:
+            hit = self.index._placements(empty, v)
+            if len(self._plans) > _PLAN_CAP:
+                self._plans.clear()
+            self._plans[key] = hit
+        return hit
+
+    # -- costs ---------------------------------------------------------------------------------
+    def cost(self, empty: int, supply: list[int]) -> Cost:
         """Return (actions to complete ``empty``, the pieces of the tiling it plans with)."""
         if not empty:
-            return 0, (0,) * self.n
-        key = (empty, bytes(min(c, 255) for c in supply))
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+            return 0, self.zero
         index = self.index
-        v = index.first(empty, supply)
+        if self.fast:
+            packed = self.pack(supply)
+            key = empty | packed << 25
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+            v = self._first(empty, supply, packed)
+        else:
+            try:
+                key = empty | int.from_bytes(bytes(supply), "little") << 25
+            except ValueError:  # a count outside 0..255 (never in play): clamped
+                clamped = bytes([min(255, max(0, c)) for c in supply])
+                key = empty | int.from_bytes(clamped, "little") << 25
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+            v = index.first_owned(empty, index.owned(supply))
         if v is not None:
-            need = index.unpack(v)
-            result = (sum(need), need)
+            result: Cost = (index.size(v), index.unpack(v))
         else:
             result = self._with_acquisitions(empty, supply)
         if len(self._cache) > _CACHE_CAP:
@@ -83,30 +212,54 @@ class CostModel:
         self._cache[key] = result
         return result
 
-    def _with_acquisitions(self, empty: int, supply: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    def _with_acquisitions(self, empty: int, supply: list[int]) -> Cost:
         # Each missing piece of level L costs one Upgrade from a spare piece one level below (or
         # an exchange at the same level), more from lower spares, and L actions from nothing
-        # (take a level-1 piece, then upgrade it L-1 times).
+        # (take a level-1 piece, then upgrade it L-1 times). The spares are handed out highest
+        # level first, to the missing pieces in piece order.
         index = self.index
         levels = self.levels
+        n = self.n
+        top_level = self.max_level
         best = UNREACHABLE
-        best_need: tuple[int, ...] = (0,) * self.n
-        for v in index.vectors(empty)[:_SCAN]:
-            need = index.unpack(v)
-            placements = sum(need)
+        best_need = self.zero
+        scan = self._scan.get(empty)
+        if scan is None:
+            vecs = index.vectors(empty)
+            scan = [(index.size(v), index.unpack(v)) for v in vecs[:_SCAN]]
+            if len(self._scan) > _CACHE_CAP:
+                self._scan.clear()
+            self._scan[empty] = scan
+        for placements, need in scan:
             if placements >= best:
                 break
-            if any(need[g] > supply[g] for g in self.ghosts):
-                continue  # a ghost it lacks can't be had by an action
-            spare = [s - k if s > k else 0 for s, k in zip(supply, need, strict=True)]
-            spare_levels = sorted(
-                (levels[i] for i, c in enumerate(spare) for _ in range(c)), reverse=True
-            )
+            lacks_ghost = False
+            for g in self.ghosts:
+                if need[g] > supply[g]:
+                    lacks_ghost = True  # a ghost it lacks can't be had by an action
+            if lacks_ghost:
+                continue
+            spare = [0] * (top_level + 1)  # spare pieces by level
+            for i in range(n):
+                s = supply[i]
+                k = need[i]
+                if s > k:
+                    spare[levels[i]] += s - k
             extra = 0
-            for i, (k, s) in enumerate(zip(need, supply, strict=True)):
-                for _ in range(k - s if k > s else 0):
-                    top = spare_levels.pop(0) if spare_levels else 0
-                    extra += max(1, levels[i] - top) if top else levels[i]
+            lv_top = top_level
+            for i in range(n):
+                missing = need[i] - supply[i]
+                if missing <= 0:
+                    continue
+                lv = levels[i]
+                for _ in range(missing):
+                    while lv_top > 0 and spare[lv_top] == 0:
+                        lv_top -= 1
+                    if lv_top > 0:
+                        spare[lv_top] -= 1
+                        extra += lv - lv_top if lv - lv_top > 1 else 1
+                    else:
+                        extra += lv
             total = placements + extra
             if total < best:
                 best = total
@@ -114,7 +267,7 @@ class CostModel:
         return best, best_need
 
 
-_MODELS: dict[int, CostModel] = {}
+_MODELS: Final[dict[int, CostModel]] = {}
 
 
 def cost_model(state: GameState) -> CostModel:
@@ -122,7 +275,7 @@ def cost_model(state: GameState) -> CostModel:
     cat = state.rules.catalogue
     model = _MODELS.get(id(cat))
     if model is None or model.index.cat is not cat:
-        model = _MODELS[id(cat)] = CostModel(tiling_index(cat))
+        model = _MODELS[id(cat)] = CostModel(tiling_index(cat), tables(state))
     return model
 
 
@@ -130,13 +283,12 @@ def remaining_actions(state: GameState, player: int) -> int | None:
     """Return the actions ``player`` has left before the game ends, or None before the trigger."""
     if state.phase == OVER:
         return 0
-    if isinstance(state, LineClearState):  # the markers' schedule decides (Finesse too)
-        return line_clear.remaining_actions(state, player, last_round(state))
-    last = state.trigger_round + 1 if state.trigger_round else None
-    finesse_end = last_round(state)  # rulings, Finesse: the game also ends after round 10
-    if finesse_end is not None:
-        last = finesse_end if last is None else min(last, finesse_end)
-    if last is None:
+    if plays_line_clear(state):  # the markers' schedule decides (Finesse: round 10 too)
+        return line_clear_remaining(state, player)
+    last = state.trigger_round + 1 if state.trigger_round else 0
+    if plays_finesse(state):  # rulings, Finesse: the game also ends after round 10
+        last = ROW_LENGTH if not last else min(last, ROW_LENGTH)
+    if not last:
         return None
     n = state.n
     rounds_after = last - state.round
@@ -157,58 +309,75 @@ def actions_left_estimate(state: GameState, player: int, w: Weights) -> int:
     # Before the trigger, estimate the rounds until it from the cards left in the deck that
     # triggers it: greedy play draws about 0.35 black cards per player per round; in solo the
     # mastermind takes one each round and the player about 0.6.
-    per_round = 1.6 if state.rules.solo else 0.35 * state.n
+    per_round = 0.35 * state.n
+    if solo_table(state) is not None:
+        # solo: every take refills the grid or is the deck's top card (the player's ~1 a round)
+        # and the mastermind takes one (Finesse Solo: two)
+        per_round = (3.0 if plays_finesse(state) else 2.0) * _SOLO_PACE
     estimate = int(3 * (state.cards_to_trigger() / per_round + 1))
     return max(w.horizon, estimate)
 
 
-def plan_places(state: GameState, model: CostModel) -> list[Place]:
+def plan_places(state: GameState, model: CostModel) -> list[Action]:
     """Return the placements of each puzzle's cheapest plan with the current supply.
 
     A puzzle the supply can't complete offers the placements that keep it completable with the
     pieces owned or left in the reserve.
     """
-    t = state.tables
+    t = model.tab
     p = state.current
     supply = state.placeable_supply(p)
     index = model.index
-    out: list[Place] = []
-    seen: set[Place] = set()
-    avail = [s + r for s, r in zip(supply, state.reserve, strict=True)]
+    out: list[Action] = []
+    seen: set[Action] = set()
+    avail: tuple[int, int, int] | None = None  # owned or in the reserve, packed for the index
     for card, filled, _ in state.slots[p]:
         empty = t.recess[card] & ~filled
-        v = index.first(empty, supply)
+        v = model.first(empty, supply)
         if v is not None:
-            for piece, mask in index._placements(empty, v):
-                a = Place(card, piece, mask)
+            for piece, mask in model.placements(empty, v):
+                a = t.place(card, piece, mask)
                 if a not in seen:
                     seen.add(a)
                     out.append(a)
             continue
+        if avail is None:
+            avail = index.owned([s + r for s, r in zip(supply, state.reserve, strict=True)])
         for piece, masks in enumerate(t.cat.fits_in(t.recess[card], empty)):
             if not supply[piece]:
                 continue
             for mask in masks:
                 rest = empty ^ mask
-                if not rest or index.first(rest, avail) is not None:
-                    out.append(Place(card, piece, mask))
+                # exists, not first: one tiling answers, without indexing every tiling of a
+                # region that is asked once (most of the search's cost before)
+                if not rest or index.exists_owned(rest, avail):
+                    out.append(t.place(card, piece, mask))
     return out
+
+
+def largest_step(model: CostModel, empty: int, v: int) -> tuple[int, int]:
+    """Return the step of a plan's placements with the largest piece (the first such)."""
+    levels = model.levels
+    steps = model.placements(empty, v)
+    best = steps[0]
+    for s in steps:
+        if levels[s[0]] > levels[best[0]]:
+            best = s
+    return best
 
 
 def plan_master(state: GameState, model: CostModel) -> Master | None:
     """Return a Master of one plan placement per puzzle (largest piece first), if 2+ fit."""
-    t = state.tables
+    t = model.tab
     p = state.current
     left = list(state.placeable_supply(p))
-    index = model.index
     chosen: list[Placement] = []
     for card, filled, _ in state.slots[p]:
         empty = t.recess[card] & ~filled
-        v = index.first(empty, left)
+        v = model.first(empty, left)
         if v is None:
             continue
-        steps = index._placements(empty, v)
-        piece, mask = max(steps, key=lambda s: t.levels[s[0]])
+        piece, mask = largest_step(model, empty, v)
         left[piece] -= 1
         chosen.append((card, piece, mask))
     return Master(tuple(chosen)) if len(chosen) >= 2 else None
@@ -216,33 +385,35 @@ def plan_master(state: GameState, model: CostModel) -> Master | None:
 
 def candidate_actions(state: GameState, w: Weights, model: CostModel) -> list[Action]:
     """Return the actions worth considering now (a narrowing of the legal Play actions)."""
+    t = model.tab
     acts: list[Action] = []
     blind: list[Action] = []
     for a in state.take_actions():
         if isinstance(a, TakeDeck):
-            if not (w.white_only and a.colour == BLACK):
+            if not (w.white_only and a.colour == _BLACK):
                 blind.append(a)
-        elif not (w.white_only and state.tables.is_black[a.card]):  # type: ignore[union-attr]
+        elif isinstance(a, Take) and not (w.white_only and t.is_black[a.card]):
             acts.append(a)
-    if not acts:
-        acts.extend(blind[:1])  # a blind draw only when no face-up puzzle is wanted
-    for colour in (0, 1):
-        if state.rows[colour] and state.may_recycle():
-            acts.append(Recycle(colour, state.rows[colour]))
+    if not acts or solo_table(state) is not None:
+        # a blind draw only when no face-up puzzle is wanted; in solo always (it moves no lock
+        # and leaves the grid to the mastermind as it is: sometimes the better take)
+        acts.extend(blind[:1])
+    if state.may_recycle():
+        for colour in (0, 1):
+            row = state.rows[colour]
+            if row:
+                acts.append(Recycle(colour, row))
     if state.basic_piece() is not None:
-        acts.append(TakeBasic())
+        acts.append(TAKE_BASIC)
     # Upgrades that climb a level (or two, by the shortage ruling): exchanges and downgrades are
     # rarely the best action (under 5% of searched positions), and the greedy plan that needs
     # one proposes it itself.
-    levels = state.tables.levels
-    acts.extend(
-        a
-        for a in state.upgrade_actions()
-        if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]
-    )
+    levels = t.levels
+    for a in state.upgrade_actions():
+        if isinstance(a, Upgrade) and levels[a.get] > levels[a.give]:
+            acts.append(a)
     acts.extend(plan_places(state, model))
-    amb = ambassadors(state)
-    held = amb is not None and amb.held[state.current] > 0
+    held = ambassadors_held(state, state.current) > 0
     if not state.master_used or held:
         m = plan_master(state, model)
         if m is not None:

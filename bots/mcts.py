@@ -2,39 +2,58 @@
 
 Each decision grows one tree from the bot's view. Every iteration:
 
-1. picks a child of the root (each candidate once, in order, then UCB) and plays it in a
-   *world*: the view determinized with the bot's ``rng`` (the other players' face-down victory
-   piles get cards, the number of each colour being known from what is unseen, and the unseen
-   deck cards are re-dealt). The k-th visit of every root child uses the same k-th world, so the
-   candidates are compared on common deals (common random numbers: the deal's noise cancels out
-   of their differences);
-2. descends the tree below, each node choosing for its own player to move among that player's
-   candidates (the greedy choice first), widened progressively with the node's visits, by UCB
-   on that player's value;
-3. adds one node, then plays the greedy policy (``GreedyBot.choose``) until ``horizon`` rounds
-   after the root's turn (or the end), so every leaf is scored at the same moment of the game;
-4. scores the leaf for every player: a fitted estimate of each player's final score, turned into
-   a win chance by a logistic of the margin over the best opponent (at the end, half the real
-   win share and half the logistic of the real margin), and adds that vector to the path.
+1. the root's rule picks a candidate (``root=halving``, the default: sequential halving, below;
+   ``root=ucb``: each candidate once, in order, then UCB) and plays it in a *world*: the view
+   determinized with the bot's ``rng`` (the other players' face-down victory piles get cards, the
+   number of each colour being known from what is unseen, and the unseen deck cards are
+   re-dealt). The k-th visit of every root child uses the same k-th world, so the candidates are
+   compared on common deals (common random numbers: the deal's noise cancels out of their
+   differences);
+2. descends the tree below (``tree=full``: every player's decisions; ``tree=turn``: the rest of
+   the root player's turn), each node choosing for its own player to move among that player's
+   candidates (the greedy choice first), widened progressively with the node's visits, by UCB on
+   that player's value;
+3. adds one node, then plays the rollout policy (``rollout=greedy``: ``GreedyBot.choose`` for
+   every seat; ``rollout=mixed``: each seat of each world played by one of greedy and the four
+   other policies) to the end of the game (``horizon=0``, the default) or ``horizon`` rounds
+   after the root's turn;
+4. scores the leaf for every player: at the end, half the real win share and half a logistic of
+   the real margin over the best opponent (the margin tells a close loss from a rout); at a
+   horizon, a fitted estimate of each player's final score turned into a win chance the same
+   way; and adds that vector to the path.
+
+What limited the search, and why the rollouts now play to the end (``benchmarks/bots.py``, 80
+games each, seats swapped, one world of deals per seed; the README has the full table): with the
+old default, rollouts two rounds deep scored by the fitted evaluation, more iterations did not
+play better: 800 against 200 iterations won 37.0% (sequential halving), 41.2% (halving, horizon 3
+for the 800), 38.8% (halving, tree over the own turn), 41.2% (UCB root, tree over the own turn),
+50.0% (little exploration below the root, c=0.05, width=1) and 33.1% (that, horizon 4 for the
+800). The fitted evaluation is what the search optimises, and it predicts MCTS games poorly: on
+4,408 positions of MCTS self-play its estimate correlates 0.25 with the final margin
+(``tools/fit_leaf.py``; a least-squares refit on them reaches 0.39 but plays far worse: 11.2%
+of 80 games against the original weights), so a bigger budget found better moves by the
+evaluation, not in the game. With rollouts to the end, scored by the game itself, 800 against
+200 won 68.8% [57.9%, 77.8%] of 80 games: the budget buys strength again.
+
+Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
+ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
+ceil(log2 K) rounds; each round gives its share evenly to the candidates left, then keeps the
+better half by mean value, so a bigger budget goes mostly to the few best candidates.
 
 Candidates are ``candidate_actions`` (the heuristic's narrowing: plan placements, takes,
-climbing upgrades, one Recycle order per row, a planned Master) plus the greedy choice. Which
-children a node allows is decided by each world's own candidate list, so draws that differ
-between worlds (a replacement card in a row, a blind draw) never lead into an illegal action.
-Reward choices, Level Up steps (Ghost Piece) and Finishing Touches, inside the search and as the
-bot's own answers, are the greedy bot's. Finesse: with 2 active Credits each candidate is also
-searched as an Insert, and rollouts Insert the greedy way.
+climbing upgrades, one Recycle order per row, a planned Master; in solo also the blind draw)
+plus the greedy choice. Which children a node allows is decided by each world's own candidate
+list, so draws that differ between worlds (a replacement card in a row, a blind draw) never lead
+into an illegal action. Reward choices, Level Up steps (Ghost Piece) and Finishing Touches,
+inside the search and as the bot's own answers, are the greedy bot's. Finesse: with 2 active
+Credits each candidate is also searched as an Insert, and rollouts Insert the greedy way.
 
-The budget is ``iterations`` per decision, or ``time`` seconds of CPU per decision when it is
-not 0 (then the bot is not reproducible). A decision with a single candidate is not searched.
-The default, 50, is about two visits per root candidate (26 on average over the positions of
-``benchmarks/mcts_settle.py``). Rollouts are deterministic in a world and the root compares its
-children on common deals, so a candidate's value settles within a few deals: picking by k deals
-instead of 48 loses 0.017 win chance at k = 1, 0.008 at 2, 0.005 at 4, 0.002 at 8 and 0.001 at 16
-(the two best candidates are 0.019 apart on average). Past a few visits per candidate, more
-iterations re-average a settled estimate and grow the tree below, which did not play better:
-``benchmarks/bots.py`` measured 4x the iterations winning 59.8% of 200 games at 50 (200 against
-50), but 52.5% of 60 at 100 (400 against 100) and 46.0% of 200 at 400 (1600 against 400).
+The budget is ``iterations`` per decision (default 200: about 0.1 s of CPU per decision on this
+project's 2-core machine; it won 72.2% [56.0%, 84.2%] of 36 games against greedy, where 50
+iterations of rollouts to the end, too few to average their noise out, won 15.3% of 72), or
+``time`` seconds of CPU (``time.process_time``) per decision when it is not 0 (then the bot is
+not reproducible; halving splits the time into its rounds). A decision with a single candidate
+is not searched.
 """
 
 from __future__ import annotations
@@ -42,20 +61,28 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
+from mypy_extensions import mypyc_attr
+
+from bots._state import (
+    FINISHING,
+    LEVEL_UP,
+    OVER,
+    REWARD,
+    active_credits,
+    determinize,
+    solo_table,
+)
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
-from bots.params import OneOf, Range
-from projectl_sim.engine import FINISHING, HIDDEN, OVER, REWARD, GameState
-from projectl_sim.engine.actions import BLACK, Action, Finish, Reward
-from projectl_sim.errors import UsageError
-from projectl_sim.expansions.endless import endless as endless_block
-from projectl_sim.expansions.endless import replace_noted
-from projectl_sim.expansions.finesse import Insert, credits
-from projectl_sim.expansions.ghost_piece import LEVEL_UP
-from projectl_sim.rules import ROW_SIZE
+from bots.params import OneOf, Param, Range
+from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
+from projectl_sim import rules as _rules
+from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Action, Finish, Reward
+from projectl_sim.expansions.finesse import Insert
 
 _Key = tuple[Any, ...]
 
@@ -70,28 +97,42 @@ _Key = tuple[Any, ...]
 # by greedy rollouts 3 rounds deep scored this way gains 93% of what rollouts to the end gain
 # over the greedy move, 2 rounds deep 75%; 2 rounds (the default) is 1.5x cheaper and, at equal
 # CPU time, wins more.
-_DISCOUNT = 0.85
-_BANKED = 0.905  # per point in the victory pile (less Finishing Touches pieces)
-_SUPPLY = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
-_PLACED = (0.136, 0.347)  # per level of a piece placed in a held puzzle
-_HELD_POINTS = (0.939, -0.127)  # per discounted point of a held puzzle
-_HELD_REWARD = (-0.173, 0.9)  # per discounted level of a held puzzle's reward piece
-_HELD = (-0.049, -1.129)  # per held puzzle
-_HELD_COST = -0.072  # per action the held puzzles still need
-_UNREACHABLE = -1.0  # per point of a held puzzle that can't be finished
-_TO_MOVE = 1.252  # the player about to move
-_HORIZON_ACTIONS = 30  # actions assumed left before the end is triggered
+_BLACK: Final = 1  # the black deck (projectl_sim.engine.actions.BLACK)
+_ROW_SIZE: Final[int] = _rules.ROW_SIZE
+_DISCOUNT: Final = 0.85
+_BANKED: Final = 0.905  # per point in the victory pile (less Finishing Touches pieces)
+_SUPPLY: Final = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
+_PLACED: Final = (0.136, 0.347)  # per level of a piece placed in a held puzzle
+_HELD_POINTS: Final = (0.939, -0.127)  # per discounted point of a held puzzle
+_HELD_REWARD: Final = (-0.173, 0.9)  # per discounted level of a held puzzle's reward piece
+_HELD: Final = (-0.049, -1.129)  # per held puzzle
+_HELD_COST: Final = -0.072  # per action the held puzzles still need
+_UNREACHABLE: Final = -1.0  # per point of a held puzzle that can't be finished
+_TO_MOVE: Final = 1.252  # the player about to move
+_HORIZON_ACTIONS: Final = 30  # actions assumed left before the end is triggered
+
+
+_BLACK_DECK: Final[dict[int, tuple[Any, int]]] = {}
+
+
+def _black_deck_size(state: GameState) -> int:
+    """Return the rules' black deck size (cached per rules object: a property that counts)."""
+    rules = state.rules
+    hit = _BLACK_DECK.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        hit = _BLACK_DECK[id(rules)] = (rules, rules.black_deck_size)
+    return hit[1]
 
 
 def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     """Return the fitted estimate of ``player``'s final score (the real one once it is over)."""
     if state.phase == OVER:
         return float(state.final_scores()[player])
-    t = state.tables
+    t = model.tab
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
-        early = min(1.0, len(state.decks[BLACK]) / max(1, state.rules.black_deck_size - ROW_SIZE))
+        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
         left = _HORIZON_ACTIONS
     else:
         early = 0.0
@@ -128,6 +169,73 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     return value
 
 
+LEAF_FEATURES: Final = (
+    "banked",
+    "supply_levels",
+    "supply_levels_early",
+    "placed",
+    "placed_early",
+    "held_points",
+    "held_points_early",
+    "held_reward",
+    "held_reward_early",
+    "held",
+    "held_early",
+    "held_cost",
+    "unreachable_points",
+    "to_move",
+)
+
+
+def leaf_features(state: GameState, player: int, model: CostModel) -> list[float]:
+    """Return the terms ``score_estimate`` weighs, in ``LEAF_FEATURES`` order (for fitting)."""
+    t = model.tab
+    levels = t.levels
+    left = remaining_actions(state, player)
+    if left is None:
+        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
+        left = _HORIZON_ACTIONS
+    else:
+        early = 0.0
+    supply = state.placeable_supply(player)
+    supply_levels = float(sum(c * levels[i] for i, c in enumerate(state.supply[player]) if c))
+    spare = list(supply)
+    placed = points = reward = cost_sum = unreachable = 0.0
+    slots = state.slots[player]
+    for card, filled, pieces in slots:
+        for piece, _ in pieces:
+            placed += levels[piece]
+        cost, use = model.cost(t.recess[card] & ~filled, spare)
+        if cost > left:
+            unreachable += t.points[card]
+            continue
+        left -= cost
+        cost_sum += cost
+        d = _DISCOUNT**cost
+        points += t.points[card] * d
+        reward += t.reward_level[card] * d
+        for i, k in enumerate(use):
+            if k:
+                spare[i] = max(0, spare[i] - k)
+    n = float(len(slots))
+    return [
+        float(state.scores[player] - state.ft_pieces[player]),
+        supply_levels,
+        supply_levels * early,
+        placed,
+        placed * early,
+        points,
+        points * early,
+        reward,
+        reward * early,
+        n,
+        n * early,
+        cost_sum,
+        unreachable,
+        1.0 if state.current == player else 0.0,
+    ]
+
+
 class _Node:
     """A decision point of the tree: visits, summed values per player, children by action."""
 
@@ -141,19 +249,26 @@ class _Node:
         self.orders: dict[_Key, list[Action]] = {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled; users' bots may extend it
 class MCTSBot(Bot):
     name = "mcts"
     summary = (
-        "determinized MCTS: heuristic candidates, greedy rollouts a few rounds deep scored by a "
-        "fitted evaluation, common deals across root moves, one value per player"
+        "determinized MCTS: heuristic candidates, sequential halving at the root, greedy "
+        "rollouts to the end (or a horizon, scored by a fitted evaluation), common deals across "
+        "root moves, one value per player"
     )
-    params: ClassVar[dict[str, tuple[Any, ...]]] = {
-        "iterations": (50, "iterations per decision (when time is 0)", Range(1)),
+    params: ClassVar[dict[str, Param]] = {
+        "iterations": (200, "iterations per decision (when time is 0)", Range(1)),
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
-        "c": (0.25, "UCB exploration constant (values are win chances in [0, 1])", Range(0.0)),
+        "c": (
+            0.25,
+            "UCB exploration constant (values are win chances in [0, 1])",
+            Range(0.0),
+        ),
         "horizon": (
-            2,
-            "rollouts stop this many rounds after the root's turn; 0 = at the end",
+            0,
+            "rollouts stop this many rounds after the root's turn, scored by the fitted leaf "
+            "evaluation; 0 = they play to the end (scored by the game)",
             Range(0),
         ),
         "anchor": (
@@ -161,6 +276,31 @@ class MCTSBot(Bot):
             "where the horizon counts from: root (tree and rollouts stop there) or leaf (the "
             "tree may grow past it; each rollout plays horizon rounds from its leaf)",
             OneOf("root", "leaf"),
+        ),
+        "root": (
+            "halving",
+            "how the root shares the budget: halving (sequential halving: most of a big budget "
+            "goes to the best few candidates) or ucb (UCB, every candidate once first)",
+            OneOf("halving", "ucb"),
+        ),
+        "tree": (
+            "full",
+            "how deep the tree grows: full (every player's decisions up to the horizon) or turn "
+            "(the rest of the root player's turn; greedy play after it)",
+            OneOf("full", "turn"),
+        ),
+        "rollout": (
+            "greedy",
+            "the rollout policy: greedy (every seat, deterministic in a world) or mixed (each "
+            "seat of each world's rollouts played by a policy drawn from greedy, rusher, builder, "
+            "setter and recycler: a population of plausible continuations)",
+            OneOf("greedy", "mixed"),
+        ),
+        "verify": (
+            0,
+            "root=halving with a horizon: once a round can give each candidate left this many "
+            "visits, they are rollouts to the end instead (0 = never)",
+            Range(0),
         ),
         "width": (
             2.0,
@@ -176,10 +316,14 @@ class MCTSBot(Bot):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if self.options["anchor"] not in ("root", "leaf"):
-            raise UsageError(f"unknown mcts anchor {self.options['anchor']!r} (valid: root, leaf)")
         self.weights = Weights()
         self.greedy = GreedyBot()
+        # rollout=mixed: the policies a rollout's seats are drawn from (one per seat per world)
+        self.pool: list[GreedyBot] = []
+        if self.options["rollout"] == "mixed":
+            self.pool = [GreedyBot(), RusherBot(), BuilderBot(), SetterBot(), RecyclerBot()]
+        self._casts: list[list[GreedyBot]] = []
+
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
         self.searches = 0
 
@@ -190,31 +334,164 @@ class MCTSBot(Bot):
         if len(cands) == 1:
             return cands[0]
         o = self.options
-        budget, limit = int(o["iterations"]), float(o["time"])
-        rounds = int(o["horizon"])
+        rounds = self._horizon()
+        if solo_table(view) is not None and "horizon" not in self.given:
+            # solo: the game is short and the mastermind's coming takes decide it, which the
+            # leaf evaluation does not see: rollouts play to the end
+            rounds = 0
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
         root = _Node(view.n)
         worlds: list[GameState] = []
+        self._casts = []
+        if o["root"] == "ucb":
+            done = self._search_ucb(root, cands, view, worlds, rng, model, float(stop))
+            best = self._best(root, cands, view.current)
+        else:
+            done, best = self._search_halving(root, cands, view, worlds, rng, model, float(stop))
+        self.simulations += done
+        self.searches += 1
+        return best
+
+    def _horizon(self) -> int:
+        """Return the rollout horizon in rounds after the root's turn (0: to the end)."""
+        return int(self.options["horizon"])
+
+    def _best(self, root: _Node, cands: list[Action], me: int) -> Action:
+        """Return the root candidate with the most visits (ties: the better mean value)."""
+        best = cands[0]
+        best_key = (-1, 0.0)
+        for a in cands:
+            ch = root.children.get(a)
+            key = (ch.n, ch.w[me] / ch.n) if ch is not None and ch.n else (0, 0.0)
+            if key > best_key:
+                best, best_key = a, key
+        return best
+
+    def _search_ucb(
+        self,
+        root: _Node,
+        cands: list[Action],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+    ) -> int:
+        """Search with UCB at the root (every candidate once first); return the iterations."""
+        o = self.options
+        budget, limit = int(o["iterations"]), float(o["time"])
+        c = float(o["c"])
+        me = view.current
         deadline = time.process_time() + limit if limit > 0 else 0.0
         done = 0
         while True:
-            self._iterate(root, cands, view, worlds, rng, model, stop)
+            pick = _select(root, cands, len(cands), me, c)
+            self._iterate(root, pick, view, worlds, rng, model, stop)
             done += 1
             if deadline:
                 if time.process_time() >= deadline:
                     break
             elif done >= budget:
                 break
-        self.simulations += done
-        self.searches += 1
+        return done
+
+    def _search_halving(
+        self,
+        root: _Node,
+        cands: list[Action],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+    ) -> tuple[int, Action]:
+        """Search by sequential halving at the root; return the iterations and the choice.
+
+        Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed
+        bandits", ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022): the budget is
+        split into ceil(log2 K) rounds; each round gives its share evenly to the candidates left
+        (their j-th visits all in the j-th world, so they are compared on common deals), then
+        keeps the better half by mean value. A bigger budget so goes mostly to the few best
+        candidates, whose subtrees grow deep enough to improve on greedy play, instead of to
+        re-averaging the settled values of clearly worse ones (UCB's spread). A time budget is
+        split into the same rounds by CPU time.
+        """
+        o = self.options
+        budget, limit = int(o["iterations"]), float(o["time"])
+        verify = int(o["verify"]) if stop != math.inf else 0
         me = view.current
-        best = max(
-            cands,
-            key=lambda a: (
-                (ch.n, ch.w[me] / ch.n) if (ch := root.children.get(a)) and ch.n else (0, 0.0)
-            ),
-        )
-        return best
+        alive = list(cands)
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        start = time.process_time()
+        done = 0
+        # verify=N: once a round has N visits or more for each candidate left, its visits are
+        # flat rollouts to the end (scored by the game, not the fitted evaluation), kept apart
+        checks: dict[Action, list[float]] | None = None
+        for r in range(rounds):
+            if limit > 0:
+                round_end = start + limit * (r + 1) / rounds
+                visits = 1 << 30  # until the round's share of the time is spent
+                elapsed = time.process_time() - start
+                expect = done / elapsed * limit / rounds / len(alive) if done and elapsed else 0
+            else:
+                share = (budget - done) // (rounds - r)
+                visits = max(1, share // len(alive))
+                round_end = 0.0
+                expect = visits
+            if verify and checks is None and expect >= verify:
+                checks = {}
+            out = False
+            for _ in range(visits):
+                for a in alive:
+                    if checks is None:
+                        self._iterate(root, a, view, worlds, rng, model, stop)
+                    else:
+                        self._check(a, checks, view, worlds, rng, model)
+                    done += 1
+                    if (limit <= 0 and done >= budget) or (
+                        limit > 0 and time.process_time() >= round_end
+                    ):
+                        out = True
+                        break
+                if out:
+                    break
+            if (limit <= 0 and done >= budget) or len(alive) <= 1:
+                break
+            if limit > 0 and time.process_time() >= start + limit:
+                break
+            alive = (
+                _better_half(root, alive, me) if checks is None else _better_checked(checks, alive)
+            )
+        # the choice: the best mean value among the candidates still in (the last halving's)
+        if checks is not None:
+            return done, _better_checked(checks, alive)[0]
+        return done, _better_half(root, alive, me)[0]
+
+    def _check(
+        self,
+        pick: Action,
+        checks: dict[Action, list[float]],
+        view: GameState,
+        worlds: list[GameState],
+        rng: random.Random,
+        model: CostModel,
+    ) -> None:
+        """Play root candidate ``pick`` in its next world, greedy to the end; note the value."""
+        stats = checks.get(pick)
+        if stats is None:
+            stats = checks[pick] = [0.0, 0.0]
+        k = int(stats[0])
+        if k == len(worlds):
+            worlds.append(self._world(view, rng))
+            if self.pool:
+                self._casts.append(
+                    [self.pool[int(rng.random() * len(self.pool))] for _ in range(view.n)]
+                )
+        state = worlds[k].copy()
+        state.apply(pick)
+        values = self._rollout(state, rng, model, math.inf, self._casts[k] if self.pool else None)
+        stats[0] += 1.0
+        stats[1] += values[view.current]
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         return self.greedy.choose_reward(view, options, rng)
@@ -229,34 +506,43 @@ class MCTSBot(Bot):
     def _iterate(
         self,
         root: _Node,
-        cands: list[Action],
+        pick: Action,
         view: GameState,
         worlds: list[GameState],
         rng: random.Random,
         model: CostModel,
         stop: float,
     ) -> None:
+        """Play root candidate ``pick`` once more: in its next world, down the tree, a rollout."""
         o = self.options
         c, width = float(o["c"]), float(o["width"])
-        me = view.current
-        # The root: every candidate once, then UCB; its k-th visit plays in the k-th world.
-        pick = _select(root, cands, len(cands), me, c)
+        # The root child's k-th visit plays in the k-th world (common deals across candidates).
         child = root.children.get(pick)
         if child is None:
             child = root.children[pick] = _Node(view.n)
         k = child.n
         if k == len(worlds):
-            worlds.append(_determinize(view, rng))
+            worlds.append(self._world(view, rng))
+            if self.pool:
+                # rollout=mixed: who plays each seat in this world's rollouts, drawn with the
+                # world, so every candidate meets the same cast in its k-th world
+                self._casts.append(
+                    [self.pool[int(rng.random() * len(self.pool))] for _ in range(view.n)]
+                )
         state = worlds[k].copy()
+        cast = self._casts[k] if self.pool else None
         state.apply(pick)
         node = child
         path = [root, child]
         fresh = k == 0
         leaf_anchor = self.options["anchor"] == "leaf"
+        own_turn = o["tree"] == "turn"
         while not fresh:
             self._settle(state, rng)
             if state.phase == OVER or (state.turn >= stop and not leaf_anchor):
                 break
+            if own_turn and (state.turn != view.turn or state.current != view.current):
+                break  # tree=turn: the tree searches the rest of the root's turn only
             key = _world_key(state)
             order = node.orders.get(key)
             if order is None:
@@ -272,13 +558,18 @@ class MCTSBot(Bot):
             path.append(node)
         if leaf_anchor and stop != math.inf:
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
-            stop = state.turn + int(o["horizon"]) * view.n
-        values = self._rollout(state, rng, model, stop)
+            stop = float(state.turn + self._horizon() * view.n)
+        values = self._rollout(state, rng, model, stop, cast)
         for nd in path:
             nd.n += 1
             w = nd.w
             for p, v in enumerate(values):
                 w[p] += v
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        """Return a full state consistent with ``view``, what its seat can't see dealt with
+        ``rng`` (a determinization; ``tools/solo_ceiling.py`` overrides it to see the deck)."""
+        return determinize(view, rng)
 
     def _settle(self, state: GameState, rng: random.Random) -> None:
         """Answer reward choices, Level Up steps and Finishing Touches the greedy way (no tree
@@ -293,14 +584,24 @@ class MCTSBot(Bot):
                 state.apply(greedy.finishing_touches(state, rng))
 
     def _rollout(
-        self, state: GameState, rng: random.Random, model: CostModel, stop: float
+        self,
+        state: GameState,
+        rng: random.Random,
+        model: CostModel,
+        stop: float,
+        cast: list[GreedyBot] | None = None,
     ) -> list[float]:
+        """Play the rollout policy until ``stop`` (a turn) or the end; return the leaf values.
+
+        ``cast``: the policy playing each seat (rollout=mixed), else greedy for all.
+        """
         greedy = self.greedy
         while True:
             self._settle(state, rng)
             if state.phase == OVER or state.turn >= stop:
                 break
-            action = greedy.choose_with_insert(state)
+            bot = greedy if cast is None else cast[state.current]
+            action = bot.choose_with_insert(state)
             if action is None:
                 action = rng.choice(state.legal_actions(master="none"))
             state.apply(action)
@@ -316,7 +617,7 @@ class MCTSBot(Bot):
         scale = float(self.options["scale"])
         est = [score_estimate(state, p, model) for p in range(n)]
         # solo: the rival is the mastermind, whose score is its pile so far
-        lone = float(state.opponent_score()) if getattr(state, "solo", None) else 0.0
+        lone = float(state.opponent_score()) if solo_table(state) is not None else 0.0
         out = [
             _logistic((est[p] - max(est[:p] + est[p + 1 :], default=lone)) / scale)
             for p in range(n)
@@ -331,8 +632,7 @@ class MCTSBot(Bot):
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)
-        fin = credits(state)
-        if fin is not None and fin.active[state.current] >= state.rules.insert_cost:
+        if active_credits(state, state.current) >= state.rules.insert_cost:
             cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
         g = self.greedy.choose_with_insert(state)
         if g is not None:
@@ -342,6 +642,28 @@ class MCTSBot(Bot):
         if not cands:
             cands = state.legal_actions(master="none")
         return cands
+
+
+def _better_checked(checks: dict[Action, list[float]], alive: list[Action]) -> list[Action]:
+    """Return the better half of ``alive`` by their checked mean (rollouts to the end)."""
+    scored = []
+    for i, a in enumerate(alive):
+        stats = checks.get(a)
+        value = stats[1] / stats[0] if stats is not None and stats[0] else -1.0
+        scored.append((-value, i, a))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [a for _, _, a in scored[: (len(alive) + 1) // 2]]
+
+
+def _better_half(root: _Node, alive: list[Action], me: int) -> list[Action]:
+    """Return the better half of ``alive`` by the mover's mean value (stable: ties keep order)."""
+    scored = []
+    for i, a in enumerate(alive):
+        ch = root.children.get(a)
+        value = ch.w[me] / ch.n if ch is not None and ch.n else -1.0
+        scored.append((-value, i, a))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [a for _, _, a in scored[: (len(alive) + 1) // 2]]
 
 
 def _select(node: _Node, order: list[Action], allowed: int, player: int, c: float) -> Action:
@@ -367,7 +689,7 @@ def _logistic(x: float) -> float:
 def _world_key(state: GameState) -> _Key:
     """Return what can differ between worlds at one tree node: the face-up and held cards, and
     (Line Clear, where a holder with no legal action passes) who moves."""
-    solo = getattr(state, "solo", None)  # the solo variant's grid of face-up puzzles
+    solo = solo_table(state)  # the solo variant's grid of face-up puzzles
     return (
         state.current,
         state.rows[0],
@@ -375,46 +697,3 @@ def _world_key(state: GameState) -> _Key:
         tuple(s[0] for s in state.slots[state.current]),
         solo.grid if solo is not None else (),
     )
-
-
-def _determinize(view: GameState, rng: random.Random) -> GameState:
-    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
-
-    Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
-    their number is public) are guessed among all white puzzles, as any may have been noted, and
-    count in their scores.
-    """
-    endless = endless_block(view)
-    noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
-    hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
-    if not hidden and not noted_hidden:
-        return view.redeal(rng)
-    g = view.copy()
-    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
-    # of white cards in the hidden piles is the unseen whites less the hidden white deck cards.
-    pools = [view.unseen_cards(colour) for colour in (0, 1)]
-    in_decks = [len(d) - kb for d, kb in zip(view.decks, view.known_bottom, strict=True)]
-    slots = [q for q in hidden for _ in view.piles[q]]
-    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
-    colours = [0] * whites + [1] * (len(slots) - whites)
-    rng.shuffle(colours)
-    drawn = [
-        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
-        for colour in (0, 1)
-    ]
-    piles: dict[int, list[int]] = {q: [] for q in hidden}
-    for q, colour in zip(slots, colours, strict=True):
-        if drawn[colour]:
-            piles[q].append(drawn[colour].pop())
-    points = view.tables.points
-    for q, cards in piles.items():
-        g.piles[q] = tuple(cards)
-    if endless is not None and noted_hidden:
-        white = view.catalogue.of_colour("white")
-        noted = list(endless.noted)
-        for q in noted_hidden:
-            noted[q] = tuple(rng.choice(white) for _ in noted[q])
-        replace_noted(g, tuple(noted))
-    for q in set(hidden) | set(noted_hidden):
-        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
-    return g.redeal(rng)

@@ -22,6 +22,9 @@ from typing import Any
 
 from projectl_sim.errors import closest
 
+# A ``params`` entry: ``(default, help)`` or ``(default, help, check)``.
+Param = tuple[Any, ...]
+
 
 @dataclass(frozen=True)
 class Range:
@@ -84,4 +87,4 @@ def check_value(bot: str, key: str, value: Any, entry: tuple[Any, ...]) -> str |
     return f"bot {bot}: {key}={value} is out of range ({hint}valid: {valid})"
 
 
-__all__ = ["OneOf", "Range", "check_value"]
+__all__ = ["OneOf", "Param", "Range", "check_value"]

@@ -182,14 +182,15 @@ def test_nonsense_parameters_are_refused_naming_the_valid_range(spec: str) -> No
 
 
 def test_every_parameter_of_a_shipped_bot_declares_its_range() -> None:
-    for name in ("greedy", "mcts"):
+    for name in REGISTRY:
         cls = REGISTRY[name]
         for key, entry in cls.params.items():
             assert len(entry) == 3 and entry[2].accepts(entry[0]), (name, key)
 
 
 def test_a_bot_shows_the_value_it_uses() -> None:
-    assert repr(make_bot("mcts:iterations=050")) == "mcts"
+    assert repr(make_bot("mcts:iterations=0200")) == "mcts"  # the default, written otherwise
+    assert repr(make_bot("mcts:iterations=050")) == "mcts:iterations=50"
     assert repr(make_bot("mcts:iterations=7,time=0.50")) == "mcts:iterations=7,time=0.5"
     assert repr(make_bot("greedy:risk=2")) == "greedy:risk=2.0"
 

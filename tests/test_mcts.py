@@ -9,8 +9,9 @@ import pytest
 from state_util import play_steps, snapshot
 
 from bots import MCTSBot, make_bot
+from bots._state import determinize
 from bots.heuristics import cost_model
-from bots.mcts import _determinize, score_estimate
+from bots.mcts import score_estimate
 from projectl_sim import Rules, play_game
 from projectl_sim.engine import HIDDEN, PLAY, GameState, deal, new_game
 from projectl_sim.errors import UsageError
@@ -93,7 +94,7 @@ def test_a_world_is_consistent_with_the_view(players: int) -> None:
     view = state.view(me)
     assert any(HIDDEN in view.piles[q] for q in range(players) if q != me)
     for seed in range(5):
-        world = _determinize(view, random.Random(seed))
+        world = determinize(view, random.Random(seed))
         # what the viewer sees is kept
         assert world.rows == view.rows and world.slots == view.slots
         assert world.piles[me] == view.piles[me] and world.scores[me] == view.scores[me]
@@ -131,7 +132,7 @@ def test_a_world_guesses_the_noted_white_puzzles_of_the_endless_white_deck() -> 
     assert HIDDEN in endless_of(view).noted[other]  # type: ignore[union-attr]
     whites = set(state.catalogue.of_colour("white"))
     for seed in range(5):
-        world = _determinize(view, random.Random(seed))
+        world = determinize(view, random.Random(seed))
         noted = endless_of(world).noted[other]  # type: ignore[union-attr]
         assert len(noted) == len(endless_of(state).noted[other]) and set(noted) <= whites
         assert endless_of(world).noted[me] == endless_of(state).noted[me]  # type: ignore[union-attr]
@@ -160,7 +161,7 @@ def test_a_world_deals_the_hidden_piles_from_the_unseen_cards_only() -> None:
     seen = set(view.rows[0] + view.rows[1]) | {s[0] for q in range(2) for s in view.slots[q]}
     seen |= set(view.piles[me])
     for seed in range(10):
-        world = _determinize(view, random.Random(seed))
+        world = determinize(view, random.Random(seed))
         assert not seen & set(world.piles[1 - me])
         # the number of white cards in the hidden pile is known, not guessed
         whites = sum(not state.tables.is_black[c] for c in world.piles[1 - me])
@@ -189,18 +190,18 @@ def test_a_leaf_anchored_horizon_lets_rollouts_see_as_far_from_every_leaf() -> N
     view = state.view(state.current)
     turns = 1 * view.n  # horizon=1 round
 
-    def lookahead(anchor: str) -> list[int]:
-        bot = make_bot(f"mcts:iterations=300,horizon=1,anchor={anchor}")
-        seen: list[int] = []
-        rollout = bot._rollout
+    seen: list[int] = []
 
-        def spy(s, rng, model, stop):  # type: ignore[no-untyped-def]
+    class Spy(MCTSBot):  # a compiled bot's methods can't be patched: a subclass records
+        def _rollout(self, s, rng, model, stop, cast=None):  # type: ignore[no-untyped-def]
             seen.append(stop - s.turn)  # turns the rollout may still play
-            return rollout(s, rng, model, stop)
+            return super()._rollout(s, rng, model, stop, cast)
 
-        bot._rollout = spy  # type: ignore[method-assign]
+    def lookahead(anchor: str) -> list[int]:
+        seen.clear()
+        bot = Spy(iterations=300, horizon=1, anchor=anchor)
         assert bot(view, random.Random(3)) in view.legal_actions()
-        return seen
+        return list(seen)
 
     root = lookahead("root")
     assert max(root) <= turns and min(root) < turns  # deeper leaves, less lookahead

@@ -68,6 +68,11 @@ def test_summary_prints_rates_by_bot_turn_order_and_configuration(
     assert out.startswith("16 games, 0 failed")
     for title in ("by bot", "by turn order", "by configuration", "win rate [95% CI]"):
         assert title in out
+    # the answers time each bot's decisions by the CPU column the runner writes
+    assert "== Time per decision ==" in out and "CPU seconds per decision" in out
+    # and the table ``projectl-sim run`` prints after a run shows both clocks per bot
+    printed = summary.format_summary(*summary.read_run(run_dir))
+    assert "time per decision by bot" in printed and "CPU ms" in printed and "wall ms" in printed
     assert "variant standard, expansions none, switches default" in out
     assert "provisional data" not in out  # the base game's data is real
 
@@ -101,3 +106,20 @@ def test_summary_of_a_missing_run_is_one_line(
     assert main(["summary", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("projectl-sim: error:") and err.count("\n") == 1
+
+
+def test_the_time_per_decision_is_each_seats_mean_weighted_by_its_decisions() -> None:
+    seats = pd.DataFrame(
+        {
+            "players": [2, 2, 2],
+            "bot": ["a", "a", "b"],
+            "decisions": [10, 30, 5],
+            "decision_time_mean": [0.002, 0.001, 0.010],
+            "decision_cpu_mean": [0.001, 0.0005, None],
+        }
+    )
+    times = summary.decision_times(seats).set_index("bot")
+    assert times.loc["a", "decisions"] == 40
+    assert times.loc["a", "wall_ms"] == pytest.approx((10 * 2 + 30 * 1) / 40)
+    assert times.loc["a", "cpu_ms"] == pytest.approx((10 * 1 + 30 * 0.5) / 40)
+    assert pd.isna(times.loc["b", "cpu_ms"])  # not measured (a table from before the column)

@@ -53,6 +53,30 @@ def win_rates(seats: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out[[*by, "played", "wins", "win_rate", "ci_low", "ci_high", "mean_score"]]
 
 
+def decision_times(seats: pd.DataFrame) -> pd.DataFrame:
+    """Return per bot: decisions, and the wall and CPU milliseconds per decision (each seat's
+    mean weighted by its decisions; CPU null for tables written before it was measured)."""
+    ok = seats[seats["decisions"] > 0].copy()
+    ok["wall"] = ok["decision_time_mean"] * ok["decisions"]
+    cpu = ok["decision_cpu_mean"] if "decision_cpu_mean" in ok else pd.Series(np.nan, ok.index)
+    ok["cpu"] = cpu * ok["decisions"]
+    ok["cpu_n"] = ok["decisions"].where(cpu.notna(), 0)
+    out = (
+        ok.groupby(["players", "bot"], sort=True, observed=True)
+        .agg(
+            decisions=("decisions", "sum"),
+            wall=("wall", "sum"),
+            cpu=("cpu", "sum"),
+            cpu_n=("cpu_n", "sum"),
+        )
+        .reset_index()
+    )
+    out["wall_ms"] = 1000 * out["wall"] / out["decisions"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["cpu_ms"] = (1000 * out["cpu"] / out["cpu_n"]).where(out["cpu_n"] > 0)
+    return out[["players", "bot", "decisions", "wall_ms", "cpu_ms"]]
+
+
 def summarize(seats: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Return the three summary tables: by bot, by turn order, and by configuration."""
     return {
@@ -119,6 +143,14 @@ def format_summary(seats: pd.DataFrame, games: pd.DataFrame) -> str:
     lines.append(_show(parts["bot"], "by bot (win rate counts a k-way shared win as 1/k)"))
     lines.append("")
     lines.append(_show(parts["turn_order"], "by turn order (0 = first player)"))
+    times = decision_times(seats) if "decisions" in seats else seats.iloc[:0]
+    if len(times):
+        shown = times.copy()
+        shown["wall_ms"] = shown["wall_ms"].map(lambda v: f"{v:.3f}")
+        shown["cpu_ms"] = shown["cpu_ms"].map(lambda v: "-" if pd.isna(v) else f"{v:.3f}")
+        shown = shown.rename(columns={"wall_ms": "wall ms", "cpu_ms": "CPU ms"})
+        lines.append("")
+        lines.append(f"time per decision by bot\n{shown.to_string(index=False)}")
     if seats["config_id"].nunique() > 1:
         lines.append("")
         lines.append(_show(parts["config"], "by configuration"))
