@@ -182,6 +182,26 @@ def gain(model: CostModel, card: int, w: Weights) -> float:
     return w.points * t.points[card] * bias + w.reward * t.reward_level[card]
 
 
+def _worth_holding(
+    best: Action | None, best_rate: float, targets: list[Target], left: int, held: int, w: Weights
+) -> Action | None:
+    """Return the best take when it pays: below ``min_held`` puzzles, or beating the held plans.
+
+    A take must promise more points per action than the best held plan that fits in the actions
+    left, unless the bot holds fewer puzzles than it wants to (``min_held``).
+    """
+    if best is None:
+        return None
+    held_rate = 0.0
+    first = True
+    for tg in targets:
+        if tg.cost <= left and (first or tg.rate > held_rate):
+            held_rate, first = tg.rate, False
+    if held < w.min_held or best_rate > held_rate:
+        return best
+    return None
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled; other policies extend it
 class GreedyBot(Bot):
     name = "greedy"
@@ -401,16 +421,7 @@ class GreedyBot(Bot):
             rate = self._take_rate(state, model, card, cost)
             if rate > best_rate:
                 best, best_rate = a, rate
-        if best is None:
-            return None
-        held_rate = 0.0
-        first = True
-        for tg in targets:
-            if tg.cost <= left and (first or tg.rate > held_rate):
-                held_rate, first = tg.rate, False
-        if held < w.min_held or best_rate > held_rate:
-            return best
-        return None
+        return _worth_holding(best, best_rate, targets, left, held, w)
 
     def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:
         """Return what taking ``card`` is worth per action (points and reward per action)."""
@@ -472,16 +483,7 @@ class GreedyBot(Bot):
                 rate = total / max(1, len(unseen_cards))
             if rate > best_rate:
                 best, best_rate = a, rate
-        if best is None:
-            return None
-        held_rate = 0.0
-        first = True
-        for tg in targets:
-            if tg.cost <= left and (first or tg.rate > held_rate):
-                held_rate, first = tg.rate, False
-        if held < w.min_held or best_rate > held_rate:
-            return best
-        return None
+        return _worth_holding(best, best_rate, targets, left, held, w)
 
     @staticmethod
     def _multi(state: GameState, placements: tuple[Placement, ...]) -> Action | None:
