@@ -71,6 +71,24 @@ def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     return out
 
 
+def rule_grid(items: Sequence[str] | None) -> dict[str, str] | None:
+    """Return the grid of ``--rule KEY=VALUE[,VALUE...]`` items, values unparsed (a run sweeps
+    them), or None without any; an unknown key is one line naming the closest valid one."""
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+            raise UsageError(f"--rule {item!r}: {known}")
+        if not eq or not is_run_switch(key):
+            valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
+            raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
+        out[key] = raw
+    return out
+
+
 def parse_switches(items: Sequence[str]) -> dict[str, Any]:
     """Return the ``Rules`` keywords of ``--rule KEY=VALUE`` items (one value each).
 

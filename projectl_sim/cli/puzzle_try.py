@@ -12,8 +12,8 @@ from projectl_sim.errors import UsageError
 
 def cmd_try(args: argparse.Namespace) -> int:
     """Play the paired runs of one drawn puzzle and print their report."""
+    from projectl_sim.cli.options import rule_grid
     from projectl_sim.cli.puzzle import _drawn
-    from projectl_sim.cli.run import _rules
     from projectl_sim.designer.trial import try_puzzle
     from projectl_sim.sim import runner
 
@@ -42,7 +42,7 @@ def cmd_try(args: argparse.Namespace) -> int:
         replaces=args.replaces,
         catalogue=args.catalogue,
         expansions=args.expansions,
-        rules=_rules(args.rule),
+        rules=rule_grid(args.rule),
         options=options,
     )
     print(trial.report.text())

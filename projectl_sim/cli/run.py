@@ -7,17 +7,16 @@ import argparse
 import shlex
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.cli.options import game_options
+from projectl_sim.cli.options import game_options, rule_grid
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
-from projectl_sim.errors import UsageError, unknown_name
-from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, is_run_switch
+from projectl_sim.errors import UsageError
+from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -27,22 +26,6 @@ seat equally often. --round-robin A,B,C plays every pair (or, with --players N, 
 bots instead of given line-ups. Results go to OUT/seats.parquet, OUT/games.parquet and
 OUT/manifest.json; the run ends by printing its summary (as `projectl-sim summary OUT` does).
 """
-
-
-def _rules(items: Sequence[str] | None) -> dict[str, str] | None:
-    if not items:
-        return None
-    out = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
-            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
-            raise UsageError(f"--rule {item!r}: {known}")
-        if not eq or not is_run_switch(key):
-            valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
-            raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
-        out[key] = raw
-    return out
 
 
 def _expansion_files(items: list[str]) -> dict[str, str] | None:
@@ -69,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "variant": args.variant,
         "expansions": args.expansions,
         "difficulty": args.difficulty,
-        "rules": _rules(args.rule),
+        "rules": rule_grid(args.rule),
         "games": args.games,
         "seed": args.seed,
         "records": args.records,

@@ -22,7 +22,7 @@ bootstrap intervals over the deals, with a chart of the objective against each p
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """Run the search and its confirmation, then print the report."""
-    from projectl_sim.cli.run import _rules
+    from projectl_sim.cli.options import rule_grid
     from projectl_sim.designer.tune import parse_param, tune
     from projectl_sim.sim import runner
 
@@ -35,7 +35,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise UsageError(f"{name} {value}: play at least one game")
     if args.confirm < 1:
         raise UsageError(f"--confirm {args.confirm}: confirm at least the best setting")
-    fixed = _rules(args.rule) or {}
+    fixed = rule_grid(args.rule) or {}
     several = sorted(k for k, v in fixed.items() if "," in str(v))
     if several:
         raise UsageError(f"--rule {several[0]}: tune fixes one value (search it with --param)")
