@@ -50,6 +50,7 @@ from projectl_sim.catalogue import (
     render_mask,
 )
 from projectl_sim.fill import can_tile
+from projectl_sim.jsonfile import read_text
 
 FILL, EMPTY = "#", "."
 PUZZLE_KEYS = ("id", "colour", "points", "reward", "drawing", "rows", "allow_disconnected")
@@ -232,12 +233,7 @@ def read_puzzles(path: str | Path, piece_ids: Sequence[str]) -> list[DrawnPuzzle
     """Read a designer's puzzle file (``.toml``, or ``.json`` as catalogue files are), checked
     against the catalogue's ``piece_ids`` (rewards)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DrawingError(f"{p}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise DrawingError(f"{p}: not a text file") from None
+    text = read_text(p, str(p), DrawingError)
     try:
         data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
     except json.JSONDecodeError as exc:

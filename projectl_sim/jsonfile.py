@@ -9,15 +9,20 @@ from typing import Any
 from projectl_sim.errors import ProjectLError
 
 
+def read_text(path: Path, name: str, error: type[ProjectLError]) -> str:
+    """Return the UTF-8 text of ``path``; raise ``error("<name>: ...")`` if it can't be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{name}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise error(f"{name}: not a UTF-8 text file") from None
+
+
 def read_json(path: str | Path, what: str, error: type[ProjectLError]) -> Any:
     """Return the parsed JSON of ``path``; raise ``error("<what> <path>: ...")`` if it can't."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise error(f"{what} {p}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise error(f"{what} {p}: not a UTF-8 text file") from None
+    text = read_text(p, f"{what} {p}", error)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
