@@ -201,13 +201,14 @@ def test_kill_9_of_the_parent_at_random_moments_then_resume(reference: Any, tmp_
 def test_workers_killed_at_random_moments_are_replaced(
     reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    given = settings(games=40, bots=["random,greedy"])
+    # enough games that the run outlasts the killer's waits however fast the bots are
+    given = settings(games=300, bots=["random,greedy"])
     killed: list[int] = []
     done = threading.Event()
 
     def killer() -> None:
         rng = random.Random(7)
-        while not done.wait(rng.uniform(0.1, 0.4)) and len(killed) < 2:  # < DEATHS_PER_GAME
+        while not done.wait(rng.uniform(0.02, 0.2)) and len(killed) < 2:  # < DEATHS_PER_GAME
             pids = workers.worker_pids(playing=True)
             if pids:
                 pid = rng.choice(pids)
