@@ -28,7 +28,7 @@ from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import finished_games, seat_advantage
 from projectl_sim.analysis.timing import decision_times
-from projectl_sim.sim.summary import summarize
+from projectl_sim.sim.summary import provenance_lines, summarize
 
 __all__ = ["summary_text"]
 
@@ -148,16 +148,7 @@ def _header(run: Run) -> list[str]:
             )
         shared_wins = (ok["winners"].fillna("").str.count(",") > 0).mean()
         lines.append(f"shared wins: {shared_wins:.1%} (a k-way shared win counts 1/k)")
-    if "provisional_sets" in games and games["provisional_sets"].notna().any():
-        used = games["provisional_sets"].dropna()
-        names = sorted({name for value in used for name in value.split("+")})
-        lines.append(
-            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
-            "(column provisional_sets)"
-        )
-    if failed:
-        first = games[games["error"].notna()].iloc[0]
-        lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")
+    lines += provenance_lines(games)
     del seats
     return lines
 

@@ -104,6 +104,24 @@ def _show(table: pd.DataFrame, title: str) -> str:
     return f"{title}\n{shown.to_string(index=False)}"
 
 
+def provenance_lines(games: pd.DataFrame) -> list[str]:
+    """Return the lines on what a run's numbers rest on: the provisional data its games dealt
+    (column ``provisional_sets``) and its first failed game, each only when there is one."""
+    lines = []
+    if "provisional_sets" in games and games["provisional_sets"].notna().any():
+        used = games["provisional_sets"].dropna()
+        names = sorted({name for value in used for name in value.split("+")})
+        lines.append(
+            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
+            "(column provisional_sets)"
+        )
+    failed = games[games["error"].notna()]
+    if len(failed):
+        first = failed.iloc[0]
+        lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")
+    return lines
+
+
 def format_summary(seats: pd.DataFrame, games: pd.DataFrame) -> str:
     """Return the text ``projectl-sim summary`` prints."""
     failed = int(games["error"].notna().sum())
@@ -119,16 +137,7 @@ def format_summary(seats: pd.DataFrame, games: pd.DataFrame) -> str:
         )
         shared = (finished["winners"].str.count(",") > 0).mean()
         lines.append(f"shared wins: {shared:.1%}")
-    if "provisional_sets" in games and games["provisional_sets"].notna().any():
-        used = games["provisional_sets"].dropna()
-        names = sorted({name for value in used for name in value.split("+")})
-        lines.append(
-            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
-            "(column provisional_sets)"
-        )
-    if failed:
-        first = games[games["error"].notna()].iloc[0]
-        lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")
+    lines += provenance_lines(games)
     if not len(finished):
         return "\n".join(lines)
     parts = summarize(seats)
