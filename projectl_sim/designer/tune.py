@@ -405,13 +405,9 @@ def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
 
 def write_tune_png(result: TuneResult, path: str | Path) -> Path:
     """Write ``plot_tune``'s chart as a PNG file and return its path."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from projectl_sim.analysis import plots  # matplotlib only when a chart is drawn
 
-    path = Path(path)
-    fig = plot_tune(result)
-    FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=110)
-    return path
+    return plots.save(plot_tune(result), path, dpi=110)
 
 
 def load_tune(out: str | Path) -> TuneResult:
