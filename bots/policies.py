@@ -28,6 +28,7 @@ from mypy_extensions import mypyc_attr
 
 from bots._state import TAKE_BASIC, solo_table
 from bots.greedy import (
+    POLICY_SOLO_WEIGHTS,
     SOLO_PARAMS,
     GreedyBot,
     Target,
@@ -139,6 +140,7 @@ class BuilderBot(GreedyBot):
             "pieces": (3, "while investing, take a level-1 piece when it owns fewer", Range(0, 30)),
         },
     )
+    solo_overrides: ClassVar[dict[str, Any]] = POLICY_SOLO_WEIGHTS
     presets: ClassVar[dict[str, Weights]] = _one_preset(_BUILDER)
 
     def _investing(self, state: GameState, model: CostModel) -> bool:
@@ -199,6 +201,7 @@ class RusherBot(GreedyBot):
             "tetrominoes": (3, "level-4 pieces it builds towards before the end", Range(0, 15)),
         },
     )
+    solo_overrides: ClassVar[dict[str, Any]] = POLICY_SOLO_WEIGHTS
     presets: ClassVar[dict[str, Weights]] = _one_preset(_RUSHER)
 
     def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:
@@ -275,6 +278,7 @@ class SetterBot(GreedyBot):
         "completion so that one Master completes several"
     )
     params: ClassVar[dict[str, Param]] = _policy_params(_SETTER, {})
+    solo_overrides: ClassVar[dict[str, Any]] = POLICY_SOLO_WEIGHTS
     presets: ClassVar[dict[str, Weights]] = _one_preset(_SETTER)
 
     def _complete_now(self, state: GameState, model: CostModel, multi: bool) -> Action | None:
@@ -359,6 +363,7 @@ class RecyclerBot(GreedyBot):
             ),
         },
     )
+    solo_overrides: ClassVar[dict[str, Any]] = POLICY_SOLO_WEIGHTS
     presets: ClassVar[dict[str, Weights]] = _one_preset(_RECYCLER)
 
     def _take_rate(self, state: GameState, model: CostModel, card: int, cost: int) -> float:

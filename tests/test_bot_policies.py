@@ -221,14 +221,32 @@ def test_the_mastermind_forecast_agrees_with_the_engine_one_turn_ahead() -> None
 
 
 def test_solo_greedy_beats_its_old_self_on_shared_deals() -> None:
-    # the denial and the solo weights against plain greedy weights, denial off (the old play)
+    # today's solo weights and denial against the base game's weights with the denial off (the
+    # old play): the margin over the mastermind is what solo play is about, and the points too
     rules = Rules(players=1, variant="solo")
+    plain = "deny=0,lookahead=1,black_bias=1,reward=0.5,risk=1,horizon=6,min_held=2,build=0"
+    old_spec = "greedy:" + plain
     new = old = 0
-    for seed in range(30):
-        new += play_game(rules, [make_bot("greedy")], seed, record=False).state.final_scores()[0]
-        old_bot = make_bot("greedy:deny=0,lookahead=1,black_bias=1,reward=0.5,risk=1")
-        old += play_game(rules, [old_bot], seed, record=False).state.final_scores()[0]
-    assert new > old + 30  # 1+ point a game (measured: about 4)
+    new_points = old_points = 0
+    for seed in range(40):
+        for spec, is_new in (("greedy", True), (old_spec, False)):
+            state = play_game(rules, [make_bot(spec)], seed, record=False).state
+            mine = state.final_scores()[0]
+            margin = mine - state.opponent_score()
+            if is_new:
+                new, new_points = new + margin, new_points + mine
+            else:
+                old, old_points = old + margin, old_points + mine
+    assert new > old + 80  # 2+ points of margin a game (measured: about 8)
+    assert new_points > old_points + 40  # 1+ point a game (measured: about 5)
+
+
+def test_solo_weights_are_greedys_own_and_the_policies_keep_their_holding_rules() -> None:
+    greedy, setter = make_bot("greedy"), make_bot("setter")
+    assert greedy.solo_weights.min_held == 0 < greedy.base_weights.min_held
+    assert setter.solo_weights.min_held == setter.base_weights.min_held == 3
+    # a weight the spec sets is kept in solo too
+    assert make_bot("greedy:min_held=2").solo_weights.min_held == 2
 
 
 # -- parameters -----------------------------------------------------------------------------------
