@@ -16,6 +16,7 @@ from bots import make_bot
 from projectl_sim import Rules, play_game
 
 G = "greedy"
+MCTS_LEGACY = "mcts:iterations=12,root=ucb,horizon=2"
 GAMES: list[tuple[str, dict[str, Any], list[str], int]] = [
     *[(f"2p-greedy-{s}", {"players": 2}, [G, G], s) for s in range(6)],
     *[
@@ -39,7 +40,8 @@ GAMES: list[tuple[str, dict[str, Any], list[str], int]] = [
         for s in range(2)
     ],
     ("5p-line-clear-0", {"players": 5, "variant": "line_clear"}, [G] * 5, 0),
-    *[(f"2p-mcts-{s}", {"players": 2}, ["mcts:iterations=12", G], s) for s in range(2)],
+    # the legacy search spelled out (the pins predate today's defaults, root=halving, horizon=0)
+    *[(f"2p-mcts-{s}", {"players": 2}, [MCTS_LEGACY, G], s) for s in range(2)],
 ]
 
 
