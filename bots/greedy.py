@@ -95,7 +95,7 @@ PRESETS: Final[dict[str, Weights]] = {
 # mastermind's), takes are bolder (risk) with no puzzle held for its own sake (min_held 0), the end
 # is assumed at least 19 actions away, and spare pieces are upgraded while the best plan pays less
 # than 0.69 a point per action. Playing for points instead (`--objective points`) reaches about
-# 19.3 points but wins 2-3%: behind the mastermind, bolder play wins more often.
+# 19.4 points but wins about 2%: behind the mastermind, bolder play wins more often.
 SOLO_WEIGHTS: Final[dict[str, Any]] = {
     "black_bias": 2.69,
     "reward": 0.883,
