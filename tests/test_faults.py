@@ -282,6 +282,35 @@ def interrupt_after(monkeypatch: pytest.MonkeyPatch, part: int) -> None:
     monkeypatch.setattr(tables, "write_part", write_part)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_manifest_turns_running_is_closed_up_like_any_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    # the signal arrives as the manifest says "running", before the games' loop (a Ctrl-C
+    # there used to leave a "running" manifest and an empty message)
+    out = tmp_path / "stopped"
+    real = tables.write_manifest
+    sent: list[bool] = []
+
+    def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+        real(run_dir, manifest)
+        if manifest.get("status") == "running" and not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signum)
+
+    monkeypatch.setattr(tables, "write_manifest", write_manifest)
+    with pytest.raises(RunInterrupted) as info:
+        run(out, settings(), jobs=1)
+    assert str(info.value) == (
+        f"interrupted: 0/40 games saved in {out}; finish with: projectl-sim run --out {out} "
+        "--resume"
+    )
+    assert tables.read_manifest(out)["status"] == "interrupted"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers put back
+    monkeypatch.setattr(tables, "write_manifest", real)
+    assert run(out, None, jobs=1).complete
+
+
 def test_consolidation_refuses_a_game_held_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:

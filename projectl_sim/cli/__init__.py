@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt as exc:  # a run's says what it saved and how to go on
-        print(f"{PROG}: {exc or 'interrupted'}", file=sys.stderr)
+        print(f"{PROG}: {str(exc) or 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

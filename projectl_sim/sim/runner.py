@@ -492,17 +492,50 @@ def _run_locked(
     }
     manifest |= extra
     stack.enter_context(_sigterm_as_interrupt())
+    held = _HeldInterrupt()  # a stop from here on waits for the games' loop, which closes it up
     try:
-        tables.reserve_space(out)
-        tables.drop_tables(out)  # while it plays, the parts are the tables
-        tables.write_manifest(out, manifest)
-    except tables.WriteError as exc:
-        tables.release_space(out)
-        what = "no space left" if exc.full else exc.strerror
-        raise UsageError(
-            f"{what} on {tables.device_of(out)} while writing {exc.path}: free space first"
-        ) from None
-    return _play(out, spec, tasks, todo, results, run_id, manifest, session, options)
+        try:
+            tables.reserve_space(out)
+            tables.drop_tables(out)  # while it plays, the parts are the tables
+            tables.write_manifest(out, manifest)
+        except tables.WriteError as exc:
+            tables.release_space(out)
+            what = "no space left" if exc.full else exc.strerror
+            raise UsageError(
+                f"{what} on {tables.device_of(out)} while writing {exc.path}: free space first"
+            ) from None
+        return _play(out, spec, tasks, todo, results, run_id, manifest, session, options, held)
+    finally:
+        held.restore()
+
+
+class _HeldInterrupt:
+    """Ctrl-C (and SIGTERM) held back from the moment the manifest says "running" until the
+    games' loop, whose close-up writes the manifest and the one-line stop: a stop in between
+    would leave a "running" manifest and no word of how to go on."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self.previous: list[tuple[int, Any]] = []
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self.previous.append((signum, signal.signal(signum, self._hold)))
+
+    def _hold(self, signum: int, frame: Any) -> None:
+        self.hit = True
+
+    def restore(self) -> None:
+        """Put the stops' own handlers back (once)."""
+        while self.previous:
+            signum, handler = self.previous.pop()
+            signal.signal(signum, handler)
+
+    def release(self) -> None:
+        """Put the handlers back and raise the stop held back, if one came."""
+        self.restore()
+        if self.hit:
+            self.hit = False
+            raise KeyboardInterrupt
 
 
 @contextmanager
@@ -590,6 +623,7 @@ def _play(
     manifest: dict[str, Any],
     session: dict[str, Any],
     options: RunOptions,
+    held: _HeldInterrupt,
 ) -> RunResult:
     workers_n = max(1, session["jobs"])
     chunk = options.chunk or max(10, min(1000, todo // (8 * workers_n) or 1))
@@ -612,6 +646,7 @@ def _play(
     stop: BaseException | None = None
     bar = None
     try:  # from the moment the manifest says "running", any stop is closed up below
+        held.release()
         from tqdm import tqdm
 
         bar = tqdm(
