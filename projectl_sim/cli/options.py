@@ -78,15 +78,22 @@ def rule_grid(items: Sequence[str] | None) -> dict[str, str] | None:
         return None
     out = {}
     for item in items:
-        key, eq, raw = item.partition("=")
-        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
-            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
-            raise UsageError(f"--rule {item!r}: {known}")
-        if not eq or not is_run_switch(key):
-            valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
-            raise UsageError(f"--rule {item!r}: use KEY=VALUE[,VALUE...] with KEY one of {valid}")
+        key, raw = _rule_item(item, "KEY=VALUE[,VALUE...]")
         out[key] = raw
     return out
+
+
+def _rule_item(item: str, form: str) -> tuple[str, str]:
+    """Return a ``--rule`` item's key and its unparsed value; a misspelt or malformed item is
+    one line (``form``: how the item is written)."""
+    key, eq, raw = item.partition("=")
+    if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
+        known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+        raise UsageError(f"--rule {item!r}: {known}")
+    if not eq or not is_run_switch(key):
+        valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
+        raise UsageError(f"--rule {item!r}: use {form} with KEY one of {valid}")
+    return key, raw
 
 
 def parse_switches(items: Sequence[str]) -> dict[str, Any]:
@@ -97,13 +104,7 @@ def parse_switches(items: Sequence[str]) -> dict[str, Any]:
     """
     pairs: list[tuple[str, Any]] = []
     for item in items:
-        key, eq, raw = item.partition("=")
-        if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
-            known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
-            raise UsageError(f"--rule {item!r}: {known}")
-        if not eq or not is_run_switch(key):
-            names = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
-            raise UsageError(f"--rule {item!r}: use KEY=VALUE with KEY one of {names}")
+        key, raw = _rule_item(item, "KEY=VALUE")
         try:
             pairs.append((key, switch_value(key, raw)))
         except UsageError as exc:
