@@ -183,3 +183,18 @@ def test_help_lists_every_command_with_what_it_does(capsys: pytest.CaptureFixtur
     assert set(listed) == set(_commands(build_parser()))  # every one registered, none more
     assert listed["compare"].startswith("compare two runs")
     assert "answers" in listed["summary"]
+
+
+def test_the_command_line_starts_without_pandas_or_scipy() -> None:
+    # a command that reads no table builds every subcommand's parser without loading them
+    code = (
+        "import sys, contextlib, io\n"
+        "from projectl_sim.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['bots']) == 0\n"
+        "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from analysis_util import G, make_tables
 
-from projectl_sim.analysis.objectives import game_matrix, objective, paired_intervals
+from projectl_sim.analysis.objective_help import OBJECTIVE_HELP
+from projectl_sim.analysis.objectives import OBJECTIVES, game_matrix, objective, paired_intervals
 from projectl_sim.cli import main
 from projectl_sim.designer.tune import Param, parse_param
 from projectl_sim.errors import UsageError
@@ -57,6 +58,10 @@ def test_strategy_spread_rounds_margin_and_close_games() -> None:
     # identical bots: no mixed game, no spread to measure
     same = [G(["a", "a"], [3, 1], [1, 2])] * 2
     assert np.isnan(objective(game_matrix(*tables_of(same)), "strategy_spread"))
+
+
+def test_the_help_names_every_objective_and_no_other() -> None:
+    assert list(OBJECTIVE_HELP) == list(OBJECTIVES)
 
 
 def test_paired_intervals_cover_the_value_and_a_shared_deal_cancels() -> None:

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.objective_help import CLOSE
 from projectl_sim.analysis.stats import finished_games, finished_seats
-
-CLOSE = 2  # points: a close game's margin at most
 
 
 @dataclass(frozen=True)
@@ -166,14 +165,6 @@ OBJECTIVES: dict[str, Callable[[GameMatrix, np.ndarray], np.ndarray]] = {
     "rounds": _mean_of("rounds"),
     "margin": _mean_of("margin"),
     "close_games": _close_games,
-}
-OBJECTIVE_HELP = {
-    "seat_advantage": "largest gap of a turn order's win share from 1/N",
-    "strategy_spread": "best bot's win rate less the worst's (mixed line-ups)",
-    "first_player": "first player's win share less 1/N",
-    "rounds": "mean length in rounds",
-    "margin": "mean winning margin (points)",
-    "close_games": f"minus the share of games won by at most {CLOSE} points",
 }
 
 

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from projectl_sim.analysis.objectives import OBJECTIVE_HELP
+from projectl_sim.analysis.objective_help import OBJECTIVE_HELP
 from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
 
