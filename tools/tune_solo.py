@@ -1,18 +1,19 @@
 """Search the greedy bot's solo weights with Optuna, against the mastermind.
 
 Run: ``.venv/bin/python tools/tune_solo.py [--trials N] [--games N] [--objective win|points]
-[--seed S] [--validate N] [--top K] [--finesse] [--difficulty D]``.
+[--seed S] [--validate N] [--top K] [--start SPEC ...] [--finesse] [--difficulty D]``.
 
 Optuna's TPE sampler proposes settings of the weights greedy plays solo with (``deny``,
 ``lookahead``, ``black_bias``, ``reward``, ``risk``, ``horizon``, ``min_held``, ``build``); each
 setting plays the same ``--games`` deals (seeds spawned from ``--seed``). The first trial is
-today's defaults. Objectives: ``win``: the win rate, the mean margin over the mastermind breaking
-ties (a margin point counts 0.5% of wins); ``points``: the mean score plus 30 points per unit of
-win rate. Then the ``--top`` best settings and today's defaults play ``--validate`` fresh deals
-(seeds spawned from ``--seed + 1``, none of them seen by the search), printed with the win rate's
-Wilson 95% interval, the mean score and the mean margin: a setting is chosen on the validation
-deals, never on the deals it was found on. ``bots/greedy.py``'s ``SOLO_WEIGHTS`` and
-``SOLO_PARAMS`` defaults come from this search (their comment has the command).
+today's defaults, then each ``--start`` spec (a setting found before). Objectives: ``win``: the win
+rate, the mean margin over the mastermind breaking ties (a margin point counts 0.5% of wins);
+``points``: the mean score plus 30 points per unit of win rate. Then the ``--top`` best settings
+and today's defaults play ``--validate`` fresh deals (seeds spawned from ``--seed + 1``, none of
+them seen by the search), printed with the win rate's Wilson 95% interval, the mean score and the
+mean margin: a setting is chosen on the validation deals, never on the deals it was found on.
+``bots/greedy.py``'s ``SOLO_WEIGHTS`` and ``SOLO_PARAMS`` defaults come from this search (their
+comment has the command).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1000, help="root seed of the search deals")
     parser.add_argument("--validate", type=int, default=1000, help="fresh deals to validate on")
     parser.add_argument("--top", type=int, default=5, help="best settings validated")
+    parser.add_argument(
+        "--start", action="append", default=[], help="a greedy spec to try early (repeatable)"
+    )
     parser.add_argument("--finesse", action="store_true", help="Finesse Solo")
     parser.add_argument("--difficulty", default="normal")
     args = parser.parse_args()
@@ -114,6 +118,9 @@ def main() -> None:
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=1))
     bot = make_bot("greedy")
     study.enqueue_trial({k: bot.options[k] for k in SPACE})  # today's defaults first
+    for spec in args.start:
+        given = make_bot(spec)
+        study.enqueue_trial({k: given.options[k] for k in SPACE})
     study.optimize(trial, n_trials=args.trials)
     done = [t for t in study.trials if t.value is not None]
     best = sorted(done, key=lambda t: -float(t.value or 0.0))[: args.top]
