@@ -8,9 +8,9 @@ summary`` prints; ``conclusions`` writes each notebook's answer in words from it
 growing run when its intervals are narrow enough; ``plots`` draws the tables (each chart takes
 a table and an optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one
 self-contained HTML page of a run (the seeded sweeps the notebooks start from are in
-``projectl_sim.sim.sweep``). Nothing here re-simulates or imports the bots.
- The names below load their module when first used, so that a
-command that needs none of them (``projectl-sim bots``) starts without pandas and scipy.
+``projectl_sim.sim.sweep``). Nothing here re-simulates or imports the bots. The names below
+load their module when first used, so that a command that needs none of them (``projectl-sim
+bots``) starts without pandas and scipy.
 """
 
 from __future__ import annotations
