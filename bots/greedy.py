@@ -109,7 +109,7 @@ SOLO_WEIGHTS: Final[dict[str, Any]] = {
     "build": 0.932,
 }
 # The policies (bots.policies) keep their own holding and building rules in solo: only these
-# (the solo weights before the search above, which did not search the policies).
+# (greedy's solo weights before any search; no search has tried the policies).
 POLICY_SOLO_WEIGHTS: Final[dict[str, Any]] = {"black_bias": 3.0, "reward": 0.2, "risk": 0.8}
 
 _WEIGHT_HELP: Final = {

@@ -238,7 +238,7 @@ def test_solo_greedy_beats_its_old_self_on_shared_deals() -> None:
             else:
                 old, old_points = old + margin, old_points + mine
     assert new > old + 80  # 2+ points of margin a game (measured: about 8)
-    assert new_points > old_points + 40  # 1+ point a game (measured: about 5)
+    assert new_points > old_points + 40  # 1+ point a game (measured: about 4.5)
 
 
 def test_solo_weights_are_greedys_own_and_the_policies_keep_their_holding_rules() -> None:
