@@ -116,9 +116,7 @@ def main() -> None:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=1))
-    bot = make_bot("greedy")
-    study.enqueue_trial({k: bot.options[k] for k in SPACE})  # today's defaults first
-    for spec in args.start:
+    for spec in ["greedy", *args.start]:  # today's defaults first, then the given settings
         given = make_bot(spec)
         study.enqueue_trial({k: given.options[k] for k in SPACE})
     study.optimize(trial, n_trials=args.trials)
