@@ -90,16 +90,16 @@ PRESETS: Final[dict[str, Weights]] = {
 
 # Solo: the weights greedy plays against the mastermind where the spec sets none, and the denial
 # (SOLO_PARAMS), found by `tools/tune_solo.py --objective win --games 3000 --trials 100 --seed
-# 5000` (Optuna, 100 settings on the same 3000 Normal deals, the first the weights before;
-# validated on 3000 fresh deals, seed 5001, where it was the second best of four and the best with
-# more than 15 points): wins 4.5% -> 6.2% [5.4%, 7.2%], mean score 16.6 -> 15.8. On 3000 other
-# deals (seed 7001) wins 4.7% -> 6.4%, a paired difference of +1.7 percentage points [+0.7, +2.7];
-# Finesse Solo 11.3% -> 12.8% of 2000. Black puzzles weigh three times as much (most of the
-# points, and the mastermind's), the denial is counted over the mastermind's next 7 turns, takes
-# are bold (risk) with no puzzle held for its own sake (min_held 0), the end is assumed at least
-# 39 actions away until it is triggered, and spare pieces are upgraded while the best plan pays
-# less than 0.93 a point per action. Playing for points instead (`--objective points`) reaches
-# about 19.4 points but wins about 2%: behind the mastermind, bolder play wins more often.
+# 5000` (Optuna, 100 settings on the same 3000 Normal deals; validated on 3000 fresh deals, seed
+# 5001, where it was the second best of four and the best with more than 15 points): wins 4.5% ->
+# 6.2% [5.4%, 7.2%], mean score 16.6 -> 15.8. On 3000 other deals (seed 7001) wins 4.7% -> 6.4%, a
+# paired difference of +1.7 percentage points [+0.7, +2.7]; Finesse Solo 11.3% -> 12.8% of 2000.
+# Black puzzles weigh three times as much (most of the points, and the mastermind's), the denial
+# is counted over the mastermind's next 7 turns, takes are bold (risk) with no puzzle held for its
+# own sake (min_held 0), the end is assumed at least 39 actions away until it is triggered, and
+# spare pieces are upgraded while the best plan pays less than 0.93 a point per action. Playing
+# for points instead (`--objective points`) reaches about 19.4 points but wins about 2%: behind
+# the mastermind, bolder play wins more often.
 SOLO_WEIGHTS: Final[dict[str, Any]] = {
     "black_bias": 3.06,
     "reward": 0.902,

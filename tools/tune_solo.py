@@ -118,7 +118,8 @@ def main() -> None:
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=1))
     for spec in ["greedy", *args.start]:  # today's defaults first, then the given settings
         given = make_bot(spec)
-        study.enqueue_trial({k: given.options[k] for k in SPACE})
+        solo = given.solo_weights  # the weights it plays solo with (options hold the base game's)
+        study.enqueue_trial({k: getattr(solo, k, given.options[k]) for k in SPACE})
     study.optimize(trial, n_trials=args.trials)
     done = [t for t in study.trials if t.value is not None]
     best = sorted(done, key=lambda t: -float(t.value or 0.0))[: args.top]
