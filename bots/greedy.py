@@ -14,7 +14,8 @@ its points and reward per action. Then, in order:
 
 It knows the end: after the trigger it counts the actions it has left, never takes a puzzle it
 can't finish in them, and stops working on one it can't save. Finishing Touches are taken only
-when they pay; a reward choice takes the highest level.
+when they pay; a reward choice takes the highest level. Solo: once the deck is empty, its last
+``endgame`` actions (default 2) and their rewards are searched exactly (``bots.endgame``).
 
 Ambassador Pack: an Ambassador is used where a second Master would be: once the turn's Master is
 used (or when it is not free), for the same completions of several puzzles (step 1) or the same
@@ -54,6 +55,7 @@ from bots._state import (
     solo_unlock_takes,
 )
 from bots.base import Bot
+from bots.endgame import endgame_applies, solo_endgame
 from bots.heuristics import (
     UNREACHABLE,
     CostModel,
@@ -73,6 +75,7 @@ from projectl_sim.engine.actions import (
     Place,
     Placement,
     Recycle,
+    Reward,
     Take,
     Upgrade,
 )
@@ -89,24 +92,24 @@ PRESETS: Final[dict[str, Weights]] = {
 }
 
 # Solo: the weights greedy plays against the mastermind where the spec sets none, and the denial
-# (SOLO_PARAMS), found by `tools/tune_solo.py --objective win --games 3000 --trials 100 --seed
-# 5000` (Optuna, 100 settings on the same 3000 Normal deals; validated on 3000 fresh deals, seed
-# 5001, where it was the second best of four and the best with more than 15 points): wins 4.5% ->
-# 6.2% [5.4%, 7.2%], mean score 16.6 -> 15.8. On 3000 other deals (seed 7001) wins 4.7% -> 6.4%, a
-# paired difference of +1.7 percentage points [+0.7, +2.7]; Finesse Solo 11.3% -> 12.8% of 2000.
-# Black puzzles weigh three times as much (most of the points, and the mastermind's), the denial
-# is counted over the mastermind's next 7 turns, takes are bold (risk) with no puzzle held for its
-# own sake (min_held 0), the end is assumed at least 39 actions away until it is triggered, and
-# spare pieces are upgraded while the best plan pays less than 0.93 a point per action. Playing
-# for points instead (`--objective points`) reaches about 19.4 points but wins about 2%: behind
-# the mastermind, bolder play wins more often.
+# (SOLO_PARAMS). `tools/tune_solo.py --objective both --games 3000 --trials 100 --seed 5000`
+# (Optuna, 100 settings on the same 3000 Normal deals, the win rate and the mean score both made
+# large) gave a front of settings from 19.3 points at 3.1% wins to 15.8 points at 8.2%, validated
+# on 3000 fresh deals (seed 5001). With the last actions searched exactly (``endgame``,
+# bots.endgame) the three with the most points, played again on those 3000 deals, scored 20.28,
+# 20.20 and 19.97 points with 14.8%, 14.7% and 17.8% wins; this is the first (the weights before,
+# searched for wins alone: 15.8 points, 6.2% wins without the end search). Black puzzles weigh
+# about twice as much, a take's denial counts little (0.19 a point, over the mastermind's next 6
+# turns), takes are moderately bold (risk 0.48) with no puzzle held for its own sake, the actions
+# left are estimated from the deck's pace but at least 14 until the end is triggered, and spare
+# pieces are upgraded while the best plan pays less than 0.77 a point per action.
 SOLO_WEIGHTS: Final[dict[str, Any]] = {
-    "black_bias": 3.06,
-    "reward": 0.902,
-    "risk": 0.226,
-    "horizon": 39,
+    "black_bias": 2.12,
+    "reward": 0.372,
+    "risk": 0.483,
+    "horizon": 14,
     "min_held": 0,
-    "build": 0.932,
+    "build": 0.771,
 }
 # The policies (bots.policies) keep their own holding and building rules in solo: only these
 # (greedy's solo weights before any search; no search has tried the policies).
@@ -146,11 +149,16 @@ def weight_params(base: Weights | None = None) -> dict[str, Param]:
 
 SOLO_PARAMS: Final[dict[str, Param]] = {
     "deny": (
-        0.72,
+        0.189,
         "solo: value of a point a take denies the mastermind's coming takes",
         Range(0.0),
     ),
-    "lookahead": (7, "solo: the mastermind's turns a take's denial is counted over", Range(1, 20)),
+    "lookahead": (6, "solo: the mastermind's turns a take's denial is counted over", Range(1, 20)),
+    "endgame": (
+        2,
+        "solo: once the deck is empty, search the last N actions exactly (0 = off)",
+        Range(0, 3),
+    ),
 }
 
 
@@ -240,6 +248,7 @@ class GreedyBot(Bot):
         super().__init__(**kwargs)
         self.deny = float(self.options["deny"])
         self.lookahead = int(self.options["lookahead"])
+        self.endgame = int(self.options["endgame"])
         preset = self.options["preset"]
         if preset not in self.presets:
             raise UsageError(unknown_name(f"{self.name} preset", preset, self.presets))
@@ -267,6 +276,10 @@ class GreedyBot(Bot):
 
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
+        if endgame_applies(view, self.endgame):
+            last = solo_endgame(view)
+            if last is not None:
+                return last
         action = self.choose_with_insert(view)
         return action if action is not None else rng.choice(view.legal_actions(master="none"))
 
@@ -710,6 +723,10 @@ class GreedyBot(Bot):
         return best
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        if endgame_applies(view, self.endgame):
+            last = solo_endgame(view)
+            if isinstance(last, Reward):
+                return last.piece
         levels = cost_model(view).levels
         best = options[0]
         for p in options:

@@ -75,7 +75,8 @@ from bots._state import (
     solo_table,
 )
 from bots.base import Bot
-from bots.greedy import GreedyBot
+from bots.endgame import endgame_applies, solo_endgame
+from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
@@ -312,16 +313,25 @@ class MCTSBot(Bot):
             "points of margin per logistic unit when a leaf becomes a win chance",
             Range(0.0, open_low=True),
         ),
+        "endgame": SOLO_PARAMS["endgame"],
     }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.weights = Weights()
-        self.greedy = GreedyBot()
+        self.endgame = int(self.options["endgame"])
+        # the rollouts' policies never search the end: the tree does, and the search is the bot's
+        self.greedy = GreedyBot(endgame=0)
         # rollout=mixed: the policies a rollout's seats are drawn from (one per seat per world)
         self.pool: list[GreedyBot] = []
         if self.options["rollout"] == "mixed":
-            self.pool = [GreedyBot(), RusherBot(), BuilderBot(), SetterBot(), RecyclerBot()]
+            self.pool = [
+                GreedyBot(endgame=0),
+                RusherBot(endgame=0),
+                BuilderBot(endgame=0),
+                SetterBot(endgame=0),
+                RecyclerBot(endgame=0),
+            ]
         self._casts: list[list[GreedyBot]] = []
 
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
@@ -329,6 +339,10 @@ class MCTSBot(Bot):
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
+        if endgame_applies(view, self.endgame):  # solo's last actions: nothing left to sample
+            last = solo_endgame(view)
+            if last is not None:
+                return last
         model = cost_model(view)
         cands = self._candidates(view, model)
         if len(cands) == 1:
@@ -494,6 +508,10 @@ class MCTSBot(Bot):
         stats[1] += values[view.current]
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        if endgame_applies(view, self.endgame):
+            last = solo_endgame(view)
+            if isinstance(last, Reward):
+                return last.piece
         return self.greedy.choose_reward(view, options, rng)
 
     def choose_level_up(self, view: GameState, rng: random.Random) -> Action:

@@ -43,6 +43,7 @@ MODULES = {
     "bots.random_bot": "bots/random_bot.py",
     "bots._state": "bots/_state.py",
     "bots.heuristics": "bots/heuristics.py",
+    "bots.endgame": "bots/endgame.py",
     "bots.greedy": "bots/greedy.py",
     "bots.solo_sense": "bots/solo_sense.py",
     "bots.policies": "bots/policies.py",

@@ -1,0 +1,156 @@
+"""Solo's last actions, searched exactly.
+
+Once the solo deck is empty nothing is hidden and nothing is left to chance: the grid no longer
+refills and the mastermind's takes follow from the table. The player's last actions are then a
+one-player planning problem, and ``solo_endgame`` solves it by searching every sequence of them
+down to the Finishing Touches (scored as the bots play them: the option that gains the most
+points). A sequence is worth a win first (the rulings: a tie goes to the mastermind), then the
+player's final score, then the fewest points for the mastermind.
+
+The actions tried: every Play action but an Insert (Finesse) and a Place; as Places, those of each
+held puzzle's cheapest plan (``heuristics.plan_places``); as Masters, those of 2+ puzzles that
+give each puzzle one of its ``TOP`` best Places (by their value alone) or none. Measured on 100
+deals, the plans' Places scored as many points as every Place (17.35 and 17.30 a game) in half the
+time; on 20 deals the Masters lost one point in one game against every Master, a hundred times
+faster. Without the search greedy ends its solo games with Upgrades that change nothing and
+puzzles left to the Finishing Touches: with it (the last 2 actions), on 300 deals, 15.7 -> 17.7
+points and 5.7% -> 13.0% wins with the same weights.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from bots._state import active_credits, solo_table
+from bots.heuristics import cost_model, plan_places, remaining_actions
+from bots.random_bot import finish_gain
+from projectl_sim.engine import FINISHING, OVER, PLAY, REWARD, GameState, finish_options
+from projectl_sim.engine.actions import Action, Finish, Master, Place, Placement
+
+TOP: Final = 2  # a Master is tried with each puzzle's 2 best Places (by their value alone)
+_WIN: Final = 1000.0  # a win is worth more than any score
+_RIVAL: Final = 0.01  # a point of the mastermind's, against one of the player's
+_NOT_TRIED: Final = frozenset({"insert", "place"})  # the Places tried: the plans' (below)
+
+
+def endgame_applies(state: GameState, depth: int) -> bool:
+    """Return whether ``state`` is solo with the deck empty and at most ``depth`` actions left."""
+    if depth <= 0 or solo_table(state) is None or state.cards_to_trigger():
+        return False
+    left = remaining_actions(state, state.current)
+    return left is not None and left <= depth
+
+
+def solo_endgame(state: GameState) -> Action | None:
+    """Return the action of the best sequence of the player's last actions (None: no choice).
+
+    In the Reward phase the action is the best reward. ``state`` is not changed.
+    """
+    return best_ending(state)[1]
+
+
+def best_ending(state: GameState) -> tuple[float, Action | None]:
+    """Return the value of the best sequence of the player's last actions, and its action."""
+    return _search(state, state.current, {})
+
+
+def ending_value(state: GameState, me: int) -> float:
+    """Return what an ended game, or one at its Finishing Touches, is worth to ``me``."""
+    return _value(state, me, {})
+
+
+def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> float:
+    """``ending_value``; ``seen`` keeps the values of the Finishing Touches positions already
+    scored (their options are most of the search's time, and many sequences end in the same
+    position)."""
+    rival = float(state.opponent_score())
+    if state.phase == OVER:
+        mine = float(state.final_scores()[me])
+    else:
+        key = (
+            tuple([(card, filled) for card, filled, _ in state.slots[me]]),
+            tuple(state.supply[me]),
+            state.scores[me],
+            state.ft_pieces[me],
+            active_credits(state, me),
+            rival,
+        )
+        known = seen.get(key)
+        if known is not None:
+            return known
+        best = 0
+        for a in finish_options(state):
+            assert isinstance(a, Finish)
+            g = finish_gain(state, a)
+            if g > best:
+                best = g
+        penalty = 0
+        if state.rules.unfinished_penalty:
+            points = state.tables.points
+            for card, _, _ in state.slots[me]:
+                penalty += points[card]
+        mine = float(state.scores[me] - penalty - state.ft_pieces[me] + best)
+        value = (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
+        seen[key] = value
+        return value
+    return (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
+
+
+def _search(
+    state: GameState, me: int, seen: dict[tuple[object, ...], float]
+) -> tuple[float, Action | None]:
+    if state.phase in (OVER, FINISHING):
+        return _value(state, me, seen), None
+    if state.phase == REWARD:
+        acts = state.legal_actions()
+    else:
+        acts = [a for a in state.legal_actions(master="none") if a.kind not in _NOT_TRIED]
+        acts.extend(plan_places(state, cost_model(state)))
+    best_value = -_WIN
+    best: Action | None = None
+    per_card: dict[int, list[tuple[float, Place]]] = {}
+    for a in acts:
+        after = state.copy()
+        after.apply(a)
+        v = _search(after, me, seen)[0]
+        if best is None or v > best_value:
+            best, best_value = a, v
+        if isinstance(a, Place):
+            per_card.setdefault(a.card, []).append((v, a))
+    if state.phase == PLAY and not state.master_used and len(per_card) > 1:
+        for m in _masters(state, per_card):
+            after = state.copy()
+            after.apply(m)
+            v = _search(after, me, seen)[0]
+            if v > best_value:
+                best, best_value = m, v
+    return best_value, best
+
+
+def _masters(state: GameState, per_card: dict[int, list[tuple[float, Place]]]) -> list[Master]:
+    """Return the Masters of 2+ puzzles, each given one of its ``TOP`` best Places or none."""
+    options: list[list[Place]] = []
+    for places in per_card.values():
+        ranked = sorted(places, key=lambda vp: -vp[0])
+        options.append([p for _, p in ranked[:TOP]])
+    supply = state.placeable_supply(state.current)
+    out: list[Master] = []
+    chosen: list[Placement] = []
+    used = [0] * len(supply)
+
+    def go(i: int) -> None:
+        if i == len(options):
+            if len(chosen) >= 2:
+                out.append(Master(tuple(chosen)))
+            return
+        go(i + 1)
+        for p in options[i]:
+            if used[p.piece] < supply[p.piece]:
+                used[p.piece] += 1
+                chosen.append((p.card, p.piece, p.mask))
+                go(i + 1)
+                chosen.pop()
+                used[p.piece] -= 1
+
+    go(0)
+    return out
