@@ -1,6 +1,6 @@
 """Search the greedy bot's solo weights with Optuna, against the mastermind.
 
-Run: ``.venv/bin/python tools/tune_solo.py [--trials N] [--games N] [--objective win|points]
+Run: ``.venv/bin/python tools/tune_solo.py [--trials N] [--games N] [--objective win|points|both]
 [--seed S] [--validate N] [--top K] [--start SPEC ...] [--finesse] [--difficulty D]``.
 
 Optuna's TPE sampler proposes settings of the weights greedy plays solo with (``deny``,
@@ -8,8 +8,11 @@ Optuna's TPE sampler proposes settings of the weights greedy plays solo with (``
 setting plays the same ``--games`` deals (seeds spawned from ``--seed``). The first trial is
 today's defaults, then each ``--start`` spec (a setting found before). Objectives: ``win``: the win
 rate, the mean margin over the mastermind breaking ties (a margin point counts 0.5% of wins);
-``points``: the mean score plus 30 points per unit of win rate. Then the ``--top`` best settings
-and today's defaults play ``--validate`` fresh deals (seeds spawned from ``--seed + 1``, none of
+``points``: the mean score plus 30 points per unit of win rate; ``both``: the win rate and the
+mean score as two objectives (Optuna's multi-objective TPE), for the settings no other beats on
+both (the Pareto front). Then the ``--top`` best settings (``both``: ``--top`` settings spread
+along the front, from the highest score to the highest win rate) and today's defaults play
+``--validate`` fresh deals (seeds spawned from ``--seed + 1``, none of
 them seen by the search), printed with the win rate's Wilson 95% interval, the mean score and the
 mean margin: a setting is chosen on the validation deals, never on the deals it was found on.
 ``bots/greedy.py``'s ``SOLO_WEIGHTS`` and ``SOLO_PARAMS`` defaults come from this search (their
@@ -71,6 +74,17 @@ def objective_value(name: str, r: dict[str, float]) -> float:
     return rate + r["margin"] / 200 if name == "win" else r["score"] + 30 * rate
 
 
+def along_front(front: list[optuna.trial.FrozenTrial], k: int) -> list[optuna.trial.FrozenTrial]:
+    """Return ``k`` trials spread evenly along a (win rate, score) front, highest score first."""
+    ordered = sorted(front, key=lambda t: (-t.values[1], -t.values[0]))
+    if len(ordered) <= k:
+        return ordered
+    if k <= 1:
+        return ordered[:k]
+    picks = sorted({round(i * (len(ordered) - 1) / (k - 1)) for i in range(k)})
+    return [ordered[i] for i in picks]
+
+
 def spec_of(weights: dict[str, Any]) -> str:
     return "greedy:" + ",".join(
         f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in weights.items()
@@ -89,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=150)
     parser.add_argument("--games", type=int, default=600, help="deals per trial")
-    parser.add_argument("--objective", choices=["win", "points"], default="win")
+    parser.add_argument("--objective", choices=["win", "points", "both"], default="win")
     parser.add_argument("--seed", type=int, default=1000, help="root seed of the search deals")
     parser.add_argument("--validate", type=int, default=1000, help="fresh deals to validate on")
     parser.add_argument("--top", type=int, default=5, help="best settings validated")
@@ -104,7 +118,7 @@ def main() -> None:
     search = deal_seeds(args.seed, args.games)
     start = time.process_time()
 
-    def trial(t: optuna.Trial) -> float:
+    def trial(t: optuna.Trial) -> float | tuple[float, float]:
         weights: dict[str, Any] = {}
         for k, (kind, lo, hi) in SPACE.items():
             weights[k] = (
@@ -112,17 +126,26 @@ def main() -> None:
             )
         spec = spec_of(weights)
         t.set_user_attr("spec", spec)
-        return objective_value(args.objective, play(rules, spec, search))
+        r = play(rules, spec, search)
+        if args.objective == "both":
+            return r["wins"] / r["games"], r["score"]
+        return objective_value(args.objective, r)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=1))
+    study = optuna.create_study(
+        directions=["maximize"] * (2 if args.objective == "both" else 1),
+        sampler=optuna.samplers.TPESampler(seed=1),
+    )
     for spec in ["greedy", *args.start]:  # today's defaults first, then the given settings
         given = make_bot(spec)
         solo = given.solo_weights  # the weights it plays solo with (options hold the base game's)
         study.enqueue_trial({k: getattr(solo, k, given.options[k]) for k in SPACE})
     study.optimize(trial, n_trials=args.trials)
-    done = [t for t in study.trials if t.value is not None]
-    best = sorted(done, key=lambda t: -float(t.value or 0.0))[: args.top]
+    done = [t for t in study.trials if t.values is not None]
+    if args.objective == "both":
+        best = along_front(study.best_trials, args.top)
+    else:
+        best = sorted(done, key=lambda t: -float(t.values[0]))[: args.top]
     fresh = deal_seeds(args.seed + 1, args.validate)
     print(
         f"{'solo' if not expansions else 'finesse-solo'} {args.difficulty}: {len(done)} trials "
