@@ -54,6 +54,7 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
+from projectl_sim.analysis.stats import mean_interval  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
 from projectl_sim.engine.actions import Action, Master, Take, TakeBasic, TakeDeck  # noqa: E402
 from projectl_sim.expansions.finesse import Insert  # noqa: E402
@@ -224,10 +225,35 @@ def solo_line(variant: str, spec: str, rows: list[dict[str, Any]]) -> str:
     n = int(s["games"])
     lo, hi = wilson(s["wins"], n)
     opp = sum(float(r["opponent"]) for r in rows) / max(1, len(rows))
+    _, plo, phi = mean_interval(_solo_scores(rows, spec))
     return (
         f"{'solo':8s} {variant + ' normal':20s} {spec:24s} {'mastermind':22s} {n:5d} "
         f"{s['wins'] / max(1, n):6.1%} [{lo:5.1%}, {hi:5.1%}] {s['score'] / max(1, n):5.1f} "
-        f"{opp:5.1f} {_rate(s)}"
+        f"{opp:5.1f} {_rate(s)}  (A pts [{plo:.1f}, {phi:.1f}])"
+    )
+
+
+def _solo_scores(rows: list[dict[str, Any]], spec: str) -> list[float]:
+    return [float(r["s0_score"]) for r in rows if r["s0_spec"] == spec]
+
+
+def solo_paired_line(
+    variant: str, a: str, b: str, rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]
+) -> str:
+    """Return bot A against bot B on the solo deals both played: the paired differences of the
+    win rate and the mean score, each with its 95% t interval over the deals."""
+    first = {int(r["seed"]): r for r in rows_b}
+    wins, points = [], []
+    for r in rows_a:
+        other = first.get(int(r["seed"]))
+        if other is not None:
+            wins.append(float(r["s0_win"]) - float(other["s0_win"]))
+            points.append(float(r["s0_score"]) - float(other["s0_score"]))
+    dw, wlo, whi = mean_interval(wins)
+    dp, plo, phi = mean_interval(points)
+    return (
+        f"{'solo':8s} {variant + ' paired':20s} {a:24s} {'- ' + b:22s} {len(wins):5d} "
+        f"wins {dw:+.1%} [{wlo:+.1%}, {whi:+.1%}]  pts {dp:+.2f} [{plo:+.2f}, {phi:+.2f}]"
     )
 
 
@@ -343,11 +369,22 @@ def section_solo(run: Run, printer: Callable[[str], None]) -> None:
     for variant in run.args.solo_variants or SOLO_VARIANTS:
         expansions = SOLO_VARIANTS[variant]
         rules = {"players": 1, "variant": "solo", "difficulty": "normal", "expansions": expansions}
+        played: dict[str, list[dict[str, Any]]] = {}
         for spec in run.args.solo or SOLO:
             n = len(seeds) if not spec.startswith("mcts") else min(len(seeds), run.args.mcts_solo)
             games = [(rules, [spec], s) for s in seeds[:n]]
-            rows = run.play("solo", f"{variant}:{spec}", games, spec, "mastermind")
-            printer(solo_line(variant, spec, rows))
+            played[spec] = run.play("solo", f"{variant}:{spec}", games, spec, "mastermind")
+            printer(solo_line(variant, spec, played[spec]))
+        print_solo_pairs(variant, played, printer)
+
+
+def print_solo_pairs(
+    variant: str, played: dict[str, list[dict[str, Any]]], printer: Callable[[str], None]
+) -> None:
+    """Print each solo bot after the first against the first, on their shared deals."""
+    specs = list(played)
+    for spec in specs[1:]:
+        printer(solo_paired_line(variant, spec, specs[0], played[spec], played[specs[0]]))
 
 
 def section_speed(run: Run, printer: Callable[[str], None]) -> None:
@@ -445,13 +482,18 @@ def print_folder(folder: Path, printer: Callable[[str], None]) -> None:
         for r in rows:
             by_line.setdefault(r["line"], []).append(r)
         every: list[dict[str, Any]] = []
+        solo: dict[str, dict[str, list[dict[str, Any]]]] = {}  # variant -> spec -> rows
         for name, group in by_line.items():
             a, b = group[0]["a"], group[0]["b"]
             if section == "solo":
-                printer(solo_line(name.partition(":")[0], a, group))
+                variant = name.partition(":")[0]
+                printer(solo_line(variant, a, group))
+                solo.setdefault(variant, {})[a] = group
             else:
                 printer(match_line(section, name, a, b, group))
             every += group
+        for variant, played in solo.items():
+            print_solo_pairs(variant, played, printer)
         if section == "policies":
             for spec in dict.fromkeys(r[f"s{p}_spec"] for r in every for p in (0, 1)):
                 printer(mix_line(spec, every))
