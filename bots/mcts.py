@@ -320,7 +320,8 @@ class MCTSBot(Bot):
         super().__init__(**kwargs)
         self.weights = Weights()
         self.endgame = int(self.options["endgame"])
-        # the rollouts' policies never search the end: the tree does, and the search is the bot's
+        # the rollouts' policies never search solo's end (every rollout would pay for it); the bot
+        # itself does, for its own last actions
         self.greedy = GreedyBot(endgame=0)
         # rollout=mixed: the policies a rollout's seats are drawn from (one per seat per world)
         self.pool: list[GreedyBot] = []

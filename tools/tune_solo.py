@@ -12,9 +12,9 @@ rate, the mean margin over the mastermind breaking ties (a margin point counts 0
 mean score as two objectives (Optuna's multi-objective TPE), for the settings no other beats on
 both (the Pareto front). Then the ``--top`` best settings (``both``: ``--top`` settings spread
 along the front, from the highest score to the highest win rate) and today's defaults play
-``--validate`` fresh deals (seeds spawned from ``--seed + 1``, none of
-them seen by the search), printed with the win rate's Wilson 95% interval, the mean score and the
-mean margin: a setting is chosen on the validation deals, never on the deals it was found on.
+``--validate`` fresh deals (seeds spawned from ``--seed + 1``, none of them seen by the search),
+printed with the win rate's Wilson 95% interval, the mean score and the mean margin: a setting is
+chosen on the validation deals, never on the deals it was found on.
 ``bots/greedy.py``'s ``SOLO_WEIGHTS`` and ``SOLO_PARAMS`` defaults come from this search (their
 comment has the command).
 """
