@@ -5,23 +5,28 @@ refills and the mastermind's takes follow from the table. The player's last acti
 one-player planning problem, and ``solo_endgame`` solves it by searching every sequence of them
 down to the Finishing Touches (scored as the bots play them: the option that gains the most
 points). A sequence is worth a win first (the rulings: a tie goes to the mastermind), then the
-player's final score, then the fewest points for the mastermind.
+player's final score, then the fewest points for the mastermind. Finesse Solo mostly ends at
+round 10 with cards left in the deck: its last turn is searched on one re-deal of the unseen cards
+(``bots._state.determinize``). The player's score does not depend on them (blind draws are not
+tried); only the mastermind's last takes can, through the refills of the grid.
 
-The actions tried: every Play action but an Insert (Finesse) and a Place; as Places, those of each
-held puzzle's cheapest plan (``heuristics.plan_places``); as Masters, those of 2+ puzzles that
-give each puzzle one of its ``TOP`` best Places (by their value alone) or none. Measured on 100
-deals, the plans' Places scored as many points as every Place (17.35 and 17.30 a game) in half the
-time; on 20 deals the Masters lost one point in one game against every Master, a hundred times
-faster. Without the search greedy ends its solo games with Upgrades that change nothing and
-puzzles left to the Finishing Touches: with it (the last 2 actions), on 300 deals, 15.7 -> 17.7
-points and 5.7% -> 13.0% wins with the same weights.
+The actions tried: every Play action but an Insert (Finesse), a blind draw and a Place; as
+Places, those of each held puzzle's cheapest plan (``heuristics.plan_places``); as Masters, those
+of 2+ puzzles that give each puzzle one of its ``TOP`` best Places (by their value alone) or none.
+Measured on 100 deals, the plans' Places scored as many points as every Place (17.35 and 17.30 a
+game) in half the time; on 20 deals the Masters lost one point in one game against every Master,
+a hundred times faster. Without the search greedy ends its solo games with Upgrades that change
+nothing and puzzles left to the Finishing Touches: with it (the last 2 actions), on 300 deals,
+15.7 -> 17.7 points and 5.7% -> 13.0% wins with the same weights; in Finesse Solo, on 100 deals
+with today's weights, 19.4 -> 21.1 points and 8% -> 24% wins.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
-from bots._state import active_credits, solo_table
+from bots._state import active_credits, determinize, solo_table
 from bots.heuristics import cost_model, plan_places, remaining_actions
 from bots.random_bot import finish_gain
 from projectl_sim.engine import FINISHING, OVER, PLAY, REWARD, GameState, finish_options
@@ -30,23 +35,27 @@ from projectl_sim.engine.actions import Action, Finish, Master, Place, Placement
 TOP: Final = 2  # a Master is tried with each puzzle's 2 best Places (by their value alone)
 _WIN: Final = 1000.0  # a win is worth more than any score
 _RIVAL: Final = 0.01  # a point of the mastermind's, against one of the player's
-_NOT_TRIED: Final = frozenset({"insert", "place"})  # the Places tried: the plans' (below)
+# not tried: Inserts, blind draws (none once the deck is empty), and Places but the plans' (below)
+_NOT_TRIED: Final = frozenset({"insert", "take_deck", "place"})
 
 
 def endgame_applies(state: GameState, depth: int) -> bool:
-    """Return whether ``state`` is solo with the deck empty and at most ``depth`` actions left."""
-    if depth <= 0 or solo_table(state) is None or state.cards_to_trigger():
+    """Return whether ``state`` is solo with at most ``depth`` actions left (its last turn)."""
+    if depth <= 0 or solo_table(state) is None:
         return False
     left = remaining_actions(state, state.current)
     return left is not None and left <= depth
 
 
-def solo_endgame(state: GameState) -> Action | None:
+def solo_endgame(view: GameState, rng: random.Random) -> Action | None:
     """Return the action of the best sequence of the player's last actions (None: no choice).
 
-    In the Reward phase the action is the best reward. ``state`` is not changed.
+    In the Reward phase the action is the best reward. With cards left in the deck (Finesse
+    Solo's round 10), the search plays on one re-deal of what the view hides, drawn with ``rng``.
+    ``view`` is not changed.
     """
-    return best_ending(state)[1]
+    world = determinize(view, rng) if view.cards_to_trigger() else view
+    return best_ending(world)[1]
 
 
 def best_ending(state: GameState) -> tuple[float, Action | None]:

@@ -277,7 +277,7 @@ class GreedyBot(Bot):
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
         if endgame_applies(view, self.endgame):
-            last = solo_endgame(view)
+            last = solo_endgame(view, rng)
             if last is not None:
                 return last
         action = self.choose_with_insert(view)
@@ -724,7 +724,7 @@ class GreedyBot(Bot):
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         if endgame_applies(view, self.endgame):
-            last = solo_endgame(view)
+            last = solo_endgame(view, rng)
             if isinstance(last, Reward):
                 return last.piece
         levels = cost_model(view).levels

@@ -340,8 +340,8 @@ class MCTSBot(Bot):
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
-        if endgame_applies(view, self.endgame):  # solo's last actions: nothing left to sample
-            last = solo_endgame(view)
+        if endgame_applies(view, self.endgame):  # solo's last actions: searched through
+            last = solo_endgame(view, rng)
             if last is not None:
                 return last
         model = cost_model(view)
@@ -510,7 +510,7 @@ class MCTSBot(Bot):
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         if endgame_applies(view, self.endgame):
-            last = solo_endgame(view)
+            last = solo_endgame(view, rng)
             if isinstance(last, Reward):
                 return last.piece
         return self.greedy.choose_reward(view, options, rng)

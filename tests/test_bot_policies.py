@@ -268,15 +268,19 @@ def test_the_solo_endgame_search_foresees_how_the_game_ends() -> None:
     assert checked == 12
 
 
-def test_the_solo_endgame_search_gains_points_and_wins_on_shared_deals() -> None:
-    rules = Rules(players=1, variant="solo")
+@pytest.mark.parametrize("expansions", [(), ("finesse",)], ids=["solo", "finesse-solo"])
+def test_the_solo_endgame_search_gains_points_and_wins_on_shared_deals(
+    expansions: tuple[str, ...],
+) -> None:
+    # Finesse Solo's last turn (round 10, cards left in the deck) is searched on a re-deal
+    rules = Rules(players=1, variant="solo", expansions=set(expansions))
     gain = wins_gain = 0
     for seed in range(30):
         for spec, sign in (("greedy", 1), ("greedy:endgame=0", -1)):
             state = play_game(rules, [make_bot(spec)], seed, record=False).state
             gain += sign * state.final_scores()[0]
             wins_gain += sign * bool(state.winners())
-    assert gain > 30  # 1+ point a game (measured: about 2)
+    assert gain > 30  # 1+ point a game (measured: 1.3 in solo, 1.9 in Finesse Solo)
     assert wins_gain > 0
 
 
