@@ -250,7 +250,8 @@ def test_the_solo_endgame_search_foresees_how_the_game_ends() -> None:
     # once the deck is empty the last actions are searched exactly: the value the search
     # promises at its first decision is what the game then gives (the mastermind's takes, the
     # rewards and the Finishing Touches played as the search assumed). Every solo game empties
-    # the deck; Finesse Solo's mostly end at round 10 with cards left, where it never searches.
+    # the deck; Finesse Solo's mostly end at round 10 with cards left, and their last turn is
+    # searched on a re-deal of the unseen cards: a guess, not a promise, so they are not here.
     rules = Rules(players=1, variant="solo")
     checked = 0
     for seed in range(12):
