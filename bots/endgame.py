@@ -47,13 +47,16 @@ def endgame_applies(state: GameState, depth: int) -> bool:
     return left is not None and left <= depth
 
 
-def solo_endgame(view: GameState, rng: random.Random) -> Action | None:
-    """Return the action of the best sequence of the player's last actions (None: no choice).
+def solo_endgame(view: GameState, rng: random.Random, depth: int) -> Action | None:
+    """Return the action of the best sequence of the player's last actions, when at most
+    ``depth`` are left in a solo game (None: not the end, or no choice).
 
     In the Reward phase the action is the best reward. With cards left in the deck (Finesse
     Solo's round 10), the search plays on one re-deal of what the view hides, drawn with ``rng``.
     ``view`` is not changed.
     """
+    if not endgame_applies(view, depth):
+        return None
     world = determinize(view, rng) if view.cards_to_trigger() else view
     return best_ending(world)[1]
 
@@ -73,6 +76,7 @@ def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> 
     scored (their options are most of the search's time, and many sequences end in the same
     position)."""
     rival = float(state.opponent_score())
+    key: tuple[object, ...] = ()
     if state.phase == OVER:
         mine = float(state.final_scores()[me])
     else:
@@ -99,10 +103,10 @@ def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> 
             for card, _, _ in state.slots[me]:
                 penalty += points[card]
         mine = float(state.scores[me] - penalty - state.ft_pieces[me] + best)
-        value = (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
+    value = (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
+    if key:
         seen[key] = value
-        return value
-    return (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
+    return value
 
 
 def _search(

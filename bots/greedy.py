@@ -55,7 +55,7 @@ from bots._state import (
     solo_unlock_takes,
 )
 from bots.base import Bot
-from bots.endgame import endgame_applies, solo_endgame
+from bots.endgame import solo_endgame
 from bots.heuristics import (
     UNREACHABLE,
     CostModel,
@@ -276,10 +276,9 @@ class GreedyBot(Bot):
 
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
-        if endgame_applies(view, self.endgame):
-            last = solo_endgame(view, rng)
-            if last is not None:
-                return last
+        last = solo_endgame(view, rng, self.endgame)
+        if last is not None:
+            return last
         action = self.choose_with_insert(view)
         return action if action is not None else rng.choice(view.legal_actions(master="none"))
 
@@ -723,10 +722,9 @@ class GreedyBot(Bot):
         return best
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
-        if endgame_applies(view, self.endgame):
-            last = solo_endgame(view, rng)
-            if isinstance(last, Reward):
-                return last.piece
+        last = solo_endgame(view, rng, self.endgame)
+        if isinstance(last, Reward):
+            return last.piece
         levels = cost_model(view).levels
         best = options[0]
         for p in options:

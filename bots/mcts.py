@@ -75,7 +75,7 @@ from bots._state import (
     solo_table,
 )
 from bots.base import Bot
-from bots.endgame import endgame_applies, solo_endgame
+from bots.endgame import solo_endgame
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
@@ -340,10 +340,9 @@ class MCTSBot(Bot):
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
-        if endgame_applies(view, self.endgame):  # solo's last actions: searched through
-            last = solo_endgame(view, rng)
-            if last is not None:
-                return last
+        last = solo_endgame(view, rng, self.endgame)  # solo's last actions: searched through
+        if last is not None:
+            return last
         model = cost_model(view)
         cands = self._candidates(view, model)
         if len(cands) == 1:
@@ -509,10 +508,9 @@ class MCTSBot(Bot):
         stats[1] += values[view.current]
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
-        if endgame_applies(view, self.endgame):
-            last = solo_endgame(view, rng)
-            if isinstance(last, Reward):
-                return last.piece
+        last = solo_endgame(view, rng, self.endgame)
+        if isinstance(last, Reward):
+            return last.piece
         return self.greedy.choose_reward(view, options, rng)
 
     def choose_level_up(self, view: GameState, rng: random.Random) -> Action:

@@ -38,11 +38,11 @@ def test_a_two_objective_search_validates_its_front() -> None:
             "--objective",
             "both",
             "--trials",
-            "4",
+            "3",
             "--games",
-            "6",
+            "3",
             "--validate",
-            "6",
+            "3",
             "--top",
             "2",
         ],
@@ -54,4 +54,4 @@ def test_a_two_objective_search_validates_its_front() -> None:
     assert out[1].startswith("defaults") and out[1].endswith(" greedy")
     best = [line for line in out if line.startswith("best ")]
     assert 1 <= len(best) <= 2
-    assert all("    6 games  wins" in line and "greedy:deny=" in line for line in best)
+    assert all("    3 games  wins" in line and "greedy:deny=" in line for line in best)
