@@ -13,9 +13,11 @@ Sections (``--sections``; default: all):
 - ``pairs``: 2-player pairings, every game seed twice with the seats swapped; the first bot's
   win rate (a shared win counts as a share) with its Wilson 95% interval, the mean scores, each
   bot's CPU time per decision and MCTS iterations per CPU second. The default pairings are the
-  search's scaling (200 against 50 iterations, 800 against 200) and MCTS against greedy.
-- ``three``: 3-player games, the first bot against two copies of the second, the first bot in
-  each seat in turn; its win rate against its share (1/3).
+  search's scaling (200 against 50 iterations, 800 against 200), MCTS against greedy, and the
+  learned evaluation's bots (``value``, ``mcts:leaf=value``) against greedy and MCTS (with
+  Finesse and Ghost Piece too: a line's third item names its rules).
+- ``three``: 3-player (or, for a ``4p-`` line, 4-player) games, the first bot against copies
+  of the second, the first bot in each seat in turn; its win rate against its share (1/3, 1/4).
 - ``policies``: a round robin of the named policies (2 players, seats swapped): each pairing's
   line, then per policy its mean action mix per game (takes, level-1 takes, upgrades, recycles,
   Masters, blind draws) and its win rate over all its games.
@@ -59,16 +61,29 @@ from projectl_sim.engine import GameState  # noqa: E402
 from projectl_sim.engine.actions import Action, Master, Take, TakeBasic, TakeDeck  # noqa: E402
 from projectl_sim.expansions.finesse import Insert  # noqa: E402
 
-PAIRS: dict[str, tuple[str, str]] = {
+# name -> (bot A, bot B) or (bot A, bot B, rules): 2-player lines, seats swapped
+PAIRS: dict[str, tuple[Any, ...]] = {
     "mcts200-mcts50": ("mcts:iterations=200", "mcts:iterations=50"),
     "mcts800-mcts200": ("mcts:iterations=800", "mcts:iterations=200"),
     "mcts-greedy": ("mcts", "greedy"),
+    # the learned evaluation (bots.value, mcts:leaf=value): issue 28's targets
+    "value-greedy": ("value", "greedy"),
+    "value2-greedy": ("value:ply=2", "greedy"),
+    "value-greedy-finesse": ("value", "greedy", {"expansions": ("finesse",)}),
+    "value-greedy-ghost": ("value", "greedy", {"expansions": ("ghost_piece",)}),
+    "mctsv-greedy": ("mcts:leaf=value", "greedy"),
+    "mctsv-mcts": ("mcts:leaf=value", "mcts"),
+    "value2-mcts": ("value:ply=2", "mcts"),
+    "mctsv-mcts800": ("mcts:leaf=value,iterations=1000", "mcts:iterations=800"),
 }
-THREE: dict[str, tuple[str, str]] = {
+# name -> (bot A, bot B) or (bot A, bot B, players): bot A in each seat in turn against B's
+THREE: dict[str, tuple[Any, ...]] = {
     "3p-mcts800-mcts200": ("mcts:iterations=800", "mcts:iterations=200"),
+    "3p-value-greedy": ("value", "greedy"),
+    "4p-value-greedy": ("value", "greedy", 4),
 }
 POLICIES = ["greedy", "builder", "rusher", "setter", "recycler"]
-SOLO = ["greedy", "mcts"]  # mcts: its default budget, about 0.1 s of CPU a decision
+SOLO = ["greedy", "mcts", "value"]  # mcts: its default budget, about 0.1 s of CPU a decision
 SOLO_VARIANTS = {"solo": (), "finesse-solo": ("finesse",)}
 # "mcts:root=ucb,horizon=2" is today's search in this build (the defaults of 7e48ca3's mcts)
 SPEED = ["greedy", "mcts:root=ucb,horizon=2", "mcts"]
@@ -333,20 +348,22 @@ def swapped(rules: dict[str, Any], a: str, b: str, seeds: list[int]) -> list[Any
 
 def section_pairs(run: Run, printer: Callable[[str], None]) -> None:
     seeds = run.seeds((run.args.games + 1) // 2, 1)
-    for name, (a, b) in _chosen(run.args.pairs, PAIRS).items():
-        rows = run.play("pairs", name, swapped({"players": 2}, a, b, seeds), a, b)
+    for name, (a, b, *more) in _chosen(run.args.pairs, PAIRS).items():
+        rules = {"players": 2, **(more[0] if more else {})}
+        rows = run.play("pairs", name, swapped(rules, a, b, seeds), a, b)
         printer(match_line("pairs", name, a, b, rows))
 
 
 def section_three(run: Run, printer: Callable[[str], None]) -> None:
-    seeds = run.seeds((run.args.games + 2) // 3, 2)
-    for name, (a, b) in _chosen(run.args.three, THREE).items():
+    for name, (a, b, *more) in _chosen(run.args.three, THREE).items():
+        players = int(more[0]) if more else 3
+        seeds = run.seeds((run.args.games + players - 1) // players, 2)
         games = []
         for s in seeds:
-            for seat in range(3):
-                specs = [b, b, b]
+            for seat in range(players):
+                specs = [b] * players
                 specs[seat] = a
-                games.append(({"players": 3}, specs, s))
+                games.append(({"players": players}, specs, s))
         rows = run.play("three", name, games, a, b)
         printer(match_line("three", name, a, b, rows))
 
@@ -431,7 +448,7 @@ SECTIONS: dict[str, Callable[[Run, Callable[[str], None]], None]] = {
 }
 
 
-def _chosen(names: list[str] | None, table: dict[str, tuple[str, str]]) -> dict[str, Any]:
+def _chosen(names: list[str] | None, table: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """Return the named lines of a section (default: all); ``"A B"`` is an extra pairing."""
     if not names:
         return dict(table)

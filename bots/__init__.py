@@ -27,11 +27,21 @@ from bots.mcts import MCTSBot
 from bots.params import OneOf, Range, check_value
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
+from bots.value import ValueBot
 from projectl_sim.errors import UsageError, closest, unknown_name
 
 REGISTRY: dict[str, type[Bot]] = {
     cls.name: cls
-    for cls in (RandomBot, GreedyBot, BuilderBot, RusherBot, SetterBot, RecyclerBot, MCTSBot)
+    for cls in (
+        RandomBot,
+        GreedyBot,
+        BuilderBot,
+        RusherBot,
+        SetterBot,
+        RecyclerBot,
+        MCTSBot,
+        ValueBot,
+    )
 }
 BUILTIN = dict(REGISTRY)
 # Installed packages add bots here: [project.entry-points."projectl_sim.bots"] name = "pkg:Class"
@@ -238,6 +248,7 @@ __all__ = [
     "RecyclerBot",
     "RusherBot",
     "SetterBot",
+    "ValueBot",
     "bot_class",
     "describe_bots",
     "extra_bots",

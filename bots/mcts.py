@@ -22,6 +22,13 @@ Each decision grows one tree from the bot's view. Every iteration:
    horizon, a fitted estimate of each player's final score turned into a win chance the same
    way; and adds that vector to the path.
 
+``leaf=value`` replaces step 3's rollout: the new leaf itself is scored by the learned
+evaluation (``bots.value_model``, the shipped model or ``model=PATH``; the spec names its hash),
+each player's value half its predicted win chance and half the logistic of its predicted margin,
+from that player's public view (the others' piles hidden, as in the bot's own view). An
+iteration then costs a tree step and an evaluation instead of a game played to the end, so a
+budget buys far more of them (``docs/reference/bots.md`` has the measured costs and strength).
+
 What limited the search, and why the rollouts now play to the end (``benchmarks/bots.py``, 80
 games each, seats swapped, one world of deals per seed; the README has the full table): with the
 old default, rollouts two rounds deep scored by the fitted evaluation, more iterations did not
@@ -76,13 +83,17 @@ from bots._state import (
 )
 from bots.base import Bot
 from bots.endgame import solo_endgame
+from bots.features import hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
+from bots.value import MODEL_PARAMS, check_model, model_spec
+from bots.value_model import ValueModel
 from projectl_sim import rules as _rules
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
+from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
 _Key = tuple[Any, ...]
@@ -314,11 +325,28 @@ class MCTSBot(Bot):
             Range(0.0, open_low=True),
         ),
         "endgame": SOLO_PARAMS["endgame"],
+        "leaf": (
+            "rollout",
+            "how a new leaf is scored: rollout (the rollout policy plays on; see horizon) or "
+            "value (the learned evaluation of the leaf itself, no rollout: bots.value_model)",
+            OneOf("rollout", "value"),
+        ),
+        **MODEL_PARAMS,
     }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.weights = Weights()
+        # leaf=value: the learned evaluation scores the leaves (the model named by its hash)
+        self.value_model: ValueModel | None = None
+        if self.options["leaf"] == "value":
+            self.value_model = check_model(
+                self.name, str(self.options["model"]), str(self.options["hash"])
+            )
+        elif "model" in kwargs or "hash" in kwargs:
+            raise UsageError(f"bot {self.name}: model= and hash= need leaf=value")
+        self._private = 0  # the seats whose piles the searching seat's view hides
+        self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])
         # the rollouts' policies never search solo's end (every rollout would pay for it); the bot
         # itself does, for its own last actions
@@ -337,6 +365,19 @@ class MCTSBot(Bot):
 
         self.simulations = 0  # iterations run over this bot's life (for benchmarks)
         self.searches = 0
+        # the chosen candidate's mean value for the mover at the last search (-1: not searched);
+        # the value bots' training rows note it (projectl_sim.learn.value)
+        self.root_value = -1.0
+
+    def __repr__(self) -> str:
+        items = [
+            f"{k}={_fmt(v)}"
+            for k, v in self.options.items()
+            if k not in MODEL_PARAMS and v != self.params[k][0]
+        ]
+        if self.value_model is not None:
+            items += model_spec(self.value_model, str(self.options["model"]))
+        return self.name + (":" + ",".join(items) if items else "")
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
@@ -345,6 +386,7 @@ class MCTSBot(Bot):
             return last
         model = cost_model(view)
         cands = self._candidates(view, model)
+        self.root_value = -1.0
         if len(cands) == 1:
             return cands[0]
         o = self.options
@@ -354,6 +396,11 @@ class MCTSBot(Bot):
             # leaf evaluation does not see: rollouts play to the end
             rounds = 0
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
+        if self.value_model is not None:
+            hidden = hidden_piles(view)
+            # every seat's leaf value sees the others' piles as hidden, as its own view would
+            self._private = hidden | (1 << view.current) if hidden else 0
+            self._per_card = mean_unseen_points(view) if hidden else 0.0
         root = _Node(view.n)
         worlds: list[GameState] = []
         self._casts = []
@@ -364,6 +411,9 @@ class MCTSBot(Bot):
             done, best = self._search_halving(root, cands, view, worlds, rng, model, float(stop))
         self.simulations += done
         self.searches += 1
+        chosen = root.children.get(best)
+        if chosen is not None and chosen.n:
+            self.root_value = chosen.w[view.current] / chosen.n
         return best
 
     def _horizon(self) -> int:
@@ -576,7 +626,10 @@ class MCTSBot(Bot):
         if leaf_anchor and stop != math.inf:
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
             stop = float(state.turn + self._horizon() * view.n)
-        values = self._rollout(state, rng, model, stop, cast)
+        if self.value_model is not None:
+            values = self._leaf_values(state, rng, model)
+        else:
+            values = self._rollout(state, rng, model, stop, cast)
         for nd in path:
             nd.n += 1
             w = nd.w
@@ -623,6 +676,23 @@ class MCTSBot(Bot):
                 action = rng.choice(state.legal_actions(master="none"))
             state.apply(action)
         return self._values(state, model)
+
+    def _leaf_values(self, state: GameState, rng: random.Random, model: CostModel) -> list[float]:
+        """Return each player's value of a leaf by the learned evaluation (leaf=value): half
+        the predicted win chance, half the logistic of the predicted margin (as at the end)."""
+        self._settle(state, rng)
+        if state.phase == OVER:
+            return self._values(state, model)
+        vm = self.value_model
+        assert vm is not None
+        scale = float(self.options["scale"])
+        rows = [
+            position_features(state, p, self._private & ~(1 << p), self._per_card)
+            for p in range(state.n)
+        ]
+        return [
+            0.5 * win + 0.5 * _logistic(margin / scale) for win, margin in vm.evaluate_rows(rows)
+        ]
 
     def _values(self, state: GameState, model: CostModel) -> list[float]:
         """Return each player's value: a win chance from the score margin over the best rival.
@@ -714,3 +784,9 @@ def _world_key(state: GameState) -> _Key:
         tuple(s[0] for s in state.slots[state.current]),
         solo.grid if solo is not None else (),
     )
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)

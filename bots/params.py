@@ -17,6 +17,7 @@ A float parameter must be finite whatever its check (``nan`` and ``inf`` are nev
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +70,21 @@ class OneOf:
         return "one of " + ", ".join(str(v) for v in self.values)
 
 
+@dataclass(frozen=True)
+class Matches:
+    """Text that matches a regular expression (the whole of it), described for the reader."""
+
+    pattern: str
+    description: str
+
+    def accepts(self, value: Any) -> bool:
+        """Return whether ``value`` is text matching the pattern."""
+        return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
+
+    def __str__(self) -> str:
+        return self.description
+
+
 def check_value(bot: str, key: str, value: Any, entry: tuple[Any, ...]) -> str | None:
     """Return why ``value`` is not valid for parameter ``key`` (its ``params`` entry), or None."""
     default, check = entry[0], (entry[2] if len(entry) > 2 else None)
@@ -87,4 +103,4 @@ def check_value(bot: str, key: str, value: Any, entry: tuple[Any, ...]) -> str |
     return f"bot {bot}: {key}={value} is out of range ({hint}valid: {valid})"
 
 
-__all__ = ["OneOf", "Param", "Range", "check_value"]
+__all__ = ["Matches", "OneOf", "Param", "Range", "check_value"]

@@ -48,6 +48,9 @@ MODULES = {
     "bots.solo_sense": "bots/solo_sense.py",
     "bots.policies": "bots/policies.py",
     "bots.mcts": "bots/mcts.py",
+    "bots.features": "bots/features.py",
+    "bots.value_net": "bots/value_net.py",
+    "bots.value": "bots/value.py",
 }
 _ROOT = Path(__file__).resolve().parent.parent
 _STAMP = Path(__file__).resolve().parent / "_native_stamp.json"

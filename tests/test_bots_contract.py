@@ -21,6 +21,7 @@ SPECS = sorted(
         for name, cls in REGISTRY.items()
     }
     | {f"greedy:preset={p}" for p in ("engine", "rush_black", "cautious")}
+    | {"mcts:iterations=8,leaf=value"}  # the learned evaluation at the leaves
 )
 
 

@@ -3,7 +3,7 @@
 Each command group is a module that adds its subcommands to the one parser (``register``):
 ``game`` (play, replay, bots), ``run`` (run, summary, report), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
-``puzzle`` (check, try) and ``tune``.
+``puzzle`` (check, try), ``tune``, ``train_value`` (the value bots' model) and ``ladder``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2.
@@ -15,7 +15,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from projectl_sim.cli import game, notebook, puzzle, puzzles, run, tune, view
+from projectl_sim.cli import (
+    game,
+    ladder,
+    notebook,
+    puzzle,
+    puzzles,
+    run,
+    train_value,
+    tune,
+    view,
+)
 from projectl_sim.cli.options import PROG
 from projectl_sim.errors import ProjectLError, unknown_name
 
@@ -24,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, puzzles, view, notebook, puzzle, tune):
+    for group in (game, run, puzzles, view, notebook, puzzle, tune, train_value, ladder):
         group.register(sub)
     return parser
 

@@ -1,0 +1,345 @@
+"""The ``value`` bot: a shallow search on the learned evaluation.
+
+Each decision deals one world consistent with the view (``bots._state.determinize``: the unseen
+deck cards, and the others' hidden piles, dealt with the bot's ``rng``), plays each candidate in
+it (``heuristics.candidate_actions``, the greedy choice first, as ``mcts`` searches them; in
+Finesse each also as an Insert; shortlisted by ``shortlist``), finishes the turn the greedy way
+(``finish=1``: every candidate is then scored at the same point, the turn's end), answers a
+reward, Level Up or Finishing Touches the greedy way, and scores the position reached for the
+player with the learned evaluation (``bots.value_model``): its predicted win chance plus
+``margin`` times its predicted margin per 10 points, the real result where the game has ended.
+The greedy choice gets ``prior`` on top: another candidate must beat it by that much.
+``ply=2`` searches further the ``width`` best candidates that leave the player an action this
+turn: each is then worth its best continuation. A reward choice is the option of the best
+value; solo's last actions are searched exactly (``bots.endgame``) as greedy does.
+
+Why ``finish`` and ``prior`` (measured, 2 players against greedy, 40-60 games each, the first
+shipped model): scored right after it, a candidate is compared with the others mid-turn, where
+the evaluation is weakest (a Place that breaks another puzzle's plan looks worse than a Recycle
+that changes nothing of one's own), and ``value`` lost every game; with the turn finished the
+greedy way it won 20% (no prior), 35% (0.03) and 58% (0.1); with ``margin`` 0.5, 66%.
+
+The model is the shipped one or a user's (``model=PATH``, trained by ``projectl-sim
+train-value``); ``repr`` always names the file's hash (``value:hash=...``), so every record and
+table row says which model played, and a spec naming another hash than the file's is refused.
+Every expansion and variant is played through the engine's legal actions and the features'
+public view (``bots.features``). Compiled with mypyc (``_native.MODULES``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar, Final
+
+from mypy_extensions import mypyc_attr
+
+from bots._state import FINISHING, LEVEL_UP, OVER, PLAY, REWARD, active_credits, determinize
+from bots.base import Bot
+from bots.endgame import solo_endgame
+from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.greedy import SOLO_PARAMS, GreedyBot
+from bots.heuristics import CostModel, Weights, candidate_actions, cost_model
+from bots.params import Matches, Param, Range
+from bots.value_model import ValueModel, load_model
+from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Upgrade
+from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import Insert
+
+_WEIGHTS: Final = Weights()
+
+MODEL_PARAMS: Final[dict[str, Param]] = {
+    "model": (
+        "",
+        "value model file (empty: the shipped model)",
+        Matches(r"[^,]*", "a file path without commas (empty: the shipped model)"),
+    ),
+    "hash": (
+        "",
+        "the model file's hash, checked against the file (empty: any; the spec always names it)",
+        Matches(r"[0-9a-f]{12}|", "12 hex digits (empty: any)"),
+    ),
+}
+
+
+def check_model(owner: str, path: str, digest: str) -> ValueModel:
+    """Return the model ``path`` names, refusing it when ``digest`` is given and differs."""
+    model = load_model(path)
+    if digest and digest != model.hash:
+        where = path if path else "the shipped model"
+        raise UsageError(
+            f"bot {owner}: hash={digest} names another model than {where} (its hash is "
+            f"{model.hash}): a table made with another model file"
+        )
+    return model
+
+
+def model_spec(model: ValueModel, path: str) -> list[str]:
+    """Return the spec items that name a model: its file (if not the shipped) and its hash."""
+    items = [] if not path else [f"model={model.path}"]
+    return [*items, f"hash={model.hash}"]
+
+
+def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Action]:
+    """Return the actions the value search compares: the heuristic's, the greedy choice first."""
+    cands = candidate_actions(state, _WEIGHTS, model)
+    if active_credits(state, state.current) >= state.rules.insert_cost:
+        cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
+    g = greedy.choose_with_insert(state)
+    if g is not None:
+        if g in cands:
+            cands.remove(g)
+        cands.insert(0, g)
+    if not cands:
+        cands = state.legal_actions(master="none")
+    return cands
+
+
+def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> list[Action]:
+    """Return the candidates worth scoring: the greedy choice (first), and of the rest at most
+    ``per_card`` Places a puzzle (its largest pieces) and one Upgrade per pair of levels (the
+    first of the heuristic's order); everything else as it is. (Measured on greedy games: of 26
+    candidates a decision, 7 are Places and 8 Upgrades; the features of a candidate's position
+    cost most of a decision, so the cut is what keeps ``value`` near 1 ms.)"""
+    places: dict[tuple[bool, int], list[tuple[int, int]]] = {}
+    for i in range(1, len(cands)):
+        a = cands[i]
+        inner = a.inner if isinstance(a, Insert) else a
+        if isinstance(inner, Place):
+            places.setdefault((inner is not a, inner.card), []).append((-levels[inner.piece], i))
+    keep: set[int] = set()
+    for group in places.values():
+        group.sort()
+        for _, i in group[:per_card]:
+            keep.add(i)
+    climbs: set[tuple[bool, int, int]] = set()
+    out = [cands[0]]
+    for i in range(1, len(cands)):
+        a = cands[i]
+        inner = a.inner if isinstance(a, Insert) else a
+        if isinstance(inner, Place):
+            if i not in keep:
+                continue
+        elif isinstance(inner, Upgrade):
+            key = (inner is not a, levels[inner.give], levels[inner.get])
+            if key in climbs:
+                continue
+            climbs.add(key)
+        elif isinstance(inner, Recycle):
+            continue  # only as greedy's choice (first): it changes nothing of one's own
+        out.append(a)
+    return out
+
+
+def settle(state: GameState, greedy: GreedyBot, rng: random.Random) -> None:
+    """Answer reward choices, Level Up steps and Finishing Touches the greedy way."""
+    while state.phase in (REWARD, FINISHING, LEVEL_UP):
+        if state.phase == REWARD:
+            state.apply(Reward(greedy.choose_reward(state, state.reward_options, rng)))
+        elif state.phase == LEVEL_UP:
+            state.apply(greedy.choose_level_up(state, rng))
+        else:
+            state.apply(greedy.finishing_touches(state, rng))
+
+
+def final_margin(state: GameState, player: int) -> float:
+    """Return ``player``'s final margin over the best rival (solo: the mastermind)."""
+    scores = state.final_scores()
+    if state.rules.solo:
+        return float(scores[player] - state.opponent_score())
+    best = -1_000_000
+    for q in range(state.n):
+        if q != player and scores[q] > best:
+            best = scores[q]
+    return float(scores[player] - best)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled; users' bots may extend it
+class ValueBot(Bot):
+    name = "value"
+    summary = (
+        "one- or two-ply search on a learned evaluation (win chance and margin from the "
+        "public view); model= a file of projectl-sim train-value"
+    )
+    params: ClassVar[dict[str, Param]] = {
+        **MODEL_PARAMS,
+        "ply": (
+            1,
+            "1: score each candidate's position; 2: the best `width` are searched one action on",
+            Range(1, 2),
+        ),
+        "width": (3, "ply=2: how many of the best candidates are searched further", Range(1, 64)),
+        "margin": (
+            0.5,
+            "weight of the predicted margin (per 10 points) beside the win chance",
+            Range(0.0, 10.0),
+        ),
+        "prior": (
+            0.1,
+            "bonus of the greedy choice's value (the learned value must beat greedy by this)",
+            Range(0.0, 1.0),
+        ),
+        "finish": (
+            1,
+            "1: each candidate's turn is finished the greedy way before it is scored; 0: scored "
+            "right after it",
+            Range(0, 1),
+        ),
+        "places": (
+            2,
+            "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
+            Range(0, 30),
+        ),
+        "endgame": SOLO_PARAMS["endgame"],
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.places = int(self.options["places"])
+        self.prior = float(self.options["prior"])
+        self.finish = int(self.options["finish"])
+        self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
+        self.margin_scale = self.model.margin_scale
+        self.margin_w = float(self.options["margin"])
+        self.ply = int(self.options["ply"])
+        self.width = int(self.options["width"])
+        self.endgame = int(self.options["endgame"])
+        self.greedy = GreedyBot(endgame=0)
+        self.evaluations = 0  # over the bot's life (for benchmarks)
+
+    def __repr__(self) -> str:
+        items = [
+            f"{k}={v}"
+            for k, v in self.options.items()
+            if k not in MODEL_PARAMS and v != self.params[k][0]
+        ]
+        items += model_spec(self.model, str(self.options["model"]))
+        return self.name + ":" + ",".join(items)
+
+    # -- values --------------------------------------------------------------------------------
+    def values(
+        self, states: list[GameState], player: int, hidden: int, per_card: float
+    ) -> list[float]:
+        """Return what each state is worth to ``player``: the predicted win chance plus
+        ``margin`` times the predicted margin per 10 points (an ended game: the real ones),
+        the positions scored in one batch."""
+        out = [0.0] * len(states)
+        rows: list[list[float]] = []
+        at: list[int] = []
+        scale = self.margin_scale
+        for i, state in enumerate(states):
+            if state.phase == OVER:
+                winners = state.winners()
+                share = 1.0 / len(winners) if player in winners else 0.0
+                out[i] = share + self.margin_w * final_margin(state, player) / scale
+            else:
+                rows.append(position_features(state, player, hidden, per_card))
+                at.append(i)
+        if rows:
+            self.evaluations += len(rows)
+            for i, (win, margin) in zip(at, self.model.evaluate_rows(rows), strict=True):
+                out[i] = win + self.margin_w * margin / scale
+        return out
+
+    def _after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
+        state = world.copy()
+        me = state.current
+        state.apply(action)
+        settle(state, self.greedy, rng)
+        if self.finish:
+            # the rest of the turn the greedy way: every candidate is scored at the same point,
+            # the turn's end, with greedy's follow-through of it
+            turn = state.turn
+            while state.phase == PLAY and state.current == me and state.turn == turn:
+                nxt = self.greedy.choose_with_insert(state)
+                if nxt is None:
+                    break
+                state.apply(nxt)
+                settle(state, self.greedy, rng)
+        return state
+
+    # -- decisions -----------------------------------------------------------------------------
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        last = solo_endgame(view, rng, self.endgame)
+        if last is not None:
+            return last
+        model = cost_model(view)
+        cands = candidates(view, self.greedy, model)
+        if self.places > 0:
+            cands = shortlist(cands, model.levels, self.places)
+        if len(cands) == 1:
+            return cands[0]
+        me = view.current
+        hidden = hidden_piles(view)
+        per_card = mean_unseen_points(view) if hidden else 0.0
+        world = determinize(view, rng)
+        states = [self._after(world, a, rng) for a in cands]
+        values = self.values(states, me, hidden, per_card)
+        values[0] += self.prior  # the greedy choice is first
+        best = 0
+        for i in range(1, len(values)):
+            if values[i] > values[best]:
+                best = i  # ties: the earlier candidate (the greedy choice)
+        if self.ply < 2:
+            return cands[best]
+        # ply 2: the `width` best that leave the player an action this turn are worth their
+        # best continuation (every continuation scored in one batch)
+        order = sorted(range(len(cands)), key=lambda i: (-values[i], i))
+        follow: list[GameState] = []
+        owner: list[int] = []
+        for i in order[: self.width]:
+            s = states[i]
+            if s.phase == PLAY and s.current == me:
+                more = candidates(s, self.greedy, model)
+                if self.places > 0:
+                    more = shortlist(more, model.levels, self.places)
+                for b in more:
+                    follow.append(self._after(s, b, rng))
+                    owner.append(i)
+        if follow:
+            deep = [-1e9] * len(cands)
+            for i, v in zip(owner, self.values(follow, me, hidden, per_card), strict=True):
+                if v > deep[i]:
+                    deep[i] = v
+            for i in set(owner):
+                values[i] = deep[i] + (self.prior if i == 0 else 0.0)
+            best = 0
+            for i in range(1, len(values)):
+                if values[i] > values[best]:
+                    best = i
+        return cands[best]
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        last = solo_endgame(view, rng, self.endgame)
+        if isinstance(last, Reward):
+            return last.piece
+        if len(options) == 1:
+            return options[0]
+        me = view.current
+        hidden = hidden_piles(view)
+        per_card = mean_unseen_points(view) if hidden else 0.0
+        world = determinize(view, rng)
+        states = [self._after(world, Reward(piece), rng) for piece in options]
+        values = self.values(states, me, hidden, per_card)
+        best = 0
+        for i in range(1, len(values)):
+            if values[i] > values[best]:
+                best = i
+        return options[best]
+
+    def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
+        return self.greedy.choose_level_up(view, rng)
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        return self.greedy.finishing_touches(view, rng)
+
+
+__all__ = [
+    "MODEL_PARAMS",
+    "ValueBot",
+    "candidates",
+    "check_model",
+    "final_margin",
+    "settle",
+    "shortlist",
+]

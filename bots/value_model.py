@@ -1,0 +1,214 @@
+"""The learned evaluation's model file: read, check, name by its hash, evaluate.
+
+A model file is JSON (``write_model`` writes one, ``projectl-sim train-value`` trains one)::
+
+    {"format": "projectl-sim value model", "format_version": 1,
+     "feature_version": 1, "features": [names...],
+     "outputs": ["win", "margin"], "margin_scale": 10.0,
+     "mean": [...], "scale": [...],              # the inputs' standardisation
+     "layers": [{"weights": [[...], ...], "biases": [...]}, ...],   # weights[input][unit]
+     "training": {...}}                           # how it was trained (for the reader)
+
+Its outputs are the seat's win share (a chance, 0-1) and its final margin over the best rival
+divided by ``margin_scale``. The file's hash (the first 12 hex digits of its SHA-256) names the
+model in the bot's spec (``value:hash=...``) and so in every record and table row that used it;
+a spec naming a hash that the file does not have is refused. A file that is missing, truncated,
+not a model, or trained on another version of the features is one line (``UsageError``).
+
+The shipped model is ``projectl_sim/data/models/value.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bots.features import FEATURE_NAMES, FEATURE_VERSION
+from bots.value_net import Net
+from projectl_sim.errors import UsageError
+
+FORMAT = "projectl-sim value model"
+FORMAT_VERSION = 1
+# beside the bots package (installed or checked out): the package data of projectl_sim
+SHIPPED = Path(__file__).resolve().parent.parent / "projectl_sim" / "data" / "models" / "value.json"
+HASH_DIGITS = 12
+
+
+class ValueModel:
+    """A loaded model: its network, hash, path and what the file says of its training.
+
+    Two evaluations of the same network: ``evaluate`` (one vector, ``bots.value_net.Net``:
+    plain lists, exact and compiled) and ``evaluate_rows`` (many vectors at once, numpy: the
+    bots score all candidates of a decision in one call). Measured (``benchmarks/value.py``,
+    the shipped model): a vector costs about 20 us through ``Net`` compiled (60 pure), 6 us
+    through numpy alone, and 0.3-1 us a row in a batch of 20-30; the two agree to 1e-12.
+    """
+
+    def __init__(
+        self, net: Net, arrays: list[tuple[Any, Any]], digest: str, path: Path, meta: dict[str, Any]
+    ) -> None:
+        self.net = net
+        self.arrays = arrays  # per layer (weights[input][unit], biases), standardisation folded
+        self.hash = digest
+        self.path = path
+        self.margin_scale = float(meta.get("margin_scale", 10.0))
+        self.training: dict[str, Any] = dict(meta.get("training", {}))
+
+    def evaluate(self, x: list[float]) -> tuple[float, float]:
+        """Return (win chance, margin in points) of a feature vector."""
+        out = self.net.evaluate(x)
+        win = out[0]
+        win = 0.0 if win < 0.0 else 1.0 if win > 1.0 else win
+        return win, out[1] * self.margin_scale
+
+    def evaluate_rows(self, rows: list[list[float]]) -> list[tuple[float, float]]:
+        """Return (win chance, margin in points) of each feature vector of ``rows``."""
+        act = np.asarray(rows, dtype=np.float64)
+        last = len(self.arrays) - 1
+        for k, (w, b) in enumerate(self.arrays):
+            act = act @ w + b
+            if k < last:
+                np.maximum(act, 0.0, out=act)
+        win = np.clip(act[:, 0], 0.0, 1.0).tolist()
+        margin = (act[:, 1] * self.margin_scale).tolist()
+        return list(zip(win, margin, strict=True))
+
+
+_LOADED: dict[tuple[str, int, int], ValueModel] = {}
+
+
+def model_path(name: str) -> Path:
+    """Return the file a ``model=`` value names ("" or "shipped": the shipped model)."""
+    if name in ("", "shipped"):
+        return SHIPPED
+    return Path(name).expanduser().resolve()
+
+
+def load_model(name: str = "") -> ValueModel:
+    """Return the model a ``model=`` value names, read once per process (per file version)."""
+    path = model_path(name)
+    where = "the shipped value model" if path == SHIPPED else f"value model {name}"
+    try:
+        st = path.stat()
+    except OSError:
+        raise UsageError(f"{where} ({path}): no such file") from None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    hit = _LOADED.get(key)
+    if hit is not None:
+        return hit
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{where} ({path}): cannot read it ({exc.strerror})") from None
+    digest = hashlib.sha256(raw).hexdigest()[:HASH_DIGITS]
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"{where} ({path}): not a value model file (truncated or not JSON: {exc})"
+        ) from None
+    net, arrays, meta = _parse(data, where, path)
+    model = ValueModel(net, arrays, digest, path, meta)
+    _LOADED[key] = model
+    return model
+
+
+def _parse(data: Any, where: str, path: Path) -> tuple[Net, list[tuple[Any, Any]], dict[str, Any]]:
+    def bad(why: str) -> UsageError:
+        return UsageError(f"{where} ({path}): {why}")
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise bad(f'not a value model file (no "format": "{FORMAT}")')
+    if data.get("format_version") != FORMAT_VERSION:
+        raise bad(
+            f"model format version {data.get('format_version')!r}; this build reads "
+            f"{FORMAT_VERSION}"
+        )
+    version = data.get("feature_version")
+    if version != FEATURE_VERSION:
+        raise bad(
+            f"trained on features version {version!r}; this build computes version "
+            f"{FEATURE_VERSION} (train a model for it: projectl-sim train-value)"
+        )
+    names = data.get("features")
+    if names != list(FEATURE_NAMES):
+        raise bad("its feature names differ from this build's (a model of another build)")
+    try:
+        mean = [float(v) for v in data["mean"]]
+        scale = [float(v) for v in data["scale"]]
+        layers = data["layers"]
+        mats = [[[float(v) for v in row] for row in layer["weights"]] for layer in layers]
+        biases = [[float(v) for v in layer["biases"]] for layer in layers]
+        margin_scale = float(data.get("margin_scale", 10.0))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise bad(f"malformed model ({type(exc).__name__}: {exc})") from None
+    n = len(FEATURE_NAMES)
+    if len(mean) != n or len(scale) != n or not mats:
+        raise bad(f"expects {len(mean)} inputs, the features are {n}")
+    sizes = [n]
+    for k, (m, b) in enumerate(zip(mats, biases, strict=True)):
+        if len(m) != sizes[-1] or any(len(row) != len(b) for row in m) or not b:
+            raise bad(f"layer {k + 1}'s weights do not fit its inputs and biases")
+        sizes.append(len(b))
+    if sizes[-1] != 2:
+        raise bad(f"has {sizes[-1]} outputs; a value model has 2 (win, margin)")
+    values = [*mean, *scale, margin_scale] + [v for m in mats for row in m for v in row]
+    if not all(math.isfinite(v) for v in values) or any(s <= 0 for s in scale):
+        raise bad("holds a number that is not finite (or a scale <= 0)")
+    # fold the standardisation into the first layer: w' = w / scale, b' = b - sum(w' * mean)
+    first = [[w / scale[i] for w in row] for i, row in enumerate(mats[0])]
+    b0 = list(biases[0])
+    for i, row in enumerate(first):
+        for j, w in enumerate(row):
+            b0[j] -= w * mean[i]
+    mats[0], biases[0] = first, b0
+    # unit-major for the evaluation (bots.value_net): flat[k][j * n_in + i] = mats[k][i][j]
+    flat = [[m[i][j] for j in range(len(m[0])) for i in range(len(m))] for m in mats]
+    arrays = [
+        (np.asarray(m, dtype=np.float64), np.asarray(b, dtype=np.float64))
+        for m, b in zip(mats, biases, strict=True)
+    ]
+    return Net(sizes, flat, biases), arrays, data
+
+
+def write_model(
+    path: Path,
+    mean: list[float],
+    scale: list[float],
+    layers: list[tuple[list[list[float]], list[float]]],
+    margin_scale: float,
+    training: dict[str, Any],
+) -> str:
+    """Write a model file (``layers``: (weights[input][unit], biases) per layer); return its
+    hash. Numbers are rounded to 7 significant digits (the file stays small and diffable)."""
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "feature_version": FEATURE_VERSION,
+        "features": list(FEATURE_NAMES),
+        "outputs": ["win", "margin"],
+        "margin_scale": margin_scale,
+        "mean": [_r(v) for v in mean],
+        "scale": [_r(v) for v in scale],
+        "layers": [
+            {"weights": [[_r(v) for v in row] for row in w], "biases": [_r(v) for v in b]}
+            for w, b in layers
+        ],
+        "training": training,
+    }
+    text = json.dumps(data, separators=(",", ":"), sort_keys=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return hashlib.sha256(text.encode()).hexdigest()[:HASH_DIGITS]
+
+
+def _r(v: float) -> float:
+    return float(f"{v:.7g}")
+
+
+__all__ = ["FORMAT", "SHIPPED", "ValueModel", "load_model", "model_path", "write_model"]

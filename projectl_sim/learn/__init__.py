@@ -1,0 +1,3 @@
+"""Learning from self-play: the value bots' training data and fit (``value``), the skill ladder
+(``ladder``). The training library (scikit-learn, the ``train`` extra) is imported only by the
+fit; playing with a trained model needs none (``bots.value_model``)."""

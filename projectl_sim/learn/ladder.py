@@ -1,0 +1,143 @@
+"""The skill ladder: every shipped bot and budget rated on one scale, with its cost beside.
+
+``ladder`` plays a round robin of the bots (2 players by default, every pair on the same deals
+under both seatings: the runner's ``round_robin``, so the run is resumable and growable like any
+other) and fits one joint Plackett-Luce model over all its games
+(``analysis.ratings.plackett_luce``: at 2 players the same model as Bradley-Terry), Elo-scaled
+and anchored on greedy (0), with profile-likelihood 95% intervals. Beside each rating: the bot's
+CPU time per decision (the seats table's ``decision_cpu_mean``, weighted by decisions). Written
+to ``ladder.csv`` and ``ladder.png`` (rating against CPU per decision, log scale) in the folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# The shipped bots and budgets, cheapest first (the default ladder).
+LADDER_BOTS: tuple[str, ...] = (
+    "random",
+    "setter",
+    "builder",
+    "recycler",
+    "greedy",
+    "rusher",
+    "value",
+    "value:ply=2",
+    "mcts:iterations=50",
+    "mcts:leaf=value,iterations=60",
+    "mcts",
+    "mcts:leaf=value,iterations=400",
+    "mcts:iterations=800",
+)
+LADDER_COLUMNS = [
+    "bot",
+    "rating",
+    "ci_low",
+    "ci_high",
+    "games",
+    "wins",
+    "match_score",
+    "cpu_ms",
+    "note",
+]
+
+
+def ladder_table(seats: pd.DataFrame, anchor: str = "greedy") -> pd.DataFrame:
+    """Return the ladder of a run's seats table: ratings, intervals, CPU per decision."""
+    from projectl_sim.analysis.ratings import plackett_luce
+
+    bots = set(seats["bot"])
+    table = plackett_luce(seats, anchor=anchor if anchor in bots else None)
+    seats = seats[seats["decisions"] > 0]
+    cpu = (seats["decision_cpu_mean"] * seats["decisions"]).groupby(seats["bot"]).sum()
+    per = cpu / seats.groupby("bot")["decisions"].sum() * 1000
+    table["cpu_ms"] = table["bot"].map(per)
+    return table.reindex(columns=LADDER_COLUMNS)
+
+
+def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
+    """Draw each bot's rating (with its interval) against its CPU time per decision."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.0, 5.0), layout="constrained")
+    finite = table[np.isfinite(table["rating"]) & (table["cpu_ms"] > 0)]
+    x = finite["cpu_ms"].to_numpy()
+    y = finite["rating"].to_numpy()
+    lo = np.where(np.isfinite(finite["ci_low"]), y - finite["ci_low"], 0)
+    hi = np.where(np.isfinite(finite["ci_high"]), finite["ci_high"] - y, 0)
+    ax.errorbar(x, y, yerr=[lo, hi], fmt="o", capsize=3, color="#1f5f99")
+    for k, (xi, yi, name) in enumerate(zip(x, y, finite["bot"], strict=True)):
+        ax.annotate(
+            _short(name),
+            (xi, yi),
+            textcoords="offset points",
+            xytext=(6, 6 if k % 2 else -12),
+            fontsize=8,
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU time per decision (ms, log scale)")
+    ax.set_ylabel("rating (Elo scale, greedy = 0)")
+    ax.set_title("Skill ladder: strength against cost")
+    ax.axhline(0.0, color="grey", lw=0.8, ls=":")
+    ax.margins(x=0.25, y=0.12)
+    return ax
+
+
+def _short(spec: str) -> str:
+    return spec.split(":hash=")[0].replace(",hash=", " #")[:40]
+
+
+def ladder(
+    out: Path,
+    bots: tuple[str, ...] = LADDER_BOTS,
+    *,
+    games: int = 40,
+    seed: int = 1,
+    players: int = 2,
+    options: Any = None,
+) -> pd.DataFrame:
+    """Play (or finish) the round robin in ``out/run``; write and return the ladder."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from projectl_sim.sim import runner, tables
+    from projectl_sim.sim.spec import RunSpec
+    from projectl_sim.sim.summary import read_run
+
+    run_dir = out / "run"
+    spec = RunSpec.from_mapping(
+        {"round_robin": ",".join(bots), "games": games, "seed": seed, "players": [players]}
+    )
+    resume = (run_dir / "manifest.json").exists()
+    if resume:
+        tables.read_manifest(run_dir)
+    runner.run(spec, run_dir, resume=resume, options=options)
+    seats, _ = read_run(run_dir)
+    table = ladder_table(seats)
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "ladder.csv", index=False)
+    ax = plot_ladder_cost(table)
+    ax.figure.savefig(out / "ladder.png", dpi=110)
+    plt.close(ax.figure)
+    return table
+
+
+def format_ladder(table: pd.DataFrame) -> str:
+    """Return the ladder as text, best first."""
+    lines = [f"{'bot':44s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'ms/dec':>8s}"]
+    for r in table.itertuples(index=False):
+        lines.append(
+            f"{r.bot:44s} {r.rating:7.0f} [{r.ci_low:6.0f}, {r.ci_high:6.0f}] {int(r.games):6d} "
+            f"{r.cpu_ms:8.3f}"
+        )
+    return "\n".join(lines)
+
+
+__all__ = ["LADDER_BOTS", "format_ladder", "ladder", "ladder_table", "plot_ladder_cost"]

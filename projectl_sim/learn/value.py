@@ -1,0 +1,531 @@
+"""Train the learned evaluation: self-play positions, a fit, honest accuracy on held-out games.
+
+``collect`` plays self-play games of greedy (and its presets), the four policies and MCTS, at 1-4
+players (and Line Clear's 5), with and without each expansion, a few seats making a random
+candidate move now and then so that unusual positions are seen too. Every ``every``-th Play
+position (on average, drawn with the game's own seed) becomes one row per seat: the seat's
+features from its own view (``bots.features``), its final win share and margin over the best
+rival, the old fitted leaf evaluation's margin and, where an MCTS seat just moved, its search's
+root value. The games' seeds are spawned from one root seed in the parent: the same seed gives
+the same rows for any number of jobs.
+
+``fit`` standardises the features and fits scikit-learn's ``MLPRegressor`` (ReLU hidden layers,
+two outputs: the win share and the margin / 10) on the training games; ``export`` writes it as a
+model file that the bots evaluate without scikit-learn (``bots.value_model``). ``accuracy``
+scores the exported model (through the bots' own evaluation, as it plays) on held-out games never
+trained on, per player count and expansion, beside the old fitted evaluation; ``learning_curve``
+refits on growing shares of the training games. The choice of model family is argued in
+``docs/reference/bots.md`` with the numbers of ``tools/value_models.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bots import make_bot
+from bots.base import Bot
+from bots.features import FEATURE_NAMES, hidden_piles, mean_unseen_points, position_features
+from bots.heuristics import Weights, candidate_actions, cost_model
+from bots.mcts import score_estimate
+from projectl_sim.engine import OVER, PLAY, GameState
+from projectl_sim.engine.actions import Action
+from projectl_sim.errors import UsageError
+from projectl_sim.rules import Rules
+from projectl_sim.sim.play import play_game
+
+MARGIN_SCALE = 10.0
+# The self-play population: a seat's bot is drawn with these weights (MCTS's by ``mcts_share``).
+POLICIES: tuple[tuple[str, float], ...] = (
+    ("greedy", 0.34),
+    ("builder", 0.11),
+    ("rusher", 0.13),
+    ("setter", 0.1),
+    ("recycler", 0.11),
+    ("greedy:preset=engine", 0.07),
+    ("greedy:preset=rush_black", 0.07),
+    ("greedy:preset=cautious", 0.07),
+)
+MCTS_SPEC = "mcts:iterations=40"
+# (players, variant, weight); expansions drawn apart
+TABLES: tuple[tuple[int, str, float], ...] = (
+    (1, "solo", 0.14),
+    (2, "standard", 0.44),
+    (3, "standard", 0.2),
+    (4, "standard", 0.19),
+    (5, "line_clear", 0.03),
+)
+EXPANSION_SETS: tuple[tuple[tuple[str, ...], float], ...] = (
+    ((), 0.5),
+    (("finesse",), 0.12),
+    (("ghost_piece",), 0.12),
+    (("ambassador_pack",), 0.08),
+    (("phoenix",), 0.08),
+    (("ghost_piece", "finesse"), 0.05),
+    (("ghost_piece", "ambassador_pack", "finesse", "phoenix"), 0.05),
+)
+DEVIATE = 0.08  # a deviating seat plays a random candidate this often
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """One self-play game: its table, its seats' bots, which seats deviate, its seed."""
+
+    players: int
+    variant: str
+    expansions: tuple[str, ...]
+    specs: tuple[str, ...]
+    deviate: tuple[bool, ...]
+    seed: int
+
+    def rules(self) -> Rules:
+        kw: dict[str, Any] = {"players": self.players, "expansions": set(self.expansions)}
+        if self.variant != "standard":
+            kw["variant"] = self.variant
+        return Rules(**kw)
+
+    @property
+    def table(self) -> str:
+        """Return the expansion label of the game's rows ("base" for none)."""
+        return "+".join(self.expansions) or "base"
+
+
+def _draw(rng: np.random.Generator, items: Sequence[Any], weights: Sequence[float]) -> Any:
+    w = np.asarray(weights, dtype=float)
+    return items[int(rng.choice(len(items), p=w / w.sum()))]
+
+
+def draw_configs(games: int, seed: int, mcts_share: float = 0.04) -> list[GameConfig]:
+    """Return ``games`` self-play game configurations drawn from the root ``seed``."""
+    root = np.random.SeedSequence(seed)
+    draw_ss, games_ss = root.spawn(2)
+    rng = np.random.default_rng(draw_ss)
+    seeds = games_ss.generate_state(games, dtype=np.uint64)
+    specs = [s for s, _ in POLICIES] + [MCTS_SPEC]
+    weights = [w * (1 - mcts_share) / sum(w for _, w in POLICIES) for _, w in POLICIES]
+    weights.append(mcts_share)
+    out = []
+    for k in range(games):
+        players, variant, _ = _draw(rng, TABLES, [t[2] for t in TABLES])
+        exps = _draw(rng, [e for e, _ in EXPANSION_SETS], [w for _, w in EXPANSION_SETS])
+        if variant == "solo" and "phoenix" in exps:
+            exps = tuple(e for e in exps if e != "phoenix")  # not a solo expansion
+        seats = tuple(_draw(rng, specs, weights) for _ in range(players))
+        deviate = tuple(bool(rng.random() < 0.3) for _ in range(players))
+        out.append(GameConfig(players, variant, exps, seats, deviate, int(seeds[k])))
+    return out
+
+
+class _Deviating(Bot):
+    """A seat that plays its bot, and now and then a random candidate (unusual positions)."""
+
+    name = "deviating"
+
+    def __init__(self, bot: Bot, rate: float) -> None:
+        super().__init__()
+        self.bot = bot
+        self.rate = rate
+
+    def __call__(self, view: GameState, rng: random.Random) -> Action:
+        if view.phase == PLAY and rng.random() < self.rate:
+            cands = candidate_actions(view, Weights(), cost_model(view))
+            legal = [a for a in cands if _legal(view, a)]
+            if legal:
+                return rng.choice(legal)
+        return self.bot(view, rng)
+
+
+def _legal(view: GameState, action: Action) -> bool:
+    try:
+        view.check(view.current, action)
+    except Exception:
+        return False
+    return True
+
+
+COLUMNS = ("game", "players", "seat", "margin", "win", "old_margin", "root_value")
+
+
+def play_positions(cfg: GameConfig, every: int) -> tuple[np.ndarray, np.ndarray, str, str]:
+    """Play one game; return its rows' features, their label columns (``COLUMNS``), the game's
+    expansion label and variant (empty arrays for a game not ended by the rules)."""
+    rules = cfg.rules()
+    bots: list[Any] = []
+    for spec, dev in zip(cfg.specs, cfg.deviate, strict=True):
+        bot = make_bot(spec)
+        bots.append(_Deviating(bot, DEVIATE) if dev else bot)
+    pick = random.Random(cfg.seed ^ 0x5EED)
+    feats: list[list[float]] = []
+    meta: list[list[float]] = []
+
+    def on_step(state: GameState, seat: int, action: Action) -> None:
+        if state.phase != PLAY or pick.random() * every >= 1.0:
+            return
+        model = cost_model(state)
+        root = getattr(_inner(bots[seat]), "root_value", -1.0)
+        est = [score_estimate(state, q, model) for q in range(state.n)]
+        for q in range(state.n):
+            view = state.view(q)
+            hidden = hidden_piles(view)
+            per_card = mean_unseen_points(view) if hidden else 0.0
+            feats.append(position_features(view, q, hidden, per_card))
+            if state.rules.solo:
+                old = est[q] - float(state.opponent_score())
+            else:
+                old = est[q] - max(est[r] for r in range(state.n) if r != q)
+            value = float(root) if q == seat and root >= 0 else math.nan
+            meta.append([0.0, state.n, q, 0.0, 0.0, old, value])
+
+    outcome = play_game(rules, bots, cfg.seed, record=False, on_step=on_step)
+    state = outcome.state
+    if state.phase != OVER or state.truncated or not feats:
+        return np.zeros((0, len(FEATURE_NAMES))), np.zeros((0, len(COLUMNS))), cfg.table, ""
+    final = state.final_scores()
+    winners = state.winners()
+    for row in meta:
+        q = int(row[2])
+        if state.rules.solo:
+            margin = final[q] - state.opponent_score()
+        else:
+            margin = final[q] - max(final[r] for r in range(state.n) if r != q)
+        row[3] = float(margin)
+        row[4] = (1.0 / len(winners)) if q in winners else 0.0
+    return np.asarray(feats), np.asarray(meta), cfg.table, cfg.variant
+
+
+def _inner(bot: Any) -> Any:
+    return bot.bot if isinstance(bot, _Deviating) else bot
+
+
+@dataclass
+class Positions:
+    """Self-play rows: features ``x`` and the label columns, with each row's game."""
+
+    x: np.ndarray
+    game: np.ndarray
+    players: np.ndarray
+    margin: np.ndarray
+    win: np.ndarray
+    old_margin: np.ndarray
+    root_value: np.ndarray
+    table: np.ndarray  # expansion label per row
+    variant: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.win)
+
+    def subset(self, mask: np.ndarray) -> Positions:
+        return Positions(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__})
+
+    @classmethod
+    def load(cls, path: Path) -> Positions:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(**{f: data[f] for f in cls.__dataclass_fields__})
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"positions file {path}: cannot read it ({exc})") from None
+
+
+def collect(
+    games: int,
+    seed: int,
+    *,
+    every: int = 4,
+    jobs: int = 1,
+    mcts_share: float = 0.04,
+    progress: Any = None,
+) -> Positions:
+    """Play ``games`` self-play games from ``seed``; return their positions (game order)."""
+    from joblib import Parallel, delayed
+
+    configs = draw_configs(games, seed, mcts_share)
+    chunk = max(1, min(200, games // (4 * max(1, jobs)) or 1))
+    parts: list[tuple[np.ndarray, np.ndarray, str, str]] = []
+    with Parallel(n_jobs=jobs) as pool:
+        for i in range(0, len(configs), chunk):
+            batch = configs[i : i + chunk]
+            for done in pool(delayed(_play_batch)(b, every) for b in _split(batch, jobs)):
+                parts += done
+            if progress is not None:
+                progress(min(len(configs), i + chunk), len(configs))
+    xs, metas, tables, variants = [], [], [], []
+    for k, (x, meta, table, variant) in enumerate(parts):
+        if not len(x):
+            continue
+        meta[:, 0] = k
+        xs.append(x)
+        metas.append(meta)
+        tables += [table] * len(x)
+        variants += [variant] * len(x)
+    x = np.concatenate(xs) if xs else np.zeros((0, len(FEATURE_NAMES)))
+    meta = np.concatenate(metas) if metas else np.zeros((0, len(COLUMNS)))
+    return Positions(
+        x=x.astype(np.float64),
+        game=meta[:, 0].astype(np.int64),
+        players=meta[:, 1].astype(np.int64),
+        margin=meta[:, 3],
+        win=meta[:, 4],
+        old_margin=meta[:, 5],
+        root_value=meta[:, 6],
+        table=np.asarray(tables, dtype=str),
+        variant=np.asarray(variants, dtype=str),
+    )
+
+
+def _split(batch: list[GameConfig], jobs: int) -> list[list[GameConfig]]:
+    k = max(1, jobs)
+    size = max(1, math.ceil(len(batch) / k))
+    return [batch[i : i + size] for i in range(0, len(batch), size)]
+
+
+def _play_batch(batch: list[GameConfig], every: int) -> list[tuple[Any, ...]]:
+    return [play_positions(cfg, every) for cfg in batch]
+
+
+# -- the fit ---------------------------------------------------------------------------------------
+def held_out(pos: Positions, share: float, seed: int) -> np.ndarray:
+    """Return the mask of the rows of the held-out games (``share`` of the games, by seed)."""
+    games = np.unique(pos.game)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x4E1D]))
+    test = rng.choice(games, size=max(1, round(share * len(games))), replace=False)
+    return np.isin(pos.game, test)
+
+
+def fit(
+    pos: Positions, hidden: tuple[int, ...] = (32,), seed: int = 0, max_iter: int = 60
+) -> tuple[list[float], list[float], list[tuple[list[list[float]], list[float]]]]:
+    """Fit the MLP on ``pos``; return the standardisation and the layers (plain lists)."""
+    try:
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.neural_network import MLPRegressor
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        raise UsageError(
+            "train-value needs scikit-learn: pip install 'projectl-sim[train]'"
+        ) from None
+    if len(pos) < 50:
+        raise UsageError(f"only {len(pos)} training positions: play more games (--games)")
+    x = pos.x
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    y = np.column_stack([pos.win, pos.margin / MARGIN_SCALE])
+    net = MLPRegressor(
+        hidden_layer_sizes=hidden,
+        activation="relu",
+        alpha=1e-4,
+        batch_size=256,
+        learning_rate_init=1e-3,
+        max_iter=max_iter,
+        early_stopping=True,
+        validation_fraction=0.1,
+        n_iter_no_change=6,
+        random_state=seed,
+    )
+    with threadpool_limits(1), warnings.catch_warnings():
+        # one BLAS thread: the same fit on any machine; a capped fit is the fit asked for
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        net.fit((x - mean) / scale, y)
+    layers = [(w.tolist(), b.tolist()) for w, b in zip(net.coefs_, net.intercepts_, strict=True)]
+    return mean.tolist(), scale.tolist(), layers
+
+
+def predict(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the win chances and margins a loaded model (``bots.value_model``) gives rows
+    ``x``, through the bots' own evaluation."""
+    wins = np.empty(len(x))
+    margins = np.empty(len(x))
+    for i, row in enumerate(x.tolist()):
+        wins[i], margins[i] = model.evaluate(row)
+    return wins, margins
+
+
+def _scores(win: np.ndarray, margin: np.ndarray, y_win: np.ndarray, y_margin: np.ndarray) -> dict:
+    p = np.clip(win, 0.01, 0.99)
+    logloss = -np.mean(y_win * np.log(p) + (1 - y_win) * np.log(1 - p))
+    both = np.std(margin) > 0 and np.std(y_margin) > 0
+    corr = float(np.corrcoef(margin, y_margin)[0, 1]) if both else math.nan
+    return {"corr": corr, "brier": float(np.mean((win - y_win) ** 2)), "logloss": float(logloss)}
+
+
+def old_win(old_margin: np.ndarray) -> np.ndarray:
+    """Return the old leaf evaluation's win chance: the logistic of its margin / 2 (MCTS's)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(old_margin / 2.0, -30, 30)))
+
+
+ACCURACY_COLUMNS = (
+    "group",
+    "positions",
+    "games",
+    "corr",
+    "brier",
+    "logloss",
+    "old_corr",
+    "old_brier",
+    "old_logloss",
+    "base_brier",
+)
+
+
+def accuracy(model: Any, pos: Positions) -> list[dict[str, Any]]:
+    """Return the model's accuracy on ``pos`` (held-out rows): all, per player count, per
+    expansion set, per variant; beside the old fitted evaluation and the base rate's Brier."""
+    win, margin = predict(model, pos.x)
+    groups: list[tuple[str, np.ndarray]] = [("all", np.ones(len(pos), dtype=bool))]
+    for n in sorted(set(pos.players.tolist())):
+        groups.append((f"players={n}", pos.players == n))
+    for t in sorted(set(pos.table.tolist())):
+        groups.append((f"expansions={t}", pos.table == t))
+    for v in sorted(set(pos.variant.tolist()) - {"standard"}):
+        groups.append((f"variant={v}", pos.variant == v))
+    rows = []
+    for name, m in groups:
+        if m.sum() < 10:
+            continue
+        new = _scores(win[m], margin[m], pos.win[m], pos.margin[m])
+        old = _scores(old_win(pos.old_margin[m]), pos.old_margin[m], pos.win[m], pos.margin[m])
+        base = float(np.mean((pos.win[m] - pos.win[m].mean()) ** 2))
+        rows.append(
+            {
+                "group": name,
+                "positions": int(m.sum()),
+                "games": len(np.unique(pos.game[m])),
+                **new,
+                **{f"old_{k}": v for k, v in old.items()},
+                "base_brier": base,
+            }
+        )
+    return rows
+
+
+def format_rows(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+    """Return rows as an aligned text table."""
+    out = ["  ".join(f"{c:>11s}" if i else f"{c:24s}" for i, c in enumerate(columns))]
+    for r in rows:
+        cells = []
+        for i, c in enumerate(columns):
+            v = r[c]
+            text = f"{v:.4f}" if isinstance(v, float) else str(v)
+            cells.append(f"{text:>11s}" if i else f"{text:24s}")
+        out.append("  ".join(cells))
+    return "\n".join(out)
+
+
+__all__ = [
+    "ACCURACY_COLUMNS",
+    "GameConfig",
+    "Positions",
+    "accuracy",
+    "collect",
+    "draw_configs",
+    "fit",
+    "held_out",
+    "play_positions",
+    "predict",
+]
+
+
+# -- the whole training, as the command runs it ----------------------------------------------------
+CURVE_SHARES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)
+
+
+def train(
+    out: Path,
+    *,
+    games: int,
+    seed: int,
+    every: int = 4,
+    jobs: int = 1,
+    mcts_share: float = 0.04,
+    hidden: tuple[int, ...] = (32,),
+    test_share: float = 0.2,
+    curve: bool = False,
+    positions: Path | None = None,
+    echo: Any = None,
+) -> dict[str, Any]:
+    """Collect (or read) positions, fit on the training games, export ``out/model.json``, and
+    write the accuracy on the held-out games (and the learning curve); return a summary."""
+    import csv
+
+    from bots.value_model import load_model, write_model
+
+    say = echo or (lambda line: None)
+    out.mkdir(parents=True, exist_ok=True)
+    if positions is not None:
+        pos = Positions.load(positions)
+        say(f"read {len(pos)} positions of {len(np.unique(pos.game))} games from {positions}")
+    else:
+        pos = collect(
+            games,
+            seed,
+            every=every,
+            jobs=jobs,
+            mcts_share=mcts_share,
+            progress=lambda d, n: say(f"played {d}/{n} games"),
+        )
+        pos.save(out / "positions.npz")
+        say(f"{len(pos)} positions of {len(np.unique(pos.game))} games -> {out / 'positions.npz'}")
+    test = held_out(pos, test_share, seed)
+    train_pos, test_pos = pos.subset(~test), pos.subset(test)
+    training = {
+        "games": len(np.unique(train_pos.game)),
+        "positions": len(train_pos),
+        "held_out_games": len(np.unique(test_pos.game)),
+        "seed": seed,
+        **(
+            {"every": every, "mcts_share": mcts_share}
+            if positions is None
+            else {"positions_from": positions.name}  # how they were played: in that run's model
+        ),
+        "hidden": list(hidden),
+        "library": _library(),
+    }
+    mean, scale, layers = fit(train_pos, hidden, seed)
+    digest = write_model(out / "model.json", mean, scale, layers, MARGIN_SCALE, training)
+    model = load_model(str(out / "model.json"))
+    rows = accuracy(model, test_pos)
+    _write_csv(out / "accuracy.csv", rows, ACCURACY_COLUMNS, csv)
+    say(format_rows(rows, ACCURACY_COLUMNS))
+    curve_rows: list[dict[str, Any]] = []
+    if curve:
+        games_ids = np.unique(train_pos.game)
+        order = np.random.default_rng(np.random.SeedSequence([seed, 0xC0]))
+        shuffled = order.permutation(games_ids)
+        for share in CURVE_SHARES:
+            keep = shuffled[: max(1, round(share * len(shuffled)))]
+            part = train_pos.subset(np.isin(train_pos.game, keep))
+            m, s, ls = fit(part, hidden, seed)
+            tmp = out / f"curve-{len(keep)}.json"
+            write_model(tmp, m, s, ls, MARGIN_SCALE, {"games": len(keep)})
+            r = accuracy(load_model(str(tmp)), test_pos)[0]
+            tmp.unlink()
+            curve_rows.append({"games": len(keep), "positions": len(part), **r})
+            say(
+                f"curve: {len(keep):6d} games {len(part):8d} positions: corr {r['corr']:.3f} "
+                f"brier {r['brier']:.4f} logloss {r['logloss']:.4f}"
+            )
+        _write_csv(out / "learning_curve.csv", curve_rows, ["games", *ACCURACY_COLUMNS], csv)
+    return {"hash": digest, "model": out / "model.json", "accuracy": rows, "curve": curve_rows}
+
+
+def _library() -> str:
+    import sklearn
+
+    return f"scikit-learn {sklearn.__version__} MLPRegressor"
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]], columns: Sequence[str], csv: Any) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)

@@ -1,0 +1,222 @@
+"""The learned evaluation: its model file (hash in the spec, one-line errors), both builds'
+values, the value bots' contract, and a tiny training run's reproducibility."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bots import make_bot
+from bots.features import FEATURE_NAMES, N_FEATURES, position_features
+from bots.value_model import SHIPPED, load_model, write_model
+from projectl_sim import Rules, play_game
+from projectl_sim.errors import UsageError
+
+
+def _model(path: Path, bias: float = 0.0, hidden: int = 3) -> str:
+    """Write a small random model (``bias`` on its win output); return its hash."""
+    rng = np.random.default_rng(7)
+    w1 = rng.normal(size=(N_FEATURES, hidden)).tolist()
+    w2 = rng.normal(size=(hidden, 2)).tolist()
+    return write_model(
+        path,
+        [0.0] * N_FEATURES,
+        [1.0] * N_FEATURES,
+        [(w1, [0.1] * hidden), (w2, [0.5 + bias, 0.0])],
+        10.0,
+        {"test": True},
+    )
+
+
+def test_the_spec_names_the_model_hash_and_refuses_another(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    ha, hb = _model(a), _model(b, bias=0.25)
+    assert ha != hb
+    bot_a, bot_b = make_bot(f"value:model={a}"), make_bot(f"value:model={b}")
+    assert repr(bot_a) == f"value:model={a.resolve()},hash={ha}"
+    assert repr(bot_b).endswith(f"hash={hb}")
+    assert repr(make_bot(repr(bot_a))) == repr(bot_a)  # a table's spec rebuilds the same bot
+    shipped = make_bot("value")
+    assert repr(shipped) == f"value:hash={load_model().hash}"
+    assert "hash=" in repr(make_bot("mcts:leaf=value"))
+    assert "hash=" not in repr(make_bot("mcts"))  # rollouts: no model
+    with pytest.raises(UsageError, match=f"hash={hb} names another model.*its hash is {ha}"):
+        make_bot(f"value:model={a},hash={hb}")
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (None, "no such file"),
+        ("truncated", "not a value model file \\(truncated or not JSON"),
+        ("version", "trained on features version 999; this build computes version"),
+        ("shape", "layer 1's weights do not fit"),
+        ("other", "not a value model file"),
+    ],
+)
+def test_a_bad_model_file_is_one_clear_line(tmp_path: Path, content: str | None, why: str) -> None:
+    path = tmp_path / "m.json"
+    if content is not None:
+        _model(path)
+        text = path.read_text()
+        data = json.loads(text)
+        if content == "truncated":
+            path.write_text(text[: len(text) // 2])
+        elif content == "version":
+            data["feature_version"] = 999
+            path.write_text(json.dumps(data))
+        elif content == "shape":
+            data["layers"][0]["weights"] = data["layers"][0]["weights"][:-1]
+            path.write_text(json.dumps(data))
+        else:
+            path.write_text(json.dumps({"layers": []}))
+    for spec in (f"value:model={path}", f"mcts:leaf=value,model={path}"):
+        with pytest.raises(UsageError, match=why) as err:
+            make_bot(spec)
+        assert "\n" not in str(err.value) and str(path) in str(err.value)
+    if content != "truncated":
+        return  # the command line's answer once (a process start costs 2 s)
+    out = subprocess.run(
+        [sys.executable, "-m", "projectl_sim", "play", "--bots", f"value:model={path},greedy"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and why.split("\\")[0] in out.stderr
+
+
+def test_the_features_come_from_the_public_view_only() -> None:
+    """Two games that differ only in what a seat cannot see (the deck order, the other's pile)
+    give that seat the same features."""
+    rules = Rules(players=2)
+    state = play_game(rules, [make_bot("greedy"), make_bot("greedy")], 3, record=False).state
+    # replay to a mid-game position, then hide and re-deal what seat 0 cannot see
+    outcome = play_game(rules, [make_bot("greedy"), make_bot("greedy")], 3, record=True)
+    assert state.final_scores() == outcome.state.final_scores()
+    import random
+
+    from bots._state import determinize
+    from bots.features import hidden_piles, mean_unseen_points
+
+    g = outcome.state
+    view = g.view(0)
+    hidden = hidden_piles(view)
+    assert hidden == 0b10  # the other's pile is face down
+    per_card = mean_unseen_points(view)
+    a = position_features(view, 0, hidden, per_card)
+    for seed in range(3):
+        world = determinize(view, random.Random(seed))  # guessed piles, re-dealt decks
+        assert position_features(world, 0, hidden, per_card) == a
+    assert position_features(g, 0, hidden, per_card) == a
+    assert len(a) == len(FEATURE_NAMES)
+
+
+BOTH_BUILDS = """
+import json
+from bots import make_bot
+from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.value_model import load_model
+from projectl_sim import Rules, play_game
+from projectl_sim._native import compiled
+
+model = load_model()
+values = []
+def note(state, seat, action):
+    if state.phase == "play":
+        view = state.view(seat)
+        h = hidden_piles(view)
+        x = position_features(view, seat, h, mean_unseen_points(view) if h else 0.0)
+        values.append([x, list(model.evaluate(x))])
+records = []
+for rules, bots, seed in [
+    (Rules(players=2), ["value", "greedy"], 1),
+    (Rules(players=3, expansions=("finesse", "ghost_piece")),
+     ["value", "greedy", "mcts:leaf=value,iterations=8"], 2),
+    (Rules(players=1, variant="solo"), ["value"], 3),
+]:
+    out = play_game(rules, [make_bot(b) for b in bots], seed, on_step=note)
+    records.append(out.record_json())
+print(json.dumps({"compiled": compiled(), "records": records, "values": values}))
+"""
+
+
+def test_both_builds_give_the_same_values_and_games() -> None:
+    def run(pure: bool) -> dict:
+        env = {k: v for k, v in os.environ.items() if k != "PROJECTL_SIM_PURE"}
+        if pure:
+            env["PROJECTL_SIM_PURE"] = "1"
+        out = subprocess.run(
+            [sys.executable, "-c", BOTH_BUILDS], env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    default, pure = run(False), run(True)
+    assert pure["compiled"] is False
+    assert len(default["values"]) > 50
+    assert default["values"] == pure["values"]
+    assert default["records"] == pure["records"]
+
+
+def test_the_shipped_model_is_in_the_package() -> None:
+    assert SHIPPED.is_file()
+    model = load_model()
+    assert model.path == SHIPPED and len(model.hash) == 12
+    # what it was trained on is in the file
+    assert model.training["games"] > 500 and "scikit-learn" in model.training["library"]
+
+
+def test_a_tiny_training_run_is_reproducible(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    from projectl_sim.learn.value import collect, fit
+
+    a = collect(4, 11, every=3, mcts_share=0.0)
+    b = collect(4, 11, every=3, mcts_share=0.0)
+    assert len(a) > 50
+    for field in ("x", "game", "margin", "win", "old_margin", "table"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+    assert set(a.players.tolist()) and np.all((a.win >= 0) & (a.win <= 1))
+    fa, fb = fit(a, (4,), seed=3, max_iter=5), fit(b, (4,), seed=3, max_iter=5)
+    assert fa == fb
+    assert fit(a, (4,), seed=4, max_iter=5) != fa  # the seed is what decides
+
+
+def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from projectl_sim.learn.ladder import ladder, plot_ladder_cost
+    from projectl_sim.sim.runner import RunOptions
+
+    table = ladder(
+        tmp_path,
+        ("random", "greedy", "value"),
+        games=4,
+        seed=2,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    assert list(table["bot"])[-1] == "random"  # best first; random loses to both
+    rated = table.set_index("bot")
+    assert rated.loc["greedy", "rating"] == 0.0  # the anchor
+    assert (table["cpu_ms"] > 0).all() and (table["games"] == 8).all()
+    assert (tmp_path / "ladder.csv").is_file() and (tmp_path / "ladder.png").is_file()
+    again = ladder(
+        tmp_path,
+        ("random", "greedy", "value"),
+        games=4,
+        seed=2,
+        options=RunOptions(jobs=1, quiet=True),
+    )  # resumed: nothing more to play
+    assert again["rating"].tolist() == table["rating"].tolist()
+    ax = plot_ladder_cost(table)
+    fig = ax.get_figure()
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
+    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
