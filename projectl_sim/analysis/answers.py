@@ -316,6 +316,65 @@ def _metric_name(row: pd.Series) -> str:
     return row["metric"] if row["bot"] is None or pd.isna(row["bot"]) else f"win_rate {row['bot']}"
 
 
+def _comparison_keys(eff: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per comparison (not per metric) of an effects table."""
+    return eff.drop_duplicates([*CONFIG_SAME, "factor", "level", "against", "expansions"])
+
+
+CONFIG_SAME = ["players", "variant", "lineup"]
+
+
+def _pairing_lines(eff: pd.DataFrame, vary: list[str]) -> list[str]:
+    """Return how the effects were computed: paired where the deals were shared, and what the
+    pairing bought (the median width ratio unpaired / paired per metric)."""
+    comparisons = _comparison_keys(eff)
+    paired = comparisons[comparisons["paired"].astype(bool)]
+    unpaired = comparisons[~comparisons["paired"].astype(bool)]
+    lines: list[str] = []
+    if len(paired):
+        lines += _prose(
+            f"difference (with - without) and its 95% interval; {len(paired)} of "
+            f"{len(comparisons)} comparisons paired: both configurations played the same deals "
+            "(same seeds, same bots in the same seats), paired t on deals as clusters"
+            + (
+                "; the others unpaired (Newcombe for rates, Welch for means)"
+                if len(unpaired)
+                else ""
+            )
+        )
+        rows = eff[eff["paired"].astype(bool)]
+        ratio = rows["width_unpaired"] / (rows["ci_high"] - rows["ci_low"])
+        ratio = ratio[np.isfinite(ratio)]
+        if len(ratio):
+            per = ratio.groupby(rows.loc[ratio.index, "metric"], sort=False).median()
+            lines += _prose(
+                "pairing narrowed the intervals: unpaired they would be "
+                + ", ".join(f"{v:.2f}x as wide ({_METRIC_WORDS.get(m, m)})" for m, v in per.items())
+                + " (median over the paired comparisons)"
+            )
+    else:
+        lines += _prose(
+            "difference (with - without) and its 95% interval, unpaired: Newcombe for rates, "
+            "Welch for means, deals as independent clusters"
+        )
+    if len(unpaired):
+        reasons = unpaired.groupby("unpaired_because", dropna=False, sort=False)
+        for why, group in reasons:
+            names = sorted({_effect_name(r, vary) for _, r in group.iterrows()})
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            text = why if isinstance(why, str) else "the configurations share no deal"
+            lines += _prose(f"unpaired: {shown} ({text})")
+    return lines
+
+
+_METRIC_WORDS = {
+    "first_player_rate": "first player's win rate",
+    "margin": "winner's margin",
+    "rounds": "game length",
+    "win_rate": "bots' win rates",
+}
+
+
 def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Return the effects section, and its full table for the end of the text."""
     lines = ["== Expansion and rules-switch effects against the base game =="]
@@ -328,11 +387,8 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
     vary = labels.varying(configs)
     n = len(eff)
     flagged = eff[eff["significant"]].sort_values("p_value")
-    lines += _prose(
-        "difference (with - without) and its 95% interval: Newcombe for rates, Welch for means; "
-        "deals independent (each configuration has its own seeds, so these are unpaired); "
-        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows"
-    )
+    lines += _pairing_lines(eff, vary)
+    lines += _prose("* = interval leaves out 0; q = Benjamini-Hochberg over all rows")
     lines += _prose(
         f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
         f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "

@@ -2,12 +2,24 @@
 
 A run is a grid: bot line-ups x player counts x variants x expansions x rule switches, each cell
 (a *configuration*) played for ``games`` games. Seeding discipline: the root seed spawns one
-``SeedSequence`` child per configuration and one grandchild per *deal* (``spawn_key`` =
-``(config, deal)``); a deal is played once under every distinct rotation of the line-up over the
+``SeedSequence`` child per *deal setting* and one grandchild per *deal* (``spawn_key`` =
+``(deal key, deal)``); a deal is played once under every distinct rotation of the line-up over the
 seats, with the same game seed, so every bot plays every seat equally often on the same deals
 (paired games). A game's seed is an int drawn from its deal's child; ``play_game(rules, bots,
-seed)`` with the row's seed replays it. Everything is decided here, in the parent, so results are
-the same for any number of jobs and any backend (``projectl_sim.sim.runner`` plays the tasks).
+seed)`` with the row's seed replays it.
+
+Common random numbers (seed scheme ``shared-deals``): every configuration of a run at the same
+player count and variant plays the same deal seeds, whatever its line-up, expansions, rules
+switches or rule parameters (its deal key is the first such configuration's id). Configurations
+that differ only in switches or parameters so play the same deals, and their differences are
+measured on pairs of games; an expansion that deals extra cards (a puzzle set) changes the decks a
+seed deals, which the analysis says (``analysis.factors``). A run's manifest names its scheme
+(``seed_scheme``); a run made before it (``per-configuration``: a child per configuration, a
+round robin's subsets of one setting sharing theirs) resumes with its own, and a scheme this
+version does not know is refused in one line.
+
+Everything is decided here, in the parent, so results are the same for any number of jobs and
+any backend (``projectl_sim.sim.runner`` plays the tasks).
 
 Specs come from flags, a TOML/YAML config file or a preset (``merge_sources``); ``RunSpec``
 checks every value before anything runs, so a user mistake is one ``UsageError`` line.
@@ -665,18 +677,42 @@ def _round_robin_cells(
     return cells
 
 
-def configurations(spec: RunSpec) -> list[GameConfig]:
+# -- seed schemes: which configurations share deals ------------------------------------------
+SHARED_DEALS = "shared-deals"  # every configuration of a player count and variant: one deal set
+PER_CONFIGURATION = "per-configuration"  # before: a seed child per configuration
+SEED_SCHEMES = (SHARED_DEALS, PER_CONFIGURATION)
+SEED_SCHEME = SHARED_DEALS  # what a new run uses
+
+
+def seed_scheme_of(manifest: Mapping[str, Any], where: object = "the run") -> str:
+    """Return the seed scheme a run's manifest names (none: ``per-configuration``, the scheme
+    of the runs made before the field); one line for a scheme this version does not know."""
+    scheme = manifest.get("seed_scheme", PER_CONFIGURATION)
+    if scheme not in SEED_SCHEMES:
+        raise UsageError(
+            f"{where} deals its games by seed scheme {scheme!r}, which this version does not "
+            f"know ({', '.join(SEED_SCHEMES)}): resume it with the version that started it"
+        )
+    return str(scheme)
+
+
+def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameConfig]:
     """Expand the grid into configurations, checking each before any game is played.
 
-    A round robin's configurations are, per player count N and setting, every N-subset of its
-    bots; they share deals (``GameConfig.deals_of``): every subset plays the same deals of a
-    setting, each under every rotation, so comparisons across subsets are paired too.
+    Under ``seed_scheme`` ``shared-deals`` every configuration of a player count and variant
+    plays the deals of the first one (``GameConfig.deals_of``): line-ups, expansion sets,
+    switches and parameters are compared on the same deal seeds. Under ``per-configuration``
+    (older runs) each has its own, except a round robin's: per player count N and setting,
+    every N-subset of its bots shares the deals of the setting. Either way each deal is played
+    under every rotation of the line-up.
     """
+    if seed_scheme not in SEED_SCHEMES:
+        raise ValueError(f"unknown seed scheme {seed_scheme!r}")
     keys = [k for k, _ in spec.rules]
     cells = _cells(spec)
     _check_grid(spec, {players for _, players in cells})
     out: list[GameConfig] = []
-    shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
+    shared: dict[tuple[Any, ...], int] = {}  # a deal setting -> its first configuration's id
     for lineup, players in cells:
         seats = tuple(lineup[i % len(lineup)] for i in range(players))
         variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
@@ -689,8 +725,13 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                 switches = tuple(
                     (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
                 )
-                setting = (players, variant, expansions, switches, level)
-                deals_of = shared.setdefault(setting, len(out)) if spec.round_robin else None
+                if seed_scheme == SHARED_DEALS:
+                    deals_of: int | None = shared.setdefault((players, variant), len(out))
+                elif spec.round_robin:
+                    setting = (players, variant, expansions, switches, level)
+                    deals_of = shared.setdefault(setting, len(out))
+                else:
+                    deals_of = None
                 config = GameConfig(
                     len(out),
                     players,
@@ -874,23 +915,31 @@ def _recorded(records: str, first: int, total: int) -> Callable[[int], bool]:
 
 
 def plan(
-    spec: RunSpec, root_seed: int, history: Sequence[int] | None = None
+    spec: RunSpec,
+    root_seed: int,
+    history: Sequence[int] | None = None,
+    seed_scheme: str = SEED_SCHEME,
 ) -> tuple[list[GameConfig], Tasks]:
     """Return the configurations and every game of a run, in game-id order (made lazily).
 
     ``history`` is the run's ``games`` and each value it grew to; by default ``(spec.games,)``.
+    ``seed_scheme`` is the run's (``seed_scheme_of`` its manifest; a new run: ``SEED_SCHEME``).
     """
-    configs = configurations(spec)
+    configs = configurations(spec, seed_scheme)
     grown = tuple(history) if history else (spec.games,)
     if list(grown) != sorted(set(grown)) or grown[-1] != spec.games:
         raise ValueError(f"a run's games only grow, ending at spec.games: {grown}")
     return configs, Tasks(tuple(configs), grown, root_seed, spec.records)
 
 
-def run_id_of(spec: RunSpec, root_seed: int) -> str:
-    """Return the run's id: a hash of its grid and root seed (the same run, the same id)."""
+def run_id_of(spec: RunSpec, root_seed: int, seed_scheme: str = SEED_SCHEME) -> str:
+    """Return the run's id: a hash of its grid, root seed and seed scheme (the same run, the
+    same id; a run of the older ``per-configuration`` scheme keeps the id it had)."""
     grid = {k: v for k, v in spec.to_json().items() if k not in ("records", "format", "seed")}
-    text = json.dumps({"grid": grid, "root_seed": root_seed}, sort_keys=True)
+    ident: dict[str, Any] = {"grid": grid, "root_seed": root_seed}
+    if seed_scheme != PER_CONFIGURATION:
+        ident["seed_scheme"] = seed_scheme
+    text = json.dumps(ident, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
