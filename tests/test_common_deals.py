@@ -38,6 +38,9 @@ def test_switches_parameters_and_expansions_share_the_deal_seeds_of_their_player
         seeds.setdefault((configs[t.config_id].players, t.deal), set()).add(t.seed)
     assert all(len(s) == 1 for s in seeds.values())  # one seed per deal and player count
     assert seeds[2, 0] != seeds[3, 0] and seeds[2, 0] != seeds[2, 1]
+    # a grid of another shape deals the same seeds to its 3-player games
+    _, three = run_spec.plan(_spec(players=[3], expansions=["phoenix"]), 11)
+    assert {t.seed for t in three if t.deal == 0} == seeds[3, 0]
     old_configs, old = run_spec.plan(spec, 11, seed_scheme=run_spec.PER_CONFIGURATION)
     assert len({t.seed for t in old if t.deal == 0}) == len(old_configs)  # a child each
 

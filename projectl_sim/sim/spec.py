@@ -10,7 +10,8 @@ seed)`` with the row's seed replays it.
 
 Common random numbers (seed scheme ``shared-deals``): every configuration of a run at the same
 player count and variant plays the same deal seeds, whatever its line-up, expansions, rules
-switches or rule parameters (its deal key is the first such configuration's id). Configurations
+switches or rule parameters, and in whatever grid (the deals' spawn key is the player count and
+the variant, ``deal_setting_of``: two runs with one root seed share them too). Configurations
 that differ only in switches or parameters so play the same deals, and their differences are
 measured on pairs of games; an expansion that deals extra cards (a puzzle set) changes the decks a
 seed deals, which the analysis says (``analysis.factors``). A run's manifest names its scheme
@@ -33,6 +34,7 @@ import itertools
 import json
 import math
 import tomllib
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -510,14 +512,19 @@ class GameConfig:
     catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
     tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
     expansion_files: tuple[tuple[str, str], ...] = ()  # puzzle files replacing shipped sets
-    # the configuration whose deals it plays (a round robin's subsets of one setting share
-    # them); None: its own
+    # the configuration whose deals it plays (seed scheme per-configuration: a round robin's
+    # subsets of one setting share them); None: its own
     deals_of: int | None = None
+    # seed scheme shared-deals: the key its deal seeds are spawned from, (players, variant code),
+    # whatever the rest of the grid; None: an older run's (``deals_of``)
+    deal_setting: tuple[int, ...] | None = None
 
     @property
-    def deal_key(self) -> int:
-        """Return the configuration id its deal seeds are spawned from."""
-        return self.config_id if self.deals_of is None else self.deals_of
+    def deal_key(self) -> tuple[int, ...]:
+        """Return the spawn key its deal seeds are spawned from (the deal number follows)."""
+        if self.deal_setting is not None:
+            return self.deal_setting
+        return (self.config_id if self.deals_of is None else self.deals_of,)
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -580,6 +587,7 @@ class GameConfig:
             tiles=data.get("tiles"),
             expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
             deals_of=data.get("deals_of"),
+            deal_setting=tuple(data["deal_setting"]) if data.get("deal_setting") else None,
         )
 
 
@@ -696,12 +704,19 @@ def seed_scheme_of(manifest: Mapping[str, Any], where: object = "the run") -> st
     return str(scheme)
 
 
+def deal_setting_of(players: int, variant: str) -> tuple[int, int]:
+    """Return the spawn key of the deals of a player count and variant (scheme shared-deals):
+    the same in every run with the same root seed, whatever its grid's shape."""
+    return (players, zlib.crc32(variant.encode()))
+
+
 def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameConfig]:
     """Expand the grid into configurations, checking each before any game is played.
 
     Under ``seed_scheme`` ``shared-deals`` every configuration of a player count and variant
-    plays the deals of the first one (``GameConfig.deals_of``): line-ups, expansion sets,
-    switches and parameters are compared on the same deal seeds. Under ``per-configuration``
+    plays the same deals (``GameConfig.deal_setting``, the same in any grid): line-ups,
+    expansion sets, switches and parameters are compared on the same deal seeds, and so are
+    two runs with the same root seed, whatever the shape of their grids. Under ``per-configuration``
     (older runs) each has its own, except a round robin's: per player count N and setting,
     every N-subset of its bots shares the deals of the setting. Either way each deal is played
     under every rotation of the line-up.
@@ -712,7 +727,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     cells = _cells(spec)
     _check_grid(spec, {players for _, players in cells})
     out: list[GameConfig] = []
-    shared: dict[tuple[Any, ...], int] = {}  # a deal setting -> its first configuration's id
+    shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
     for lineup, players in cells:
         seats = tuple(lineup[i % len(lineup)] for i in range(players))
         variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
@@ -725,13 +740,13 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                 switches = tuple(
                     (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
                 )
-                if seed_scheme == SHARED_DEALS:
-                    deals_of: int | None = shared.setdefault((players, variant), len(out))
-                elif spec.round_robin:
+                deals_of: int | None = None
+                if seed_scheme == PER_CONFIGURATION and spec.round_robin:
                     setting = (players, variant, expansions, switches, level)
                     deals_of = shared.setdefault(setting, len(out))
-                else:
-                    deals_of = None
+                deal_setting = (
+                    deal_setting_of(players, variant) if seed_scheme == SHARED_DEALS else None
+                )
                 config = GameConfig(
                     len(out),
                     players,
@@ -744,6 +759,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                     spec.tiles,
                     tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     deals_of=deals_of,
+                    deal_setting=deal_setting,
                 )
                 _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
@@ -782,14 +798,16 @@ def _deals(config: GameConfig, games: int) -> int:
     return math.ceil(games / len(config.rotations))
 
 
-def deal_seed(root_seed: int, config_id: int, deal: int) -> int:
-    """Return the seed of one deal: the grandchild ``(config, deal)`` of the root seed.
+def deal_seed(root_seed: int, deal_key: int | tuple[int, ...], deal: int) -> int:
+    """Return the seed of one deal: the descendant ``(*deal_key, deal)`` of the root seed.
 
     ``SeedSequence(root, spawn_key=(c, d))`` is the sequence ``SeedSequence(root).spawn(...)[c]
     .spawn(...)[d]`` is, without spawning the ones before it: seeds are drawn as games are
-    played, and a larger ``games`` keeps the seeds of the first games.
+    played, and a larger ``games`` keeps the seeds of the first games. ``deal_key`` is a
+    configuration's (``GameConfig.deal_key``; an int: an older run's configuration id).
     """
-    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(config_id, deal)))
+    key = (deal_key,) if isinstance(deal_key, int) else tuple(deal_key)
+    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(*key, deal)))
 
 
 @dataclass(frozen=True)
