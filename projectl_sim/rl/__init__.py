@@ -3,8 +3,9 @@
 - ``projectl_sim.rl.env(players=2, variant="standard", expansions=(), **rules options)``: the
   PettingZoo AEC environment with PettingZoo's usual wrappers; ``raw_env(...)`` without them
   (``projectl_sim.rl.aec``).
-- ``import projectl_sim.rl.gym`` registers ``projectl_sim/ProjectL-v0`` with Gymnasium: one
-  seat learns, the others are projectl-sim bots (``opponents="greedy,greedy"``).
+- ``import projectl_sim.rl`` registers ``projectl_sim/ProjectL-v0`` with Gymnasium (when it is
+  installed): one seat learns, the others are projectl-sim bots (``opponents="greedy,greedy"``;
+  ``projectl_sim.rl.gym_env``).
 - ``import projectl_sim.rl.openspiel`` registers ``python_project_l`` with OpenSpiel.
 - ``--bots rl:module:callable`` seats a PettingZoo or OpenSpiel policy at a projectl-sim table
   (``projectl_sim.rl.bridge``).
@@ -36,5 +37,18 @@ def __getattr__(name: str) -> Any:
             ) from None
         raise
 
+
+def _register_gymnasium() -> None:
+    try:
+        import gymnasium
+    except ModuleNotFoundError:
+        return  # the rl extra is not installed: env() says how to install it
+    if "projectl_sim/ProjectL-v0" not in gymnasium.registry:
+        gymnasium.register(
+            id="projectl_sim/ProjectL-v0", entry_point="projectl_sim.rl.gym_env:ProjectLEnv"
+        )
+
+
+_register_gymnasium()
 
 __all__ = ["env", "raw_env"]

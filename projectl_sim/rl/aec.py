@@ -12,10 +12,12 @@ Termination is the game's end by the rules; a game cut short by the rules' safet
 (``max_rounds``, a stall) or by the environment's ``max_cycles`` is scored as it stands and
 reported as truncated.
 
-Seeding: ``reset(seed=s)`` starts a ``numpy.random.SeedSequence(s)``; that game and each later
-``reset()`` without a seed deal from the sequence's next child, so a seeded environment plays
-the same games in the same order (``pettingzoo.test.seed_test``). A ``reset()`` before any
-seed takes fresh entropy, the Gymnasium convention.
+Seeding: ``reset(seed=s)`` deals the game ``projectl-sim play --seed s`` deals (the engine's
+convention: the seed's first child deals, the next ones seed each seat's ``random.Random``,
+``seat_rngs``); a later ``reset()`` without a seed deals from a seed drawn from
+``numpy.random.default_rng(s)``, so a seeded environment plays the same games in the same order
+(``pettingzoo.test.seed_test``). A ``reset()`` before any seed draws from fresh entropy, the
+Gymnasium convention. ``info["game_seed"]`` names each game's seed.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from projectl_sim.engine import new_game
+from projectl_sim.engine import deal, new_game
+from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import RecordWriter
 from projectl_sim.engine.render import render as render_text
 from projectl_sim.engine.state import END_RULES, GameState
 from projectl_sim.rl.codec import Decision, Observer, Vocabulary
 from projectl_sim.rl.options import make_rules
 from projectl_sim.rules import Rules
+from projectl_sim.sim.play import game_seeds
 
 MAX_CYCLES = "max_cycles"  # the end reason of a game the environment's max_cycles cut short
 
@@ -82,8 +86,9 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.vocab.n) for a in self.possible_agents}
-        self._seeds: np.random.SeedSequence | None = None
+        self._np_random: np.random.Generator | None = None
         self.game: GameState | None = None
+        self.seat_names: list[str] | None = None  # the record's seats (default: "rl" each)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -93,11 +98,13 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
 
     # -- the episode ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None or self._seeds is None:
-            self._seeds = np.random.SeedSequence(seed)
-        game_seed = self._seeds.spawn(1)[0]
-        self.game = state = new_game(self.rules, seed=game_seed)
-        self.writer = RecordWriter.start(state, None, ["rl"] * self.rules.players)
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        self.game_seed = int(seed) if seed is not None else int(self._np_random.integers(2**62))
+        deal_rng, self.seat_rngs = game_seeds(self.game_seed, self.rules.players)
+        self.game = state = new_game(self.rules, setup=deal(self.rules, deal_rng))
+        seats = self.seat_names or ["rl"] * self.rules.players
+        self.writer = RecordWriter.start(state, self.game_seed, seats)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -111,7 +118,9 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         state = self.game
         assert state is not None
         scores = state.final_scores()
-        self.infos = {a: {"score": scores[i]} for i, a in enumerate(self.agents)}
+        self.infos = {
+            a: {"score": scores[i], "game_seed": self.game_seed} for i, a in enumerate(self.agents)
+        }
         if state.is_over:
             self._finish()
             return
@@ -173,6 +182,16 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def step_action(self, action: Action) -> None:
+        """Apply an engine action of the seat to move at once (a bot's: checked, recorded)."""
+        decision = self.decision
+        assert decision is not None and self.game is not None
+        self._clear_rewards()
+        self.game.step(decision.seat, action)
+        self.writer.add(decision.seat, action)
+        self._decide()
+        self._accumulate_rewards()
 
     # -- records and drawing -------------------------------------------------------------------
     def record(self) -> dict[str, Any]:

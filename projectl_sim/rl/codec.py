@@ -527,14 +527,20 @@ class Decision:
 
 
 def action_tokens(vocab: Vocabulary, state: GameState, action: Action) -> list[int]:
-    """Return the token sequence of any legal ``action`` of the seat to move (records to tokens)."""
+    """Return the token sequence of a legal ``action`` of the seat to move (records to tokens).
+
+    A set of placements is tokenised in the order of the puzzles (the order the tokens choose
+    them in); a Finishing Touches that is not one of ``finish_options``'s (a bot's own plan) has
+    no tokens: ``EncodingError``, as for any action the tokens cannot reach.
+    """
     decision = Decision(vocab, state)
     v = vocab
+    slot_of = {card: i for i, (card, _, _) in enumerate(state.slots[state.current])}
 
     def placements(pls: Sequence[Placement]) -> list[int]:
         out: list[int] = []
-        for card, piece, mask in pls:
-            out.extend(v.placement_tokens(decision._slot_of[card], piece, mask))
+        for card, piece, mask in sorted(pls, key=lambda p: slot_of[p[0]]):
+            out.extend(v.placement_tokens(slot_of[card], piece, mask))
         return [*out, v.end]
 
     def seq(a: Action) -> list[int]:
@@ -545,17 +551,44 @@ def action_tokens(vocab: Vocabulary, state: GameState, action: Action) -> list[i
         if isinstance(a, Ambassador):
             return [v.ambassador, *placements(a.placements)]
         if isinstance(a, Ghost):
-            take = [v.piece + x for x in ghosts(state).tables.canonical(a.take)]  # type: ignore[union-attr]
+            gs = ghosts(state)
+            assert gs is not None
+            take = [v.piece + x for x in gs.tables.canonical(a.take)]
             return [v.ghost, v.piece + a.ghost, *take, v.end, *placements(a.placements)]
         if isinstance(a, Finish):
-            done = sorted({decision._slot_of[c] for c, _, _ in a.placements})
+            done = sorted({slot_of[c] for c, _, _ in a.placements})
             out = [v.slot + s for s in done] + [v.end]
             if with_credits(state, Finish(a.placements)).credits:
                 out.append(v.pay_credits if a.credits else v.end)
             return out
         return decision.tokens_of(a)
 
-    return seq(action)
+    tokens = seq(action)
+    made: Action | None = None
+    try:
+        for tok in tokens:
+            made = decision.push(tok)
+    except KeyError:
+        made = None
+    if made is None or _normal(made) != _normal(action):
+        raise EncodingError(f"no token sequence reaches {state.describe(action)} here")
+    return tokens
+
+
+def _normal(action: Action) -> Any:
+    """Return an action with its placements in a canonical order (they apply as a set)."""
+    if isinstance(action, Insert):
+        return ("insert", _normal(action.inner))
+    pls = getattr(action, "placements", None)
+    if pls is None:
+        return action
+    return (
+        type(action).__name__,
+        getattr(action, "ghost", None),
+        getattr(action, "take", None),
+        getattr(action, "credits", None),
+        tuple(sorted(pls)),
+    )
 
 
 # -- the observation -----------------------------------------------------------------------------
