@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
 from projectl_sim.analysis.labels import lineup_unit, varying
@@ -155,7 +155,7 @@ def _unpaired_row(a_rows: pd.DataFrame, b_rows: pd.DataFrame, metric: str) -> di
         d, low, high = diff_clustered_rates(b, db, a, da)
         pooled = np.nanmean(np.r_[a, b])
         se0 = np.sqrt(pooled * (1 - pooled) * (1 / np.sum(~np.isnan(a)) + 1 / np.sum(~np.isnan(b))))
-        p_value = float(2 * sps.norm.sf(abs(d) / se0)) if se0 > 0 else 1.0
+        p_value = float(2 * distribution.norm_sf(abs(d) / se0)) if se0 > 0 else 1.0
     else:
         d, low, high = diff_clustered_means(b, db, a, da)
         _, se, df = welch(b, db, a, da)

@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.power import minimum_detectable_effect
 from projectl_sim.analysis.stats import clustered_mean, finished_games, finished_seats, game_keys
 from projectl_sim.catalogue import EXPANSIONS as PUZZLE_SETS
@@ -121,14 +121,14 @@ def paired_difference(
     d, se, _, clusters = clustered_mean(b - a, np.asarray(deals)[both])
     df = float(clusters - 1) if clusters > 1 else np.nan
     if np.isfinite(se) and se > 0:
-        q = float(sps.t.ppf(0.975, df))
+        q = float(distribution.t_ppf(0.975, df))
         half = q * se
-        p_value = float(2 * sps.t.sf(abs(d) / se, df))
+        p_value = float(2 * distribution.t_sf(abs(d) / se, df))
     elif np.isfinite(se):  # every pair the same difference
         # a rate: no deal differed from the others, which C deals bound only to the Wilson
         # upper limit of 0 in C (about 3.8 / C), not to zero
         half = float(wilson(0, clusters)[1]) if kind == "rate" else 0.0
-        q = float(sps.t.ppf(0.975, df))
+        q = float(distribution.t_ppf(0.975, df))
         se = half / q
         p_value = 1.0 if d == 0 else 0.0
     else:
@@ -153,5 +153,5 @@ def paired_games_needed(pairs: int, se: float, df: float, half_width: float) -> 
     played, scaled by how far the interval's half-width is from it (its variance per pair)."""
     if not (np.isfinite(se) and np.isfinite(df)) or se <= 0 or pairs <= 0:
         return None
-    half = float(sps.t.ppf(0.975, df)) * se
+    half = float(distribution.t_ppf(0.975, df)) * se
     return max(1, math.ceil(pairs * (half / half_width) ** 2))
