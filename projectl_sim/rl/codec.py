@@ -695,7 +695,7 @@ class Observer:
                 max(points, copies, bank + 1),
                 "per relative seat: supply, pile size, its points (0 where hidden), "
                 "puzzles completed, Finishing Touches done, pieces placed in them, then "
-                "each slot's card features and filled cells"
+                "each slot's card features, filled cells and pieces placed on it"
                 + (", then " + ", ".join(extra) if extra else ""),
             )
         )
