@@ -30,8 +30,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.power import (
     games_needed,
     minimum_detectable_effect,
@@ -197,7 +197,7 @@ def _compare(
         elif se0 == 0:  # both rates 0, or both 1
             p_value = 1.0
         else:
-            p_value = float(2 * sps.norm.sf(abs(d) / se0))
+            p_value = float(2 * distribution.norm_sf(abs(d) / se0))
         shrunk = (pa_ * na + pb * nb + 2) / (na + nb + 4)  # as for the MDE: 0 wins is no proof
         needed = games_needed(half_width, p=float(shrunk), difference=True)
         row |= {"base": pb, "value": pa_, "mde": minimum_detectable_effect(se_mde)}

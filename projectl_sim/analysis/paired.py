@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
 from projectl_sim.analysis.stats import (
@@ -101,8 +101,8 @@ def _paired_row(merged: pd.DataFrame, metric: str) -> dict[str, object] | None:
     d, se, _, clusters = clustered_mean(b - a, deals)
     kind = _kind(metric)
     if np.isfinite(se) and se > 0:
-        half = float(sps.t.ppf(0.975, clusters - 1)) * se
-        p_value = float(2 * sps.t.sf(abs(d) / se, clusters - 1))
+        half = float(distribution.t_ppf(0.975, clusters - 1)) * se
+        p_value = float(2 * distribution.t_sf(abs(d) / se, clusters - 1))
     elif np.isfinite(se):  # every pair the same difference
         # a rate: no deal differed from the others, which C deals bound only to the Wilson
         # upper limit of 0 in C (about 3.8 / C), not to zero
@@ -140,7 +140,7 @@ def _unpaired_row(a_rows: pd.DataFrame, b_rows: pd.DataFrame, metric: str) -> di
         d, low, high = diff_clustered_rates(b, db, a, da)
         pooled = np.nanmean(np.r_[a, b])
         se0 = np.sqrt(pooled * (1 - pooled) * (1 / np.sum(~np.isnan(a)) + 1 / np.sum(~np.isnan(b))))
-        p_value = float(2 * sps.norm.sf(abs(d) / se0)) if se0 > 0 else 1.0
+        p_value = float(2 * distribution.norm_sf(abs(d) / se0)) if se0 > 0 else 1.0
     else:
         d, low, high = diff_clustered_means(b, db, a, da)
         _, se, df = welch(b, db, a, da)

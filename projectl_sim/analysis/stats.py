@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.sim.summary import Z95, finished_seats, wilson, win_rates
 
 __all__ = [
@@ -82,7 +82,7 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, f
     mean = float(x.mean())
     if len(x) < 2:
         return mean, np.nan, np.nan
-    half = sps.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
+    half = distribution.t_ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
     return mean, mean - half, mean + half
 
 
@@ -250,7 +250,7 @@ def diff_clustered_means(
     d, se, df = welch(a, a_clusters, b, b_clusters)
     if np.isnan(se):
         return d, np.nan, np.nan
-    half = float(sps.t.ppf(0.5 + level / 2, df)) * se if se > 0 else 0.0
+    half = float(distribution.t_ppf(0.5 + level / 2, df)) * se if se > 0 else 0.0
     return d, d - half, d + half
 
 
@@ -260,7 +260,7 @@ def welch_p_value(d: float, se: float, df: float) -> float:
         return np.nan
     if se == 0:  # both samples constant: equal, or certainly different
         return 1.0 if d == 0 else 0.0
-    return float(2 * sps.t.sf(abs(d) / se, df))
+    return float(2 * distribution.t_sf(abs(d) / se, df))
 
 
 # -- equal shares --------------------------------------------------------------------------------
@@ -303,10 +303,10 @@ def equal_shares_test(
     if expected < 5 and math.comb(n + k - 1, k - 1) <= _EXACT_LIMIT:
         outcomes = _compositions(n, k)
         stats = ((outcomes - n / k) ** 2).sum(axis=1) / (n / k)
-        log_p = sps.multinomial.logpmf(outcomes, n, np.full(k, 1 / k))
+        log_p = distribution.multinomial_logpmf(outcomes, n, np.full(k, 1 / k))
         p = float(np.exp(log_p[stats >= stat - 1e-9]).sum())
         return stat, min(p, 1.0), "exact"
-    return stat, float(sps.chi2.sf(stat, k - 1)), "chi2"
+    return stat, float(distribution.chi2_sf(stat, k - 1)), "chi2"
 
 
 def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.DataFrame:
