@@ -22,8 +22,9 @@ Each decision grows one tree from the bot's view. Every iteration:
    horizon, a fitted estimate of each player's final score turned into a win chance the same
    way; and adds that vector to the path.
 
-``leaf=value`` replaces step 3's rollout: the new leaf itself is scored by the learned
-evaluation (``bots.value_model``, the shipped model or ``model=PATH``; the spec names its hash),
+``leaf=value`` replaces step 3's rollout: the new leaf's turn is finished the greedy way and
+the position is scored by the learned evaluation (``bots.value_model``, the shipped model or
+``model=PATH``; the spec names its hash),
 each player's value half its predicted win chance and half the logistic of its predicted margin,
 from that player's public view (the others' piles hidden, as in the bot's own view). An
 iteration then costs a tree step and an evaluation instead of a game played to the end, so a
@@ -76,6 +77,7 @@ from bots._state import (
     FINISHING,
     LEVEL_UP,
     OVER,
+    PLAY,
     REWARD,
     active_credits,
     determinize,
@@ -681,6 +683,16 @@ class MCTSBot(Bot):
         """Return each player's value of a leaf by the learned evaluation (leaf=value): half
         the predicted win chance, half the logistic of the predicted margin (as at the end)."""
         self._settle(state, rng)
+        # the rest of the mover's turn the greedy way: the evaluation is scored at a turn's end,
+        # where it is sound (mid-turn, a move that changes nothing of one's own looks better
+        # than real progress, and the search finds that error: measured, bots/value.py)
+        mover, turn = state.current, state.turn
+        while state.phase == PLAY and state.current == mover and state.turn == turn:
+            action = self.greedy.choose_with_insert(state)
+            if action is None:
+                break
+            state.apply(action)
+            self._settle(state, rng)
         if state.phase == OVER:
             return self._values(state, model)
         vm = self.value_model

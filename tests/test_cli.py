@@ -178,7 +178,7 @@ def test_help_lists_every_command_with_what_it_does(capsys: pytest.CaptureFixtur
         main(["--help"])
     assert done.value.code == 0
     text = capsys.readouterr().out
-    listed = {m.group(1): m.group(2) for m in re.finditer(r"^    (\w+) +(\S.*)$", text, re.M)}
+    listed = {m.group(1): m.group(2) for m in re.finditer(r"^    ([\w-]+) +(\S.*)$", text, re.M)}
     assert {"play", "replay", "bots", "run", "summary", "compare", "report", "fill"} <= set(listed)
     assert set(listed) == set(_commands(build_parser()))  # every one registered, none more
     assert listed["compare"].startswith("compare two runs")
