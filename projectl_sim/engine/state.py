@@ -21,7 +21,9 @@ import itertools
 import math
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from projectl_sim.catalogue import Catalogue, Mask25
 from projectl_sim.engine.actions import (
@@ -46,6 +48,7 @@ from projectl_sim.engine.hooks import hooks_of
 from projectl_sim.engine.tables import shortage_options, tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import plan, tiling_index
+from projectl_sim.options import Column, Option
 from projectl_sim.registry import expansion_classes, register_variant
 from projectl_sim.rules import ROW_SIZE, Rules
 
@@ -76,6 +79,8 @@ def hide(deck: tuple[int, ...], known_bottom: int) -> tuple[int, ...]:
     return hidden + deck[unseen:] if known_bottom else hidden
 
 
+# open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameState:
     """One game of Project L: the base game (2-4 players) and, through hooks, its expansions.
 
@@ -86,7 +91,21 @@ class GameState:
     ``round``, ``turn``, ``phase``, ``actions_left``, ``master_used``, ``trigger_round`` (0
     until the end is triggered), ``end_reason``, ``blocks`` (the expansions' blocks: see
     ``block``).
+
+    A variant is a subclass registered under its ``variant_name``, declaring the player counts
+    it is for (``players``), its rules options and its table columns (``projectl_sim.options``;
+    it fills its columns in ``variant_seat_columns`` / ``variant_game_columns``).
     """
+
+    variant_name: ClassVar[str] = "standard"
+    players: ClassVar[tuple[int, ...]] = (2, 3, 4)
+    options: ClassVar[tuple[Option, ...]] = ()
+    columns: ClassVar[tuple[Column, ...]] = ()
+
+    @classmethod
+    def check_rules(cls, rules: Rules) -> None:
+        """Raise ``RulesError`` for rules this variant cannot be played with (called when a
+        ``Rules`` of it is built, its options already checked one by one)."""
 
     def __init__(self, rules: Rules | None = None, setup: Any = None) -> None:
         """Start a game from an explicit setup (see ``new_game`` to deal from a seed).
@@ -1114,6 +1133,14 @@ class GameState:
     def variant_result(self, result: dict[str, Any]) -> None:
         """*Variant*: add the variant's part to a finished game's record ``result``."""
 
+    def variant_seat_columns(self, player: int) -> dict[str, Any]:
+        """Variant: return its declared columns of a seat row of the outcome tables."""
+        return {}
+
+    def variant_game_columns(self) -> dict[str, Any]:
+        """Variant: return its declared columns of a game row of the outcome tables."""
+        return {}
+
     def variant_summary(self, out: dict[str, Any]) -> None:
         """*Variant*: add the variant's part to ``replay --json``'s state."""
 
@@ -1142,7 +1169,7 @@ class GameState:
 
 
 # registered after the class: mypyc compiles no class decorator on a native class
-register_variant("standard")(GameState)
+register_variant()(GameState)
 
 
 def _unplayed(action: Any) -> str:

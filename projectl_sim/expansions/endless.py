@@ -46,7 +46,8 @@ from projectl_sim.engine.actions import WHITE
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import HIDDEN, GameState
-from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.errors import IllegalActionError, RecordError, RulesError
+from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_expansion
 from projectl_sim.rules import Rules
 
@@ -150,6 +151,25 @@ class EndlessWhiteDeck(Expansion):
     order: ClassVar[int] = 50
     named: ClassVar[bool] = False  # played by the switch endless_white_deck
     result_keys: ClassVar[tuple[str, ...]] = ("reshuffles",)
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "endless_white_deck",
+            False,
+            "the Endless White Deck variant: the white deck is rebuilt when it runs out (2-6 "
+            "players; not solo)",
+        ),
+    )
+    columns: ClassVar[tuple[Column, ...]] = (
+        Column("reshuffles", "int", "how often the white deck was rebuilt", table="games"),
+    )
+
+    @classmethod
+    def check_rules(cls, rules: Rules) -> None:
+        if rules.endless_white_deck and rules.variant == "solo":
+            # a decision (see the module): the solo deck is one deck, whites on top of blacks,
+            # whose running out ends the game; refilling its white part would keep the blacks
+            # from coming up
+            raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
 
     @classmethod
     def played(cls, rules: Rules) -> bool:
