@@ -61,6 +61,16 @@ def catalogue_of(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalo
     return load_catalogue(path, expansions=sets, overrides=files)
 
 
+def drawn_puzzles(args: argparse.Namespace) -> tuple[Catalogue, list[Any]]:
+    """Return the catalogue of ``--catalogue`` / ``--expansions`` and the puzzles drawn in
+    ``args.file`` (``puzzle check``, ``puzzle try``)."""
+    from projectl_sim.drawings import read_puzzles
+
+    names, _ = parse_expansions(getattr(args, "expansions", None))
+    cat = catalogue_of(args, names)
+    return cat, read_puzzles(args.file, cat.piece_ids)
+
+
 def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
     names, _files = parse_expansions(getattr(args, "expansions", None))
