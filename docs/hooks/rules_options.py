@@ -56,9 +56,7 @@ def declared_columns_markdown() -> str:
     lines = ["| column | table | type | of | meaning |", "|---|---|---|---|---|"]
     for table in ("seats", "games"):
         for name, (column, owner) in declared_columns(table).items():
-            lines.append(
-                f"| `{name}` | {table} | {column.type} | {owner} | {_cell(column.help)} |"
-            )
+            lines.append(f"| `{name}` | {table} | {column.type} | {owner} | {_cell(column.help)} |")
     return "\n".join(lines)
 
 
