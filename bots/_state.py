@@ -28,7 +28,6 @@ from projectl_sim.variants.solo import Solo, SoloState
 
 __all__ = [
     "FINISHING",
-    "INSERT_COST",
     "LEVEL_UP",
     "OVER",
     "PLAY",
@@ -51,7 +50,6 @@ __all__ = [
 ]
 
 # Constants of the engine and its expansions, bound once (compiled: static, not a module lookup)
-INSERT_COST: Final[int] = finesse.INSERT_COST
 ROW_LENGTH: Final[int] = finesse.ROW_LENGTH
 PLAY: Final[str] = _PLAY
 REWARD: Final[str] = _REWARD
