@@ -90,6 +90,12 @@ class Expansion:
         """Return a block with what its viewer could not see drawn at random (``redeal``)."""
         return block
 
+    def resample_hidden(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+        """Draw at random what ``state`` (a copy of a view) hides of this expansion's that
+        counts in the seats' scores (``GameState.determinize``: after the hidden piles, before
+        the decks are re-dealt); return the seats whose completed cards changed."""
+        return ()
+
     # -- setups ----------------------------------------------------------------------------------
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
         """Add this expansion's part to a setup dealt from a seed (after the variant's)."""
@@ -242,6 +248,7 @@ HOOKS = (
     "copy_block",
     "view_block",
     "redeal_block",
+    "resample_hidden",
     "deal",
     "setup_json",
     "record_json",
@@ -298,6 +305,7 @@ class Hooks:
         self.copy_block = by_hook["copy_block"]
         self.view_block = by_hook["view_block"]
         self.redeal_block = by_hook["redeal_block"]
+        self.resample_hidden = by_hook["resample_hidden"]
         self.deal = by_hook["deal"]
         self.setup_json = by_hook["setup_json"]
         self.record_json = by_hook["record_json"]

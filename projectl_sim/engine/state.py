@@ -282,6 +282,47 @@ class GameState:
             g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
         return g
 
+    def determinize(self, rng: random.Random) -> GameState:
+        """Return a full state consistent with this view, what it hides drawn at random.
+
+        The other seats' face-down victory piles get cards (each hidden card white or black so
+        that the unseen whites and blacks add up, then drawn among the unseen cards of its
+        colour), each expansion draws what it hides that counts in scores (``resample_hidden``:
+        the Endless White Deck's noted puzzles), the seats' scores follow their new cards, and
+        the unseen deck cards are re-dealt (``redeal``). The engine's public determinization:
+        search bots call it instead of filling a state's internals themselves.
+        """
+        hidden = [q for q in range(self.n) if HIDDEN in self.piles[q]]
+        if not hidden and not self.hooks.resample_hidden:
+            return self.redeal(rng)
+        g = self.copy()
+        # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the
+        # number of white cards in the hidden piles is the unseen whites less the hidden white
+        # deck cards.
+        pools = [self.unseen_cards(colour) for colour in (0, 1)]
+        in_decks = [len(d) - kb for d, kb in zip(self.decks, self.known_bottom, strict=True)]
+        slots = [q for q in hidden for _ in self.piles[q]]
+        whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
+        colours = [0] * whites + [1] * (len(slots) - whites)
+        rng.shuffle(colours)
+        drawn = [
+            rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
+            for colour in (0, 1)
+        ]
+        piles: dict[int, list[int]] = {q: [] for q in hidden}
+        for q, colour in zip(slots, colours, strict=True):
+            if drawn[colour]:
+                piles[q].append(drawn[colour].pop())
+        for q, cards in piles.items():
+            g.piles[q] = tuple(cards)
+        changed = set(hidden)
+        for x in self.hooks.resample_hidden:
+            changed.update(x.resample_hidden(g, rng))
+        points = self.tables.points
+        for q in changed:
+            g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
+        return g.redeal(rng)
+
     # -- queries -------------------------------------------------------------------------------
     @property
     def catalogue(self) -> Catalogue:

@@ -190,6 +190,20 @@ class EndlessWhiteDeck(Expansion):
     def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
         return reseed(block, rng)  # future reshuffles re-dealt too
 
+    def resample_hidden(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+        """The other players' noted white puzzles (hidden like their piles; only their number
+        is public) are guessed among all white puzzles, as any may have been noted."""
+        block = self.block_of(state)
+        hidden = [q for q in range(state.n) if HIDDEN in block.noted[q]]
+        if not hidden:
+            return ()
+        white = state.catalogue.of_colour("white")
+        noted = list(block.noted)
+        for q in hidden:
+            noted[q] = tuple(rng.choice(white) for _ in noted[q])
+        replace_noted(state, tuple(noted))
+        return tuple(hidden)
+
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
         setup["reshuffle_seed"] = deal_seed(rng)  # drawn last: other setups are unchanged
 
