@@ -129,13 +129,17 @@ def variant_class(name: str) -> Any:
 
 
 def variant_names() -> tuple[str, ...]:
-    """Return every registered variant's name, in registration order (``standard`` first)."""
-    return tuple(_VARIANTS)
+    """Return every registered variant's name: ``standard`` first, then by their fewest players
+    (``solo``, ``line_clear``, then users' in registration order among equals)."""
+    rest = sorted(
+        (n for n in _VARIANTS if n != "standard"), key=lambda n: min(_VARIANTS[n].players)
+    )
+    return (*(["standard"] if "standard" in _VARIANTS else []), *rest)
 
 
 def variant_players() -> dict[str, tuple[int, ...]]:
     """Return each variant's player counts."""
-    return {name: tuple(cls.players) for name, cls in _VARIANTS.items()}
+    return {name: tuple(_VARIANTS[name].players) for name in variant_names()}
 
 
 def _every_class() -> list[tuple[str, str, Any]]:

@@ -185,6 +185,22 @@ def every_option() -> dict[str, Option]:
     return {**_BASE, **declared_options()}
 
 
+def __getattr__(name: str) -> Any:
+    # names from before the options were declared by their classes, computed from them now
+    if name == "RUN_SWITCHES":  # key -> (default, its values or its type)
+        return {
+            key: (default, option.choices or option.kind)
+            if (option := every_option().get(key)) is not None
+            else (default, str)
+            for key, default in run_switches().items()
+        }
+    if name == "VARIANTS":
+        return variant_names()
+    if name == "VARIANT_PLAYERS":
+        return variant_players()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def run_switches() -> dict[str, Any]:
     """Return every key a run grid may vary (``--rule KEY=V1,V2``) and its default: the options,
     ``starting_supply`` and ``added_puzzles`` (the puzzle keys ``points.ID`` and ``reward.ID``
