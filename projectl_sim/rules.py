@@ -736,11 +736,15 @@ def parse_expansions(
 
     ``"ghost+finesse"``, ``"ghost_piece,phoenix=my_phoenix.json"``, ``"none"`` or ``"all"``:
     names joined with ``+`` or ``,`` (short names of ``EXPANSION_ALIASES`` allowed); ``NAME=FILE``
-    replaces a puzzle set's shipped (provisional) data with the user's own file.
+    replaces a puzzle set's shipped (provisional) data with the user's own file. Without
+    ``valid``, a registered expansion of a user's may be named too, and ``FILE.py:CLASS`` or
+    ``MODULE:CLASS`` loads one; ``all`` is the shipped ones.
     """
     names: set[str] = set()
     files: dict[str, str] = {}
     items = (text or "").replace("+", ",").split(",")
+    # ``all``: the shipped expansions (a user's own are played by naming them)
+    every = EXPANSIONS if valid is None else valid
     if valid is None:
         # a user's expansion class, FILE.py:CLASS or MODULE:CLASS, is loaded and then named
         items = [load_expansion(i.strip()) if is_class_spec(i.strip()) else i for i in items]
@@ -751,7 +755,7 @@ def parse_expansions(
         if not name or (name == "none" and not eq):
             continue
         if name == "all" and not eq:
-            names.update(valid)
+            names.update(every)
             continue
         if name not in valid:
             short = {s: full for s, full in EXPANSION_ALIASES.items() if full in valid}
