@@ -358,13 +358,23 @@ def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.
 
 
 def deal_labels(rows: pd.DataFrame) -> pd.Series | None:
-    """Return the deal of each row (run, configuration and deal), or None when there is none."""
-    if "deal" not in rows or rows["deal"].isna().all():
+    """Return the deal of each row, or None when there is none.
+
+    A deal is its seed: a run's configurations that share deals (the runner's ``shared-deals``
+    scheme) share their seeds, so the games they play on one deal are one cluster. Tables without
+    seeds name a deal by configuration and deal number; in several runs' tables the run comes
+    first (two runs' deals are two deals, whatever their seeds).
+    """
+    if "seed" in rows and len(rows) and rows["seed"].notna().all():
+        label = "s" + rows["seed"].astype("int64").astype(str)
+    elif "deal" in rows and not rows["deal"].isna().all():
+        config = rows["config_id"].astype(str) if "config_id" in rows else ""
+        label = config + "/" + rows["deal"].astype(str)
+    else:
         return None
-    config = rows["config_id"].astype(str) if "config_id" in rows else ""
-    if RUN in rows:  # two runs' deal 0 of configuration 0 are two deals
-        config = rows[RUN].astype(str) + "/" + config
-    return config + "/" + rows["deal"].astype(str)
+    if RUN in rows:
+        label = rows[RUN].astype(str) + "/" + label
+    return label
 
 
 def game_keys(rows: pd.DataFrame) -> list[str]:

@@ -416,6 +416,9 @@ class Decision:
         d._tokens = self._tokens
         return d
 
+    def __deepcopy__(self, memo: Any) -> Decision:
+        return self.copy()  # the state it reads is the caller's, never changed mid-decision
+
     def placed(self) -> tuple[Placement, ...]:
         """Return the placements chosen so far in an unfinished set (none outside one)."""
         return self.node.chosen if isinstance(self.node, PlacementSet) else ()
@@ -526,12 +529,15 @@ class Decision:
             trie.children[v.ghost] = sub
 
 
-def action_tokens(vocab: Vocabulary, state: GameState, action: Action) -> list[int]:
+def action_tokens(
+    vocab: Vocabulary, state: GameState, action: Action, exact: bool = True
+) -> list[int]:
     """Return the token sequence of a legal ``action`` of the seat to move (records to tokens).
 
     A set of placements is tokenised in the order of the puzzles (the order the tokens choose
-    them in); a Finishing Touches that is not one of ``finish_options``'s (a bot's own plan) has
-    no tokens: ``EncodingError``, as for any action the tokens cannot reach.
+    them in). A Finishing Touches that is not one of ``finish_options``'s (a bot's own plan) has
+    no tokens: ``EncodingError``, as for any action the tokens cannot reach; with ``exact``
+    False it gets the tokens of the listed plan that completes the same puzzles.
     """
     decision = Decision(vocab, state)
     v = vocab
@@ -570,7 +576,8 @@ def action_tokens(vocab: Vocabulary, state: GameState, action: Action) -> list[i
             made = decision.push(tok)
     except KeyError:
         made = None
-    if made is None or _normal(made) != _normal(action):
+    near = not exact and isinstance(action, Finish) and made is not None
+    if made is None or (_normal(made) != _normal(action) and not near):
         raise EncodingError(f"no token sequence reaches {state.describe(action)} here")
     return tokens
 
@@ -667,7 +674,8 @@ class Observer:
             ),
             Feature("reserve", p, copies, "pieces in the reserve"),
         ]
-        self.seat_size = p + 5 + vocab.n_slots * (self.card_size + CELLS)
+        self.slot_size = self.card_size + CELLS + p  # card, cells filled, pieces placed
+        self.seat_size = p + 5 + vocab.n_slots * self.slot_size
         extra = []
         if self.finesse:
             extra.append("credits active, inactive")
@@ -687,7 +695,7 @@ class Observer:
                 max(points, copies, bank + 1),
                 "per relative seat: supply, pile size, its points (0 where hidden), "
                 "puzzles completed, Finishing Touches done, pieces placed in them, then "
-                "each slot's card features and filled cells"
+                "each slot's card features, filled cells and pieces placed on it"
                 + (", then " + ", ".join(extra) if extra else ""),
             )
         )
@@ -813,13 +821,15 @@ class Observer:
             out[pos + 3] = view.finished[q] if view.phase in (FINISHING, OVER) else 0
             out[pos + 4] = view.ft_pieces[q]
             pos += 5
-            for j, (card, filled, _) in enumerate(view.slots[q]):
-                at = pos + j * (self.card_size + CELLS)
+            for j, (card, filled, placed) in enumerate(view.slots[q]):
+                at = pos + j * self.slot_size
                 self._card(out, at, view, card)
                 for i in range(CELLS):
                     if filled >> i & 1:
                         out[at + self.card_size + i] = 1
-            pos += self.vocab.n_slots * (self.card_size + CELLS)
+                for piece, _mask in placed:
+                    out[at + self.card_size + CELLS + piece] += 1
+            pos += self.vocab.n_slots * self.slot_size
             if fin is not None:
                 out[pos : pos + 2] = (fin.active[q], fin.inactive[q])
                 pos += 2

@@ -40,7 +40,17 @@ from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageE
 from projectl_sim.rules import Rules
 from projectl_sim.sim import tables, workers
 from projectl_sim.sim.play import BotError, game_seeds, play_game
-from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, rules_of, run_id_of
+from projectl_sim.sim.spec import (
+    SEED_SCHEME,
+    GameConfig,
+    GameTask,
+    RunSpec,
+    Tasks,
+    plan,
+    rules_of,
+    run_id_of,
+    seed_scheme_of,
+)
 from projectl_sim.sim.workers import Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
@@ -258,6 +268,7 @@ def _session_manifest(
         "format": "projectl-run/1",
         "run_id": run_id,
         "root_seed": seed,
+        "seed_scheme": SEED_SCHEME,  # which configurations share deals (spec.seed_scheme_of)
         "config": spec.to_json() | {"seed": seed},
         "configs": [c.to_json() for c in configs],
         "games_planned": n_games,
@@ -440,8 +451,9 @@ def _run_locked(
         grows = False
     assert spec.seed is not None
     seed = spec.seed
-    configs, tasks = plan(spec, seed, history)
-    run_id = manifest.get("run_id") or run_id_of(spec, seed)
+    scheme = seed_scheme_of(manifest, out) if resume else SEED_SCHEME  # a run resumes with its own
+    configs, tasks = plan(spec, seed, history, scheme)
+    run_id = manifest.get("run_id") or run_id_of(spec, seed, scheme)
     jobs = _jobs(options)
     if resume:
         tables.clean_parts(out)
