@@ -116,7 +116,7 @@ def test_a_users_expansion_and_variant_run_end_to_end_from_a_file(tmp_path: Path
     (tmp_path / "my_rules.py").write_text(USER_FILE)
     run = _cli(
         "run",
-        "--bots", "random",
+        "--bots", "greedy",
         "--players", "2",
         "--expansions", "my_rules.py:BlackMono",
         "--variant", "my_rules.py:Handicap",
@@ -140,7 +140,9 @@ def test_a_users_expansion_and_variant_run_end_to_end_from_a_file(tmp_path: Path
     assert set(games["switches"]) == {zero, two}
     assert sorted(seats.groupby("switches")["handicap_given"].sum()) == [9, 9]  # 3 games each
     paid = seats.groupby("switches")["black_monos"].sum()
-    assert paid[zero] == 0 and paid[two] > 0 and paid[two] % 2 == 0  # 2 a black puzzle
+    assert paid[zero] == 0 and paid[two] > 0  # up to 2 a black puzzle
+    blacks = seats.groupby("switches")["completed_black"].sum()
+    assert paid[two] <= 2 * blacks[two]  # the reserve may run out of monos
     # the manifest names the classes, so its readers load them again
     manifest = json.loads((out / "manifest.json").read_text())
     assert {p[0] for p in manifest["config"]["plugins"]} == {"black_mono", "handicap"}
