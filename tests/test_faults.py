@@ -599,7 +599,9 @@ def test_a_run_grows_without_renumbering_its_games(
     # the games are those a run of 10 from the start plays (numbered differently)
     fresh = tables.read_table(reference(large), "games").to_pandas()
     assert sorted(map(tuple, grown[key].values)) == sorted(map(tuple, fresh[key].values))
-    drop = ["game_id", "duration", "run_id"]
+    # ...and have its run id: the id names the grid and the seed, not the size
+    assert set(grown["run_id"]) == set(fresh["run_id"]) == {manifest["run_id"]}
+    drop = ["game_id", "duration"]
     mine = grown.drop(columns=drop).sort_values(key).reset_index(drop=True)
     theirs = fresh.drop(columns=drop).sort_values(key).reset_index(drop=True)
     assert mine.equals(theirs)
@@ -609,6 +611,146 @@ def test_a_run_grows_without_renumbering_its_games(
     assert runner.run(more, out, resume=True, options=RunOptions(jobs=2, quiet=True)).complete
     assert tables.read_manifest(out)["games_history"] == [6, 10, 14]
     assert len(list((out / tables.RECORDS).glob("*.json"))) == 6  # 2 per growth
+
+
+# -- the manifest, checked ---------------------------------------------------------------------
+def _partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return a run stopped after 10 of its 40 games (two parts written)."""
+    out = tmp_path / "partial"
+    interrupt_after(monkeypatch, 1)
+    with pytest.raises(RunInterrupted, match="10/40 games saved"):
+        run(out, settings(), chunk=5)
+    monkeypatch.undo()
+    return out
+
+
+def _edited(src: Path, dst: Path, edit: Any) -> Path:
+    shutil.copytree(src, dst)
+    manifest = tables.read_manifest(dst)
+    edit(manifest)
+    tables.write_manifest(dst, manifest)
+    return dst
+
+
+def _folder(run_dir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run_dir)): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+
+
+def test_resume_refuses_a_manifest_that_does_not_describe_its_run(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    partial = _partial(tmp_path, monkeypatch)
+    other = RunSpec.from_mapping(settings(seed=12))
+    bots = RunSpec.from_mapping(settings(bots=["random,greedy"]))
+
+    def seed(m: dict[str, Any]) -> None:  # what a hand edit of the seed has to change...
+        m["root_seed"] = m["config"]["seed"] = 12
+
+    def bots_too(m: dict[str, Any]) -> None:  # ...and of the line-ups
+        m["config"]["bots"] = ["random,greedy"]
+        m["configs"] = [c.to_json() for c in run_spec.configurations(bots)]
+
+    edits: list[tuple[Any, str]] = [
+        (lambda m: m.update(root_seed=12), "names root seed 12 but its settings seed 11"),
+        (seed, "not the id of its settings and seed"),
+        (
+            lambda m: (seed(m), m.update(run_id=run_spec.run_id_of(other, 12))),
+            "its tables hold games of",
+        ),
+        (lambda m: m["config"].update(bots=["random,greedy"]), "configurations its settings"),
+        (bots_too, "not the id of its settings and seed"),
+        (lambda m: m["config"].update(games=30), "which does not grow to games 30"),
+        (lambda m: m["configs"][0].update(players=4), "configurations its settings"),
+        (lambda m: m.update(format="projectl-run/2"), "is of format 'projectl-run/2'"),
+        (lambda m: m.pop("format"), "is of format None"),
+    ]
+    for i, (edit, why) in enumerate(edits):
+        out = _edited(partial, tmp_path / f"edit{i}", edit)
+        before = _folder(out)
+        assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2, why
+        line = one_line(capsys.readouterr().err)
+        assert line.startswith(f"projectl-sim: error: --resume: {out / tables.MANIFEST} "), line
+        assert why in line, line
+        assert _folder(out) == before  # nothing written, nothing removed
+    # a forged id too: the games written say what they are
+    forged = RunSpec.from_mapping(settings(seed=12, bots=["random,greedy"]))
+
+    def everything(m: dict[str, Any]) -> None:
+        seed(m)
+        bots_too(m)
+        m["run_id"] = run_spec.run_id_of(forged, 12)
+        m["games_planned"] = len(run_spec.plan(forged, 12)[1])
+
+    out = _edited(partial, tmp_path / "forged", everything)
+    assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+    assert "its tables hold games of" in one_line(capsys.readouterr().err)
+    # the manifest as written resumes, to the tables of an uninterrupted run
+    assert run(partial, None).complete
+    assert_same_tables(partial, reference(settings()))
+
+
+def test_a_run_written_before_ids_left_out_the_size_resumes(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _partial(tmp_path, monkeypatch)
+    manifest = tables.read_manifest(out)
+    old = run_spec.run_id_v1(RunSpec.from_mapping(settings()), 11, 20)
+    assert old != manifest["run_id"]
+    manifest["run_id"] = old
+    tables.write_manifest(out, manifest)
+    for table in tables.TABLES:  # its parts, and the tables consolidated from them
+        for part in [*(out / "parts" / table).glob("part-*.parquet"), out / f"{table}.parquet"]:
+            data = pq.read_table(part)
+            column = pa.array([old] * data.num_rows, pa.string())
+            pq.write_table(data.set_column(0, "run_id", column), part)
+    assert run(out, None).complete
+    games = tables.read_table(out, "games")
+    assert set(games.column("run_id").to_pylist()) == {old}  # it keeps its id
+    expected = without_timing(reference(settings()))["games"].drop_columns(["run_id"])
+    assert without_timing(out)["games"].drop_columns(["run_id"]).equals(expected)
+
+
+def test_a_complete_manifest_without_its_counts_is_counted_from_its_tables(
+    reference: Any, tmp_path: Path, capsys: Any
+) -> None:
+    out = _edited(
+        reference(settings()), tmp_path / "done", lambda m: [m.pop(k) for k in ("games_done",)]
+    )
+    assert main(["run", "--out", str(out), "--resume"]) == 0
+    assert "is already complete" in capsys.readouterr().err.splitlines()[0]
+    result = run(out, None)
+    assert result.complete and result.games == 40 and result.failed == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_an_unreadable_part_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, damage: str
+) -> None:
+    out = _partial(tmp_path, monkeypatch)
+    part = out / "parts" / "games" / "part-00001.parquet"
+    table = out / "games.parquet"  # consolidated when it stopped
+    for path in (part, table):
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"garbage" * 40)
+    for command, path in (
+        (["run", "--out", str(out), "--resume"], part),
+        (["summary", str(out)], table),
+    ):
+        assert main(command) == 2
+        line = one_line(capsys.readouterr().err)
+        assert f"{path}: not a readable table (" in line, line
+    part.unlink()  # as the line says: its games are played again
+    (out / "parts" / "seats" / part.name).unlink()
+    assert run(out, None).complete
+    assert main(["summary", str(out)]) == 0
+
+
+def test_a_finished_run_leaves_no_lock_file(reference: Any, tmp_path: Path) -> None:
+    out = reference(settings())
+    assert not (out / tables.LOCK).exists()
+    with tables.writer_lock(tmp_path):
+        assert (tables.lock_holder(tmp_path) or "").startswith(f"pid {os.getpid()} on ")
+    assert not (tmp_path / tables.LOCK).exists() and tables.lock_holder(tmp_path) is None
 
 
 # -- smaller holes -----------------------------------------------------------------------------

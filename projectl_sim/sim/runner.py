@@ -21,7 +21,6 @@ import socket
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -29,18 +28,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from bots import make_bot
 from bots.base import Bot
-from projectl_sim.engine import GameState, deal, new_game
-from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
 from projectl_sim.rules import Rules
+from projectl_sim.sim import manifest as run_manifest
 from projectl_sim.sim import tables, workers
-from projectl_sim.sim.play import BotError, game_seeds, play_game
-from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, rules_of, run_id_of
+from projectl_sim.sim.play import play_game
+from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, run_id_of
+from projectl_sim.sim.task import GameResult, play_task
 from projectl_sim.sim.workers import Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
@@ -52,97 +52,6 @@ FLUSH_SECONDS = 5.0
 BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
 BYTES_PER_RECORD = 20_000
 BACKENDS = ("local", "dask")
-
-
-@dataclass
-class GameResult:
-    """What a worker sends back: the rows of one game and, when asked, its record."""
-
-    game_id: int
-    seats: list[dict[str, Any]]
-    game: dict[str, Any]
-    record: dict[str, Any] | None
-
-
-def play_task(
-    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
-) -> GameResult:
-    """Play one game of a run and return its rows; a failing game becomes an error row.
-
-    ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
-    so the watchdog can time them.
-    """
-    rules = rules_of(config)
-    seats = config.seated(task.rotation)
-    bots = [make_bot(spec) for spec in seats]
-    seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
-    cpu = [0.0] * len(seats)  # and CPU
-    actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
-    last: list[GameState] = []
-    kind_of = tables.RECORD_KIND
-
-    def on_step(state: GameState, seat: int, action: Action) -> None:
-        kind = kind_of.get(action.kind)
-        if kind is not None:  # (a user's expansion's own actions have no column)
-            actions[seat][kind] += 1
-        if beat is not None:
-            beat[1] += 1  # decisions made and the seat to move (workers._STEPS, _SEAT)
-            beat[2] = state.current
-        if not last:
-            last.append(state)
-
-    start = time.perf_counter()
-    error_seat: int | None = None
-    error: str | None = None
-    record: dict[str, Any] | None = None
-    try:
-        outcome = play_game(
-            rules,
-            bots,
-            task.seed,
-            record=task.record,
-            seat_names=seats,
-            on_step=on_step,
-            seconds=seconds,
-            cpu_seconds=cpu,
-            timed=task.record,  # a written record carries each decision's seconds
-        )
-        state = outcome.state
-        if outcome.record is not None:
-            record = outcome.record.to_json(state)
-    except BotError as exc:
-        partial = exc.outcome  # type: ignore[attr-defined]
-        state, error_seat = partial.state, exc.seat
-        error = f"{exc}\n{exc.detail}".strip()
-        if partial.record is not None:
-            record = partial.record.to_json(state)
-    except Exception as exc:  # an engine or bot bug must not stop a long run: it is a row
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}".strip()
-        # play_game keeps one state object throughout; before any step, deal it again.
-        state = (
-            last[0]
-            if last
-            else new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
-        )
-    duration = time.perf_counter() - start
-    ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
-    ident |= config.columns() | {"deal": task.deal}
-    seat_rows, game_row = tables.game_rows(
-        ident,
-        rotation=task.rotation,
-        seats=seats,
-        state=state,
-        actions=actions,
-        decision_seconds=seconds,
-        decision_cpu_seconds=cpu,
-        duration=duration,
-        error_seat=error_seat,
-        error=error,
-    )
-    return GameResult(task.game_id, seat_rows, game_row, record)
-
-
-# -- running ---------------------------------------------------------------------------------
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -251,36 +160,16 @@ def _session(options: RunOptions, jobs: int) -> dict[str, Any]:
     }
 
 
-def _session_manifest(
-    spec: RunSpec, seed: int, run_id: str, configs: list[GameConfig], n_games: int
-) -> dict[str, Any]:
-    return {
-        "format": "projectl-run/1",
-        "run_id": run_id,
-        "root_seed": seed,
-        "config": spec.to_json() | {"seed": seed},
-        "configs": [c.to_json() for c in configs],
-        "games_planned": n_games,
-        "games_history": [spec.games],
-        "versions": tables.versions(),
-        "git": tables.git_commit(),
-        "started": tables.now(),
-        "sessions": [],
-        "status": "running",
-    }
-
-
 def _settings(spec: RunSpec, seed: int | None) -> dict[str, Any]:
     """Return what must match on ``--resume``: every setting but ``games``."""
     return spec.to_json() | {"seed": seed, "games": None}
 
 
 def _resumed(
-    spec: RunSpec | None, out: Path, manifest: dict[str, Any]
+    spec: RunSpec | None, out: Path, stored: RunSpec, history: list[int]
 ) -> tuple[RunSpec, list[int]]:
     """Return the spec a resume plays and its games history (a larger ``games`` grows it)."""
-    stored = RunSpec.from_mapping(manifest["config"])
-    history = list(manifest.get("games_history") or [stored.games])
+    history = list(history)
     if spec is None:
         return stored, history
     seed = spec.seed if spec.seed is not None else stored.seed
@@ -297,6 +186,37 @@ def _resumed(
     if spec.games > stored.games:
         history.append(spec.games)
     return replace(stored, games=spec.games), history
+
+
+def _written(out: Path) -> tuple[pa.Table | None, pa.Table | None]:
+    """Return the games and seats a run folder holds: its committed parts while it has some
+    (they are its tables: a stopped run's consolidated files are made from them again), else
+    its tables; None before any was written."""
+    if tables.part_numbers(out):
+        return tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+    if any((out / f"games.{fmt}").exists() for fmt in tables.FORMATS):
+        return tables.read_table(out, "games"), tables.read_table(out, "seats")
+    return None, None
+
+
+def _complete(
+    out: Path,
+    manifest: dict[str, Any],
+    stored: RunSpec,
+    history: list[int],
+    games: pa.Table | None,
+    seats: pa.Table | None,
+) -> tuple[int, int] | None:
+    """Return the games done and failed of a run whose manifest says it is complete, counted in
+    its tables; None when the tables do not hold every game once (the resume then plays the
+    missing ones)."""
+    if games is None or seats is None:
+        return None
+    assert stored.seed is not None
+    _, tasks = plan(stored, stored.seed, history)
+    if tables.check_games(games, seats, len(tasks)):
+        return None
+    return games.num_rows, games.num_rows - games.column("error").null_count
 
 
 def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: str) -> int:
@@ -415,18 +335,24 @@ def _run_locked(
     echo = options.echo or _stderr
     if resume:
         manifest = tables.read_manifest(out)
-        spec, history = _resumed(spec, out, manifest)
-        grows = len(history) > len(manifest.get("games_history") or [history[0]])
-        if manifest.get("status") == "complete" and not grows:  # its parts are gone
-            if not options.quiet:
-                echo(f"run {manifest['run_id']} in {out} is already complete")
-            if any(manifest.get(k) != v for k, v in extra.items()):
-                manifest |= extra
-                tables.write_manifest(out, manifest)
-            n, failed = manifest["games_done"], manifest["games_failed"]
-            return RunResult(
-                out, manifest["run_id"], manifest["root_seed"], n, 0, failed, 0.0, True, manifest
-            )
+        stored, stored_history = run_manifest.stored_run(out, manifest)
+        spec, history = _resumed(spec, out, stored, stored_history)
+        grows = len(history) > len(stored_history)
+        games, seats = _written(out)
+        # nothing of the manifest is believed before it matches its own settings and games
+        run_manifest.check_resume(out, manifest, stored, stored_history, games, seats)
+        if manifest.get("status") == "complete" and not grows:
+            done = _complete(out, manifest, stored, stored_history, games, seats)
+            if done is not None:
+                if not options.quiet:
+                    echo(f"run {manifest['run_id']} in {out} is already complete")
+                if any(manifest.get(k) != v for k, v in extra.items()):
+                    manifest |= extra
+                    tables.write_manifest(out, manifest)
+                n, failed = done
+                return RunResult(
+                    out, manifest["run_id"], stored.seed or 0, n, 0, failed, 0.0, True, manifest
+                )
     else:
         assert spec is not None
         if (out / tables.MANIFEST).exists():
@@ -477,7 +403,7 @@ def _run_locked(
     )
     # the run is on: from here its manifest tells how each session went
     if not resume:
-        manifest = _session_manifest(spec, seed, run_id, configs, len(tasks))
+        manifest = run_manifest.new_manifest(spec, seed, run_id, configs, len(tasks))
     for old in manifest.get("sessions", []):
         if old.get("status") == "running":  # its process ended without a word: killed
             old["status"] = "killed"

@@ -22,7 +22,7 @@ import json
 import math
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -888,8 +888,22 @@ def plan(
 
 
 def run_id_of(spec: RunSpec, root_seed: int) -> str:
-    """Return the run's id: a hash of its grid and root seed (the same run, the same id)."""
-    grid = {k: v for k, v in spec.to_json().items() if k not in ("records", "format", "seed")}
+    """Return the run's id: a hash of its grid and root seed (the same run, the same id).
+
+    Not of its size: a run grown to N games (``--resume --games N``) plays the games a run
+    started with N plays, and has its id.
+    """
+    return _run_hash(spec, root_seed, ("records", "format", "seed", "games"))
+
+
+def run_id_v1(spec: RunSpec, root_seed: int, games: int) -> str:
+    """Return the id runs written before ids left out the size had: the hash of their grid with
+    the ``games`` they started with (a resume accepts it, and keeps it)."""
+    return _run_hash(replace(spec, games=games), root_seed, ("records", "format", "seed"))
+
+
+def _run_hash(spec: RunSpec, root_seed: int, leave_out: tuple[str, ...]) -> str:
+    grid = {k: v for k, v in spec.to_json().items() if k not in leave_out}
     text = json.dumps({"grid": grid, "root_seed": root_seed}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
