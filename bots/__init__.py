@@ -27,7 +27,7 @@ from bots.mcts import MCTSBot
 from bots.params import OneOf, Range, check_value
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
-from projectl_sim.errors import UsageError, closest, unknown_name
+from projectl_sim.errors import ProjectLError, UsageError, closest, unknown_name
 
 REGISTRY: dict[str, type[Bot]] = {
     cls.name: cls
@@ -193,7 +193,16 @@ def make_bot(spec: str) -> Bot:
     ``UsageError`` (one line)."""
     source, rest = _source(spec)
     cls = bot_class(source)
-    return cls(**dict(_kwargs(cls, source, rest)))
+    kwargs = dict(_kwargs(cls, source, rest))
+    try:
+        return cls(**kwargs)
+    except ProjectLError:
+        raise
+    except Exception as exc:  # a user's bot whose __init__ fails: one line, not a traceback
+        text = " ".join(str(exc).split())
+        raise UsageError(
+            f"bot {spec}: building it raised {type(exc).__name__}{': ' + text if text else ''}"
+        ) from None
 
 
 def extra_bots() -> dict[str, type[Bot]]:

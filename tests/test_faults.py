@@ -14,19 +14,23 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fault_bots import VandalBot, vandalise
 
 import bots
 from bots.random_bot import RandomBot
+from projectl_sim import Rules
 from projectl_sim.cli import main
 from projectl_sim.errors import RunFailed, RunInterrupted, UsageError
 from projectl_sim.sim import runner, tables, workers
 from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec, plan
 
@@ -753,6 +757,42 @@ def test_a_finished_run_leaves_no_lock_file(reference: Any, tmp_path: Path) -> N
     assert not (tmp_path / tables.LOCK).exists() and tables.lock_holder(tmp_path) is None
 
 
+# -- bots cannot change the game ---------------------------------------------------------------
+@pytest.mark.parametrize("expansions", [(), ("ghost_piece", "finesse", "ambassador_pack")])
+def test_a_bot_cannot_change_the_tables_or_catalogue_it_is_shown(
+    expansions: tuple[str, ...],
+) -> None:
+    rules = Rules(players=2, expansions=frozenset(expansions))
+    honest = play_game(rules, [RandomBot(), RandomBot()], 5, seat_names=["a", "b"])
+    vandal = VandalBot()
+    played = play_game(rules, [vandal, RandomBot()], 5, seat_names=["a", "b"])
+    assert vandal.writes == [] and vandal.tried > 1000, (vandal.tried, vandal.writes[:5])
+    # every write was refused, so the game is the honest one, move for move, and so are the
+    # games after it in this process
+    assert played.record_json() == honest.record_json()
+    after = play_game(rules, [RandomBot(), RandomBot()], 6, seat_names=["a", "b"]).record_json()
+    assert (
+        after
+        == play_game(rules, [RandomBot(), RandomBot()], 6, seat_names=["a", "b"]).record_json()
+    )
+    # the walk does find what can be written: the view's own state (a copy) is
+    state = played.state.view(0)
+    writes, _ = vandalise(types.SimpleNamespace(tables=state, rules=None, catalogue=None))
+    assert "view.tables.scores[0] =" in writes
+
+
+def test_a_bot_that_rewrites_the_points_is_an_error_row_naming_it(tmp_path: Path) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:RewriteBot,random"], players=[2], games=2)
+    result = run(tmp_path / "rewrite", given, jobs=1)
+    games = tables.read_table(tmp_path / "rewrite", "games").to_pylist()
+    assert result.failed == 2 and {g["error_seat"] for g in games} == {0, 1}
+    for g in games:
+        assert g["error"].startswith(f"bot {FAULT_BOTS}:RewriteBot (seat {g['error_seat']}"), g
+        assert "Tables.points is read-only" in g["error"]
+    seats = tables.read_table(tmp_path / "rewrite", "seats").column("score").to_pylist()
+    assert all(s is None or s < 100 for s in seats)
+
+
 # -- smaller holes -----------------------------------------------------------------------------
 def test_a_bad_scheduler_address_is_one_line_and_leaves_no_folder(
     tmp_path: Path, capsys: Any
@@ -860,3 +900,132 @@ def test_a_worker_idle_longer_than_the_start_limit_is_reused(tmp_path: Path) -> 
     finally:
         wake.join()
     assert result.complete and result.failed == 0
+
+
+# -- issue 30's smaller holes: hangs, empty values, tracebacks, silent accepts, Ctrl-C ----------
+def test_play_and_view_from_a_run_stop_a_game_that_hung_in_it(
+    reference: Any, tmp_path: Path, capsys: Any
+) -> None:
+    spin, asleep = f"{FAULT_BOTS}:HangBot:p=0.003", f"{FAULT_BOTS}:HangBot:p=0.003,how=sleep"
+    given = settings(bots=[f"{spin},{asleep}"], players=[2], games=3, seed=12)
+    out = reference(given, jobs=2, decision_timeout=0.3)  # the hanging bots' run above
+    games = tables.read_table(out, "games").to_pylist()
+    hung = next(g["game_id"] for g in games if g["error"])
+    start = time.monotonic()
+    # played again under the run's limits: it stops as it did in the run, in one line
+    for command in (
+        ["play", "--from", str(out), "--game", str(hung)],
+        ["view", "--from", str(out), "--game", str(hung), "-o", str(tmp_path / "v.html")],
+    ):
+        assert main(command) == 1
+        line = one_line(capsys.readouterr().err)
+        assert f"game {hung} of {out}: bot " in line and "timed out after 0.3 s" in line, line
+    assert time.monotonic() - start < 30
+    fine = next(g["game_id"] for g in games if not g["error"])
+    assert main(["play", "--from", str(out), "--game", str(fine)]) == 0
+    assert f"seed {games[fine]['seed']}, 2 players" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rule", "max_rounds="], "rules: max_rounds has an empty value"),
+        (["--expansions", ""], "expansions: '' names no expansion set"),
+        (["--variant", ""], "variant: '' names no variant"),
+        (["--out", ""], "--out '' names no folder"),
+        (["--out", " "], "--out ' ' names no folder"),
+    ],
+)
+def test_an_empty_value_is_refused_not_an_empty_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    command = ["run", "--bots", "random", "--players", "2", "--games", "2", "--quiet"]
+    if "--out" not in args:
+        command += ["--out", "x"]
+    assert main([*command, *args]) == 2
+    assert message in one_line(capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []  # no run written here (nor in the current folder)
+
+
+def test_what_used_to_be_a_traceback_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    config = tmp_path / "run.toml"
+    config.write_bytes('bots = ["random"]\n# caf\xe9\n'.encode("latin-1"))
+    assert main(["run", "--config", str(config), "--out", str(tmp_path / "c")]) == 2
+    assert f"config {config}: not UTF-8 text (byte 23 is 0xe9)" in one_line(capsys.readouterr().err)
+    # a bot whose __init__ raises
+    args = ["run", "--bots", f"{FAULT_BOTS}:InitRaiseBot,random", "--out", str(tmp_path / "b")]
+    assert main(args) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line.endswith(":InitRaiseBot: building it raised ValueError: no model file here"), line
+    # a page written into a read-only file system
+    record = tmp_path / "game.json"
+    assert main(["play", "--bots", "random,random", "--seed", "3", "--record", str(record)]) == 0
+    capsys.readouterr()
+    page = tmp_path / "ro" / "game.html"
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    assert main(["view", str(record), "-o", str(page)]) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"projectl-sim: error: {page}: Read-only file system"
+    )
+
+
+def test_what_used_to_be_accepted_silently_is_refused(tmp_path: Path, capsys: Any) -> None:
+    whites = _catalogue(tmp_path, lambda p: p["id"].startswith("W"))
+    assert main(["play", "--bots", "random,random", "--catalogue", str(whites)]) == 2
+    assert "has 0 black puzzles; 2 players need at least 12" in one_line(capsys.readouterr().err)
+    record = tmp_path / "game.json"
+    assert main(["play", "--bots", "random,random", "--seed", "3", "--record", str(record)]) == 0
+    capsys.readouterr()
+    text = record.read_text()
+    record.write_text(text.replace('"seed": 3,', '"seed": NaN,'))
+    assert '"seed": NaN' in record.read_text()
+    assert main(["replay", str(record)]) == 2
+    assert "seed must be an integer (or null), got nan" in one_line(capsys.readouterr().err)
+
+
+def _interrupted(args: list[str], after: float, **env: str) -> tuple[int, str]:
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ | env
+    )
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("projectl-sim")
+    command = [str(script), "run", "--bots", "random", "--players", "2", "--games", "2"]
+    code, err = _interrupted([*command, "--out", str(tmp_path / "r")], 0.15)
+    assert code == 130 and "Traceback" not in err, err
+    assert one_line(err).startswith("projectl-sim: interrupted"), err
+
+
+def test_ctrl_c_during_the_final_answers_is_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "done"
+    code = (
+        "import os, signal, sys, time\n"
+        "import projectl_sim.analysis.answers as answers\n"
+        "from projectl_sim.cli import main\n"
+        "def slow(run):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(30)\n"
+        "answers.summary_text = slow\n"
+        f"sys.exit(main(['run', '--bots', 'random', '--players', '2', '--games', '2', "
+        f"'--quiet', '--out', {str(out)!r}]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 130, proc.stderr
+    line = one_line(proc.stderr)
+    assert line == (
+        f"projectl-sim: interrupted: the run in {out} is complete; its answers: "
+        f"projectl-sim summary {out}"
+    )
+    assert tables.read_manifest(out)["status"] == "complete"

@@ -290,3 +290,41 @@ def test_tune_on_dask_gives_the_search_and_confirmation_of_a_local_tune(
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(local.trials, dask.trials)
     pd_testing.assert_frame_equal(local.confirmed, dask.confirmed)
+
+
+def test_a_scheduler_killed_mid_run_is_one_line(tmp_path: Path) -> None:
+    # a scheduler of its own, with no worker: the run waits on it until it is killed
+    port = _free_port()
+    scheduler = _start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port))
+    out = tmp_path / "lost"
+    try:
+        with distributed.Client(f"tcp://127.0.0.1:{port}", timeout="60s"):
+            pass  # it is up
+        args = ["run", "--bots", "random", "--players", "2", "--games", "4", "--quiet"]
+        args += ["--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}", "--out", str(out)]
+        run = subprocess.Popen(
+            [sys.executable, "-m", "projectl_sim", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            # the client gives up reconnecting sooner (what it says then is the same)
+            env=os.environ | {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"},
+        )
+        deadline = time.monotonic() + 60
+        while not (out / tables.MANIFEST).exists() or tables.read_manifest(out)["status"] != (
+            "running"
+        ):
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)  # its batches are submitted
+    finally:
+        scheduler.kill()
+        scheduler.wait()
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err  # none of Dask's logs and tracebacks
+    assert lines[0].startswith(
+        f"projectl-sim: error: lost the connection to the dask scheduler at tcp://127.0.0.1:{port}"
+    ), lines[0]
+    assert tables.read_manifest(out)["status"].startswith("failed: lost the connection")

@@ -11,6 +11,7 @@ Ctrl-C, a full disk, workers that cannot play, a kill), the manifest says so and
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -38,7 +39,7 @@ from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageE
 from projectl_sim.rules import Rules
 from projectl_sim.sim import manifest as run_manifest
 from projectl_sim.sim import tables, workers
-from projectl_sim.sim.play import play_game
+from projectl_sim.sim.play import play_game  # noqa: F401  (where it was imported from before)
 from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, run_id_of
 from projectl_sim.sim.task import GameResult, play_task
 from projectl_sim.sim.workers import Job, Limits, WorkerError
@@ -306,6 +307,8 @@ def run(
     the tables and the manifest are written; either message says how to go on.
     """
     options = options or RunOptions()
+    if not str(out).strip():  # Path("") is the current folder: never a run folder by accident
+        raise UsageError("--out '' names no folder: give the run folder, such as results/NAME")
     out = Path(out)
     _check_options(options)
     if not resume and spec is None:
@@ -476,26 +479,51 @@ def _results(
         finally:
             games.close()
         return
+    import logging
+
     from distributed import Client
 
     address = options.scheduler
+    # the run says in one line what went wrong (a scheduler gone, say): Dask's own logs of it
+    # are dozens of lines and tracebacks, so its client's loggers keep quiet while it plays
+    quiet = [
+        log
+        for name, log in list(logging.Logger.manager.loggerDict.items())
+        if isinstance(log, logging.Logger)
+        and name.startswith(("distributed", "tornado", "asyncio"))
+    ]
+    quiet += [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    was = [log.disabled for log in quiet]
+    for log in quiet:
+        log.disabled = True
     try:
-        client = Client(address, timeout="10s")
-    except Exception as exc:  # OSError, TimeoutError, and whatever a bad address raises
-        raise UsageError(f"cannot reach the dask scheduler at {address}: {exc}") from None
-    try:
-        threads = sum(client.nthreads().values()) or 1
-        games = _dask_games(client, todo, job, threads)
         try:
-            yield games, threads
+            client = Client(address, timeout="10s")
+        except Exception as exc:  # OSError, TimeoutError, and whatever a bad address raises
+            raise UsageError(
+                f"cannot reach the dask scheduler at {address}: {_one_line(exc)}"
+            ) from None
+        try:
+            threads = sum(client.nthreads().values()) or 1
+            games = _dask_games(client, todo, job, threads, str(address))
+            try:
+                yield games, threads
+            finally:
+                games.close()
         finally:
-            games.close()
+            with contextlib.suppress(Exception):  # a scheduler gone: nothing left to close
+                client.close(timeout=5)
     finally:
-        client.close(timeout=5)
+        for log, disabled in zip(quiet, was, strict=True):
+            log.disabled = disabled
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _dask_games(
-    client: Any, todo: Iterator[GameTask], job: Job, threads: int
+    client: Any, todo: Iterator[GameTask], job: Job, threads: int, address: str = "?"
 ) -> Iterator[GameResult]:
     """Yield the results of ``todo`` played in batches on a Dask cluster (each batch in a
     worker process of a Dask worker, under the run's limits)."""
@@ -527,7 +555,14 @@ def _dask_games(
             except ProjectLError:
                 raise
             except Exception as exc:
-                raise WorkerError(f"a dask task failed ({type(exc).__name__}: {exc})") from None
+                if "connection-lost" in str(exc) or client.status in ("closed", "closing"):
+                    raise WorkerError(
+                        f"lost the connection to the dask scheduler at {address} "
+                        "(it stopped, or the network failed)"
+                    ) from None
+                raise WorkerError(
+                    f"a dask task failed ({type(exc).__name__}: {_one_line(exc)})"
+                ) from None
             if results:
                 pace = sum(r.game["duration"] or 0.0 for r in results) / len(results)
                 size = max(4, min(1000, int(1.0 / max(pace, 1e-4))))
@@ -730,34 +765,85 @@ def speed(games: int, seconds: float) -> str:
 
 
 # -- one game back from its row --------------------------------------------------------------
-def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], int]:
-    """Return the rules, bots (in seat order) and seed that replay one game of a run.
-
-    ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move.
-    """
+def _game_row(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return a run's manifest and the games-table row of one of its games."""
     manifest = tables.read_manifest(run_dir)
     games = tables.read_table(run_dir, "games")
     rows = games.filter(pc.equal(games.column("game_id"), game_id)).to_pylist()
     if not rows:
         raise UsageError(f"{run_dir} has no game {game_id} ({games.num_rows} games in its tables)")
-    row = rows[0]
+    return manifest, rows[0]
+
+
+def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], int]:
+    """Return the rules, bots (in seat order) and seed that replay one game of a run.
+
+    ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move
+    (in this process, with no time limit: ``play_from_run`` plays it under the run's).
+    """
+    manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
     bots = [make_bot(spec) for spec in config.seated(row["rotation"])]
     return config.rules(), bots, row["seed"]
+
+
+def run_limits(manifest: Mapping[str, Any]) -> Limits:
+    """Return the time limits a run was played under (its last session's; the defaults for a
+    run written before they were stored)."""
+    stored = manifest.get("limits") or {}
+    return Limits(
+        float(stored.get("decision_timeout", workers.DECISION_TIMEOUT)),
+        float(stored.get("game_timeout", workers.GAME_TIMEOUT)),
+    )
+
+
+def play_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Rules, str | None]:
+    """Play one game of a run again from its row, in a worker process under the run's time
+    limits (a game that hung in the run stops again, never hangs this process), and return its
+    record, its rules and the error its game ended with (None: it ended by the rules).
+
+    Raises ``RunFailed`` (one line) when the game goes over a limit or takes its worker down:
+    then there is no record to show.
+    """
+    manifest, row = _game_row(run_dir, game_id)
+    config = GameConfig.from_json(manifest["configs"][row["config_id"]])
+    task = GameTask(game_id, config.config_id, row["deal"], row["rotation"], row["seed"], True)
+    limits = run_limits(manifest)
+    job = Job(
+        {config.config_id: config},
+        str(manifest.get("run_id")),
+        limits,
+        workers.job_bots(),
+        tuple(sys.path),
+    )
+    games = workers.Pool(1, job).play([task])
+    try:
+        result = next(iter(games))
+    finally:
+        games.close()
+    error = result.game["error"]
+    if result.record is None:  # timed out, or its workers died: the row's error says which
+        line = (error or "it could not be played").splitlines()[0]
+        raise RunFailed(f"game {game_id} of {run_dir}: {line}")
+    return result.record, config.rules(), error.splitlines()[0] if error else None
 
 
 def record_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Rules, bool]:
     """Return one game of a run as a record, its rules, and whether the run had written it.
 
     The run's record file when ``--records`` wrote one, else the game played again from its row
-    (the run's rules, seats and seed, as ``play --from`` does; its decision times are today's).
+    under the run's time limits (``play_from_run``; its decision times are today's). A game
+    whose bot fails is a ``RunFailed`` (one line).
     """
-    rules, bots, seed = game_from_run(run_dir, game_id)
     path = Path(run_dir) / tables.RECORDS / f"game-{game_id:08d}.json"
     if path.is_file():
-        return read_record(path), rules, True
-    outcome = play_game(rules, bots, seed, seat_names=[repr(b) for b in bots], timed=True)
-    return outcome.record_json(), rules, False
+        manifest, row = _game_row(run_dir, game_id)
+        config = GameConfig.from_json(manifest["configs"][row["config_id"]])
+        return read_record(path), config.rules(), True
+    record, rules, error = play_from_run(run_dir, game_id)
+    if error is not None:
+        raise RunFailed(f"game {game_id} of {run_dir}: {error}")
+    return record, rules, False
 
 
 __all__ = [
@@ -765,7 +851,9 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "game_from_run",
+    "play_from_run",
     "play_task",
     "record_from_run",
     "run",
+    "run_limits",
 ]

@@ -318,6 +318,11 @@ class RunSpec:
             kwargs["players"] = players
         if data.get("variant") is not None:
             variants = tuple(dict.fromkeys(str(v) for v in _as_list(data["variant"], "variant")))
+            if not variants or "" in variants:
+                raise UsageError(
+                    f"variant: {data['variant']!r} names no variant: give "
+                    f"{', '.join(VARIANT_PLAYERS)}"
+                )
             for v in variants:
                 if v not in VARIANT_PLAYERS:
                     raise UsageError(unknown_name("variant", v, VARIANT_PLAYERS))
@@ -326,6 +331,11 @@ class RunSpec:
             sets = [
                 s for v in _as_list(data["expansions"], "expansions") for s in _expansion_sets(v)
             ]
+            if not sets:
+                raise UsageError(
+                    f"expansions: {data['expansions']!r} names no expansion set: give none for "
+                    "the base game, or names such as ghost+finesse"
+                )
             kwargs["expansions"] = tuple(dict.fromkeys(sets))
         rules = data.get("rules") or {}
         if not isinstance(rules, Mapping):
@@ -340,6 +350,10 @@ class RunSpec:
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
+            if not values or any(isinstance(v, str) and not v.strip() for v in values):
+                raise UsageError(
+                    f"rules: {key} has an empty value: give --rule {key}=VALUE[,VALUE...]"
+                )
             grid.append((key, tuple(dict.fromkeys(_switch_value(key, v) for v in values))))
         kwargs["rules"] = tuple(grid)
         if data.get("difficulty") is not None:
@@ -423,6 +437,11 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"config {p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"config {p}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); "
+            "save it as UTF-8"
+        ) from None
     try:
         if p.suffix == ".toml":
             data = tomllib.loads(text)
@@ -704,12 +723,12 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                     tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     deals_of=deals_of,
                 )
-                _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
+                check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
     return out
 
 
-def _check_decks(rules: Rules, catalogue: str | None) -> None:
+def check_decks(rules: Rules, catalogue: str | None) -> None:
     """Refuse a catalogue too small for the game (one line): the rulebook's decks by player count
     (rulings, Base game / Setup; Solo variant) need so many black puzzles, and a full row of
     white ones (solo: its deck's white part)."""

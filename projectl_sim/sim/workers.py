@@ -338,6 +338,9 @@ def worker_pids(playing: bool = False) -> list[int]:
 
 
 def _stop_idle() -> None:
+    if threading.current_thread() is threading.main_thread():
+        # at exit: a Ctrl-C now would only print "Exception ignored in atexit callback"
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     idle = [*_IDLE, *(w for ws in _BATCH_IDLE.values() for w in ws)]
     _IDLE.clear()
     _BATCH_IDLE.clear()
