@@ -3,8 +3,11 @@
 A spec is ``SOURCE[:key=value,...]``. The source is a built-in bot (``REGISTRY``), a plugin an
 installed package declares in the entry point group ``projectl_sim.bots`` (its name), a class in
 an importable module (``mymodule:MyBot``) or a class in a Python file (``path/to/file.py:MyBot``,
-read once per process). A bot loaded from a module or file goes by that source in result tables
-(a file by its absolute path), so any process can build it again from the table's spec.
+read once per process), or a prefixed source ``PREFIX:WHERE:NAME`` whose prefix an installed
+package declares in the group ``projectl_sim.bot_sources`` (``rl:mypolicy:act``: a learned
+policy, ``projectl_sim.rl.bridge``). A bot loaded from a module or file goes by that source in
+result tables (a file by its absolute path), so any process can build it again from the table's
+spec.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ REGISTRY: dict[str, type[Bot]] = {
 BUILTIN = dict(REGISTRY)
 # Installed packages add bots here: [project.entry-points."projectl_sim.bots"] name = "pkg:Class"
 ENTRY_POINT_GROUP = "projectl_sim.bots"
+# ... and spec prefixes: [project.entry-points."projectl_sim.bot_sources"] rl = "pkg:bot_class",
+# a function that returns the bot class of a whole source ("rl:mypolicy:act")
+SOURCE_GROUP = "projectl_sim.bot_sources"
 
 # module:Class or path/file.py:Class, then the parameters (":key=value,...")
 _EXTERNAL = re.compile(
@@ -44,9 +50,18 @@ _EXTERNAL = re.compile(
 _LOADED: dict[str, type[Bot]] = {}  # external sources loaded in this process
 
 
+@functools.cache
+def _source_prefixes() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=SOURCE_GROUP)}
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """Split a bot spec into its source and its ``key=value,...`` text."""
     spec = spec.strip()
+    prefix, colon, body = spec.partition(":")
+    if colon and prefix in _source_prefixes():
+        source, rest = split_spec(body)
+        return f"{prefix}:{source}", rest
     m = _EXTERNAL.fullmatch(spec)
     if m and "=" not in m.group("source"):
         return m.group("source"), m.group("rest") or ""
@@ -116,7 +131,17 @@ def bot_class(source: str) -> type[Bot]:
     cls = REGISTRY.get(source) or _LOADED.get(source)
     if cls is not None:
         return cls
-    if ":" in source:
+    prefix = source.partition(":")[0]
+    if ":" in source and prefix in _source_prefixes():
+        ep = _source_prefixes()[prefix]
+        try:
+            loader = ep.load()
+        except Exception as exc:
+            raise UsageError(
+                f"bot source {prefix}: ({ep.value}): cannot load it ({type(exc).__name__}: {exc})"
+            ) from None
+        cls = _as_bot(loader(source), source)
+    elif ":" in source:
         where, _, cls_name = source.rpartition(":")
         if where.endswith(".py"):
             cls = _load_file(where, cls_name)
@@ -162,9 +187,11 @@ def _parse_value(name: str, raw: str, default: Any) -> Any:
 def _source(spec: str) -> tuple[str, str]:
     """Return a spec's source (a file by its absolute path) and its parameter text."""
     source, rest = split_spec(spec)
-    where, _, cls_name = source.rpartition(":")
+    prefix, colon, _ = source.partition(":")
+    head = f"{prefix}:" if colon and prefix in _source_prefixes() else ""
+    where, _, cls_name = source[len(head) :].rpartition(":")
     if where.endswith(".py"):
-        source = f"{Path(where).resolve()}:{cls_name}"
+        source = f"{head}{Path(where).resolve()}:{cls_name}"
     return source, rest
 
 

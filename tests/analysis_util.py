@@ -156,6 +156,7 @@ def grid_tables(
         for frame in (seats, table):
             frame["config_id"] = config
             frame["deal"] = frame["game_id"]
+            frame["seed"] = config * 100_000 + frame["game_id"]  # independent configurations
         seat_frames.append(seats)
         game_frames.append(table)
     seats = pd.concat(seat_frames, ignore_index=True)

@@ -13,7 +13,8 @@ top to bottom, as a reader would, in a fresh folder of its own:
 - a block right after ``<!-- not run: REASON -->`` is skipped; only the README's two Quick start
   lines may be (CI runs those itself), which the test checks.
 
-Sizes are cut so the pages run in seconds: ``--games N`` and ``games=N`` become
+Sizes are cut so the pages run in seconds: ``--games N`` and ``games=N`` (and a config file's
+``games = N`` or ``games: N``) become
 ``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2), and ``iterations=N`` likewise, as do
 ``tune``'s ``--budget N``, ``--games-per-trial N`` and ``--confirm-games N``. Set
 ``PROJECTL_DOCS_SCALE=1`` to play the pages at the sizes they show.
@@ -52,8 +53,10 @@ _FENCE = re.compile(
 )
 _TITLE = re.compile(r'title="([^"]+)"')
 _SIZES = re.compile(
-    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|\bgames=|\biterations=)"
-    r"(\d+)"
+    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|\bgames=|\biterations="
+    r"|^games[ ]*=[ ]*|^games:[ ]*)"  # and a config file's games (TOML, YAML)
+    r"(\d+)",
+    re.M,
 )
 
 
@@ -180,7 +183,7 @@ def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
             elif block.title:
                 path = tmp_path / block.title
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(block.body + "\n")
+                path.write_text(smaller(block.body) + "\n")
             elif block.lang == "console":
                 _run_console(block, tmp_path, env, port)
             elif block.lang == "python":
@@ -219,6 +222,10 @@ def test_sizes_are_cut_and_kept_apart() -> None:
         f"mcts:iterations={max(2, math.ceil(50 / SCALE))}"
     )
     assert smaller("--seed 2026 --players 2,3") == "--seed 2026 --players 2,3"
+    cut = max(2, math.ceil(200 / SCALE))
+    assert smaller("seed = 2\ngames = 200\n") == f"seed = 2\ngames = {cut}\n"
+    assert smaller("games: 200") == f"games: {cut}"
+    assert smaller("max_games = 200") == "max_games = 200"
     assert smaller("tune --budget 400 --games-per-trial 50 --confirm 2 --confirm-games 200") == (
         f"tune --budget {max(2, math.ceil(400 / SCALE))} --games-per-trial "
         f"{max(2, math.ceil(50 / SCALE))} --confirm 2 --confirm-games "

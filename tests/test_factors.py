@@ -162,13 +162,14 @@ def test_seat_advantage_per_configuration_widens_for_clustered_deals() -> None:
         ranks = [1, 2] if deal % 4 else [2, 1]
         games += [G(["a", "b"], [5, 3], ranks), G(["b", "a"], [5, 3], ranks)]
     seats, _ = make_tables(games)
-    seats["deal"] = seats["game_id"] // 2
+    seats["deal"] = seats["seed"] = seats["game_id"] // 2
     table = seat_advantage(seats, by=["players", "expansions"]).set_index("turn_order")
     low, high = wilson(60, 80)
     assert table.loc[0, "share"] == 0.75
     assert table.loc[0, "deff"] == pytest.approx(2.0, rel=0.05)
     assert table.loc[0, "ci_high"] - table.loc[0, "ci_low"] > (high - low) * 1.3
-    independent = seat_advantage(seats.assign(deal=seats["game_id"])).set_index("turn_order")
+    independent = seat_advantage(seats.assign(deal=seats["game_id"], seed=seats["game_id"]))
+    independent = independent.set_index("turn_order")
     assert table.loc[0, "p_value"] > independent.loc[0, "p_value"]  # Rao-Scott: weaker evidence
 
 

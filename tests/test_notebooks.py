@@ -147,7 +147,9 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
         assert (run / "seats.parquet").stat().st_mtime_ns == stamp
         rerun = nbformat.read(copy, as_version=4)
         assert "BOOTSTRAP = 5" in rerun.cells[at + 1].source
-        assert rerun.cells[-1].outputs[0]["data"]["text/markdown"] == answer  # same games
+        again_answer = rerun.cells[-1].outputs[0]["data"]["text/markdown"]
+        # the same games (the first sentence counts them); intervals follow BOOTSTRAP
+        assert again_answer.split(":")[0] == answer.split(":")[0]
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,8 @@ def test_paired_differences_find_a_planted_change_that_unpaired_ones_blur() -> N
     assert set(table["metric"]) == {"first_player_rate", "margin", "rounds", "win_rate"}
     text = cmp.compare_text(a, b)
     assert "300 games paired on shared deals" in text
-    assert "expansions none -> finesse (paired, 300 pairs)" in text
+    assert "run B changes, in every configuration: expansions none -> finesse" in text
+    assert "2 players (configurations 0 -> 0; paired, 300 pairs)" in text
 
 
 def test_runs_without_shared_deals_are_compared_unpaired_and_say_so() -> None:
@@ -76,21 +77,71 @@ def test_rates_that_never_differ_get_an_interval_not_a_point() -> None:
 
 
 def test_two_real_runs_with_one_root_seed_share_their_deals(tmp_path: Path) -> None:
-    outs = []
-    for expansions in ("none", "phoenix"):
+    outs = {}
+    for expansions, players in (("none", [2]), ("finesse", [3, 2]), ("phoenix", [2])):
         spec = run_spec.RunSpec.from_mapping(
-            {"bots": ["random"], "players": [2], "expansions": [expansions], "games": 6, "seed": 3}
+            {
+                "bots": ["random"],
+                "players": players,
+                "expansions": [expansions],
+                "games": 6,
+                "seed": 3,
+            }
         )
-        outs.append(
-            runner.run(
-                spec, tmp_path / expansions, options=runner.RunOptions(jobs=1, quiet=True)
-            ).out
-        )
-    table = cmp.compare(*outs)
+        outs[expansions] = runner.run(
+            spec, tmp_path / expansions, options=runner.RunOptions(jobs=1, quiet=True)
+        ).out
+    # Finesse deals its tiles after the table: the same seeds deal the same table, in a grid
+    # of another shape too; its 3-player configuration has no partner
+    table = cmp.compare(outs["none"], outs["finesse"])
     assert table["paired"].all() and (table["pairs"] == 6).all()
-    assert set(table["changed"]) == {"expansions none -> phoenix"}
-    assert "6 games paired" in cmp.compare_text(*outs)
+    assert set(table["changed"]) == {"expansions none -> finesse"}
+    assert set(table["config_b"]) == {1}
+    text = cmp.compare_text(outs["none"], outs["finesse"])
+    assert "6 games paired" in text and "no partner in run A, not compared: 3 players" in text
     assert table.loc[table["metric"] == "rounds", "diff"].iloc[0] == pytest.approx(
         table.loc[table["metric"] == "rounds", "value_b"].iloc[0]
         - table.loc[table["metric"] == "rounds", "value_a"].iloc[0]
     )
+    # Phoenix adds puzzles: the same seeds deal other decks, so the games are not pairs
+    table = cmp.compare(outs["none"], outs["phoenix"])
+    assert not table["paired"].any()
+    assert "Phoenix adds puzzles" in cmp.compare_text(outs["none"], outs["phoenix"])
+
+
+def test_runs_of_other_player_counts_are_not_compared(tmp_path: Path) -> None:
+    games2 = [G(["a", "a"], [5, 3], [1, 2])] * 4
+    games3 = [G(["a", "a", "a"], [5, 3, 1], [1, 2, 3])] * 4
+    a, b = _run("A", games2), _run("B", games3)
+    assert cmp.compare(a, b).empty
+    matched, alone_a, alone_b, _ = cmp.match_configurations(a, b)
+    assert matched == [] and alone_a == [0] and alone_b == [0]
+    text = cmp.compare_text(a, b)
+    assert "no configuration of run B has a partner in run A" in text
+    assert "significant" not in text
+
+
+def test_configurations_are_matched_by_settings_not_position() -> None:
+    rng = np.random.default_rng(72)
+    deal_length = rng.normal(20, 6, size=20)
+    a_games = _games(rng, deal_length, 0.0) + [
+        G(g.bots, g.scores, g.ranks, rounds=g.rounds, switches="max_rounds=30")
+        for g in _games(rng, deal_length, 0.0)
+    ]
+    b_games = [
+        G(g.bots, g.scores, g.ranks, rounds=g.rounds + 2, switches="max_rounds=30")
+        for g in _games(rng, deal_length, 0.0)
+    ] + _games(rng, deal_length, 0.0)
+    a, b = _run("A", a_games), _run("B", b_games)
+    for run, switched in ((a, 1), (b, 0)):  # two configurations each, in opposite orders
+        for frame in (run.seats, run.games):
+            frame["config_id"] = np.where(frame["switches"] != "default", switched, 1 - switched)
+            frame["lineup"] = "a,b"
+            frame["seed"] = frame["deal"] = (frame["game_id"] % 40) // 2  # deal d, both configs
+    matched, alone_a, alone_b, changed = cmp.match_configurations(a, b)
+    assert sorted(matched) == [(0, 1), (1, 0)] and not alone_a and not alone_b and not changed
+    table = cmp.compare(a, b)
+    rounds = table[table["metric"] == "rounds"].set_index("config_a")
+    assert rounds.loc[1, "diff"] == pytest.approx(2, abs=0.3)  # max_rounds=30: +2 in B
+    assert rounds.loc[0, "diff"] == pytest.approx(0, abs=0.3)
+    assert rounds["paired"].all()

@@ -13,7 +13,7 @@ from bots.random_bot import RandomBot
 from projectl_sim.cli import main
 from projectl_sim.errors import UsageError
 from projectl_sim.sim import runner, tables
-from projectl_sim.sim.spec import RunSpec, merge_sources, plan, run_id_of
+from projectl_sim.sim.spec import PER_CONFIGURATION, RunSpec, merge_sources, plan, run_id_of
 
 BOTS = ["random", "greedy", "greedy:preset=rush_black", "other"]
 
@@ -60,12 +60,18 @@ def test_players_default_to_pairs_and_every_subset_of_a_setting_shares_the_deals
     for t in tasks:
         c = configs[t.config_id]
         seeds[c.expansions, t.deal].add(t.seed)
-    # one seed per deal for all six pairs of a setting; the two settings deal differently
+    # one seed per deal for all six pairs of a setting, and both settings on the same deals
     assert all(len(s) == 1 for s in seeds.values())
-    assert seeds[(), 0] != seeds[("finesse",), 0]
-    # a run of line-ups keeps a seed child per configuration (its seeds are unchanged)
+    assert seeds[(), 0] == seeds[("finesse",), 0] and seeds[(), 0] != seeds[(), 1]
+    # the older scheme: a round robin's settings deal differently
+    configs, tasks = plan(spec, 3, seed_scheme=PER_CONFIGURATION)
+    old = {(configs[t.config_id].expansions, t.deal): t.seed for t in tasks}
+    assert old[(), 0] != old[("finesse",), 0]
+    # a run of line-ups shares its deals too; under the older scheme, a child per configuration
     lineups = RunSpec.from_mapping({"bots": ["random,greedy", "random,other"], "seed": 3})
     configs, tasks = plan(lineups, 3)
+    assert len({t.seed for t in tasks if t.deal == 0}) == 1
+    configs, tasks = plan(lineups, 3, seed_scheme=PER_CONFIGURATION)
     assert len({t.seed for t in tasks if t.deal == 0}) == 2
     assert all(c.deals_of is None for c in configs)
 

@@ -46,6 +46,8 @@ def _cell(text: str) -> str:
 
 def _section(name: str, help_line: str, sub: argparse.ArgumentParser) -> list[str]:
     formatter = sub._get_formatter()
+    # a subcommand's help line is %-formatted by argparse (``95%%`` prints ``95%``): likewise
+    help_line = help_line % {"prog": sub.prog}
     lines = [f"## `projectl-sim {name}`", "", _cell(help_line).capitalize() + ".", ""]
     lines += ["```text", sub.format_usage().strip(), "```", ""]
     if sub.description:

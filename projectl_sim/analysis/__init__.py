@@ -1,16 +1,16 @@
 """Analysis of a run's outcome tables: win rates, seat advantage, effects, ratings, strategy.
 
 Functions take the pandas tables of a run (``load_run(path).seats`` / ``.games``), or of several
-runs side by side (``load_runs([...])``: a ``run`` column, games and deals kept apart per run),
-and return tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim
-summary`` prints; ``conclusions`` writes each notebook's answer in words from its tables;
-``compare`` sets two runs on shared deals side by side; ``sequential.precision_check`` tells a
-growing run when its intervals are narrow enough; ``plots`` draws the tables (each chart takes
-a table and an optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one
-self-contained HTML page of a run (the seeded sweeps the notebooks start from are in
-``projectl_sim.sim.sweep``). Nothing here re-simulates or imports the bots. The names below
-load their module when first used, so that a command that needs none of them (``projectl-sim
-bots``) starts without pandas and scipy.
+runs side by side (``load_runs([...])``: a ``run`` column, games and deals kept apart per run), and
+return tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim summary``
+prints; ``conclusions`` writes each notebook's answer in words from its tables; ``verdicts`` says in
+one line per question what a run concluded; ``compare`` sets two runs' configurations side by side,
+matched by settings and paired on shared deals; ``sequential.precision_check`` tells a growing run
+when its intervals are narrow enough; ``plots`` draws the tables (each chart takes a table and an
+optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one self-contained HTML page
+of a run (the seeded sweeps the notebooks start from are in ``projectl_sim.sim.sweep``). Nothing
+here re-simulates or imports the bots. The names below load their module when first used, so that a
+command that needs none of them (``projectl-sim bots``) starts without pandas and scipy.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "solo_by_difficulty",
     ),
     "timing": ("decision_times",),
+    "verdicts": ("verdicts",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -28,6 +28,7 @@ from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import finished_games, seat_advantage
 from projectl_sim.analysis.timing import decision_times
+from projectl_sim.analysis.verdicts import verdict_lines, verdicts
 from projectl_sim.sim.summary import provenance_lines, summarize
 
 __all__ = ["summary_text"]
@@ -228,8 +229,8 @@ def _precision_section(run: Run) -> list[str]:
     return lines
 
 
-def _seat_section(seats: pd.DataFrame) -> list[str]:
-    table = seat_advantage(seats, by=CONFIG)
+def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> list[str]:
+    table = seat_advantage(seats, by=CONFIG) if table is None else table
     lines = ["== Seat advantage per configuration =="]
     if table.empty:
         return [*lines, "no game with two or more seats"]
@@ -283,9 +284,10 @@ def _seat_section(seats: pd.DataFrame) -> list[str]:
             else ""
         )
         lines += _prose(
-            f"{chance}With {games:.0f} games a first player's share is told from {_pct(p0)} "
-            f"only when it is off by {100 * mde:.0f} points or more (80% power); "
-            f"+-{100 * SEAT_HALF_WIDTH:.0f} points needs {need} games per configuration.",
+            f"{chance}MDE of one configuration's first-player share against the fair "
+            f"{_pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with {games:.0f} "
+            f"games (80% power, 5% level); an interval of +-{100 * SEAT_HALF_WIDTH:.0f} pts on "
+            f"that share needs {need} games per configuration.",
             "  ",
         )
     return lines
@@ -316,6 +318,67 @@ def _metric_name(row: pd.Series) -> str:
     return row["metric"] if row["bot"] is None or pd.isna(row["bot"]) else f"win_rate {row['bot']}"
 
 
+def _comparison_keys(eff: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per comparison (not per metric) of an effects table."""
+    return eff.drop_duplicates([*CONFIG_SAME, "factor", "level", "against", "expansions"])
+
+
+CONFIG_SAME = ["players", "variant", "lineup"]
+
+
+def _pairing_lines(eff: pd.DataFrame, vary: list[str]) -> list[str]:
+    """Return how the effects were computed: paired where the deals were shared, and what the
+    pairing bought (the median width ratio unpaired / paired per metric)."""
+    comparisons = _comparison_keys(eff)
+    paired = comparisons[comparisons["paired"].astype(bool)]
+    unpaired = comparisons[~comparisons["paired"].astype(bool)]
+    lines: list[str] = []
+    if len(paired):
+        lines += _prose(
+            f"difference (with - without) and its 95% interval; {len(paired)} of "
+            f"{len(comparisons)} comparisons paired: both configurations played the same deals "
+            "(same seeds, same bots in the same seats), paired t on deals as clusters"
+            + (
+                "; the others unpaired (Newcombe for rates, Welch for means)"
+                if len(unpaired)
+                else ""
+            )
+        )
+        rows = eff[eff["paired"].astype(bool)]
+        ratio = rows["width_unpaired"] / (rows["ci_high"] - rows["ci_low"])
+        ratio = ratio[np.isfinite(ratio)]
+        if len(ratio):
+            per = ratio.groupby(rows.loc[ratio.index, "metric"], sort=False).median()
+            lines += _prose(
+                "pairing narrowed the intervals: unpaired they would be "
+                + ", ".join(f"{v:.2f}x as wide ({_METRIC_WORDS.get(m, m)})" for m, v in per.items())
+                + " (median over the paired comparisons)"
+            )
+    else:
+        lines += _prose(
+            "difference (with - without) and its 95% interval, unpaired: Newcombe for rates, "
+            "Welch for means, deals as independent clusters"
+        )
+    if len(unpaired):
+        reasons = unpaired.groupby("unpaired_because", dropna=False, sort=False)
+        for why, group in reasons:
+            names = sorted({_effect_name(r, vary) for _, r in group.iterrows()})
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            text = why if isinstance(why, str) else "the configurations share no deal"
+            lines += _prose(f"unpaired: {shown} ({text})")
+    return lines
+
+
+_UNITS = {"margin": "points", "rounds": "rounds", "first_player_rate": "pts", "win_rate": "pts"}
+
+_METRIC_WORDS = {
+    "first_player_rate": "first player's win rate",
+    "margin": "winner's margin",
+    "rounds": "game length",
+    "win_rate": "bots' win rates",
+}
+
+
 def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Return the effects section, and its full table for the end of the text."""
     lines = ["== Expansion and rules-switch effects against the base game =="]
@@ -328,18 +391,18 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
     vary = labels.varying(configs)
     n = len(eff)
     flagged = eff[eff["significant"]].sort_values("p_value")
-    lines += _prose(
-        "difference (with - without) and its 95% interval: Newcombe for rates, Welch for means; "
-        "deals independent (each configuration has its own seeds, so these are unpaired); "
-        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows"
-    )
+    lines += _pairing_lines(eff, vary)
+    lines += _prose("* = interval leaves out 0; q = Benjamini-Hochberg over all rows")
     lines += _prose(
         f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
         f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "
         "the many comparisons (q < 0.05)"
     )
     lines.append("")
-    lines.append("what this run can detect (per comparison, 80% power, 5% level):")
+    lines += _prose(
+        "what this run can detect: the difference between two configurations (with - without), "
+        "per comparison, 80% power, 5% level"
+    )
     rows = []
     for (metric, kind), group in eff.groupby(["metric", "kind"], sort=False):
         mde = float(group["mde"].median())
@@ -350,9 +413,9 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
                 metric,
                 str(len(group)),
                 str(int(group["significant"].sum())),
-                _mde(kind, mde),
+                _mde(kind, mde) + ("" if kind == "rate" else f" {_UNITS[metric]}"),
                 f"{int(group['games'].median())}",
-                (f"+-{100 * half:.0f} pts" if kind == "rate" else f"+-{half:g}")
+                (f"+-{100 * half:.0f} pts" if kind == "rate" else f"+-{half:g} {_UNITS[metric]}")
                 + f": {int(need.median())} games"
                 if len(need)
                 else "n/a",
@@ -362,13 +425,24 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
         "  " + x
         for x in _table(
             rows,
-            ["metric", "rows", "flagged", "median MDE", "games", "for an interval of"],
+            [
+                "metric",
+                "comparisons",
+                "flagged",
+                "MDE of the difference",
+                "games",
+                "for an interval of",
+            ],
             right={1, 2, 3, 4},
         )
     )
     lines += _prose(
-        "(MDE: the smallest true change found 80% of the time at this size; an unflagged "
-        "difference says only that no change as large as the MDE is likely)",
+        "(MDE of the difference, the median over the comparisons: the smallest true change "
+        "between the two configurations found 80% of the time at this size, paired where the "
+        "deals are shared. It is not the seat section's MDE, which is of one configuration's "
+        "share against a fixed 1/N: a difference has two uncertain sides. The last column: the "
+        "games per configuration a 95% interval of the difference that narrow needs. An "
+        "unflagged difference says only that no change as large as the MDE is likely.)",
         "  ",
     )
     if len(flagged):
@@ -599,6 +673,12 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     sections = [[*round_robin, *_header(run)]]
     if finished_games(games).empty:
         return "\n".join(sections[0])
+    seat_table = seat_advantage(seats, by=CONFIG)
+    eff = effects(seats, games, half_widths=half_widths)
+    pairs = pair_results(seats, by=("players",))
+    found = verdicts(seats, games, seat_table=seat_table, effect_table=eff, pairs=pairs)
+    if len(found):
+        sections.append(["== Verdicts (one per question) ==", *verdict_lines(found, WIDTH)])
     precision = _precision_section(run)
     if precision:
         sections.append(precision)
@@ -608,11 +688,9 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     strength = [_ratings_section(seats, rated), _h2h_section(seats, bots), _time_section(seats)]
     if round_robin:
         sections.extend(strength)
-    sections.append(_seat_section(seats))
+    sections.append(_seat_section(seats, seat_table))
     configs = games.drop_duplicates(CONFIG)
-    effect_lines, long_effects = _effects_section(
-        effects(seats, games, half_widths=half_widths), configs
-    )
+    effect_lines, long_effects = _effects_section(eff, configs)
     sections.append(effect_lines)
     if not round_robin:
         sections.extend(strength)

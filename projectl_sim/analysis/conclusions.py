@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from projectl_sim.analysis.labels import short_expansions
 from projectl_sim.analysis.power import minimum_detectable_effect
@@ -274,6 +273,8 @@ def puzzle_answer(games: pd.DataFrame, taken: pd.DataFrame, value: pd.DataFrame)
         )
         pairs = value[["points_per_action", "taken_per_game"]].astype(float).fillna(0.0)
         if pairs.nunique().min() > 1:
+            from scipy import stats as sps  # only here: importing it costs a second
+
             test = sps.spearmanr(pairs["points_per_action"], pairs["taken_per_game"])
             rho, p = float(test.statistic), float(test.pvalue)
             if p >= ALPHA:

@@ -13,15 +13,26 @@ factor only, at the same player count, variant and line-up:
 Per comparison and metric: the first player's win rate (``first_player_rate``), the winner's
 margin (``margin``; in solo, the seat's score minus the mastermind's), the game length
 (``rounds``) and each bot's win rate (``win_rate`` with ``bot`` set; only where the line-up has
-two different bots, or in solo where it is the answer). Rates take Newcombe's interval, means
-Welch's (``stats``), both on deals as independent clusters: different configurations have
-different seed children in the runner, so the two samples are independent and unpaired (two
-runs on shared deals are compared paired by ``compare``). ``significant``: the 95% interval
-leaves out 0. ``p_value`` is the matching two-sided test (z on the pooled rate; Welch's t for
-means); ``q_value`` is Benjamini-Hochberg's adjustment over every row of the table, so a flag
-with a small ``q_value`` survives the many comparisons a 48-configuration run makes. ``mde`` is
-the minimum detectable effect at 80% power and ``games_needed`` the games per configuration for
-the interval half-width asked (``power``).
+two different bots, or in solo where it is the answer).
+
+*Paired where the deals are shared.* A run's configurations at one player count and variant play
+the same deal seeds (``sim.spec``, scheme ``shared-deals``): a switch, a rule parameter or
+Finesse (its tiles are dealt after the table) is then measured on pairs of games, the same seed
+and the same bots in the same seats, and the luck of the deal cancels out of the difference
+(``pairs``: paired t on deals as clusters). ``paired`` says which; ``width_unpaired`` is the width
+the same games would give compared as independent samples, so ``width_unpaired / (ci_high -
+ci_low)`` is what the pairing bought. A comparison whose configurations share no seed (a run made
+before the scheme) or whose seeds deal other decks (a puzzle set: ``deals``, e.g. "Ghost Piece
+adds puzzles: one seed deals other decks") is unpaired: Newcombe's interval for rates, Welch's for
+means (``stats``), both on deals as independent clusters.
+
+``significant``: the 95% interval leaves out 0. ``p_value`` is the matching two-sided test
+(paired t; unpaired: z on the pooled rate, Welch's t for means); ``q_value`` is
+Benjamini-Hochberg's adjustment over every row of the table, so a flag with a small ``q_value``
+survives the many comparisons a 48-configuration run makes. ``mde`` is the minimum detectable
+*difference* between the two configurations at 80% power (``power``; paired: 2.80 standard errors
+of the paired difference), and ``games_needed`` the games per configuration for an interval of
+the difference of the half-width asked.
 """
 
 from __future__ import annotations
@@ -30,14 +41,23 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
+from projectl_sim.analysis.pairs import (
+    PAIR_KEYS,
+    deals_differ,
+    game_values,
+    metric_columns,
+    paired_difference,
+    paired_games_needed,
+)
 from projectl_sim.analysis.power import (
     games_needed,
     minimum_detectable_effect,
     rate_difference_se,
 )
 from projectl_sim.analysis.stats import (
+    RUN,
     clustered_mean,
     clustered_rate,
     deal_labels,
@@ -45,7 +65,6 @@ from projectl_sim.analysis.stats import (
     diff_clustered_rates,
     finished_games,
     finished_seats,
-    game_keys,
     welch,
     welch_p_value,
 )
@@ -90,38 +109,24 @@ EFFECT_COLUMNS = [
     "games",
     "half_width",
     "games_needed",
+    "paired",
+    "pairs",
+    "width_unpaired",
+    "unpaired_because",
 ]
 
 
 def _observations(
     seats: pd.DataFrame, games: pd.DataFrame
-) -> dict[tuple[object, ...], dict[tuple[str, str | None], tuple[np.ndarray, object]]]:
-    """Return per configuration, per (metric, bot): one value per game and the games' deals."""
-    out: dict[tuple[object, ...], dict[tuple[str, str | None], tuple[np.ndarray, object]]] = {}
-    seats_by = {k: g for k, g in seats.groupby(CONFIG, sort=True, observed=True)}
-    for key, g in games.groupby(CONFIG, sort=True, observed=True):
-        s = seats_by.get(key, seats.iloc[0:0])
-        values: dict[tuple[str, str | None], tuple[np.ndarray, object]] = {}
-        deals = deal_labels(g)
-        players = int(g["players"].iloc[0])
-        values[("margin", None)] = (g["margin"].to_numpy(dtype=float), deals)
-        values[("rounds", None)] = (g["rounds"].to_numpy(dtype=float), deals)
-        if players > 1:
-            first = s[s["turn_order"] == 0]
-            values[("first_player_rate", None)] = (
-                first["win_share"].to_numpy(dtype=float),
-                deal_labels(first),
-            )
-        bots = sorted(set(s["bot"]))
-        if len(bots) > 1 or players == 1:
-            keys = game_keys(s)
-            per_game = s.groupby([*keys, "bot"], sort=True)["win_share"].mean().unstack()
-            deal_of = s.drop_duplicates(keys).set_index(keys)
-            labels = deal_labels(deal_of.loc[per_game.index].reset_index())
-            for bot in bots:
-                values[("win_rate", bot)] = (per_game[bot].to_numpy(dtype=float), labels)
-        out[key if isinstance(key, tuple) else (key,)] = values
-    return out
+) -> dict[tuple[object, ...], pd.DataFrame]:
+    """Return per configuration its games' values (``pairs.game_values``) with their deal."""
+    values = game_values(seats, games)
+    labels = deal_labels(values)
+    values["_deal"] = labels if labels is not None else values.index.astype(str)
+    return {
+        key if isinstance(key, tuple) else (key,): group
+        for key, group in values.groupby(CONFIG, sort=True, observed=True)
+    }
 
 
 def _comparisons(keys: list[tuple[object, ...]]) -> list[tuple[str, str, str, tuple, tuple]]:
@@ -176,12 +181,15 @@ def _design_effect(values: np.ndarray, deals: object) -> float:
 def _compare(
     kind: str, a: tuple[np.ndarray, object], b: tuple[np.ndarray, object], half_width: float
 ) -> dict[str, object]:
-    """Return the effect of sample ``a`` against sample ``b`` (``base``) with its power figures."""
+    """Return the effect of sample ``a`` against sample ``b`` (``base``) as independent samples,
+    with its power figures."""
     (va, da), (vb, db) = a, b
     row: dict[str, object] = {
         "games": int(np.sum(~np.isnan(va))),
         "games_base": int(np.sum(~np.isnan(vb))),
         "half_width": half_width,
+        "paired": False,
+        "pairs": 0,
     }
     deff = max(_design_effect(va, da), _design_effect(vb, db))
     if kind == "rate":
@@ -197,7 +205,7 @@ def _compare(
         elif se0 == 0:  # both rates 0, or both 1
             p_value = 1.0
         else:
-            p_value = float(2 * sps.norm.sf(abs(d) / se0))
+            p_value = float(2 * distribution.norm_sf(abs(d) / se0))
         shrunk = (pa_ * na + pb * nb + 2) / (na + nb + 4)  # as for the MDE: 0 wins is no proof
         needed = games_needed(half_width, p=float(shrunk), difference=True)
         row |= {"base": pb, "value": pa_, "mde": minimum_detectable_effect(se_mde)}
@@ -222,7 +230,61 @@ def _compare(
         "significant": significant,
         "p_value": p_value,
         "games_needed": needed,
+        "width_unpaired": high - low,
     }
+
+
+def _compare_paired(
+    kind: str, merged: pd.DataFrame, metric: str, half_width: float
+) -> dict[str, object] | None:
+    """Return the effect of the compared configuration against its base on paired games."""
+    va = merged[f"{metric}_with"].to_numpy(dtype=float)
+    vb = merged[f"{metric}_base"].to_numpy(dtype=float)
+    deals = merged["_deal_base"].to_numpy()
+    res = paired_difference(vb, va, deals, kind)
+    if res is None:
+        return None
+    both = ~(np.isnan(va) | np.isnan(vb))
+    va, vb, deals = va[both], vb[both], deals[both]
+    if kind == "rate":
+        _, low_u, high_u = diff_clustered_rates(va, deals, vb, deals)
+    else:
+        _, low_u, high_u = diff_clustered_means(va, deals, vb, deals)
+    low, high = float(res["ci_low"]), float(res["ci_high"])
+    return {
+        "games": int(res["pairs"]),
+        "games_base": int(res["pairs"]),
+        "half_width": half_width,
+        "paired": True,
+        "pairs": int(res["pairs"]),
+        "base": res["value_a"],
+        "value": res["value_b"],
+        "mde": res["mde"],
+        "diff": res["diff"],
+        "ci_low": low,
+        "ci_high": high,
+        "significant": bool(np.isfinite(low) and np.isfinite(high) and (low > 0 or high < 0)),
+        "p_value": res["p_value"],
+        "games_needed": paired_games_needed(
+            int(res["pairs"]), float(res["se"]), float(res["df"]), half_width
+        ),
+        "width_unpaired": high_u - low_u,
+    }
+
+
+def _pairs(
+    a: pd.DataFrame, b: pd.DataFrame, expansions: str, against: str
+) -> tuple[pd.DataFrame | None, str | None]:
+    """Return the paired games of a configuration (``a``) and its base (``b``), or None and why
+    they are compared unpaired."""
+    why = deals_differ(expansions, against)
+    if why is not None:
+        return None, why
+    keys = [*([RUN] if RUN in a else []), *PAIR_KEYS]
+    merged = b.merge(a, on=keys, suffixes=("_base", "_with"))
+    if merged.empty:
+        return None, "no deal in common: each configuration has its own seeds"
+    return merged, None
 
 
 def effects(
@@ -234,13 +296,14 @@ def effects(
     """Return every expansion set's and rules switch's effect against the base game.
 
     One row per comparison and metric (see the module notes): the base and compared values, the
-    difference (compared - base) with its 95% interval, ``significant``, ``p_value``,
-    ``q_value``, the minimum detectable effect ``mde`` (80% power, 5% level) at these sample
-    sizes, and ``games_needed`` per configuration for an interval of ``half_width`` (rates: at
-    the pooled rate shrunk as ``(x + 2) / (n + 4)``, so a rate seen at 0 or 1 is not taken as
-    certain)
-    (``half_widths`` per metric, default ``HALF_WIDTHS``). Assumes independent deals; failed
-    games are left out. Empty when no configuration has its base game in the run.
+    difference (compared - base) with its 95% interval, paired where the two configurations
+    played the same deals (``paired``, ``pairs``, ``width_unpaired``; else
+    ``unpaired_because``), ``significant``, ``p_value``, ``q_value``, the minimum detectable
+    difference ``mde`` (80% power, 5% level) at these sample sizes, and ``games_needed`` per
+    configuration for an interval of the difference of ``half_width`` (``half_widths`` per
+    metric, default ``HALF_WIDTHS``; unpaired rates: at the pooled rate shrunk as ``(x + 2) /
+    (n + 4)``, so a rate seen at 0 or 1 is not taken as certain). Assumes independent deals;
+    failed games are left out. Empty when no configuration has its base game in the run.
     """
     widths = HALF_WIDTHS | dict(half_widths or {})
     ok_games = finished_games(games)
@@ -249,14 +312,27 @@ def effects(
         return pd.DataFrame(columns=EFFECT_COLUMNS)
     obs = _observations(ok_seats, ok_games)
     rows = []
+    i_exp = CONFIG.index("expansions")
     for factor, level, against, key, base_key in _comparisons(sorted(obs, key=str)):
         where = dict(zip(CONFIG, key, strict=True))
         a, b = obs[key], obs[base_key]
+        merged, why = _pairs(a, b, str(key[i_exp]), str(base_key[i_exp]))
+        shared = set(metric_columns(a)) & set(metric_columns(b))
         for metric, kind in METRICS.items():
-            for m, bot in sorted((k for k in a if k[0] == metric), key=str):
-                if (m, bot) not in b:
-                    continue
-                row = _compare(kind, a[(m, bot)], b[(m, bot)], widths[metric])
+            names = sorted(m for m in shared if m.partition(":")[0] == metric)
+            for name in names:
+                bot = name.partition(":")[2] or None
+                if merged is not None:
+                    row = _compare_paired(kind, merged, name, widths[metric])
+                    if row is None:
+                        continue
+                else:
+                    row = _compare(
+                        kind,
+                        (a[name].to_numpy(dtype=float), a["_deal"].to_numpy()),
+                        (b[name].to_numpy(dtype=float), b["_deal"].to_numpy()),
+                        widths[metric],
+                    )
                 rows.append(
                     {c: where[c] for c in SAME}
                     | {
@@ -268,6 +344,7 @@ def effects(
                         "metric": metric,
                         "bot": bot,
                         "kind": kind,
+                        "unpaired_because": why,
                     }
                     | row
                 )

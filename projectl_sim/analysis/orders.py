@@ -29,10 +29,10 @@ from itertools import permutations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 from scipy.linalg import null_space
 from scipy.optimize import brentq
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.stats import game_labels
 from projectl_sim.sim.summary import finished_seats
 
@@ -180,7 +180,7 @@ def profile_interval(
     further than ``reach`` (in strength units; 40 is odds of e^40) from the estimate is infinite.
     """
     k = len(theta_hat)
-    crit = float(sps.chi2.ppf(level, 1))
+    crit = float(distribution.chi2_ppf(level, 1))
     gauge = _gauge(k, anchor)
     fix = np.zeros(k)
     fix[bot] = 1.0

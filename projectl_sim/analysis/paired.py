@@ -1,45 +1,53 @@
-"""Two runs on shared deals: what changed from run A to run B, game by game.
+"""Two runs side by side: what changed from run A to run B, configuration by configuration.
 
-Two runs with the same root seed and the same shape of grid give their configurations the same
-seed children, so the i-th configuration of each deals the same games (the runner's seeding
-discipline). A change of setting between them (expansions, a rules switch, a bot's parameter) is
-then measured on *pairs* of games with the same seed and the same bots in the same seats: the
-luck of the deal cancels out of every difference.
+*Matched by settings.* A configuration of B is set against the configuration of A with the same
+player count, variant, line-up, expansion set and rules switches (parameters included), never
+by its position in the grid. A setting that is one value throughout run A and another throughout
+run B (``--expansions none`` against ``--expansions finesse``; one line-up against another) is
+the change being measured: it is left out of the match and named. A configuration without a
+partner is listed, never compared: a 2-player run against a 3-player run compares nothing.
 
-Pairs are matched on ``seed`` and ``seats`` (bots in seat order). Per pair of configurations
-(one of A, one of B) and metric, the difference B - A of each pair's values is averaged; its
-95% interval is Student's t on the cluster-robust standard error with the deal (seed) as the
-cluster (rotations of one deal share it), ``clusters - 1`` degrees of freedom. It assumes
-independent deals and nothing about the shape of the values. When every deal gives a rate the
-same difference (all pairs agree), the interval is that difference plus or minus the Wilson
-upper limit of 0 in C deals rather than of zero width. ``width_unpaired`` is the width
-the same games would give compared as independent samples (Newcombe / Welch): how much the
-pairing bought. Configurations of A and B that share no deal are compared unpaired, matched by
-their position in the grid, with ``paired`` false.
+*Paired where the deals are shared.* Two runs with the same root seed deal the same seeds to the
+same player count and variant (``sim.spec``, seed scheme ``shared-deals``, whatever the shape of
+their grids). A matched pair's games are then paired: the same seed and the same bots in the
+same seats (the same rotation when the line-up is the change), and the luck of the deal cancels
+out of every difference. Per pair of configurations and metric the difference B - A of each
+pair's values is averaged with its 95% paired t interval on deals as clusters
+(``pairs.paired_difference``). ``width_unpaired`` is the width the same games would give
+compared as independent samples (Newcombe / Welch): how much the pairing bought. Configurations
+that share no deal (another root seed; a run made before the scheme, in a grid of another shape),
+or whose seeds deal other decks (a puzzle set is the change), are compared unpaired, ``paired``
+false and ``unpaired_because`` saying why.
 """
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
+from projectl_sim.analysis.labels import lineup_unit, varying
+from projectl_sim.analysis.pairs import (
+    deals_differ,
+    game_values,
+    metric_columns,
+    metric_kind,
+    paired_difference,
+)
 from projectl_sim.analysis.stats import (
-    clustered_mean,
+    deal_labels,
     diff_clustered_means,
     diff_clustered_rates,
-    finished_games,
-    finished_seats,
     welch,
     welch_p_value,
 )
-from projectl_sim.sim.summary import wilson
 
-__all__ = ["COMPARE_COLUMNS", "compare", "compare_text"]
+__all__ = ["COMPARE_COLUMNS", "compare", "compare_text", "match_configurations"]
 
 COMPARE_COLUMNS = [
     "config_a",
@@ -58,74 +66,81 @@ COMPARE_COLUMNS = [
     "paired",
     "pairs",
     "width_unpaired",
+    "unpaired_because",
 ]
 
-
-def _game_values(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per finished game: its keys and every metric (``win_rate:BOT`` columns)."""
-    ok_games = finished_games(games)
-    ok_seats = finished_seats(seats)
-    out = ok_games[["game_id", "config_id", "seed", "seats", "players", *CONFIG[1:]]].copy()
-    out = out.set_index("game_id")
-    out["margin"] = ok_games.set_index("game_id")["margin"].astype(float)
-    out["rounds"] = ok_games.set_index("game_id")["rounds"].astype(float)
-    first = ok_seats[(ok_seats["turn_order"] == 0) & (ok_seats["players"] > 1)]
-    out["first_player_rate"] = first.set_index("game_id")["win_share"]
-    per_bot = ok_seats.groupby(["game_id", "bot"])["win_share"].mean().unstack()
-    mixed = ok_seats.groupby("game_id")["bot"].nunique()
-    solo = ok_seats.groupby("game_id")["players"].first() == 1
-    keep = mixed.index[(mixed > 1) | solo]
-    for bot in per_bot.columns:
-        out[f"win_rate:{bot}"] = per_bot.loc[per_bot.index.isin(keep), bot]
-    return out.reset_index()
+ALWAYS = ["players", "variant"]  # never a change: unlike configurations are not compared
+CHANGEABLE = ["lineup", "expansions", "switches"]
+_RUN_SETTINGS = ("catalogue", "tiles", "expansion_files", "records")  # the manifest's, not rows'
 
 
-def _changed(a: pd.Series, b: pd.Series) -> str:
-    """Return what differs between two configurations' columns (``expansions none -> finesse``)."""
-    parts = [f"{c} {a[c]} -> {b[c]}" for c in CONFIG if a[c] != b[c]]
+def _configs(values: pd.DataFrame) -> pd.DataFrame:
+    out = values.drop_duplicates("config_id")[["config_id", *CONFIG]].copy()
+    out["unit"] = out["lineup"].map(lineup_unit)
+    return out.set_index("config_id").sort_index()
+
+
+def _changes(ca: pd.DataFrame, cb: pd.DataFrame) -> list[str]:
+    """Return the settings that are one value throughout A and another throughout B."""
+    out = []
+    for c in CHANGEABLE:
+        col = "unit" if c == "lineup" else c
+        a, b = set(ca[col]), set(cb[col])
+        if len(a) == 1 and len(b) == 1 and a != b:
+            out.append(c)
+    return out
+
+
+def match_configurations(
+    run_a: Run | str | Path, run_b: Run | str | Path
+) -> tuple[list[tuple[int, int]], list[int], list[int], list[str]]:
+    """Return the matched pairs ``(config of A, config of B)``, A's and B's configurations
+    without a partner, and the settings whose change is measured (see the module notes)."""
+    a, b = _as_run(run_a), _as_run(run_b)
+    ca = _configs(game_values(a.seats, a.games))
+    cb = _configs(game_values(b.seats, b.games))
+    return _match(ca, cb)
+
+
+def _match(
+    ca: pd.DataFrame, cb: pd.DataFrame
+) -> tuple[list[tuple[int, int]], list[int], list[int], list[str]]:
+    changed = _changes(ca, cb) if len(ca) and len(cb) else []
+    keys = [*ALWAYS, *("unit" if c == "lineup" else c for c in CHANGEABLE if c not in changed)]
+    index_b: dict[tuple[object, ...], list[int]] = {}
+    for config, row in cb.iterrows():
+        index_b.setdefault(tuple(row[keys]), []).append(int(config))
+    pairs, alone_a = [], []
+    for config, row in ca.iterrows():
+        partners = index_b.get(tuple(row[keys]))
+        if partners:
+            pairs.append((int(config), partners.pop(0)))
+        else:
+            alone_a.append(int(config))
+    matched_b = {p for _, p in pairs}
+    alone_b = [int(c) for c in cb.index if int(c) not in matched_b]
+    return pairs, alone_a, alone_b, changed
+
+
+def _changed_text(conf_a: pd.Series, conf_b: pd.Series, changed: list[str], extra: str) -> str:
+    parts = [f"{c} {conf_a[c]} -> {conf_b[c]}" for c in changed]
+    if extra:
+        parts.append(extra)
     return "; ".join(parts) or "same settings"
 
 
-def _kind(metric: str) -> str:
-    return "rate" if metric == "first_player_rate" or metric.startswith("win_rate:") else "mean"
-
-
-def _paired_row(merged: pd.DataFrame, metric: str) -> dict[str, object] | None:
-    a = merged[f"{metric}_a"].to_numpy(dtype=float)
-    b = merged[f"{metric}_b"].to_numpy(dtype=float)
-    both = ~(np.isnan(a) | np.isnan(b))
-    if not both.any():
-        return None
-    a, b = a[both], b[both]
-    deals = merged["seed"].to_numpy()[both]
-    d, se, _, clusters = clustered_mean(b - a, deals)
-    kind = _kind(metric)
-    if np.isfinite(se) and se > 0:
-        half = float(sps.t.ppf(0.975, clusters - 1)) * se
-        p_value = float(2 * sps.t.sf(abs(d) / se, clusters - 1))
-    elif np.isfinite(se):  # every pair the same difference
-        # a rate: no deal differed from the others, which C deals bound only to the Wilson
-        # upper limit of 0 in C (about 3.8 / C), not to zero
-        half = float(wilson(0, clusters)[1]) if kind == "rate" else 0.0
-        p_value = 1.0 if d == 0 else 0.0
-    else:
-        half, p_value = np.nan, np.nan
-    if kind == "rate":
-        _, lo_u, hi_u = diff_clustered_rates(b, deals, a, deals)
-    else:
-        _, lo_u, hi_u = diff_clustered_means(b, deals, a, deals)
-    return {
-        "kind": kind,
-        "value_a": float(a.mean()),
-        "value_b": float(b.mean()),
-        "diff": d,
-        "ci_low": d - half,
-        "ci_high": d + half,
-        "p_value": p_value,
-        "paired": True,
-        "pairs": int(both.sum()),
-        "width_unpaired": hi_u - lo_u,
-    }
+def _run_differences(a: Run, b: Run) -> str:
+    """Return the run-wide settings (catalogue, tiles, ...) that differ between two manifests."""
+    ma = (a.manifest or {}).get("config") or {}
+    mb = (b.manifest or {}).get("config") or {}
+    parts = []
+    for key in _RUN_SETTINGS:
+        if key == "records":
+            continue
+        va, vb = ma.get(key), mb.get(key)
+        if va != vb:
+            parts.append(f"{key} {va or 'shipped'} -> {vb or 'shipped'}")
+    return "; ".join(parts)
 
 
 def _unpaired_row(a_rows: pd.DataFrame, b_rows: pd.DataFrame, metric: str) -> dict | None:
@@ -135,12 +150,12 @@ def _unpaired_row(a_rows: pd.DataFrame, b_rows: pd.DataFrame, metric: str) -> di
     if np.isnan(a).all() or np.isnan(b).all():
         return None
     da, db = a_rows["seed"].to_numpy(), b_rows["seed"].to_numpy()
-    kind = _kind(metric)
+    kind = metric_kind(metric)
     if kind == "rate":
         d, low, high = diff_clustered_rates(b, db, a, da)
         pooled = np.nanmean(np.r_[a, b])
         se0 = np.sqrt(pooled * (1 - pooled) * (1 / np.sum(~np.isnan(a)) + 1 / np.sum(~np.isnan(b))))
-        p_value = float(2 * sps.norm.sf(abs(d) / se0)) if se0 > 0 else 1.0
+        p_value = float(2 * distribution.norm_sf(abs(d) / se0)) if se0 > 0 else 1.0
     else:
         d, low, high = diff_clustered_means(b, db, a, da)
         _, se, df = welch(b, db, a, da)
@@ -163,57 +178,79 @@ def _as_run(run: Run | str | Path) -> Run:
     return run if isinstance(run, Run) else load_run(run)
 
 
-def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
-    """Return run B's change against run A per pair of configurations and metric, paired by deal.
+def _paired_row(merged: pd.DataFrame, metric: str) -> dict[str, object] | None:
+    kind = metric_kind(metric)
+    a = merged[f"{metric}_a"].to_numpy(dtype=float)
+    b = merged[f"{metric}_b"].to_numpy(dtype=float)
+    deals = merged["_deal_a"].to_numpy()
+    res = paired_difference(a, b, deals, kind)
+    if res is None:
+        return None
+    both = ~(np.isnan(a) | np.isnan(b))
+    a, b, deals = a[both], b[both], deals[both]
+    if kind == "rate":
+        _, lo_u, hi_u = diff_clustered_rates(b, deals, a, deals)
+    else:
+        _, lo_u, hi_u = diff_clustered_means(b, deals, a, deals)
+    return {
+        "kind": kind,
+        "value_a": res["value_a"],
+        "value_b": res["value_b"],
+        "diff": res["diff"],
+        "ci_low": res["ci_low"],
+        "ci_high": res["ci_high"],
+        "p_value": res["p_value"],
+        "paired": True,
+        "pairs": res["pairs"],
+        "width_unpaired": hi_u - lo_u,
+        "unpaired_because": None,
+    }
 
-    Columns: ``config_a``, ``config_b``, ``changed`` (the settings that differ), ``metric``
-    (``first_player_rate``, ``margin``, ``rounds``, ``win_rate`` with ``bot``), ``kind``,
-    ``value_a``, ``value_b``, ``diff`` (B - A) with its 95% interval, ``significant`` (the
-    interval leaves out 0), ``p_value``, ``paired``, ``pairs`` (games matched) and
-    ``width_unpaired`` (see the module notes).
+
+def _with_deals(values: pd.DataFrame) -> pd.DataFrame:
+    labels = deal_labels(values)
+    return values.assign(_deal=labels if labels is not None else values["game_id"].astype(str))
+
+
+def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
+    """Return run B's change against run A per matched pair of configurations and metric.
+
+    Columns: ``config_a``, ``config_b`` (matched by settings, see the module notes),
+    ``changed`` (the settings that differ), ``metric`` (``first_player_rate``, ``margin``,
+    ``rounds``, ``win_rate`` with ``bot``), ``kind``, ``value_a``, ``value_b``, ``diff`` (B - A)
+    with its 95% interval, ``significant`` (the interval leaves out 0), ``p_value``, ``paired``,
+    ``pairs`` (games matched), ``width_unpaired`` and ``unpaired_because``. Configurations
+    without a partner are not in it (``match_configurations`` lists them).
     """
     a, b = _as_run(run_a), _as_run(run_b)
-    va, vb = _game_values(a.seats, a.games), _game_values(b.seats, b.games)
-    metrics = [
-        m
-        for m in ["first_player_rate", "margin", "rounds", *sorted(c for c in va if ":" in c)]
-        if m in va and m in vb
-    ]
-    merged = va.merge(vb, on=["seed", "seats"], suffixes=("_a", "_b"))
+    va, vb = _with_deals(game_values(a.seats, a.games)), _with_deals(game_values(b.seats, b.games))
+    ca, cb = _configs(va), _configs(vb)
+    matched, _, _, changed = _match(ca, cb)
+    extra = _run_differences(a, b)
     rows = []
-    paired_configs: set[tuple[int, int]] = set()
-    for (ca, cb), group in merged.groupby(["config_id_a", "config_id_b"], sort=True):
-        paired_configs.add((int(ca), int(cb)))
-        conf_a = group.iloc[0][[f"{c}_a" for c in CONFIG]].set_axis(CONFIG)
-        conf_b = group.iloc[0][[f"{c}_b" for c in CONFIG]].set_axis(CONFIG)
+    for config_a, config_b in matched:
+        ga, gb = va[va["config_id"] == config_a], vb[vb["config_id"] == config_b]
+        conf_a, conf_b = ca.loc[config_a], cb.loc[config_b]
+        text = _changed_text(conf_a, conf_b, changed, extra)
+        metrics = [m for m in metric_columns(ga) if m in set(metric_columns(gb))]
+        why = deals_differ(str(conf_a["expansions"]), str(conf_b["expansions"]))
+        merged = None
+        if why is None:
+            on = ["seed", "seats"] if conf_a["lineup"] == conf_b["lineup"] else ["seed", "rotation"]
+            merged = ga.merge(gb, on=on, suffixes=("_a", "_b"))
+            if merged.empty:
+                merged = None
+                why = "no deal in common: another root seed, or a run made before shared deals"
         for metric in metrics:
-            row = _paired_row(group, metric)
+            if merged is not None:
+                row = _paired_row(merged, metric)
+            else:
+                row = _unpaired_row(ga, gb, metric)
+                if row is not None:
+                    row["unpaired_because"] = why
             if row is not None:
                 rows.append(
-                    {
-                        "config_a": int(ca),
-                        "config_b": int(cb),
-                        "changed": _changed(conf_a, conf_b),
-                        "metric": metric,
-                    }
-                    | row
-                )
-    seen_a = {ca for ca, _ in paired_configs}
-    seen_b = {cb for _, cb in paired_configs}
-    for config in sorted(set(va["config_id"]) & set(vb["config_id"]) - seen_a - seen_b):
-        a_rows, b_rows = va[va["config_id"] == config], vb[vb["config_id"] == config]
-        conf_a = a_rows.iloc[0][CONFIG]
-        conf_b = b_rows.iloc[0][CONFIG]
-        for metric in metrics:
-            row = _unpaired_row(a_rows, b_rows, metric)
-            if row is not None:
-                rows.append(
-                    {
-                        "config_a": int(config),
-                        "config_b": int(config),
-                        "changed": _changed(conf_a, conf_b),
-                        "metric": metric,
-                    }
+                    {"config_a": config_a, "config_b": config_b, "changed": text, "metric": metric}
                     | row
                 )
     if not rows:
@@ -237,48 +274,111 @@ def _fmt_diff(kind: str, d: float, low: float, high: float) -> str:
     return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
+def _words(conf: pd.Series, vary: list[str]) -> str:
+    from projectl_sim.analysis.verdicts import config_words
+
+    return config_words(conf, vary)
+
+
+def _wrapped(text: str) -> list[str]:
+    """Return a line of prose wrapped to 100 characters (a table row, indented, as it is)."""
+    if not text or text.startswith("  "):
+        return [text]
+    return textwrap.wrap(text, 100, subsequent_indent="  ")
+
+
 def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
-    """Return the text ``projectl-sim compare RUN_A RUN_B`` prints: B against A, paired by deal."""
+    """Return the text ``projectl-sim compare RUN_A RUN_B`` prints: B against A, configurations
+    matched by settings, paired on the deals they share."""
     a, b = _as_run(run_a), _as_run(run_b)
-    table = compare(a, b)
+    va, vb = game_values(a.seats, a.games), game_values(b.seats, b.games)
+    ca, cb = _configs(va), _configs(vb)
+    matched, alone_a, alone_b, changed = _match(ca, cb)
+    vary = [c for c in varying(pd.concat([ca, cb])) if c not in changed]
     lines = [f"run B ({b.path}) against run A ({a.path})"]
-    if table.empty:
-        lines.append("no configuration of the two runs can be compared (no finished games)")
-        return "\n".join(lines)
-    paired = table[table["paired"]]
-    n_pairs = (
-        int(paired.groupby(["config_a", "config_b"])["pairs"].max().sum()) if len(paired) else 0
+    if changed:
+        first = matched[0] if matched else None
+        what = "; ".join(
+            f"{c} {ca.iloc[0][c]} -> {cb.iloc[0][c]}"
+            if first is None
+            else f"{c} {ca.loc[first[0], c]} -> {cb.loc[first[1], c]}"
+            for c in changed
+        )
+        lines.append(f"run B changes, in every configuration: {what}")
+    extra = _run_differences(a, b)
+    if extra:
+        lines.append(f"run-wide settings that differ: {extra}")
+    keys = ", ".join(["players", "variant", *(c for c in CHANGEABLE if c not in changed)])
+    if not matched:
+        lines.append(
+            f"no configuration of run B has a partner in run A (configurations are matched by "
+            f"{keys}): nothing is compared"
+        )
+        for name, frame in (("A", ca), ("B", cb)):
+            shown = sorted({_words(r, vary) for _, r in frame.iterrows()})
+            lines.append(
+                f"  run {name} plays: " + "; ".join(shown[:8]) + (" ..." if len(shown) > 8 else "")
+            )
+        return "\n".join(w for line in lines for w in _wrapped(line))
+    table = compare(a, b)
+    lines.append(
+        f"{len(matched)} configuration{'s' if len(matched) != 1 else ''} matched by settings "
+        f"({keys})"
     )
+    for name, alone, frame in (("B", alone_a, ca), ("A", alone_b, cb)):
+        if alone:
+            shown = [_words(frame.loc[c], vary) for c in alone]
+            lines.append(
+                f"no partner in run {name}, not compared: "
+                + "; ".join(shown[:6])
+                + (f" and {len(shown) - 6} more" if len(shown) > 6 else "")
+            )
+    if table.empty:
+        lines.append("the matched configurations have no finished games to compare")
+        return "\n".join(w for line in lines for w in _wrapped(line))
+    paired = table[table["paired"]]
     if len(paired):
+        n_pairs = int(paired.groupby(["config_a", "config_b"])["pairs"].max().sum())
         lines.append(
             f"{n_pairs} games paired on shared deals (same seed, same bots in the same seats): "
             "differences B - A with 95% paired t intervals, deals as clusters"
         )
-    if (~table["paired"]).any():
-        lines.append(
-            "configurations without shared deals are compared unpaired (Newcombe / Welch): "
-            "run B with run A's root seed and grid shape to pair them"
-        )
+        ratio = paired["width_unpaired"] / (paired["ci_high"] - paired["ci_low"])
+        ratio = ratio[np.isfinite(ratio)]
+        if len(ratio):
+            lines.append(
+                f"pairing narrowed the intervals: unpaired they would be {ratio.median():.2f}x "
+                f"as wide (median over {len(ratio)} differences)"
+            )
+    unpaired = table[~table["paired"]]
+    for why in unpaired["unpaired_because"].dropna().unique():
+        lines.append(f"compared unpaired (Newcombe / Welch): {why}")
     flagged = int(table["significant"].sum())
     lines.append(
-        f"{flagged} of {len(table)} differences significant at 5% "
+        f"{flagged} of {len(table)} differences of the matched configurations significant at 5% "
         "(no correction for the many comparisons; * marks them)"
     )
-    for (ca, cb, changed), group in table.groupby(["config_a", "config_b", "changed"], sort=True):
+    for (ca_id, cb_id), group in table.groupby(["config_a", "config_b"], sort=True):
         how = "paired" if group["paired"].iloc[0] else "unpaired"
         lines.append("")
+        name = _words(ca.loc[ca_id], vary)
         lines.append(
-            f"configuration {ca} -> {cb}: {changed} ({how}, {int(group['pairs'].max())} pairs)"
+            f"{name} (configurations {ca_id} -> {cb_id}; {how}, {int(group['pairs'].max())} pairs)"
+        )
+        width = max(
+            len(m if b is None else f"{m} {b}")
+            for m, b in zip(group["metric"], group["bot"], strict=True)
         )
         for r in group.itertuples(index=False):
-            name = r.metric if r.bot is None else f"{r.metric} {r.bot}"
+            label = r.metric if r.bot is None else f"{r.metric} {r.bot}"
             mark = " *" if r.significant else ""
             gain = ""
             if r.paired and np.isfinite(r.width_unpaired) and r.ci_high > r.ci_low:
-                ratio = r.width_unpaired / (r.ci_high - r.ci_low)
-                gain = f"  (unpaired: {ratio:.1f}x as wide)"
+                ratio_one = r.width_unpaired / (r.ci_high - r.ci_low)
+                gain = f"  (unpaired: {ratio_one:.1f}x as wide)"
             lines.append(
-                f"  {name:<28} A {_fmt(r.kind, r.value_a):>7}  B {_fmt(r.kind, r.value_b):>7}  "
+                f"  {label:<{width}}  A {_fmt(r.kind, r.value_a):>7}  "
+                f"B {_fmt(r.kind, r.value_b):>7}  "
                 f"B-A {_fmt_diff(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
             )
-    return "\n".join(lines)
+    return "\n".join(w for line in lines for w in _wrapped(line))

@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.sim.summary import Z95, wilson
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
 
 
 def _z(level: float) -> float:
-    return float(sps.norm.ppf(0.5 + level / 2))
+    return float(distribution.norm_ppf(0.5 + level / 2))
 
 
 def minimum_detectable_effect(
@@ -53,8 +53,8 @@ def minimum_detectable_effect(
     if not np.isfinite(se) or se < 0:
         return np.nan
     if df is not None and np.isfinite(df):
-        return float((sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df)) * se)
-    return float((sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)) * se)
+        return float((distribution.t_ppf(1 - alpha / 2, df) + distribution.t_ppf(power, df)) * se)
+    return float((distribution.norm_ppf(1 - alpha / 2) + distribution.norm_ppf(power)) * se)
 
 
 def rate_difference_se(p: float, n_a: float, n_b: float) -> float:
@@ -138,5 +138,5 @@ def games_to_detect(
     if effect == 0:
         raise ValueError("effect must be nonzero")
     var = _variance(p, sd)
-    k = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
+    k = distribution.norm_ppf(1 - alpha / 2) + distribution.norm_ppf(power)
     return max(1, math.ceil(max(design_effect, 1.0) * 2 * var * k**2 / effect**2))

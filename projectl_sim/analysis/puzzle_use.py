@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.stats import clustered_mean, clustered_rate, finished_seats
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
@@ -162,7 +162,7 @@ def ratio_interval(
         return r, np.nan, np.nan
     resid = np.bincount(codes, weights=y - r * x, minlength=c)
     se = float(np.sqrt(c / (c - 1) * np.sum(resid**2)) / x.sum())
-    half = float(sps.t.ppf(0.5 + level / 2, c - 1)) * se
+    half = float(distribution.t_ppf(0.5 + level / 2, c - 1)) * se
     return r, r - half, r + half
 
 
@@ -243,5 +243,9 @@ def taken_difference(
     if merged.empty:
         return {"diff": np.nan, "ci_low": np.nan, "ci_high": np.nan, "pairs": 0}
     d, se, n, c = clustered_mean(merged["took_b"] - merged["took_a"], merged["seed"])
-    half = float(sps.t.ppf(0.5 + level / 2, c - 1)) * se if c > 1 and np.isfinite(se) else np.nan
+    half = (
+        float(distribution.t_ppf(0.5 + level / 2, c - 1)) * se
+        if c > 1 and np.isfinite(se)
+        else np.nan
+    )
     return {"diff": d, "ci_low": d - half, "ci_high": d + half, "pairs": n}

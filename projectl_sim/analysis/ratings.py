@@ -385,7 +385,7 @@ def pair_results(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.Da
         return pd.DataFrame(columns=[*by, *PAIR_RESULT_COLUMNS[1:]])
     keys = game_keys(pairs)
     meta = finished_seats(seats).drop_duplicates(keys).set_index(keys)
-    extra = [c for c in dict.fromkeys([*by, "config_id", "deal"]) if c not in keys]
+    extra = [c for c in dict.fromkeys([*by, "config_id", "deal", "seed"]) if c not in keys]
     per_game = pairs.groupby([*keys, "bot", "opponent"], sort=True)["score"].mean()
     per_game = per_game.reset_index().join(meta[extra], on=keys)
     rows = []

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from projectl_sim.analysis import distributions as distribution
 from projectl_sim.sim.summary import Z95, finished_seats, wilson, win_rates
 
 __all__ = [
@@ -82,7 +82,7 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, f
     mean = float(x.mean())
     if len(x) < 2:
         return mean, np.nan, np.nan
-    half = sps.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
+    half = distribution.t_ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
     return mean, mean - half, mean + half
 
 
@@ -250,7 +250,7 @@ def diff_clustered_means(
     d, se, df = welch(a, a_clusters, b, b_clusters)
     if np.isnan(se):
         return d, np.nan, np.nan
-    half = float(sps.t.ppf(0.5 + level / 2, df)) * se if se > 0 else 0.0
+    half = float(distribution.t_ppf(0.5 + level / 2, df)) * se if se > 0 else 0.0
     return d, d - half, d + half
 
 
@@ -260,7 +260,7 @@ def welch_p_value(d: float, se: float, df: float) -> float:
         return np.nan
     if se == 0:  # both samples constant: equal, or certainly different
         return 1.0 if d == 0 else 0.0
-    return float(2 * sps.t.sf(abs(d) / se, df))
+    return float(2 * distribution.t_sf(abs(d) / se, df))
 
 
 # -- equal shares --------------------------------------------------------------------------------
@@ -303,10 +303,10 @@ def equal_shares_test(
     if expected < 5 and math.comb(n + k - 1, k - 1) <= _EXACT_LIMIT:
         outcomes = _compositions(n, k)
         stats = ((outcomes - n / k) ** 2).sum(axis=1) / (n / k)
-        log_p = sps.multinomial.logpmf(outcomes, n, np.full(k, 1 / k))
+        log_p = distribution.multinomial_logpmf(outcomes, n, np.full(k, 1 / k))
         p = float(np.exp(log_p[stats >= stat - 1e-9]).sum())
         return stat, min(p, 1.0), "exact"
-    return stat, float(sps.chi2.sf(stat, k - 1)), "chi2"
+    return stat, float(distribution.chi2_sf(stat, k - 1)), "chi2"
 
 
 def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.DataFrame:
@@ -358,13 +358,23 @@ def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.
 
 
 def deal_labels(rows: pd.DataFrame) -> pd.Series | None:
-    """Return the deal of each row (run, configuration and deal), or None when there is none."""
-    if "deal" not in rows or rows["deal"].isna().all():
+    """Return the deal of each row, or None when there is none.
+
+    A deal is its seed: a run's configurations that share deals (the runner's ``shared-deals``
+    scheme) share their seeds, so the games they play on one deal are one cluster. Tables without
+    seeds name a deal by configuration and deal number; in several runs' tables the run comes
+    first (two runs' deals are two deals, whatever their seeds).
+    """
+    if "seed" in rows and len(rows) and rows["seed"].notna().all():
+        label = "s" + rows["seed"].astype("int64").astype(str)
+    elif "deal" in rows and not rows["deal"].isna().all():
+        config = rows["config_id"].astype(str) if "config_id" in rows else ""
+        label = config + "/" + rows["deal"].astype(str)
+    else:
         return None
-    config = rows["config_id"].astype(str) if "config_id" in rows else ""
-    if RUN in rows:  # two runs' deal 0 of configuration 0 are two deals
-        config = rows[RUN].astype(str) + "/" + config
-    return config + "/" + rows["deal"].astype(str)
+    if RUN in rows:
+        label = rows[RUN].astype(str) + "/" + label
+    return label
 
 
 def game_keys(rows: pd.DataFrame) -> list[str]:

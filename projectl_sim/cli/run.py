@@ -356,10 +356,13 @@ def register(subparsers: Any) -> None:
 
     comp = subparsers.add_parser(
         "compare",
-        help="compare two runs: B - A per configuration and metric, paired on shared deals",
-        description="Set run B against run A: per pair of configurations and metric, B - A "
-        "with a 95%% interval, paired game by game where the runs share deals (the same root "
-        "seed and grid shape: same seed, same bots in the same seats), unpaired otherwise.",
+        help="compare two runs: B - A per matched configuration and metric, paired on shared deals",
+        description="Set run B against run A: configurations are matched by their settings "
+        "(players, variant, line-up, expansions, switches; a setting that is one value in all of "
+        "A and another in all of B is the change measured), and those without a partner are "
+        "listed, not compared. Per matched pair and metric: B - A with a 95% interval, paired "
+        "game by game where the runs share deals (the same root seed: same seed, same bots in "
+        "the same seats), unpaired otherwise.",
     )
     comp.add_argument("run_a", metavar="RUN_A", help="the run compared against (results/A)")
     comp.add_argument("run_b", metavar="RUN_B", help="the run set against it (results/B)")

@@ -23,7 +23,16 @@ import pyarrow.compute as pc
 
 from projectl_sim.errors import UsageError
 from projectl_sim.sim import tables
-from projectl_sim.sim.spec import GameConfig, RunSpec, Tasks, plan, run_id_of, run_id_v1
+from projectl_sim.sim.spec import (
+    SEED_SCHEME,
+    GameConfig,
+    RunSpec,
+    Tasks,
+    plan,
+    run_id_of,
+    run_id_v1,
+    seed_scheme_of,
+)
 
 FORMAT = "projectl-run/1"  # the manifest's format: what this version writes
 FORMATS = (FORMAT,)  # and the formats it reads
@@ -42,6 +51,7 @@ def new_manifest(
         "format": FORMAT,
         "run_id": run_id,
         "root_seed": seed,
+        "seed_scheme": SEED_SCHEME,  # which configurations share deals (spec.seed_scheme_of)
         "config": spec.to_json() | {"seed": seed},
         "configs": [c.to_json() for c in configs],
         "games_planned": n_games,
@@ -72,6 +82,7 @@ def stored_run(out: Path, manifest: dict[str, Any]) -> tuple[RunSpec, list[int]]
             f"projectl-sim does not read (it reads {known}); resume it with the version that "
             "wrote it"
         )
+    seed_scheme_of(manifest, out)  # a scheme this version does not know: one line
     config = manifest["config"]
     if not isinstance(config, dict):
         raise _refuse(out, "has no settings (config)")
@@ -106,12 +117,17 @@ def check_resume(
     tables written, and the games already written (``games`` and ``seats``, committed parts or
     consolidated tables; None: not read)."""
     assert stored.seed is not None
-    configs, tasks = plan(stored, stored.seed, history)
+    scheme = seed_scheme_of(manifest, out)
+    configs, tasks = plan(stored, stored.seed, history, scheme)
     mine = json.loads(json.dumps([c.to_json() for c in configs]))
     if manifest.get("configs") != mine:
         raise _refuse(out, "lists configurations its settings do not make")
     run_id = manifest.get("run_id")
-    if run_id not in (run_id_of(stored, stored.seed), run_id_v1(stored, stored.seed, history[0])):
+    ids = (
+        run_id_of(stored, stored.seed, scheme),
+        run_id_v1(stored, stored.seed, history[0], scheme),
+    )
+    if run_id not in ids:
         raise _refuse(out, f"names run id {run_id!r}, not the id of its settings and seed")
     planned = manifest.get("games_planned")
     if planned is not None and planned != len(tasks):

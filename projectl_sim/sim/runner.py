@@ -40,7 +40,16 @@ from projectl_sim.rules import Rules
 from projectl_sim.sim import manifest as run_manifest
 from projectl_sim.sim import tables, workers
 from projectl_sim.sim.play import play_game  # noqa: F401  (where it was imported from before)
-from projectl_sim.sim.spec import GameConfig, GameTask, RunSpec, Tasks, plan, run_id_of
+from projectl_sim.sim.spec import (
+    SEED_SCHEME,
+    GameConfig,
+    GameTask,
+    RunSpec,
+    Tasks,
+    plan,
+    run_id_of,
+    seed_scheme_of,
+)
 from projectl_sim.sim.task import GameResult, play_task
 from projectl_sim.sim.workers import Job, Limits, WorkerError
 
@@ -214,7 +223,7 @@ def _complete(
     if games is None or seats is None:
         return None
     assert stored.seed is not None
-    _, tasks = plan(stored, stored.seed, history)
+    _, tasks = plan(stored, stored.seed, history, seed_scheme_of(manifest, out))
     if tables.check_games(games, seats, len(tasks)):
         return None
     return games.num_rows, games.num_rows - games.column("error").null_count
@@ -369,8 +378,9 @@ def _run_locked(
         grows = False
     assert spec.seed is not None
     seed = spec.seed
-    configs, tasks = plan(spec, seed, history)
-    run_id = manifest.get("run_id") or run_id_of(spec, seed)
+    scheme = seed_scheme_of(manifest, out) if resume else SEED_SCHEME  # a run resumes with its own
+    configs, tasks = plan(spec, seed, history, scheme)
+    run_id = manifest.get("run_id") or run_id_of(spec, seed, scheme)
     jobs = _jobs(options)
     if resume:
         tables.clean_parts(out)

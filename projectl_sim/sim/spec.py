@@ -2,12 +2,25 @@
 
 A run is a grid: bot line-ups x player counts x variants x expansions x rule switches, each cell
 (a *configuration*) played for ``games`` games. Seeding discipline: the root seed spawns one
-``SeedSequence`` child per configuration and one grandchild per *deal* (``spawn_key`` =
-``(config, deal)``); a deal is played once under every distinct rotation of the line-up over the
+``SeedSequence`` child per *deal setting* and one grandchild per *deal* (``spawn_key`` =
+``(deal key, deal)``); a deal is played once under every distinct rotation of the line-up over the
 seats, with the same game seed, so every bot plays every seat equally often on the same deals
 (paired games). A game's seed is an int drawn from its deal's child; ``play_game(rules, bots,
-seed)`` with the row's seed replays it. Everything is decided here, in the parent, so results are
-the same for any number of jobs and any backend (``projectl_sim.sim.runner`` plays the tasks).
+seed)`` with the row's seed replays it.
+
+Common random numbers (seed scheme ``shared-deals``): every configuration of a run at the same
+player count and variant plays the same deal seeds, whatever its line-up, expansions, rules
+switches or rule parameters, and in whatever grid (the deals' spawn key is the player count and
+the variant, ``deal_setting_of``: two runs with one root seed share them too). Configurations
+that differ only in switches or parameters so play the same deals, and their differences are
+measured on pairs of games; an expansion that deals extra cards (a puzzle set) changes the decks a
+seed deals, which the analysis says (``analysis.factors``). A run's manifest names its scheme
+(``seed_scheme``); a run made before it (``per-configuration``: a child per configuration, a
+round robin's subsets of one setting sharing theirs) resumes with its own, and a scheme this
+version does not know is refused in one line.
+
+Everything is decided here, in the parent, so results are the same for any number of jobs and
+any backend (``projectl_sim.sim.runner`` plays the tasks).
 
 Specs come from flags, a TOML/YAML config file or a preset (``merge_sources``); ``RunSpec``
 checks every value before anything runs, so a user mistake is one ``UsageError`` line.
@@ -21,6 +34,7 @@ import itertools
 import json
 import math
 import tomllib
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -517,14 +531,19 @@ class GameConfig:
     catalogue: str | None = None  # a catalogue file; None: the shipped base catalogue
     tiles: str | None = None  # a Finesse tiles file; None: the shipped tiles
     expansion_files: tuple[tuple[str, str], ...] = ()  # puzzle files replacing shipped sets
-    # the configuration whose deals it plays (a round robin's subsets of one setting share
-    # them); None: its own
+    # the configuration whose deals it plays (seed scheme per-configuration: a round robin's
+    # subsets of one setting share them); None: its own
     deals_of: int | None = None
+    # seed scheme shared-deals: the key its deal seeds are spawned from, (players, variant code),
+    # whatever the rest of the grid; None: an older run's (``deals_of``)
+    deal_setting: tuple[int, ...] | None = None
 
     @property
-    def deal_key(self) -> int:
-        """Return the configuration id its deal seeds are spawned from."""
-        return self.config_id if self.deals_of is None else self.deals_of
+    def deal_key(self) -> tuple[int, ...]:
+        """Return the spawn key its deal seeds are spawned from (the deal number follows)."""
+        if self.deal_setting is not None:
+            return self.deal_setting
+        return (self.config_id if self.deals_of is None else self.deals_of,)
 
     @property
     def rotations(self) -> tuple[int, ...]:
@@ -587,6 +606,7 @@ class GameConfig:
             tiles=data.get("tiles"),
             expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
             deals_of=data.get("deals_of"),
+            deal_setting=tuple(data["deal_setting"]) if data.get("deal_setting") else None,
         )
 
 
@@ -684,13 +704,44 @@ def _round_robin_cells(
     return cells
 
 
-def configurations(spec: RunSpec) -> list[GameConfig]:
+# -- seed schemes: which configurations share deals ------------------------------------------
+SHARED_DEALS = "shared-deals"  # every configuration of a player count and variant: one deal set
+PER_CONFIGURATION = "per-configuration"  # before: a seed child per configuration
+SEED_SCHEMES = (SHARED_DEALS, PER_CONFIGURATION)
+SEED_SCHEME = SHARED_DEALS  # what a new run uses
+
+
+def seed_scheme_of(manifest: Mapping[str, Any], where: object = "the run") -> str:
+    """Return the seed scheme a run's manifest names (none: ``per-configuration``, the scheme
+    of the runs made before the field); one line for a scheme this version does not know."""
+    scheme = manifest.get("seed_scheme", PER_CONFIGURATION)
+    if scheme not in SEED_SCHEMES:
+        raise UsageError(
+            f"{where} deals its games by seed scheme {scheme!r}, which this version does not "
+            f"know ({', '.join(SEED_SCHEMES)}): resume it with the version that started it"
+        )
+    return str(scheme)
+
+
+def deal_setting_of(players: int, variant: str) -> tuple[int, int]:
+    """Return the spawn key of the deals of a player count and variant (scheme shared-deals):
+    the same in every run with the same root seed, whatever its grid's shape."""
+    return (players, zlib.crc32(variant.encode()))
+
+
+def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameConfig]:
     """Expand the grid into configurations, checking each before any game is played.
 
-    A round robin's configurations are, per player count N and setting, every N-subset of its
-    bots; they share deals (``GameConfig.deals_of``): every subset plays the same deals of a
-    setting, each under every rotation, so comparisons across subsets are paired too.
+    Under ``seed_scheme`` ``shared-deals`` every configuration of a player count and variant
+    plays the same deals (``GameConfig.deal_setting``, the same in any grid): line-ups,
+    expansion sets, switches and parameters are compared on the same deal seeds, and so are
+    two runs with the same root seed, whatever the shape of their grids. Under ``per-configuration``
+    (older runs) each has its own, except a round robin's: per player count N and setting,
+    every N-subset of its bots shares the deals of the setting. Either way each deal is played
+    under every rotation of the line-up.
     """
+    if seed_scheme not in SEED_SCHEMES:
+        raise ValueError(f"unknown seed scheme {seed_scheme!r}")
     keys = [k for k, _ in spec.rules]
     cells = _cells(spec)
     _check_grid(spec, {players for _, players in cells})
@@ -708,8 +759,13 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                 switches = tuple(
                     (k, v) for k, v in zip(keys, values, strict=True) if v != switch_default(k)
                 )
-                setting = (players, variant, expansions, switches, level)
-                deals_of = shared.setdefault(setting, len(out)) if spec.round_robin else None
+                deals_of: int | None = None
+                if seed_scheme == PER_CONFIGURATION and spec.round_robin:
+                    setting = (players, variant, expansions, switches, level)
+                    deals_of = shared.setdefault(setting, len(out))
+                deal_setting = (
+                    deal_setting_of(players, variant) if seed_scheme == SHARED_DEALS else None
+                )
                 config = GameConfig(
                     len(out),
                     players,
@@ -722,6 +778,7 @@ def configurations(spec: RunSpec) -> list[GameConfig]:
                     spec.tiles,
                     tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     deals_of=deals_of,
+                    deal_setting=deal_setting,
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
@@ -760,14 +817,16 @@ def _deals(config: GameConfig, games: int) -> int:
     return math.ceil(games / len(config.rotations))
 
 
-def deal_seed(root_seed: int, config_id: int, deal: int) -> int:
-    """Return the seed of one deal: the grandchild ``(config, deal)`` of the root seed.
+def deal_seed(root_seed: int, deal_key: int | tuple[int, ...], deal: int) -> int:
+    """Return the seed of one deal: the descendant ``(*deal_key, deal)`` of the root seed.
 
     ``SeedSequence(root, spawn_key=(c, d))`` is the sequence ``SeedSequence(root).spawn(...)[c]
     .spawn(...)[d]`` is, without spawning the ones before it: seeds are drawn as games are
-    played, and a larger ``games`` keeps the seeds of the first games.
+    played, and a larger ``games`` keeps the seeds of the first games. ``deal_key`` is a
+    configuration's (``GameConfig.deal_key``; an int: an older run's configuration id).
     """
-    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(config_id, deal)))
+    key = (deal_key,) if isinstance(deal_key, int) else tuple(deal_key)
+    return game_seed(np.random.SeedSequence(root_seed, spawn_key=(*key, deal)))
 
 
 @dataclass(frozen=True)
@@ -893,37 +952,47 @@ def _recorded(records: str, first: int, total: int) -> Callable[[int], bool]:
 
 
 def plan(
-    spec: RunSpec, root_seed: int, history: Sequence[int] | None = None
+    spec: RunSpec,
+    root_seed: int,
+    history: Sequence[int] | None = None,
+    seed_scheme: str = SEED_SCHEME,
 ) -> tuple[list[GameConfig], Tasks]:
     """Return the configurations and every game of a run, in game-id order (made lazily).
 
     ``history`` is the run's ``games`` and each value it grew to; by default ``(spec.games,)``.
+    ``seed_scheme`` is the run's (``seed_scheme_of`` its manifest; a new run: ``SEED_SCHEME``).
     """
-    configs = configurations(spec)
+    configs = configurations(spec, seed_scheme)
     grown = tuple(history) if history else (spec.games,)
     if list(grown) != sorted(set(grown)) or grown[-1] != spec.games:
         raise ValueError(f"a run's games only grow, ending at spec.games: {grown}")
     return configs, Tasks(tuple(configs), grown, root_seed, spec.records)
 
 
-def run_id_of(spec: RunSpec, root_seed: int) -> str:
-    """Return the run's id: a hash of its grid and root seed (the same run, the same id).
+def run_id_of(spec: RunSpec, root_seed: int, seed_scheme: str = SEED_SCHEME) -> str:
+    """Return the run's id: a hash of its grid, root seed and seed scheme (the same run, the
+    same id; a run of the older ``per-configuration`` scheme leaves the scheme out).
 
     Not of its size: a run grown to N games (``--resume --games N``) plays the games a run
     started with N plays, and has its id.
     """
-    return _run_hash(spec, root_seed, ("records", "format", "seed", "games"))
+    return _run_hash(spec, root_seed, seed_scheme, ("records", "format", "seed", "games"))
 
 
-def run_id_v1(spec: RunSpec, root_seed: int, games: int) -> str:
+def run_id_v1(spec: RunSpec, root_seed: int, games: int, seed_scheme: str = SEED_SCHEME) -> str:
     """Return the id runs written before ids left out the size had: the hash of their grid with
     the ``games`` they started with (a resume accepts it, and keeps it)."""
-    return _run_hash(replace(spec, games=games), root_seed, ("records", "format", "seed"))
+    return _run_hash(
+        replace(spec, games=games), root_seed, seed_scheme, ("records", "format", "seed")
+    )
 
 
-def _run_hash(spec: RunSpec, root_seed: int, leave_out: tuple[str, ...]) -> str:
+def _run_hash(spec: RunSpec, root_seed: int, seed_scheme: str, leave_out: tuple[str, ...]) -> str:
     grid = {k: v for k, v in spec.to_json().items() if k not in leave_out}
-    text = json.dumps({"grid": grid, "root_seed": root_seed}, sort_keys=True)
+    ident: dict[str, Any] = {"grid": grid, "root_seed": root_seed}
+    if seed_scheme != PER_CONFIGURATION:
+        ident["seed_scheme"] = seed_scheme
+    text = json.dumps(ident, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
