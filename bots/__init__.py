@@ -226,10 +226,16 @@ def make_bot(spec: str) -> Bot:
     except ProjectLError:
         raise
     except Exception as exc:  # a user's bot whose __init__ fails: one line, not a traceback
-        text = " ".join(str(exc).split())
-        raise UsageError(
-            f"bot {spec}: building it raised {type(exc).__name__}{': ' + text if text else ''}"
-        ) from None
+        raise BotBuildError(spec, exc) from None
+
+
+class BotBuildError(UsageError):
+    """A bot's constructor raised: one line naming the bot, and ``cause``, what it raised."""
+
+    def __init__(self, spec: str, cause: Exception) -> None:
+        self.cause = cause
+        self.cause_line = f"{type(cause).__name__}: {' '.join(str(cause).split())}".rstrip(": ")
+        super().__init__(f"bot {spec}: building it raised {self.cause_line}")
 
 
 def extra_bots() -> dict[str, type[Bot]]:
@@ -265,6 +271,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
     "Bot",
+    "BotBuildError",
     "BuilderBot",
     "GreedyBot",
     "MCTSBot",

@@ -979,7 +979,7 @@ def test_what_used_to_be_a_traceback_is_one_line(
 def test_what_used_to_be_accepted_silently_is_refused(tmp_path: Path, capsys: Any) -> None:
     whites = _catalogue(tmp_path, lambda p: p["id"].startswith("W"))
     assert main(["play", "--bots", "random,random", "--catalogue", str(whites)]) == 2
-    assert "has 0 black puzzles; 2 players need at least 12" in one_line(capsys.readouterr().err)
+    assert "has 0 black puzzles; 2 players need at least 1" in one_line(capsys.readouterr().err)
     record = tmp_path / "game.json"
     assert main(["play", "--bots", "random,random", "--seed", "3", "--record", str(record)]) == 0
     capsys.readouterr()

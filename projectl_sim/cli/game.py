@@ -76,7 +76,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         from projectl_sim.sim.spec import check_decks
 
-        check_decks(rules, args.catalogue)  # the decks the game deals (as run refuses them)
+        check_decks(rules, args.catalogue, least=True)  # a game it cannot deal (run: smaller)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     humans = human_seats(bots)
     if humans and not args.record:

@@ -785,13 +785,14 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     return out
 
 
-def check_decks(rules: Rules, catalogue: str | None) -> None:
+def check_decks(rules: Rules, catalogue: str | None, least: bool = False) -> None:
     """Refuse a catalogue too small for the game (one line): the rulebook's decks by player count
     (rulings, Base game / Setup; Solo variant) need so many black puzzles, and a full row of
-    white ones (solo: its deck's white part)."""
+    white ones (solo: its deck's white part). ``least`` (``play``, to try a small catalogue):
+    one black puzzle is enough, as the game deals what there is; none cannot end by the rules."""
     black = len(rules.catalogue.of_colour("black"))
     white = len(rules.catalogue.of_colour("white"))
-    need_black = rules.black_deck_wanted  # a parameter of the rules, by player count
+    need_black = 1 if least else rules.black_deck_wanted  # a parameter, by player count
     if rules.solo:
         need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
         who = "the solo variant" + (" with finesse" if rules.finesse else "")

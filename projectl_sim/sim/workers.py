@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from bots import BotBuildError
 from projectl_sim.errors import ProjectLError
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 from projectl_sim.sim.task import BEAT_SEAT, BEAT_STEPS, GameResult, dealt, error_rows, play_task
@@ -198,6 +199,9 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         if kind == "job":
             try:
                 _adopt(body)
+            except BotBuildError as exc:  # what the bot itself raised, as the parent's line says
+                outbox.send(("fatal", f"a worker cannot start the run: {exc.cause_line}"))
+                continue
             except ProjectLError as exc:
                 outbox.send(("fatal", f"{exc} (in a worker process, pid {os.getpid()})"))
                 continue
