@@ -14,10 +14,10 @@ from typing import Final
 
 from projectl_sim.catalogue import AMBASSADOR, LEVEL_UP_1, LEVEL_UP_2, Catalogue, Mask25
 from projectl_sim.engine import FINISHING as _FINISHING
-from projectl_sim.engine import HIDDEN, GameState
 from projectl_sim.engine import OVER as _OVER
 from projectl_sim.engine import PLAY as _PLAY
 from projectl_sim.engine import REWARD as _REWARD
+from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Place, TakeBasic, Upgrade
 from projectl_sim.expansions import ambassador_pack, finesse, ghost_piece
 from projectl_sim.expansions import endless as endless_x
@@ -28,7 +28,6 @@ from projectl_sim.variants.solo import Solo, SoloState
 
 __all__ = [
     "FINISHING",
-    "INSERT_COST",
     "LEVEL_UP",
     "OVER",
     "PLAY",
@@ -51,7 +50,6 @@ __all__ = [
 ]
 
 # Constants of the engine and its expansions, bound once (compiled: static, not a module lookup)
-INSERT_COST: Final[int] = finesse.INSERT_COST
 ROW_LENGTH: Final[int] = finesse.ROW_LENGTH
 PLAY: Final[str] = _PLAY
 REWARD: Final[str] = _REWARD
@@ -184,43 +182,6 @@ def endless_noted(state: GameState) -> tuple[tuple[int, ...], ...] | None:
 
 # -- determinization ----------------------------------------------------------------------------
 def determinize(view: GameState, rng: random.Random) -> GameState:
-    """Return a full state consistent with ``view``: hidden piles filled, unseen decks dealt.
-
-    Endless White Deck: the other players' noted white puzzles (hidden like their piles; only
-    their number is public) are guessed among all white puzzles, as any may have been noted, and
-    count in their scores.
-    """
-    endless = endless_x.endless(view)
-    noted_hidden = [q for q in range(view.n) if endless is not None and HIDDEN in endless.noted[q]]
-    hidden = [q for q in range(view.n) if HIDDEN in view.piles[q]]
-    if not hidden and not noted_hidden:
-        return view.redeal(rng)
-    g = view.copy()
-    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the number
-    # of white cards in the hidden piles is the unseen whites less the hidden white deck cards.
-    pools = [view.unseen_cards(colour) for colour in (0, 1)]
-    in_decks = [len(d) - kb for d, kb in zip(view.decks, view.known_bottom, strict=True)]
-    slots = [q for q in hidden for _ in view.piles[q]]
-    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
-    colours = [0] * whites + [1] * (len(slots) - whites)
-    rng.shuffle(colours)
-    drawn = [
-        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
-        for colour in (0, 1)
-    ]
-    piles: dict[int, list[int]] = {q: [] for q in hidden}
-    for q, colour in zip(slots, colours, strict=True):
-        if drawn[colour]:
-            piles[q].append(drawn[colour].pop())
-    points = tables(view).points
-    for q, cards in piles.items():
-        g.piles[q] = tuple(cards)
-    if endless is not None and noted_hidden:
-        white = view.catalogue.of_colour("white")
-        noted = list(endless.noted)
-        for q in noted_hidden:
-            noted[q] = tuple(rng.choice(white) for _ in noted[q])
-        endless_x.replace_noted(g, tuple(noted))
-    for q in set(hidden) | set(noted_hidden):
-        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
-    return g.redeal(rng)
+    """Return a full state consistent with ``view`` (the engine's ``GameState.determinize``:
+    hidden piles filled, each expansion's hidden cards drawn, unseen decks dealt)."""
+    return view.determinize(rng)

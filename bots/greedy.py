@@ -432,7 +432,7 @@ class GreedyBot(Bot):
         t = model.tab
         me = state.current
         held = len(state.slots[me])
-        if held >= 4:
+        if held >= state.max_unfinished:  # the rules in force (rulebook: 4)
             return None
         supply = spare_supply(model, state.placeable_supply(me), targets)
         committed = 0
@@ -476,7 +476,7 @@ class GreedyBot(Bot):
         t = model.tab
         me = state.current
         held = len(state.slots[me])
-        if held >= 4:
+        if held >= state.max_unfinished:  # the rules in force (rulebook: 4)
             return None
         supply = spare_supply(model, state.placeable_supply(me), targets)
         committed = 0

@@ -176,7 +176,7 @@ class CostModel:
         key = v << 25 | empty
         hit = self._plans.get(key)
         if hit is None:
-            hit = self.index._placements(empty, v)
+            hit = self.index.plan_placements(empty, v)
             if len(self._plans) > _PLAN_CAP:
                 self._plans.clear()
             self._plans[key] = hit

@@ -80,7 +80,6 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from projectl_sim import rules as _rules
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
 from projectl_sim.expansions.finesse import Insert
@@ -99,7 +98,6 @@ _Key = tuple[Any, ...]
 # over the greedy move, 2 rounds deep 75%; 2 rounds (the default) is 1.5x cheaper and, at equal
 # CPU time, wins more.
 _BLACK: Final = 1  # the black deck (projectl_sim.engine.actions.BLACK)
-_ROW_SIZE: Final[int] = _rules.ROW_SIZE
 _DISCOUNT: Final = 0.85
 _BANKED: Final = 0.905  # per point in the victory pile (less Finishing Touches pieces)
 _SUPPLY: Final = (0.051, 0.337)  # per level of a piece in the supply: (always, early)
@@ -133,7 +131,9 @@ def score_estimate(state: GameState, player: int, model: CostModel) -> float:
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
-        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
+        early = min(
+            1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - state.rules.row_size)
+        )
         left = _HORIZON_ACTIONS
     else:
         early = 0.0
@@ -194,7 +194,9 @@ def leaf_features(state: GameState, player: int, model: CostModel) -> list[float
     levels = t.levels
     left = remaining_actions(state, player)
     if left is None:
-        early = min(1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - _ROW_SIZE))
+        early = min(
+            1.0, len(state.decks[_BLACK]) / max(1, _black_deck_size(state) - state.rules.row_size)
+        )
         left = _HORIZON_ACTIONS
     else:
         early = 0.0

@@ -218,7 +218,7 @@ class RusherBot(GreedyBot):
         self, state: GameState, model: CostModel, targets: list[Target], left: int
     ) -> Action | None:
         take = super()._take(state, model, targets, left)
-        if solo_table(state) is not None or len(state.slots[state.current]) >= 4:
+        if solo_table(state) is not None or len(state.slots[state.current]) >= state.max_unfinished:
             return take
         blind = None
         for a in state.take_actions():
@@ -381,7 +381,7 @@ class RecyclerBot(GreedyBot):
         if (
             solo_table(state) is not None
             or not state.may_recycle()
-            or len(state.slots[me]) >= 4
+            or len(state.slots[me]) >= state.max_unfinished
             or remaining_actions(state, me) is not None
         ):
             return take

@@ -26,6 +26,10 @@ from types import ModuleType
 # module -> its source, relative to the folder holding the two packages (setup.py reads this
 # mapping from here: one list of what is compiled)
 MODULES = {
+    "projectl_sim.engine.phases": "projectl_sim/engine/phases.py",
+    "projectl_sim.engine.checks": "projectl_sim/engine/checks.py",
+    "projectl_sim.engine.moves": "projectl_sim/engine/moves.py",
+    "projectl_sim.engine.rewards": "projectl_sim/engine/rewards.py",
     "projectl_sim.engine.state": "projectl_sim/engine/state.py",
     "projectl_sim.engine.hooks": "projectl_sim/engine/hooks.py",
     "projectl_sim.engine.tables": "projectl_sim/engine/tables.py",

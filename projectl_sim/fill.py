@@ -341,6 +341,11 @@ class TilingIndex:
             return None
         return self._placements(empty, v)
 
+    def plan_placements(self, empty: Mask25, v: Vector) -> list[Placement]:
+        """Return the placements ``(piece, mask)`` of one way to fill ``empty`` with the pieces
+        of the plan ``v`` (the public query bots plan with; ``_placements`` does the work)."""
+        return self._placements(empty, v)
+
     def _placements(self, empty: Mask25, v: Vector) -> list[Placement]:
         out: list[Placement] = []
         mask = empty

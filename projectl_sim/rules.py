@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from projectl_sim.catalogue import (
@@ -18,8 +18,21 @@ from projectl_sim.catalogue import (
 )
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError, UsageError, unknown_name
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.loading import base_catalogue, with_puzzle_changes, with_shipped_sets
-from projectl_sim.registry import expansion_classes
+from projectl_sim.options import Option
+from projectl_sim.registry import (
+    declared_options,
+    expansion_classes,
+    is_class_spec,
+    load_expansion,
+    option_owner,
+    options_of,
+    reserve_options,
+    variant_class,
+    variant_names,
+    variant_players,
+)
 
 # rulings, Base game / Setup: black puzzles in the deck by player count
 BLACK_DECK_SIZE = {2: 12, 3: 14, 4: 16, 5: 20, 6: 24}
@@ -27,40 +40,25 @@ ROW_SIZE = 4
 ACTIONS_PER_TURN = 3
 MAX_UNFINISHED = 4
 STARTING_SUPPLY = ("mono", "domino")
-# rulings, Finesse expansion: 35 Credits in the bank; an Insert costs 2 active Credits
-FINESSE_BANK = 35
-INSERT_COST = 2
 
 TIE_BREAKS = ("puzzles_then_pieces", "later_in_turn_order")
-VARIANTS = ("standard", "solo", "line_clear")
 # rulings, Line Clear: the variant of 5 and 6 players (and the only one for them)
 LINE_CLEAR_PLAYERS = (5, 6)
-# rulings, Ghost Piece, the two judgement calls: the Ghost action uses one of the 3 actions or is
-# free; a ghost may be placed like any piece or only exchanged.
-GHOST_ACTIONS = ("action", "free")
-GHOST_PLACEMENTS = ("piece", "exchange_only")
-# Line Clear: how the two marker holders' "simultaneous" turns are resolved: their actions
-# interleaved one by one, white marker first (default), or the white holder's whole turn first.
-LINE_CLEAR_ORDERS = ("interleave", "white_first")
 
 # rulings, Solo variant: one deck of 15 white on top of 10 black puzzles, a 3x3 grid dealt from
 # it (positions 1-9 row by row), lock pieces above the columns, and the opponent's starting supply
-# by difficulty.
+# by difficulty (the solo deck's sizes, which Rules reports; the variant's own options are
+# declared by projectl_sim.variants.solo).
 SOLO_WHITE, SOLO_BLACK = 15, 10
 GRID_COLUMNS = 3
 GRID_SIZE = GRID_COLUMNS * GRID_COLUMNS
 SOLO_LOCKS = (1, 2, 1)
 DIFFICULTIES = ("normal", "hard", "unbeatable")
 OPPONENT_SUPPLY = {"normal": 6, "hard": 3, "unbeatable": 0}
-SOLO_OPPONENT_PIECES = ("mono", "random")
-# Solo: after unlocking (all columns locked), the mastermind still takes a puzzle in the same
-# turn if a column is open (``take``: the rulebook's order, "first return ..., then take") or
-# unlocking is its whole turn (``pass``).
-SOLO_UNLOCKS = ("take", "pass")
 # rulings, Finesse Solo: the solo deck is 20 white on top of 15 black puzzles.
 FINESSE_SOLO_WHITE, FINESSE_SOLO_BLACK = 20, 15
-# Every expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add their
-# puzzles (and pieces) to the catalogue.
+# Every shipped expansion, in canonical order; those with a puzzle set (catalogue.EXPANSIONS) add
+# their puzzles (and pieces) to the catalogue. Users' expansions follow (``expansion_names``).
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix")
 # Short names users may type for them
 EXPANSION_ALIASES = {"ghost": "ghost_piece", "ambassador": "ambassador_pack"}
@@ -77,62 +75,144 @@ def expansion_names() -> tuple[str, ...]:
     return (*EXPANSIONS, *extra)
 
 
-# Switch name -> (default, allowed values or type) as written in game records.
-_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
-    "unfinished_penalty": (True, bool),
-    "tie_break": ("puzzles_then_pieces", TIE_BREAKS),
-    "known_victory_points": (False, bool),
-    "max_rounds": (60, int),
-    "stall_rounds": (12, int),
-    "solo_opponent_pieces": ("mono", SOLO_OPPONENT_PIECES),
-    "solo_unlock": ("take", SOLO_UNLOCKS),
-    "endless_white_deck": (False, bool),
-    "ghost_action": ("action", GHOST_ACTIONS),
-    "ghost_placement": ("piece", GHOST_PLACEMENTS),
-    "line_clear_order": ("interleave", LINE_CLEAR_ORDERS),
-}
-# Settings that only mean something in the solo variant (name -> default): other variants must
-# leave them at their defaults, and only solo records write them.
-_SOLO_ONLY = {"difficulty": "normal", "solo_opponent_pieces": "mono", "solo_unlock": "take"}
-# Settings of the Finesse expansion: only Finesse records write them, so base records are unchanged.
-_FINESSE_ONLY = {"finesse_ambassador": False}
-# Settings of the Ghost Piece expansion and of the Line Clear variant (written only there).
-_GHOST_ONLY = {"ghost_action": "action", "ghost_placement": "piece"}
-_LINE_CLEAR_ONLY = {"line_clear_order": "interleave"}
-# The rulebook's numbers as parameters (name -> default, lowest, highest allowed). Unlike the
-# switches, a record or a table names a parameter only when it differs from its default, so the
+# The base game's options, the fields of ``Rules`` (an expansion's or a variant's are declared by
+# its class and held in ``Rules.options``). The switches are written in every record; the
+# rulebook's numbers (``recorded="changed"``) only when they differ from the rulebook, so the
 # records (and golden files) of the rulebook's game stay as they were. ``black_deck_Np`` is the
 # black deck of N players (the solo deck's sizes are the variant's own); ``row_size`` the face-up
 # row of the standard game (Line Clear's rows of 3 and the solo grid are their variants' own);
 # the caps keep the legal-action lists finite (a row of 6 has 720 Recycle orders).
+BASE_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "unfinished_penalty",
+        True,
+        "unfinished puzzles subtract their points, or score 0 (document 003)",
+    ),
+    Option(
+        "tie_break",
+        "puzzles_then_pieces",
+        "most completed puzzles, then most pieces in supply, then shared; or the player later in "
+        "turn order (document 003)",
+        choices=TIE_BREAKS,
+    ),
+    Option(
+        "known_victory_points",
+        False,
+        "victory piles face down (a seat's view hides the others' piles and scores) or public",
+    ),
+    Option(
+        "max_rounds",
+        60,
+        "simulator safety cap: the game ends as truncated",
+        low=1,
+        high=100_000,
+    ),
+    Option(
+        "stall_rounds",
+        12,
+        "stall detection: that many rounds without a completed puzzle or a card drawn ends the "
+        "game as truncated",
+        low=1,
+        high=100_000,
+    ),
+    *(
+        Option(
+            f"black_deck_{n}p",
+            size,
+            f"black puzzles in the deck at {n} players (a small catalogue caps it)",
+            low=1,
+            high=200,
+            recorded="changed",
+        )
+        for n, size in BLACK_DECK_SIZE.items()
+    ),
+    Option(
+        "row_size",
+        ROW_SIZE,
+        "face-up puzzles per row, standard game only (Line Clear's rows of 3 and the solo grid "
+        "are their variants' own)",
+        low=1,
+        high=6,
+        recorded="changed",
+    ),
+    Option(
+        "max_unfinished",
+        MAX_UNFINISHED,
+        "unfinished puzzles a player may hold",
+        low=1,
+        high=6,
+        recorded="changed",
+    ),
+    Option(
+        "actions_per_turn",
+        ACTIONS_PER_TURN,
+        "actions in a turn",
+        low=1,
+        high=10,
+        recorded="changed",
+    ),
+)
+_BASE = {o.name: o for o in BASE_OPTIONS}
+# The rulebook's numbers of the base game (name -> default, lowest, highest allowed)
 PARAMETERS: dict[str, tuple[int, int, int]] = {
-    **{f"black_deck_{n}p": (size, 1, 200) for n, size in BLACK_DECK_SIZE.items()},
-    "row_size": (ROW_SIZE, 1, 6),
-    "max_unfinished": (MAX_UNFINISHED, 1, 6),
-    "actions_per_turn": (ACTIONS_PER_TURN, 1, 10),
-    "finesse_bank": (FINESSE_BANK, 0, 10_000),
-    "insert_cost": (INSERT_COST, 1, 100),
+    o.name: (o.default, o.low, o.high)  # type: ignore[misc]
+    for o in BASE_OPTIONS
+    if o.recorded == "changed"
 }
-# Parameters of the Finesse expansion only (other games must leave them at their defaults).
-_FINESSE_PARAMETERS = ("finesse_bank", "insert_cost")
+# Settings of the base game that are no switch: piece ids, puzzle changes, added puzzles
+_OTHER_FIELDS = ("starting_supply", "puzzle_points", "puzzle_rewards", "added_puzzles")
+reserve_options(
+    {
+        *_BASE,
+        *_OTHER_FIELDS,
+        "players",
+        "variant",
+        "expansions",
+        "catalogue",
+        "finesse_tiles",
+        "options",
+    }
+)
 # A puzzle's points and reward, by puzzle id: ``points.W07=3``, ``reward.B02=tet_O`` in a run
 # grid (``--rule``); ``puzzle_points`` / ``puzzle_rewards`` in ``Rules`` and records.
 PUZZLE_KEYS = {"points": "puzzle_points", "reward": "puzzle_rewards"}
-
-# Every switch a run grid may vary (``--rule KEY=V1,V2``): the base ones, Finesse's, and the
-# parameters (``starting_supply`` as piece ids joined by ``+``, ``none`` for no piece); the puzzle
-# keys ``points.ID`` and ``reward.ID`` too (``is_run_switch``).
-RUN_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | type]] = {
-    **_SWITCHES,
-    "finesse_ambassador": (False, bool),
-    **{name: (default, int) for name, (default, _, _) in PARAMETERS.items()},
-    "starting_supply": ("+".join(STARTING_SUPPLY), str),
-    # puzzle ids joined by + (``puzzle try`` deals a new card in with it)
-    "added_puzzles": ("none", str),
-}
+# Run-grid keys that are no option: piece ids joined by ``+`` (``none`` for no piece)
+_TEXT_SWITCHES = {"starting_supply": "+".join(STARTING_SUPPLY), "added_puzzles": "none"}
 
 
-@dataclass(frozen=True)
+def every_option() -> dict[str, Option]:
+    """Return every option by name: the base game's, then the registered variants' and
+    expansions' declarations (``projectl_sim.registry``)."""
+    return {**_BASE, **declared_options()}
+
+
+def __getattr__(name: str) -> Any:
+    # names from before the options were declared by their classes, computed from them now
+    if name == "RUN_SWITCHES":  # key -> (default, its values or its type)
+        return {
+            key: (default, option.choices or option.kind)
+            if (option := every_option().get(key)) is not None
+            else (default, str)
+            for key, default in run_switches().items()
+        }
+    if name == "VARIANTS":
+        return variant_names()
+    if name == "VARIANT_PLAYERS":
+        return variant_players()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run_switches() -> dict[str, Any]:
+    """Return every key a run grid may vary (``--rule KEY=V1,V2``) and its default: the options,
+    ``starting_supply`` and ``added_puzzles`` (the puzzle keys ``points.ID`` and ``reward.ID``
+    too: ``is_run_switch``)."""
+    return {
+        **{name: o.default for name, o in every_option().items() if name != "difficulty"},
+        **_TEXT_SWITCHES,
+    }
+
+
+@dataclass(frozen=True, init=False)
 class Rules:
     """One game's rules; every judgement call of the rulings is a switch (default first).
 
@@ -191,15 +271,7 @@ class Rules:
     known_victory_points: bool = False
     max_rounds: int = 60
     stall_rounds: int = 12
-    difficulty: str = "normal"
-    solo_opponent_pieces: str = "mono"
-    solo_unlock: str = "take"
-    endless_white_deck: bool = False
-    ghost_action: str = "action"
-    ghost_placement: str = "piece"
-    line_clear_order: str = "interleave"
     expansions: frozenset[str] = frozenset()
-    finesse_ambassador: bool = False
     # the Finesse tile set to deal from (``finesse.load_tiles``); None: the shipped one
     finesse_tiles: Any = field(default=None, compare=False, repr=False)
     # the rulebook's numbers (PARAMETERS), then a puzzle's points and reward, and added puzzles
@@ -212,11 +284,42 @@ class Rules:
     max_unfinished: int = MAX_UNFINISHED
     actions_per_turn: int = ACTIONS_PER_TURN
     starting_supply: tuple[str, ...] = STARTING_SUPPLY
-    finesse_bank: int = FINESSE_BANK
-    insert_cost: int = INSERT_COST
     puzzle_points: tuple[tuple[str, int], ...] = ()
     puzzle_rewards: tuple[tuple[str, str], ...] = ()
     added_puzzles: tuple[str, ...] = ()
+    # the options the variant and the expansions played declare (``projectl_sim.registry``),
+    # every one of them, at its default unless given: one mapping, name -> value
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __init__(self, players: int = 2, **given: Any) -> None:
+        """Take the fields by keyword; any other keyword is an option of the variant or an
+        expansion played (``Rules(expansions={"ghost_piece"}, ghost_action="free")``), as is
+        each key of ``options``."""
+        own = {f.name for f in fields(Rules)}
+        options = dict(given.pop("options", None) or {})
+        options.update({k: given.pop(k) for k in list(given) if k not in own})
+        object.__setattr__(self, "players", players)
+        for f in fields(Rules):
+            if f.name in ("players", "options"):
+                continue
+            if f.name in given:
+                value = given[f.name]
+            elif f.default_factory is not MISSING:
+                value = f.default_factory()
+            else:
+                value = f.default
+            object.__setattr__(self, f.name, value)
+        object.__setattr__(self, "options", options)
+        self.__post_init__()
+
+    def __getattr__(self, name: str) -> Any:
+        # An option of a variant or expansion not played reads as its default (``rules.
+        # ghost_action`` of a base game); the options played are attributes (set by _options).
+        if not name.startswith("_"):
+            option = declared_options().get(name)
+            if option is not None:
+                return option.default
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __post_init__(self) -> None:
         # a catalogue these rules' own puzzle changes made is changed again from its original
@@ -234,62 +337,82 @@ class Rules:
         if unknown:
             raise RulesError(unknown_name("expansion", unknown[0], known))
         object.__setattr__(self, "expansions", names)
-        if not isinstance(self.finesse_ambassador, bool):
-            raise RulesError(
-                f"finesse_ambassador must be true or false, got {self.finesse_ambassador!r}"
-            )
-        if self.finesse_ambassador and not self.finesse:
-            raise RulesError("finesse_ambassador applies to the finesse expansion only")
-        if self.variant not in VARIANTS:
-            raise RulesError(unknown_name("variant", self.variant, VARIANTS))
         if not isinstance(self.players, int) or isinstance(self.players, bool):
             raise RulesError(f"players must be a whole number, got {self.players!r}")
-        if self.variant == "solo":
-            if self.players != 1:
-                raise RulesError(f"the solo variant is for 1 player, got {self.players}")
-        elif self.variant == "line_clear":
-            if self.players not in LINE_CLEAR_PLAYERS:
-                raise RulesError(
-                    f"the line_clear variant is for 5 or 6 players, got {self.players}"
-                )
-        elif self.players == 1:
-            raise RulesError("1 player needs the solo variant (variant='solo')")
-        elif self.players in LINE_CLEAR_PLAYERS:
-            raise RulesError(
-                f"{self.players} players needs the Line Clear variant (variant='line_clear')"
-            )
-        elif not 2 <= self.players <= 4:
-            raise RulesError(f"players must be 1-6, got {self.players}")
+        self._check_variant()
+        self._options()
+        for name in (
+            "unfinished_penalty",
+            "tie_break",
+            "known_victory_points",
+            "max_rounds",
+            "stall_rounds",
+        ):
+            _BASE[name].check(getattr(self, name))
         self._check_expansion_settings()
-        if self.difficulty not in DIFFICULTIES:
-            raise RulesError(unknown_name("difficulty", self.difficulty, DIFFICULTIES))
-        if self.solo_opponent_pieces not in SOLO_OPPONENT_PIECES:
-            raise RulesError(
-                unknown_name(
-                    "solo_opponent_pieces", self.solo_opponent_pieces, SOLO_OPPONENT_PIECES
-                )
-            )
-        if self.solo_unlock not in SOLO_UNLOCKS:
-            raise RulesError(unknown_name("solo_unlock", self.solo_unlock, SOLO_UNLOCKS))
-        if not self.solo:
-            for name, default in _SOLO_ONLY.items():
-                if getattr(self, name) != default:
-                    raise RulesError(f"{name} applies to the solo variant only")
-        if self.tie_break not in TIE_BREAKS:
-            raise RulesError(unknown_name("tie_break", self.tie_break, TIE_BREAKS))
-        for name in ("max_rounds", "stall_rounds"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise RulesError(f"{name} must be a whole number >= 1, got {value!r}")
-        for name in ("unfinished_penalty", "known_victory_points"):
-            if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"{name} must be true or false, got {getattr(self, name)!r}")
         self._check_parameters()
+        for owner in self._owners():
+            owner.check_rules(self)
         # asked for by bots' evaluations in their hot loop: worked out once
         cat = self.catalogue
         available = len(cat.of_colour("black"))
         available -= sum(cat.puzzle(p).is_black for p in self.added_puzzles)
         object.__setattr__(self, "_black_deck_size", min(self.black_deck_wanted, available))
+
+    def _check_variant(self) -> None:
+        """Check the variant is registered and made for the player count."""
+        counts = variant_players()
+        if self.variant not in counts:
+            raise RulesError(unknown_name("variant", self.variant, variant_names()))
+        if self.players in counts[self.variant]:
+            return
+        for_count = [v for v, made in counts.items() if self.players in made]
+        if not for_count:
+            raise RulesError(f"players must be 1-6, got {self.players}")
+        if self.variant != "standard":
+            made = counts[self.variant]
+            span = f"{made[0]}" if len(made) == 1 else f"{min(made)} or {max(made)}"
+            plural = "player" if made == (1,) else "players"
+            raise RulesError(
+                f"the {self.variant} variant is for {span} {plural}, got {self.players}"
+            )
+        need = for_count[0]
+        if self.players == 1:
+            raise RulesError(f"1 player needs the {need} variant (variant={need!r})")
+        pretty = " ".join(w.capitalize() for w in need.split("_"))
+        raise RulesError(f"{self.players} players needs the {pretty} variant (variant={need!r})")
+
+    def _owners(self) -> list[Any]:
+        """Return the classes whose options these rules hold: the variant's state class, then
+        the expansions played by name, then those played by an option of their own."""
+        out = [variant_class(self.variant)]
+        for cls in expansion_classes():
+            if cls.name in self.expansions or not getattr(cls, "named", True):
+                out.append(cls)
+        return out
+
+    def _options(self) -> None:
+        """Check the given options against the declarations of what these rules play, and hold
+        every one of them (defaults filled in) in ``options`` and as attributes."""
+        given = dict(self.options)
+        held: dict[str, Any] = {}
+        for owner in self._owners():
+            for option in getattr(owner, "options", ()):
+                value = given.pop(option.name, option.default)
+                held[option.name] = option.check(value)
+        for name, value in given.items():
+            found = option_owner(name)
+            if found is None:
+                known = sorted({*held, *_BASE, *_OTHER_FIELDS})
+                raise RulesError(unknown_name("rules option", name, known))
+            kind, owner = found
+            option = {o.name: o for o in options_of(kind, owner)}[name]
+            if value != option.default:
+                raise RulesError(f"{name} applies to the {owner} {kind} only")
+        # read-only: every game and bot's view of these rules shares them
+        object.__setattr__(self, "options", ReadOnlyDict(held))
+        for name, value in held.items():
+            object.__setattr__(self, name, value)
 
     def _normalise_parameters(self) -> None:
         """Turn the forms records and flags give (lists, mappings, ``a+b`` text) into tuples."""
@@ -322,12 +445,10 @@ class Rules:
 
     def _check_parameters(self) -> None:
         """Check the rulebook's numbers and the puzzle changes (one ``RulesError`` line each)."""
-        for name, (default, low, high) in PARAMETERS.items():
+        for name, (_default, low, high) in PARAMETERS.items():
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 raise RulesError(f"{name} must be a whole number {low}-{high}, got {value!r}")
-            if name in _FINESSE_PARAMETERS and value != default and not self.finesse:
-                raise RulesError(f"{name} applies to the finesse expansion only")
         if self.row_size != ROW_SIZE and self.variant != "standard":
             raise RulesError(
                 "row_size applies to the standard game (Line Clear's rows of 3 and the solo "
@@ -368,31 +489,7 @@ class Rules:
                 raise RulesError(f"{name}={wanted} but the catalogue has {available} black puzzles")
 
     def _check_expansion_settings(self) -> None:
-        """Check the expansion and variant switches; give the catalogue the puzzle sets played."""
-        for name, allowed in (
-            ("ghost_action", GHOST_ACTIONS),
-            ("ghost_placement", GHOST_PLACEMENTS),
-            ("line_clear_order", LINE_CLEAR_ORDERS),
-        ):
-            if getattr(self, name) not in allowed:
-                raise RulesError(unknown_name(name, getattr(self, name), allowed))
-        if not isinstance(self.endless_white_deck, bool):
-            raise RulesError(
-                f"endless_white_deck must be true or false, got {self.endless_white_deck!r}"
-            )
-        if self.endless_white_deck and self.variant == "solo":
-            # a decision (projectl_sim.expansions.endless): the solo deck is one deck, whites on
-            # top of blacks, whose running out ends the game; refilling its white part would keep
-            # the blacks from coming up
-            raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
-        if not self.ghost:
-            for name, default in _GHOST_ONLY.items():
-                if getattr(self, name) != default:
-                    raise RulesError(f"{name} applies to the ghost_piece expansion only")
-        if not self.line_clear:
-            for name, default in _LINE_CLEAR_ONLY.items():
-                if getattr(self, name) != default:
-                    raise RulesError(f"{name} applies to the line_clear variant only")
+        """Give the catalogue the puzzle sets played (checking one loaded with sets)."""
         sets = tuple(n for n in CATALOGUE_SETS if n in self.expansions)
         cat = self.catalogue
         if not cat.expansions and sets:
@@ -493,29 +590,35 @@ class Rules:
         return OPPONENT_SUPPLY[self.difficulty]
 
     def to_json(self) -> dict[str, Any]:
-        """Return the record form: players, variant and every switch (solo settings in solo)."""
+        """Return the record form: players, variant, the base game's switches, the expansions,
+        the options of what is played (``recorded="always"``), then what differs from the
+        rulebook (``changed_parameters``)."""
         out: dict[str, Any] = {"players": self.players, "variant": self.variant}
-        if self.solo:
-            out["difficulty"] = self.difficulty
-        for name in _SWITCHES:
-            if name in _GHOST_ONLY or name in _LINE_CLEAR_ONLY:
-                continue  # written below, with their expansion or variant
-            if self.solo or name not in _SOLO_ONLY:
-                out[name] = getattr(self, name)
+        for option in BASE_OPTIONS:
+            if option.recorded == "always":
+                out[option.name] = getattr(self, option.name)
+        owners = self._owners()
+        unnamed = [o for o in owners[1:] if not getattr(o, "named", True)]
+        for owner in [owners[0], *unnamed]:
+            out.update(self._recorded(owner))
         if self.expansions:
             out["expansions"] = sorted(self.expansions)
-        for flag, names in (
-            (self.finesse, _FINESSE_ONLY),
-            (self.ghost, _GHOST_ONLY),
-            (self.line_clear, _LINE_CLEAR_ONLY),
-        ):
-            if flag:
-                out.update({name: getattr(self, name) for name in names})
+        for owner in owners[1:]:
+            if getattr(owner, "named", True):
+                out.update(self._recorded(owner))
         out.update(self.changed_parameters())
         return out
 
+    def _recorded(self, owner: Any) -> dict[str, Any]:
+        return {
+            o.name: self.options[o.name]
+            for o in getattr(owner, "options", ())
+            if o.recorded == "always"
+        }
+
     def changed_parameters(self) -> dict[str, Any]:
-        """Return the parameters that differ from the rulebook (record form: lists, objects).
+        """Return the rulebook's numbers that differ (record form: lists, objects), the options
+        of what is played among them.
 
         A black deck size is named only for these rules' player count (the others play no part
         in their games); nothing for the rulebook's game, whose records are unchanged.
@@ -528,6 +631,10 @@ class Rules:
                 out[name] = value
         if self.starting_supply != STARTING_SUPPLY:
             out["starting_supply"] = list(self.starting_supply)
+        for owner in self._owners():
+            for o in getattr(owner, "options", ()):
+                if o.recorded == "changed" and self.options[o.name] != o.default:
+                    out[o.name] = self.options[o.name]
         if self.puzzle_points:
             out["puzzle_points"] = dict(self.puzzle_points)
         if self.puzzle_rewards:
@@ -552,30 +659,28 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesError("rules must be an object")
         kwargs: dict[str, Any] = {}
-        known = {f.name for f in fields(cls)} - {"catalogue", "finesse_tiles"}
+        options = every_option()
+        known = {f.name for f in fields(cls)} - {"catalogue", "finesse_tiles", "options"}
         for key, value in data.items():
-            if key not in known:
+            if key not in known and key not in options:
                 if warnings is not None:
                     warnings.append(f"ignoring unknown rules field {key!r}")
                 continue
-            if key in _SWITCHES:
-                _default, allowed = _SWITCHES[key]
-                if isinstance(allowed, tuple):
-                    if value not in allowed:
-                        raise RulesError(
-                            f"rules.{key}: unknown value {value!r} "
-                            f"(valid: {', '.join(map(str, allowed))})"
-                        )
-                elif not isinstance(value, allowed) or (allowed is int and isinstance(value, bool)):
-                    raise RulesError(f"rules.{key}: {value!r} is not a {allowed.__name__}")
+            option = options.get(key)
+            if option is not None:
+                problem = option.error(value)
+                if problem and option.kind is str:
+                    raise RulesError(
+                        f"rules.{key}: unknown value {value!r} (valid: {', '.join(option.choices)})"
+                    )
+                if problem and option.kind is int:
+                    raise RulesError(f"rules.{key}: {value!r} is not a whole number")
+                if problem:
+                    raise RulesError(f"rules.{key}: {value!r} is not a bool")
             if key == "expansions" and (
                 not isinstance(value, list) or not all(isinstance(v, str) for v in value)
             ):
                 raise RulesError(f"rules.expansions must be a list of names, got {value!r}")
-            if key in _FINESSE_ONLY and not isinstance(value, bool):
-                raise RulesError(f"rules.{key}: {value!r} is not a bool")
-            if key in PARAMETERS and (not isinstance(value, int) or isinstance(value, bool)):
-                raise RulesError(f"rules.{key}: {value!r} is not a whole number")
             if key in ("starting_supply", "added_puzzles") and (
                 not isinstance(value, list) or not all(isinstance(v, str) for v in value)
             ):
@@ -593,7 +698,9 @@ class Rules:
 
 
 # The player counts of each variant
-VARIANT_PLAYERS = {"standard": (2, 3, 4), "solo": (1,), "line_clear": LINE_CLEAR_PLAYERS}
+def variant_counts() -> dict[str, tuple[int, ...]]:
+    """Return each registered variant's player counts (``standard``: 2-4, ``solo``: 1 ...)."""
+    return variant_players()
 
 
 def expansion_subsets() -> list[frozenset[str]]:
@@ -613,7 +720,7 @@ def every_combination(**switches: Any) -> list[Rules]:
     """
     out = []
     for names in expansion_subsets():
-        for variant, counts in VARIANT_PLAYERS.items():
+        for variant, counts in variant_players().items():
             for players in counts:
                 try:
                     out.append(
@@ -625,23 +732,32 @@ def every_combination(**switches: Any) -> list[Rules]:
 
 
 def parse_expansions(
-    text: str | None, valid: tuple[str, ...] = EXPANSIONS, option: str = "--expansions"
+    text: str | None, valid: tuple[str, ...] | None = None, option: str = "--expansions"
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """Return the expansion names (canonical order) and replacement files of a user's list.
 
     ``"ghost+finesse"``, ``"ghost_piece,phoenix=my_phoenix.json"``, ``"none"`` or ``"all"``:
     names joined with ``+`` or ``,`` (short names of ``EXPANSION_ALIASES`` allowed); ``NAME=FILE``
-    replaces a puzzle set's shipped (provisional) data with the user's own file.
+    replaces a puzzle set's shipped (provisional) data with the user's own file. Without
+    ``valid``, a registered expansion of a user's may be named too, and ``FILE.py:CLASS`` or
+    ``MODULE:CLASS`` loads one; ``all`` is the shipped ones.
     """
     names: set[str] = set()
     files: dict[str, str] = {}
-    for item in (text or "").replace("+", ",").split(","):
+    items = (text or "").replace("+", ",").split(",")
+    # ``all``: the shipped expansions (a user's own are played by naming them)
+    every = EXPANSIONS if valid is None else valid
+    if valid is None:
+        # a user's expansion class, FILE.py:CLASS or MODULE:CLASS, is loaded and then named
+        items = [load_expansion(i.strip()) if is_class_spec(i.strip()) else i for i in items]
+        valid = expansion_names()
+    for item in items:
         name, eq, path = item.strip().partition("=")
         name = EXPANSION_ALIASES.get(name, name)
         if not name or (name == "none" and not eq):
             continue
         if name == "all" and not eq:
-            names.update(valid)
+            names.update(every)
             continue
         if name not in valid:
             short = {s: full for s, full in EXPANSION_ALIASES.items() if full in valid}
@@ -666,7 +782,7 @@ def puzzle_key(key: str) -> tuple[str, str] | None:
 
 def is_run_switch(key: str) -> bool:
     """Return whether a run grid may vary ``key`` (``--rule KEY=V1,V2``)."""
-    return key in RUN_SWITCHES or puzzle_key(key) is not None
+    return key in run_switches() or puzzle_key(key) is not None
 
 
 def switch_default(key: str) -> Any:
@@ -674,49 +790,30 @@ def switch_default(key: str) -> Any:
 
     A puzzle key has no one default (each card's own is printed on it), so it is always named.
     """
-    return None if puzzle_key(key) else RUN_SWITCHES[key][0]
+    return None if puzzle_key(key) else run_switches()[key]
 
 
 def switch_value(key: str, raw: Any) -> Any:
     """Return a grid or flag value of ``key`` in its rules form; a bad one is a ``UsageError``.
 
-    Booleans read ``true/false/1/0/yes/no/on/off``; numbers must be whole; ``starting_supply``
-    is piece ids joined by ``+`` (``mono+domino``, ``none``), kept in that canonical text;
-    ``points.ID`` a whole number, ``reward.ID`` a piece id (checked with the catalogue, when
-    the rules are built).
+    An option's value is read by its declaration (``Option.parse``: booleans read
+    ``true/false/1/0/yes/no/on/off``, numbers must be whole and in range, a choice one of its
+    values); ``starting_supply`` is piece ids joined by ``+`` (``mono+domino``, ``none``), kept
+    in that canonical text; ``points.ID`` a whole number, ``reward.ID`` a piece id (checked with
+    the catalogue, when the rules are built).
     """
     puzzle = puzzle_key(key)
     if puzzle is not None:
         if puzzle[0] == "points":
             return _whole_value(f"rule {key}", raw)
         return str(raw).strip()
-    default, allowed = RUN_SWITCHES[key]
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        if str(raw).lower() in ("true", "1", "yes", "on"):
-            return True
-        if str(raw).lower() in ("false", "0", "no", "off"):
-            return False
-        raise UsageError(f"rule {key}: expected true or false, got {raw!r}")
-    if isinstance(default, int):
-        value = _whole_value(f"rule {key}", raw)
-        if key in PARAMETERS:
-            _, low, high = PARAMETERS[key]
-            if not low <= value <= high:
-                raise UsageError(f"rule {key}: expected a whole number {low}-{high}, got {value}")
-        return value
-    if key == "added_puzzles":
+    if key in _TEXT_SWITCHES:
         items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", "+").split("+")
         ids = [str(p).strip() for p in items if str(p).strip() not in ("", "none")]
-        return "+".join(dict.fromkeys(ids)) or "none"
-    if key == "starting_supply":
-        items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", "+").split("+")
-        pieces = [str(p).strip() for p in items if str(p).strip() not in ("", "none")]
-        return "+".join(pieces) or "none"
-    if isinstance(allowed, tuple) and raw not in allowed:
-        raise UsageError(f"rule {key}: {unknown_name('value', raw, allowed)}")
-    return raw
+        if key == "added_puzzles":
+            ids = list(dict.fromkeys(ids))
+        return "+".join(ids) or "none"
+    return every_option()[key].parse(raw)
 
 
 def _whole_value(name: str, raw: Any) -> int:

@@ -309,3 +309,25 @@ def test_readme_examples_are_tested_in_the_tutorials() -> None:
                 assert line in run_code, line
                 shown += 1
     assert shown >= 5, "the README shows an example per user"
+
+
+def test_the_option_and_column_tables_are_written_from_the_declarations() -> None:
+    """The rules page's option table and the tables page's column table come from the classes'
+    declarations (``docs/hooks/rules_options.py``): every option and column is in them."""
+    sys.path.insert(0, str(DOCS / "hooks"))
+    try:
+        import rules_options
+    finally:
+        sys.path.pop(0)
+    from projectl_sim.registry import declared_columns
+    from projectl_sim.rules import every_option
+
+    assert rules_options.MARKER in (DOCS / "reference" / "rules.md").read_text()
+    assert rules_options.COLUMNS_MARKER in (DOCS / "reference" / "tables.md").read_text()
+    options = rules_options.rules_options_markdown()
+    for name, option in every_option().items():
+        assert f"| `{name}` |" in options and option.help.split()[0] in options
+    columns = rules_options.declared_columns_markdown()
+    for table in ("seats", "games"):
+        for name in declared_columns(table):
+            assert f"| `{name}` | {table} |" in columns

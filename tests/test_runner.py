@@ -511,7 +511,12 @@ def test_finesse_rows_carry_the_credit_columns(tmp_path: Path) -> None:
     fin = seats[seats["expansions"] == "finesse"]
     base = seats[seats["expansions"] == "none"]
     assert len(fin) and len(base)
-    for column in tables.FINESSE_COLUMNS:
+    from projectl_sim.expansions.finesse import Finesse
+
+    assert [c.name for c in Finesse.columns] == [
+        "credits_final", "credits_earned", "credits_spent", "inserts", "finishing_credits"
+    ]  # fmt: skip
+    for column in (c.name for c in Finesse.columns):
         assert base[column].isna().all() and fin[column].notna().all()
     # Credits held at the end = earned - spent - given back to an empty bank (never more)
     assert (fin["credits_final"] <= fin["credits_earned"] - fin["credits_spent"]).all()

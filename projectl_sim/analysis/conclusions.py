@@ -9,7 +9,8 @@ with their 95% intervals, ratings in Elo points.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,10 +20,34 @@ from projectl_sim.analysis.power import minimum_detectable_effect
 from projectl_sim.analysis.stats import finished_games
 from projectl_sim.analysis.trial import METRIC_NAMES
 
-if TYPE_CHECKING:  # annotations only: the designer sits above analysis
+if TYPE_CHECKING:
     from projectl_sim.analysis.trial import TrialReport
-    from projectl_sim.designer.tune import TuneResult
     from projectl_sim.puzzle_check import PuzzleCheck
+
+
+class _SearchedParam(Protocol):
+    name: str
+
+    def text(self) -> str: ...
+
+
+class SearchResult(Protocol):
+    """What ``designer_answer`` reads of a balance search (``designer.tune.TuneResult`` is one):
+    the designer sits above the analysis, so the analysis names only what it reads."""
+
+    objective: str
+    target: float | None
+    games_played: int
+
+    @property
+    def params(self) -> Sequence[_SearchedParam]: ...
+
+    @property
+    def trials(self) -> pd.DataFrame: ...
+
+    @property
+    def confirmed(self) -> pd.DataFrame: ...
+
 
 __all__ = [
     "balance_answer",
@@ -375,7 +400,7 @@ def _measured(low: float, high: float) -> bool:
     return _finite(low, high) and (low > 0 or high < 0)
 
 
-def designer_answer(check: PuzzleCheck, report: TrialReport, result: TuneResult) -> str:
+def designer_answer(check: PuzzleCheck, report: TrialReport, result: SearchResult) -> str:
     """Return what a new puzzle costs, whether it changed the game measurably, and which setting
     the balance search found against the rulebook's.
 
@@ -506,7 +531,7 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def _tune_sentence(result: TuneResult) -> str:
+def _tune_sentence(result: SearchResult) -> str:
     names = [p.name for p in result.params]
     goal = (
         result.objective if result.target is None else f"|{result.objective} - {result.target:g}|"

@@ -1,33 +1,47 @@
 """Short names for configurations, so 48 or 92 of them fit a line of text or a chart's axis.
 
 Only the configuration columns that vary in a table name a row (the constant ones are said once,
-above it); expansion sets are abbreviated (``ghost_piece+phoenix`` -> ``GP+Ph``, the key is
-``EXPANSION_ABBREVIATIONS``) and a player count reads ``3p``.
+above it); expansion sets are abbreviated (``ghost_piece+phoenix`` -> ``GP+Ph``: each expansion
+class declares its ``abbreviation``, ``expansion_abbreviations``) and a player count reads ``3p``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
+from projectl_sim.registry import expansion_class
+from projectl_sim.rules import expansion_names
+
 __all__ = [
-    "EXPANSION_ABBREVIATIONS",
     "abbreviation_key",
     "config_labels",
     "constant_settings",
+    "expansion_abbreviations",
     "lineup_unit",
     "short_expansions",
     "short_lineup",
     "varying",
 ]
 
-EXPANSION_ABBREVIATIONS = {
-    "ghost_piece": "GP",
-    "ambassador_pack": "AP",
-    "finesse": "F",
-    "phoenix": "Ph",
-}
+
+def expansion_abbreviations() -> dict[str, str]:
+    """Return each registered expansion's short name (its class's ``abbreviation``; a user's
+    class without one: the initials of its name's words, ``black_mono`` -> ``BM``)."""
+    out = {}
+    for name in expansion_names():  # the shipped ones in their canonical order, then users'
+        short = getattr(expansion_class(name), "abbreviation", "")
+        out[name] = short or "".join(w[:1].upper() for w in name.split("_"))
+    return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EXPANSION_ABBREVIATIONS":  # its name before the classes declared them
+        return expansion_abbreviations()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LABEL_COLUMNS = ("players", "variant", "expansions", "switches", "lineup")
 
@@ -36,7 +50,8 @@ def short_expansions(name: str) -> str:
     """Return an expansion set's short name (``none`` -> ``base``)."""
     if name == "none":
         return "base"
-    return "+".join(EXPANSION_ABBREVIATIONS.get(part, part) for part in str(name).split("+"))
+    short = expansion_abbreviations()
+    return "+".join(short.get(part, part) for part in str(name).split("+"))
 
 
 def varying(table: pd.DataFrame, columns: Sequence[str] = LABEL_COLUMNS) -> list[str]:
@@ -108,7 +123,6 @@ def config_labels(table: pd.DataFrame, columns: Sequence[str] | None = None) -> 
 
 def abbreviation_key(expansions: Sequence[str]) -> str:
     """Return the key of the abbreviations used by ``expansions`` (empty when none is)."""
-    used = {p for e in expansions for p in str(e).split("+")} & set(EXPANSION_ABBREVIATIONS)
-    return ", ".join(
-        f"{EXPANSION_ABBREVIATIONS[n]} = {n}" for n in EXPANSION_ABBREVIATIONS if n in used
-    )
+    short = expansion_abbreviations()
+    used = {p for e in expansions for p in str(e).split("+")} & set(short)
+    return ", ".join(f"{short[n]} = {n}" for n in short if n in used)

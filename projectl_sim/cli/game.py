@@ -19,7 +19,8 @@ from projectl_sim.cli.options import (
 )
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import credits
-from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES, VARIANTS, Rules, parse_expansions
+from projectl_sim.registry import is_class_spec, load_variant, variant_names
+from projectl_sim.rules import EXPANSIONS, Rules, parse_expansions, run_switches
 from projectl_sim.variants.solo import SoloState
 
 
@@ -61,7 +62,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise UsageError(f"{seats} but {len(specs)} bots given (--bots, one per seat)")
         bots = [make_bot(s) for s in specs]
         try:
-            variant = {"variant": args.variant} | (
+            name = load_variant(args.variant) if is_class_spec(args.variant) else args.variant
+            variant = {"variant": name} | (
                 {"difficulty": args.difficulty} if args.difficulty else {}
             )
             cat = catalogue_of(args, parse_expansions(args.expansions)[0])
@@ -272,7 +274,8 @@ def register(sub: Any) -> None:
     play.add_argument(
         "--variant",
         default="standard",
-        help=f"{', '.join(VARIANTS)} (default standard; solo is 1 player, line_clear 5-6)",
+        help=f"{', '.join(variant_names())} (default standard; solo is 1 player, line_clear 5-6), "
+        "or your own: FILE.py:CLASS, MODULE:CLASS",
     )
     play.add_argument(
         "--from",
@@ -295,7 +298,7 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help=f"set a rules switch or parameter ({', '.join(RUN_SWITCHES)}, points.ID, reward.ID)",
+        help=f"set a rules switch or parameter ({', '.join(run_switches())}, points.ID, reward.ID)",
     )
     play.set_defaults(func=cmd_play)
 

@@ -16,11 +16,12 @@ from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.registry import is_class_spec, load_class, load_expansion, load_variant
 from projectl_sim.rules import (
-    RUN_SWITCHES,
     is_run_switch,
     parse_expansions,
     rules_keywords,
+    run_switches,
     switch_value,
 )
 
@@ -60,6 +61,16 @@ def catalogue_of(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalo
     return load_catalogue(path, expansions=sets, overrides=files)
 
 
+def drawn_puzzles(args: argparse.Namespace) -> tuple[Catalogue, list[Any]]:
+    """Return the catalogue of ``--catalogue`` / ``--expansions`` and the puzzles drawn in
+    ``args.file`` (``puzzle check``, ``puzzle try``)."""
+    from projectl_sim.drawings import read_puzzles
+
+    names, _ = parse_expansions(getattr(args, "expansions", None))
+    cat = catalogue_of(args, names)
+    return cat, read_puzzles(args.file, cat.piece_ids)
+
+
 def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     """Return the Rules keywords of ``--expansions``, ``--ambassador`` and ``--tiles``."""
     names, _files = parse_expansions(getattr(args, "expansions", None))
@@ -69,6 +80,22 @@ def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     if getattr(args, "tiles", None):
         out["finesse_tiles"] = load_tiles(args.tiles, cat.piece_ids)
     return out
+
+
+def load_user_classes(*values: Any) -> None:
+    """Load the users' classes named in ``--expansions`` / ``--variant`` values (``FILE.py:CLASS``,
+    ``MODULE:CLASS``; a string, or a list of them, of names joined with ``,`` or ``+``), so that
+    their options are known before ``--rule`` is read."""
+    for value in values:
+        for text in [value] if isinstance(value, str) else list(value or ()):
+            for item in str(text).replace("+", ",").split(","):
+                if is_class_spec(item.strip()):
+                    target = item.strip()
+                    cls = load_class(target)
+                    if hasattr(cls, "action_kinds"):  # an Expansion subclass
+                        load_expansion(target)
+                    else:
+                        load_variant(target)
 
 
 def rule_grid(items: Sequence[str] | None) -> dict[str, str] | None:
@@ -88,10 +115,10 @@ def _rule_item(item: str, form: str) -> tuple[str, str]:
     one line (``form``: how the item is written)."""
     key, eq, raw = item.partition("=")
     if eq and not is_run_switch(key) and "." not in key:  # a misspelt switch
-        known = unknown_name("rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID"))
+        known = unknown_name("rules switch", key, run_switches(), more=("points.ID", "reward.ID"))
         raise UsageError(f"--rule {item!r}: {known}")
     if not eq or not is_run_switch(key):
-        valid = ", ".join([*RUN_SWITCHES, "points.ID", "reward.ID"])
+        valid = ", ".join([*run_switches(), "points.ID", "reward.ID"])
         raise UsageError(f"--rule {item!r}: use {form} with KEY one of {valid}")
     return key, raw
 

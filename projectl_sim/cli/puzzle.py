@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.cli.options import catalogue_of, game_options
+from projectl_sim.cli.options import drawn_puzzles, game_options
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import parse_expansions
 
 CHECK_HELP = """\
 Say what a drawn puzzle costs: fillable or not with the level 1-4 pieces, its tilings, the
@@ -25,14 +24,6 @@ puzzle in the place of --replaces ID (or, without it, dealt in among the others)
 often it is taken and completed, by which bot, its points per action, and what it changes in
 seat advantage, margin, length and the bots' win rates, with 95% intervals.
 """
-
-
-def _drawn(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    from projectl_sim.drawings import read_puzzles
-
-    names, _ = parse_expansions(getattr(args, "expansions", None))
-    cat = catalogue_of(args, names)
-    return cat, read_puzzles(args.file, cat.piece_ids)
 
 
 def _png_paths(file: Path, ids: list[str], out: str | None) -> list[Path]:
@@ -53,7 +44,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from projectl_sim.atlas import atlas_rows
     from projectl_sim.puzzle_check import check_puzzle, write_check_png
 
-    cat, drawn = _drawn(args)
+    cat, drawn = drawn_puzzles(args)
     printed = atlas_rows(cat)
     checks = [check_puzzle(cat, p, printed) for p in drawn]
     paths: list[Path] = []

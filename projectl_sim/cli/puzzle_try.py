@@ -12,14 +12,13 @@ from projectl_sim.errors import UsageError
 
 def cmd_try(args: argparse.Namespace) -> int:
     """Play the paired runs of one drawn puzzle and print their report."""
-    from projectl_sim.cli.options import rule_grid
-    from projectl_sim.cli.puzzle import _drawn
+    from projectl_sim.cli.options import drawn_puzzles, rule_grid
     from projectl_sim.designer.trial import try_puzzle
     from projectl_sim.sim import runner
 
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games {args.games}: play at least one game per configuration")
-    _cat, drawn = _drawn(args)
+    _cat, drawn = drawn_puzzles(args)
     if args.puzzle is None and len(drawn) > 1:
         ids = ", ".join(p.id for p in drawn)
         raise UsageError(

@@ -16,12 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.cli.options import PROG, game_options, rule_grid
+from projectl_sim.cli.options import PROG, game_options, load_user_classes, rule_grid
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
 from projectl_sim.errors import UsageError
-from projectl_sim.rules import EXPANSIONS, RUN_SWITCHES
+from projectl_sim.rules import EXPANSIONS, run_switches
 
 RUN_HELP = """\
 Play a grid of games: line-ups x player counts x variants x expansions x rule switches, each for
@@ -50,6 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
+    load_user_classes(args.expansions, args.variant)  # their options, before --rule is read
     flags: dict[str, Any] = {
         "bots": args.bots,
         "round_robin": args.round_robin,
@@ -251,7 +252,8 @@ def register(subparsers: Any) -> None:
         "--expansions",
         metavar="SET[,SET...]",
         help="expansion sets: none, names joined with + (ghost+finesse), or all-subsets "
-        f"(every subset of {', '.join(EXPANSIONS)}); repeat the flag or use commas for more sets",
+        f"(every subset of {', '.join(EXPANSIONS)}), or your own expansion class: FILE.py:CLASS "
+        "or MODULE:CLASS; repeat the flag or use commas for more sets",
     )
     grid.add_argument(
         "--expansion-file",
@@ -263,7 +265,8 @@ def register(subparsers: Any) -> None:
     grid.add_argument(
         "--variant",
         metavar="NAME[,NAME...]",
-        help="standard (default, 2-4 players), solo (1 player), line_clear (5-6 players)",
+        help="standard (default, 2-4 players), solo (1 player), line_clear (5-6 players), or "
+        "your own variant class: FILE.py:CLASS or MODULE:CLASS",
     )
     grid.add_argument(
         "--difficulty", metavar="LEVEL[,LEVEL...]", help="solo: normal (default), hard, unbeatable"
@@ -277,7 +280,7 @@ def register(subparsers: Any) -> None:
         "--rule",
         action="append",
         metavar="KEY=V[,V...]",
-        help=f"a rules switch or parameter and the values to try ({', '.join(RUN_SWITCHES)}, "
+        help=f"a rules switch or parameter and the values to try ({', '.join(run_switches())}, "
         "points.ID, reward.ID); starting_supply as piece ids joined by +",
     )
     grid.add_argument(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
+from projectl_sim.options import Column, Option
 from projectl_sim.registry import expansion_classes
 from projectl_sim.rules import Rules
 
@@ -40,6 +41,8 @@ class Expansion:
 
     name: ClassVar[str] = ""  # as records and the command line name it
     order: ClassVar[int] = 100  # hook order among the expansions in play (see the module)
+    # its short name in tables' labels and charts (``GP+Ph``); "" for its name's initials
+    abbreviation: ClassVar[str] = ""
     # played by naming it in ``Rules.expansions`` (False: by a rules switch, see ``played``)
     named: ClassVar[bool] = True
     # the action kinds this expansion owns (``Action.kind``), checked and applied by its hooks
@@ -50,10 +53,19 @@ class Expansion:
     phases: ClassVar[tuple[str, ...]] = ()
     # record ``result`` keys it adds, checked when a record is replayed
     result_keys: ClassVar[tuple[str, ...]] = ()
+    # its rules options (``Rules.options``, ``--rule``, records) and the table columns its
+    # ``seat_columns`` / ``game_columns`` fill (``projectl_sim.options``)
+    options: ClassVar[tuple[Option, ...]] = ()
+    columns: ClassVar[tuple[Column, ...]] = ()
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.slot = -1  # set by Hooks: the index of this expansion's block in state.blocks
+
+    @classmethod
+    def check_rules(cls, rules: Rules) -> None:
+        """Raise ``RulesError`` for rules this expansion cannot be played with (called when a
+        ``Rules`` naming it is built, its options already checked one by one)."""
 
     @classmethod
     def played(cls, rules: Rules) -> bool:
@@ -77,6 +89,12 @@ class Expansion:
     def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
         """Return a block with what its viewer could not see drawn at random (``redeal``)."""
         return block
+
+    def resample_hidden(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+        """Draw at random what ``state`` (a copy of a view) hides of this expansion's that
+        counts in the seats' scores (``GameState.determinize``: after the hidden piles, before
+        the decks are re-dealt); return the seats whose completed cards changed."""
+        return ()
 
     # -- setups ----------------------------------------------------------------------------------
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
@@ -230,6 +248,7 @@ HOOKS = (
     "copy_block",
     "view_block",
     "redeal_block",
+    "resample_hidden",
     "deal",
     "setup_json",
     "record_json",
@@ -286,6 +305,7 @@ class Hooks:
         self.copy_block = by_hook["copy_block"]
         self.view_block = by_hook["view_block"]
         self.redeal_block = by_hook["redeal_block"]
+        self.resample_hidden = by_hook["resample_hidden"]
         self.deal = by_hook["deal"]
         self.setup_json = by_hook["setup_json"]
         self.record_json = by_hook["record_json"]

@@ -18,12 +18,14 @@ the table or the turn order (Solo, Line Clear) are subclasses that override the 
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from projectl_sim.catalogue import Catalogue, Mask25
+from projectl_sim.engine import checks, moves, rewards
 from projectl_sim.engine.actions import (
     BLACK,
     COLOURS,
@@ -35,47 +37,55 @@ from projectl_sim.engine.actions import (
     Place,
     Placement,
     Recycle,
-    Reward,
-    Take,
     TakeBasic,
     TakeDeck,
-    Upgrade,
     describe,
 )
 from projectl_sim.engine.hooks import hooks_of
+
+# the engine's constants, re-exported: the expansions, variants and bots import them from here
+from projectl_sim.engine.phases import (
+    BASE_PHASES as BASE_PHASES,
+)
+from projectl_sim.engine.phases import (
+    END_MAX_ROUNDS as END_MAX_ROUNDS,
+)
+from projectl_sim.engine.phases import (
+    END_RULES as END_RULES,
+)
+from projectl_sim.engine.phases import (
+    END_STALL as END_STALL,
+)
+from projectl_sim.engine.phases import (
+    FINISHING as FINISHING,
+)
+from projectl_sim.engine.phases import (
+    HIDDEN as HIDDEN,
+)
+from projectl_sim.engine.phases import (
+    OVER as OVER,
+)
+from projectl_sim.engine.phases import (
+    PLAY as PLAY,
+)
+from projectl_sim.engine.phases import (
+    REWARD as REWARD,
+)
+from projectl_sim.engine.phases import (
+    hide as hide,
+)
 from projectl_sim.engine.tables import shortage_options, tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import plan, tiling_index
-from projectl_sim.registry import expansion_classes, register_variant
-from projectl_sim.rules import ROW_SIZE, Rules
-
-# Phases of the base game (an expansion may add its own: Ghost Piece's Level Up steps)
-PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
-BASE_PHASES = (PLAY, REWARD, FINISHING, OVER)
-# Why a game ended
-END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
-
-HIDDEN = -1  # a deck card the viewing player cannot see
-
+from projectl_sim.options import Column, Option
+from projectl_sim.registry import register_variant
+from projectl_sim.rules import Rules
 
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 
-# Hidden decks of each length, shared by every view (a deck is an immutable tuple).
-_HIDDEN_DECKS: list[tuple[int, ...]] = [(HIDDEN,) * n for n in range(64)]
 
-
-# Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
-# sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
-_ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
-
-
-def hide(deck: tuple[int, ...], known_bottom: int) -> tuple[int, ...]:
-    """Return ``deck`` with all but its ``known_bottom`` cards ``HIDDEN``."""
-    unseen = len(deck) - known_bottom
-    hidden = _HIDDEN_DECKS[unseen] if unseen < len(_HIDDEN_DECKS) else (HIDDEN,) * unseen
-    return hidden + deck[unseen:] if known_bottom else hidden
-
-
+# open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameState:
     """One game of Project L: the base game (2-4 players) and, through hooks, its expansions.
 
@@ -86,7 +96,21 @@ class GameState:
     ``round``, ``turn``, ``phase``, ``actions_left``, ``master_used``, ``trigger_round`` (0
     until the end is triggered), ``end_reason``, ``blocks`` (the expansions' blocks: see
     ``block``).
+
+    A variant is a subclass registered under its ``variant_name``, declaring the player counts
+    it is for (``players``), its rules options and its table columns (``projectl_sim.options``;
+    it fills its columns in ``variant_seat_columns`` / ``variant_game_columns``).
     """
+
+    variant_name: ClassVar[str] = "standard"
+    players: ClassVar[tuple[int, ...]] = (2, 3, 4)
+    options: ClassVar[tuple[Option, ...]] = ()
+    columns: ClassVar[tuple[Column, ...]] = ()
+
+    @classmethod
+    def check_rules(cls, rules: Rules) -> None:
+        """Raise ``RulesError`` for rules this variant cannot be played with (called when a
+        ``Rules`` of it is built, its options already checked one by one)."""
 
     def __init__(self, rules: Rules | None = None, setup: Any = None) -> None:
         """Start a game from an explicit setup (see ``new_game`` to deal from a seed).
@@ -212,21 +236,7 @@ class GameState:
         chose it in the open), so those stay visible. Unless the rules say victory points are
         known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
         """
-        g = self.copy()
-        g.viewer = player
-        if not self.rules.known_victory_points:
-            # rulings: victory piles are face down unless "known victory points" is played;
-            # the viewer sees how many cards the others completed, not which, nor their points.
-            piles, scores = g.piles, g.scores
-            for q in range(self.n):
-                if q != player:
-                    piles[q] = (HIDDEN,) * len(piles[q])
-                    scores[q] = 0
-        decks, known = self.decks, self.known_bottom
-        g.decks = [hide(decks[0], known[0]), hide(decks[1], known[1])]  # white, black
-        for x in self.hooks.view_block:
-            g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
-        return g
+        return moves.view(self, player)
 
     def shown_cards(self) -> list[int]:
         """*Variant*: return the cards face up beyond the rows, slots, piles and decks."""
@@ -234,17 +244,7 @@ class GameState:
 
     def unseen_cards(self, colour: int) -> list[int]:
         """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
-        seen: set[int] = set(self.rows[colour])
-        seen.update(self.shown_cards())
-        for d, kb in zip(self.decks, self.known_bottom, strict=True):
-            seen.update(d[len(d) - kb :])
-        for slots in self.slots:
-            seen.update(s[0] for s in slots)
-        for pile in self.piles:
-            seen.update(pile)
-        seen.discard(HIDDEN)
-        cat = self.rules.catalogue
-        return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
+        return moves.unseen_cards(self, colour)
 
     def redeal(self, rng: random.Random) -> GameState:
         """Return a copy whose unseen deck cards are re-dealt at random (determinization).
@@ -252,16 +252,11 @@ class GameState:
         Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
         re-dealt among its own unseen cards, so the counts of each stay as they are.
         """
-        g = self.copy()
-        decks = []
-        for colour, (d, kb) in enumerate(zip(self.decks, self.known_bottom, strict=True)):
-            hidden = len(d) - kb
-            pool = self.unseen_cards(colour)
-            decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
-        g.decks = decks
-        for x in self.hooks.redeal_block:
-            g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
-        return g
+        return moves.redeal(self, rng)
+
+    def determinize(self, rng: random.Random) -> GameState:
+        """Return a full state consistent with this view, what it hides drawn at random."""
+        return moves.determinize(self, rng)
 
     # -- queries -------------------------------------------------------------------------------
     @property
@@ -418,50 +413,15 @@ class GameState:
 
     def sample_recycle(self, rng: random.Random) -> Recycle | None:
         """Return a uniformly random legal Recycle without listing them all (None: none)."""
-        if not self.may_recycle():
-            return None
-        weights = [math.factorial(len(row)) if row else 0 for row in self.rows[:2]]
-        total = sum(weights)
-        if not total:
-            return None
-        colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
-        row = self.rows[colour]
-        if len(row) >= len(_ORDERS):  # a row longer than the rulebook's (a rules parameter)
-            shuffled = list(row)
-            rng.shuffle(shuffled)
-            return Recycle(colour, tuple(shuffled))
-        orders = _ORDERS[len(row)]
-        order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
-        return Recycle(colour, tuple([row[i] for i in order]))
+        return moves.sample_recycle(self, rng)
 
     def upgrade_actions(self) -> list[Action]:
         """Return every Upgrade B (give, get) pair the reserve allows."""
-        t = self.tables
-        reserve = self.reserve
-        supply = self.supply[self.current]
-        acts: list[Action] = []
-        if all(reserve):  # nothing out: the targets are fixed per piece given
-            full = t.upgrade_full
-            for give, held in enumerate(supply):
-                if held:
-                    acts.extend(full[give])
-            return acts
-        table = t.upgrade_actions
-        for give in range(t.n_pieces):
-            if supply[give]:
-                acts.extend([table[give, get] for get in self.upgrade_targets(give, reserve)])
-        return acts
+        return moves.upgrade_actions(self)
 
     def upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
         """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
-        # rulings: Upgrade B and the reserve shortage (see Tables.upgrade_targets)
-        t = self.tables
-        shortage = 1
-        for p in t.upgrade_up[give]:
-            if reserve[p]:
-                shortage = 0
-                break
-        return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
+        return moves.upgrade_targets(self, give, reserve)
 
     def basic_piece(self) -> int | None:
         """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
@@ -481,15 +441,7 @@ class GameState:
 
     def place_actions(self) -> list[Action]:
         """Return every Place of an owned piece into an own unfinished puzzle."""
-        t = self.tables
-        supply = self.placeable_supply(self.current)
-        acts: list[Action] = []
-        for card, filled, _ in self.slots[self.current]:
-            per_piece = t.place_actions(card, t.recess[card] & ~filled)
-            for piece, places in enumerate(per_piece):
-                if supply[piece] and places:
-                    acts.extend(places)
-        return acts
+        return moves.place_actions(self)
 
     def _play_actions(self) -> list[Action]:
         acts = self.take_actions()
@@ -502,73 +454,21 @@ class GameState:
 
     def master_actions(self) -> Iterator[Master]:
         """Yield every Master action (one or more placements, at most one per puzzle)."""
-        if self.master_used or self.phase != PLAY:
-            return
-        for chosen in self.placement_sets(self.placeable_supply(self.current)):
-            yield Master(chosen)
+        return moves.master_actions(self)
 
     def placement_sets(self, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
         """Yield every non-empty set of placements into the mover's unfinished puzzles, at most
         one per puzzle, using at most ``pieces[p]`` of each piece ``p`` (puzzles in the order
         taken; in each, nothing first, then every placement in piece and mask order)."""
-        t = self.tables
-        left = list(pieces)
-        per_slot = []
-        for card, filled, _ in self.slots[self.current]:
-            groups = t.fit_groups(card, t.recess[card] & ~filled)
-            per_slot.append(
-                [(card, piece, m) for piece, masks in groups if left[piece] for m in masks]
-            )
-
-        def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
-            if i == len(per_slot):
-                if chosen:
-                    yield tuple(chosen)
-                return
-            yield from go(i + 1, chosen)
-            for pl in per_slot[i]:
-                piece = pl[1]
-                if left[piece]:
-                    left[piece] -= 1
-                    chosen.append(pl)
-                    yield from go(i + 1, chosen)
-                    chosen.pop()
-                    left[piece] += 1
-
-        yield from go(0, [])
+        return moves.placement_sets(self, pieces)
 
     def sample_master(self, rng: random.Random, p_each: float = 0.75) -> Master | None:
         """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
-        if self.master_used or self.phase != PLAY or not self.slots[self.current]:
-            return None
-        chosen = self.sample_placements(rng, p_each)
-        return Master(chosen) if chosen else None
+        return moves.sample_master(self, rng, p_each)
 
     def sample_placements(self, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
         """Return random placements of Master's kind (empty when none was drawn)."""
-        t = self.tables
-        left = self.placeable_supply(self.current)[:]
-        chosen: list[Placement] = []
-        for card, filled, _ in self.slots[self.current]:
-            if rng.random() >= p_each and chosen:
-                continue
-            groups = t.fit_groups(card, t.recess[card] & ~filled)
-            # uniform over this puzzle's placements of the pieces left, without listing them
-            total = 0
-            for piece, masks in groups:
-                if left[piece]:
-                    total += len(masks)
-            if not total:
-                continue
-            r = int(rng.random() * total)  # cheaper than randrange in hot loops
-            for piece, masks in groups:
-                if left[piece]:
-                    if r < len(masks):
-                        left[piece] -= 1
-                        chosen.append((card, piece, masks[r]))
-                        break
-                    r -= len(masks)
-        return tuple(chosen)
+        return moves.sample_placements(self, rng, p_each)
 
     # -- checking ------------------------------------------------------------------------------
     def check(self, player: int, action: Action) -> None:
@@ -577,100 +477,7 @@ class GameState:
             # the most frequent action first (no rule forbids a Place during play)
             self.check_placements(player, ((action.card, action.piece, action.mask),), True)
             return
-        phase = self.phase
-        if phase == OVER:
-            raise IllegalActionError("the game is over")
-        hooks = self.hooks
-        if isinstance(action, Finish):
-            if phase != FINISHING:
-                raise IllegalActionError("Finishing Touches only come after the last round")
-            if not 0 <= player < self.n or self.finished[player]:
-                raise IllegalActionError("this player has already made Finishing Touches")
-            self.check_placements(player, action.placements, one_per_puzzle=False)
-            if action.credits:
-                payer = hooks.finish_payer
-                if payer is None:
-                    raise IllegalActionError(
-                        "Finishing Touches are paid with points here: no expansion in play "
-                        "pays them with Credits"
-                    )
-                if action.credits > len(action.placements):
-                    raise IllegalActionError("pays more Credits than it places pieces")
-                payer.check_finish_payment(self, player, action.credits)
-            return
-        if player != self.current:
-            raise IllegalActionError(self._wait_message(player))
-        if phase == REWARD:
-            if not isinstance(action, Reward):
-                raise IllegalActionError("a reward piece must be chosen first")
-            if action.piece not in self.reward_options:
-                names = ", ".join(self.tables.cat.pieces[p].id for p in self.reward_options)
-                raise IllegalActionError(f"the reward must be one of {names}")
-            return
-        if phase == FINISHING:
-            owner = hooks.action_owner.get(getattr(action, "kind", ""))
-            why = owner.finishing_refusal(action) if owner is not None else ""
-            raise IllegalActionError(why or "only Finishing Touches are allowed now")
-        if phase != PLAY:
-            owner = hooks.phase_owner.get(phase)
-            if owner is None:
-                raise IllegalActionError(f"no action is open in phase {phase!r}")
-            owner.check_phase(self, player, action)
-            return
-        for x in hooks.check:
-            action = x.check(self, player, action)
-        self._check_variant(player, action)
-        t = self.tables
-        if isinstance(action, Take):
-            if not self.can_take():
-                raise IllegalActionError(f"already has {self.max_unfinished} unfinished puzzles")
-            self._check_take(action.card)
-        elif isinstance(action, TakeDeck):
-            if not self.can_take():
-                raise IllegalActionError(f"already has {self.max_unfinished} unfinished puzzles")
-            self._check_take_deck(action.colour)
-        elif isinstance(action, Recycle):
-            row = self.rows[action.colour]
-            if not row:
-                raise IllegalActionError(f"the {COLOURS[action.colour]} row is empty")
-            if action.order and sorted(action.order) != sorted(row):
-                raise IllegalActionError(
-                    f"the order must list exactly the {COLOURS[action.colour]} row"
-                )
-        elif isinstance(action, TakeBasic):
-            if self.basic_piece() is None:
-                raise IllegalActionError("the reserve has no piece to take")
-        elif isinstance(action, Upgrade):
-            give, get = action.give, action.get
-            if not self.supply[player][give]:
-                raise IllegalActionError(f"has no {t.cat.pieces[give].id} to give")
-            if get not in self.upgrade_targets(give, self.reserve):
-                if get == give:
-                    why = "must take a different piece"
-                elif t.cat.pieces[get].is_ghost:
-                    why = "the Upgrade action never takes a ghost piece (level 5)"
-                elif self.reserve[get] == 0:
-                    why = f"the reserve has no {t.cat.pieces[get].id}"
-                else:
-                    why = "may only take the same level, a lower one or one level higher"
-                raise IllegalActionError(why)
-        elif isinstance(action, Place):
-            self.check_placements(
-                player, ((action.card, action.piece, action.mask),), one_per_puzzle=True
-            )
-        elif isinstance(action, Master):
-            if self.master_used:
-                raise IllegalActionError("Master was already used this turn")
-            if not action.placements:
-                raise IllegalActionError("Master needs at least one placement")
-            self.check_placements(player, action.placements, one_per_puzzle=True)
-        elif isinstance(action, Reward):
-            raise IllegalActionError("no reward choice is open")
-        else:
-            owner = hooks.action_owner.get(getattr(action, "kind", ""))
-            if owner is None:
-                raise IllegalActionError(_unplayed(action))
-            owner.check_action(self, player, action)
+        checks.check_action(self, player, action)
 
     def _check_variant(self, player: int, action: Action) -> None:
         """*Variant*: raise for a Play action the variant forbids (the base game: none)."""
@@ -706,40 +513,7 @@ class GameState:
     ) -> None:
         """Raise unless the placements are legal for ``player``; the pieces come from its
         placeable supply, or from ``supply`` when given (an expansion's new pieces)."""
-        t = self.tables
-        cat = t.cat
-        if supply is None:
-            supply = self.placeable_supply(player)
-        filled_of = {s[0]: s[1] for s in self.slots[player]}
-        used = [0] * t.n_pieces
-        placed: set[int] = set()
-        for card, piece, mask in placements:
-            # the common, legal case pays for no message: names are built only to raise
-            if card not in filled_of:
-                raise IllegalActionError(f"{cat.puzzles[card].id} is not an own unfinished puzzle")
-            if one_per_puzzle and card in placed:
-                raise IllegalActionError(
-                    f"places two pieces on {cat.puzzles[card].id} in one action"
-                )
-            used[piece] += 1
-            why = ""
-            if used[piece] > supply[piece]:
-                why = "needs a {name} the supply does not have"
-            elif piece not in cat.piece_of_mask.get(mask, ()):
-                why = "cells do not form a {name}"
-            elif mask & ~t.recess[card]:
-                why = "lies outside the recess"
-            elif mask & filled_of[card]:
-                why = "overlaps a placed piece"
-            if why:
-                name = cat.pieces[piece].id
-                for x in self.hooks.placement_error:
-                    why = x.placement_error(self, piece) or why
-                # a single Place is already named by the action; name the placement in a list
-                prefix = f"{name} on {cat.puzzles[card].id} " if len(placements) > 1 else ""
-                raise IllegalActionError(prefix + why.format(name=name))
-            filled_of[card] |= mask
-            placed.add(card)
+        return checks.check_placements(self, player, placements, one_per_puzzle, supply)
 
     def step(self, player: int, action: Action) -> None:
         """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
@@ -764,7 +538,7 @@ class GameState:
             self.complete_puzzles(p)
         elif kind == "reward":
             self._take_reward(p, action.piece)  # type: ignore[attr-defined]
-            self._resolve_rewards(p)
+            rewards.resolve_rewards(self, p)
             if self.phase == REWARD:
                 return
             counts = False
@@ -819,59 +593,11 @@ class GameState:
 
     def complete_puzzles(self, p: int) -> None:
         """Complete every full puzzle of ``p``: pieces back, card to the pile, rewards."""
-        t = self.tables
-        slots = self.slots[p]
-        done = [s for s in slots if s[1] == t.recess[s[0]]]
-        if not done:
-            return
-        self.slots[p] = [s for s in slots if s[1] != t.recess[s[0]]]
-        supply = self.supply[p]
-        for card, _, placed in done:
-            for piece, _ in placed:
-                supply[piece] += 1
-            self.piles[p] = (*self.piles[p], card)
-            self.scores[p] += t.points[card]
-        for x in self.hooks.puzzle_completed:
-            for card, _, _ in done:
-                x.puzzle_completed(self, p, card)
-        self.last_progress_round = self.round
-        self.pending = self.pending + tuple(t.reward[card] for card, _, _ in done)
-        self._resolve_rewards(p)
-
-    def _resolve_rewards(self, p: int) -> None:
-        # Rewards in the order the puzzles were taken; a choice stops the queue until made.
-        hooks = self.hooks
-        t = self.tables
-        while self.pending:
-            wanted = self.pending[0]
-            for x in hooks.reward_received:
-                x.reward_received(self, p, wanted)
-            if wanted < 0:
-                # a special reward: its expansion resolves it (rules refuse a catalogue with
-                # special rewards none of the expansions played resolves)
-                self.pending = self.pending[1:]
-                owner = hooks.reward_names.get(t.special_reward[wanted])
-                if owner is None:
-                    raise NotImplementedError(f"no expansion in play gives {wanted} rewards")
-                if owner.resolve_reward(self, p, wanted):
-                    return
-                continue
-            options = shortage_options(self.reserve, wanted, t)
-            if len(options) > 1:
-                self.phase = REWARD
-                self.reward_options = options
-                return
-            self.pending = self.pending[1:]
-            if options:
-                self.reserve[options[0]] -= 1
-                self.supply[p][options[0]] += 1
-        self.reward_options = ()
-        if self.phase == REWARD:
-            self.phase = PLAY
+        return rewards.complete_puzzles(self, p)
 
     def resume_rewards(self, p: int) -> None:
         """Resolve the rest of the reward queue after a decision an expansion opened."""
-        self._resolve_rewards(p)
+        rewards.resolve_rewards(self, p)
 
     def _take_reward(self, p: int, piece: int) -> None:
         self.pending = self.pending[1:]
@@ -1114,6 +840,14 @@ class GameState:
     def variant_result(self, result: dict[str, Any]) -> None:
         """*Variant*: add the variant's part to a finished game's record ``result``."""
 
+    def variant_seat_columns(self, player: int) -> dict[str, Any]:
+        """Variant: return its declared columns of a seat row of the outcome tables."""
+        return {}
+
+    def variant_game_columns(self) -> dict[str, Any]:
+        """Variant: return its declared columns of a game row of the outcome tables."""
+        return {}
+
     def variant_summary(self, out: dict[str, Any]) -> None:
         """*Variant*: add the variant's part to ``replay --json``'s state."""
 
@@ -1142,16 +876,7 @@ class GameState:
 
 
 # registered after the class: mypyc compiles no class decorator on a native class
-register_variant("standard")(GameState)
-
-
-def _unplayed(action: Any) -> str:
-    """Return why an action no expansion in play owns is illegal."""
-    kind = getattr(action, "kind", None)
-    for cls in expansion_classes():
-        if kind in cls.action_kinds:
-            return f"{type(action).__name__} actions need the {cls.name} expansion"
-    return f"unknown action {action!r}"
+register_variant()(GameState)
 
 
 def finish_options(state: GameState) -> list[Action]:

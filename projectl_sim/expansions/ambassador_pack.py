@@ -45,6 +45,7 @@ from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import HIDDEN, PLAY, GameState
 from projectl_sim.errors import IllegalActionError
+from projectl_sim.options import Column
 from projectl_sim.registry import register_expansion
 
 REWARD_AMBASSADOR = SPECIAL_REWARD_CODES[AMBASSADOR]
@@ -133,10 +134,14 @@ class AmbassadorPack(Expansion):
     """The Ambassador Pack's rules (rulings, Ambassador Pack; readings above)."""
 
     name: ClassVar[str] = "ambassador_pack"
+    abbreviation: ClassVar[str] = "AP"
     order: ClassVar[int] = 20
     action_kinds: ClassVar[tuple[str, ...]] = ("ambassador",)
     rewards: ClassVar[tuple[str, ...]] = (AMBASSADOR,)
     result_keys: ClassVar[tuple[str, ...]] = ("ambassadors",)
+    columns: ClassVar[tuple[Column, ...]] = (
+        Column("ambassadors_unused", "int", "Ambassadors left unused at the end"),
+    )
 
     def block_of(self, state: GameState) -> Ambassadors:
         block: Ambassadors = state.blocks[self.slot]

@@ -46,7 +46,8 @@ from projectl_sim.engine.actions import WHITE
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import HIDDEN, GameState
-from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.errors import IllegalActionError, RecordError, RulesError
+from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_expansion
 from projectl_sim.rules import Rules
 
@@ -150,6 +151,25 @@ class EndlessWhiteDeck(Expansion):
     order: ClassVar[int] = 50
     named: ClassVar[bool] = False  # played by the switch endless_white_deck
     result_keys: ClassVar[tuple[str, ...]] = ("reshuffles",)
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "endless_white_deck",
+            False,
+            "the Endless White Deck variant: the white deck is rebuilt when it runs out (2-6 "
+            "players; not solo)",
+        ),
+    )
+    columns: ClassVar[tuple[Column, ...]] = (
+        Column("reshuffles", "int", "how often the white deck was rebuilt", table="games"),
+    )
+
+    @classmethod
+    def check_rules(cls, rules: Rules) -> None:
+        if rules.endless_white_deck and rules.variant == "solo":
+            # a decision (see the module): the solo deck is one deck, whites on top of blacks,
+            # whose running out ends the game; refilling its white part would keep the blacks
+            # from coming up
+            raise RulesError("endless_white_deck does not apply to the solo variant (one deck)")
 
     @classmethod
     def played(cls, rules: Rules) -> bool:
@@ -169,6 +189,20 @@ class EndlessWhiteDeck(Expansion):
 
     def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
         return reseed(block, rng)  # future reshuffles re-dealt too
+
+    def resample_hidden(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+        """The other players' noted white puzzles (hidden like their piles; only their number
+        is public) are guessed among all white puzzles, as any may have been noted."""
+        block = self.block_of(state)
+        hidden = [q for q in range(state.n) if HIDDEN in block.noted[q]]
+        if not hidden:
+            return ()
+        white = state.catalogue.of_colour("white")
+        noted = list(block.noted)
+        for q in hidden:
+            noted[q] = tuple(rng.choice(white) for _ in noted[q])
+        replace_noted(state, tuple(noted))
+        return tuple(hidden)
 
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
         setup["reshuffle_seed"] = deal_seed(rng)  # drawn last: other setups are unchanged

@@ -81,14 +81,16 @@ from projectl_sim.engine.state import PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError, RulesError
 from projectl_sim.jsonfile import read_json
 from projectl_sim.loading import base_catalogue
+from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_expansion
-from projectl_sim.rules import FINESSE_BANK, Rules
-from projectl_sim.rules import INSERT_COST as INSERT_COST
+from projectl_sim.rules import Rules
 
 TILES_FORMAT = "projectl-finesse-tiles/1"
 # the rulebook's bank and Insert cost (rulings, Finesse); a game's own are its rules'
 # ``finesse_bank`` and ``insert_cost`` parameters
-BANK_CREDITS = FINESSE_BANK
+# rulings, Finesse expansion: 35 Credits in the bank; an Insert costs 2 active Credits
+BANK_CREDITS = FINESSE_BANK = 35
+INSERT_COST = 2
 ROW_SETS = (("A", 2), ("B", 2), ("C", 6))  # rulings: 2 Set A, 2 Set B and 6 Set C tiles
 ROW_LENGTH = sum(k for _, k in ROW_SETS)
 FACE_DOWN = 2  # the first two tiles of the row
@@ -534,9 +536,41 @@ class Finesse(Expansion):
     """The Finesse expansion's rules (rulings, Finesse expansion)."""
 
     name: ClassVar[str] = "finesse"
+    abbreviation: ClassVar[str] = "F"
     order: ClassVar[int] = 10
     action_kinds: ClassVar[tuple[str, ...]] = ("insert",)
     result_keys: ClassVar[tuple[str, ...]] = ("credits",)
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "finesse_ambassador",
+            False,
+            "shuffle the Finesse Ambassador Pack's tiles into their sets before the row is "
+            "drawn (in solo without its Recycle tile)",
+        ),
+        Option(
+            "finesse_bank",
+            FINESSE_BANK,
+            "Credits in the bank",
+            low=0,
+            high=10_000,
+            recorded="changed",
+        ),
+        Option(
+            "insert_cost",
+            INSERT_COST,
+            "active Credits an Insert costs",
+            low=1,
+            high=100,
+            recorded="changed",
+        ),
+    )
+    columns: ClassVar[tuple[Column, ...]] = (
+        Column("credits_final", "int", "Credits at the end, active and inactive"),
+        Column("credits_earned", "int", "Credits earned"),
+        Column("credits_spent", "int", "Credits spent (Inserts and Finishing Touches)"),
+        Column("inserts", "int", "Insert actions"),
+        Column("finishing_credits", "int", "Finishing Touches placements paid with a Credit"),
+    )
 
     def __init__(self, rules: Rules) -> None:
         super().__init__(rules)

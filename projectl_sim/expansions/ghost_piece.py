@@ -82,6 +82,7 @@ from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import FINISHING, OVER, PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import tiling_index
+from projectl_sim.options import Option
 from projectl_sim.registry import register_expansion
 from projectl_sim.rules import Rules
 
@@ -433,10 +434,26 @@ class GhostPiece(Expansion):
     """The Ghost Piece expansion's rules (rulings, Ghost Piece; judgement calls above)."""
 
     name: ClassVar[str] = "ghost_piece"
+    abbreviation: ClassVar[str] = "GP"
     order: ClassVar[int] = 30
     action_kinds: ClassVar[tuple[str, ...]] = ("ghost", "level_up")
     rewards: ClassVar[tuple[str, ...]] = (LEVEL_UP_1, LEVEL_UP_2)
     phases: ClassVar[tuple[str, ...]] = (LEVEL_UP,)
+    # rulings, Ghost Piece, the two judgement calls
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "ghost_action",
+            "action",
+            "the Ghost action uses one of the turn's actions (action) or is free (free)",
+            choices=("action", "free"),
+        ),
+        Option(
+            "ghost_placement",
+            "piece",
+            "a ghost may be placed like any piece (piece) or only exchanged (exchange_only)",
+            choices=("piece", "exchange_only"),
+        ),
+    )
 
     def __init__(self, rules: Rules) -> None:
         super().__init__(rules)

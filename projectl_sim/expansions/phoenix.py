@@ -19,6 +19,7 @@ class Phoenix(Expansion):
     """Phoenix's rules: none beyond the base game's (its puzzles are data)."""
 
     name: ClassVar[str] = "phoenix"
+    abbreviation: ClassVar[str] = "Ph"
     order: ClassVar[int] = 40
 
 

@@ -48,21 +48,22 @@ from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.registry import is_class_spec, load_sources, load_variant, sources
 from projectl_sim.rules import (
     DIFFICULTIES,
     EXPANSIONS,
     FINESSE_SOLO_WHITE,
-    RUN_SWITCHES,
     SOLO_WHITE,
     TIE_BREAKS,
-    VARIANT_PLAYERS,
     Rules,
     expansion_subsets,
     is_run_switch,
     parse_expansions,
     rules_keywords,
+    run_switches,
     switch_default,
     switch_value,
+    variant_counts,
 )
 from projectl_sim.sim import tables
 
@@ -86,6 +87,7 @@ SPEC_KEYS = (
     "catalogue",
     "tiles",
     "expansion_files",
+    "plugins",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -304,6 +306,9 @@ class RunSpec:
     # puzzle files replacing shipped expansion sets: (set name, absolute path), sorted
     expansion_files: tuple[tuple[str, str], ...] = ()
     round_robin: tuple[str, ...] = ()  # a round robin's bots (normalised specs), or none
+    # the users' expansion and variant classes the grid plays, loaded from a file or a module:
+    # (name, kind, FILE:CLASS with an absolute path, or MODULE:CLASS), sorted
+    plugins: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -320,6 +325,8 @@ class RunSpec:
             )
         if not (has_bots or has_round_robin):
             raise UsageError("no bots given: use --bots, --round-robin, --config or --preset")
+        if data.get("plugins"):  # a manifest's (resume): the classes its run was played with
+            load_sources({name: (kind, spec) for name, kind, spec in data["plugins"]})
         kwargs: dict[str, Any] = (
             {"lineups": _lineups(data["bots"])}
             if has_bots
@@ -335,11 +342,12 @@ class RunSpec:
             if not variants or "" in variants:
                 raise UsageError(
                     f"variant: {data['variant']!r} names no variant: give "
-                    f"{', '.join(VARIANT_PLAYERS)}"
+                    f"{', '.join(variant_counts())}"
                 )
+            variants = tuple(load_variant(v) if is_class_spec(v) else v for v in variants)
             for v in variants:
-                if v not in VARIANT_PLAYERS:
-                    raise UsageError(unknown_name("variant", v, VARIANT_PLAYERS))
+                if v not in variant_counts():
+                    raise UsageError(unknown_name("variant", v, variant_counts()))
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
             sets = [
@@ -358,7 +366,7 @@ class RunSpec:
         for key in sorted(rules):
             if not is_run_switch(key):
                 known = unknown_name(
-                    "rules switch", key, RUN_SWITCHES, more=("points.ID", "reward.ID")
+                    "rules switch", key, run_switches(), more=("points.ID", "reward.ID")
                 )
                 raise UsageError(known)
             values = (
@@ -403,6 +411,10 @@ class RunSpec:
             kwargs["expansion_files"] = _expansion_files(
                 data["expansion_files"], kwargs.get("catalogue")
             )
+        used = {*kwargs.get("variants", ()), *(n for s in kwargs.get("expansions", ()) for n in s)}
+        kwargs["plugins"] = tuple(
+            sorted((name, kind, spec) for name, (kind, spec) in sources().items() if name in used)
+        )
         return cls(**kwargs)
 
     def to_json(self) -> dict[str, Any]:
@@ -414,20 +426,24 @@ class RunSpec:
             if self.round_robin
             else {"bots": [",".join(lineup) for lineup in self.lineups]}
         )
-        return who | {
-            "players": list(self.players) or None,
-            "variant": list(self.variants),
-            "expansions": ["+".join(e) or "none" for e in self.expansions],
-            "rules": {k: list(v) for k, v in self.rules},
-            "difficulty": list(self.difficulty) or None,
-            "games": self.games,
-            "seed": self.seed,
-            "records": self.records,
-            "format": self.format,
-            "catalogue": self.catalogue,
-            "tiles": self.tiles,
-            "expansion_files": dict(self.expansion_files) or None,
-        }
+        return (
+            who
+            | {
+                "players": list(self.players) or None,
+                "variant": list(self.variants),
+                "expansions": ["+".join(e) or "none" for e in self.expansions],
+                "rules": {k: list(v) for k, v in self.rules},
+                "difficulty": list(self.difficulty) or None,
+                "games": self.games,
+                "seed": self.seed,
+                "records": self.records,
+                "format": self.format,
+                "catalogue": self.catalogue,
+                "tiles": self.tiles,
+                "expansion_files": dict(self.expansion_files) or None,
+            }
+            | ({"plugins": [list(p) for p in self.plugins]} if self.plugins else {})
+        )
 
 
 def _check_records(text: str) -> str:
@@ -537,6 +553,8 @@ class GameConfig:
     # seed scheme shared-deals: the key its deal seeds are spawned from, (players, variant code),
     # whatever the rest of the grid; None: an older run's (``deals_of``)
     deal_setting: tuple[int, ...] | None = None
+    # users' classes to load first (``RunSpec.plugins``): a worker process gets them too
+    plugins: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def deal_key(self) -> tuple[int, ...]:
@@ -559,6 +577,8 @@ class GameConfig:
 
     def rules(self) -> Rules:
         """Return the rules every game of this configuration is played with."""
+        if self.plugins:
+            load_sources({name: (kind, spec) for name, kind, spec in self.plugins})
         level = {"difficulty": self.difficulty} if self.difficulty else {}
         sets = tuple(n for n in self.expansions if n in CATALOGUE_SETS)
         files = tuple((n, f) for n, f in self.expansion_files if n in sets)
@@ -589,7 +609,10 @@ class GameConfig:
 
     def to_json(self) -> dict[str, Any]:
         """Return the manifest form (with its rotations, for readers)."""
-        return asdict(self) | {"switches": dict(self.switches), "rotations": list(self.rotations)}
+        out = asdict(self) | {"switches": dict(self.switches), "rotations": list(self.rotations)}
+        if not self.plugins:
+            del out["plugins"]  # the manifests of runs of shipped classes stay as they were
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameConfig:
@@ -607,6 +630,7 @@ class GameConfig:
             expansion_files=tuple(tuple(x) for x in data.get("expansion_files", ())),
             deals_of=data.get("deals_of"),
             deal_setting=tuple(data["deal_setting"]) if data.get("deal_setting") else None,
+            plugins=tuple(tuple(p) for p in data.get("plugins", ())),
         )
 
 
@@ -632,8 +656,8 @@ def _check_grid(spec: RunSpec, counts: set[int]) -> None:
     if spec.tiles and not any("finesse" in names for names in spec.expansions):
         raise UsageError("--tiles is a Finesse tiles file: add finesse to --expansions")
     for p in sorted(counts):
-        if not any(p in VARIANT_PLAYERS[v] for v in spec.variants):
-            needs = [name for name, made_for in VARIANT_PLAYERS.items() if p in made_for]
+        if not any(p in variant_counts()[v] for v in spec.variants):
+            needs = [name for name, made_for in variant_counts().items() if p in made_for]
             if not needs:
                 raise UsageError(f"players must be 1-6, got {p}")
             have = ", ".join(f"{v} is for {_counts(v)}" for v in spec.variants)
@@ -642,7 +666,7 @@ def _check_grid(spec: RunSpec, counts: set[int]) -> None:
                 f"(--variant {needs[0]}); {have}"
             )
     for variant in spec.variants:
-        if not counts & set(VARIANT_PLAYERS[variant]):
+        if not counts & set(variant_counts()[variant]):
             raise UsageError(
                 f"the {variant} variant is for {_counts(variant)}: add it to --players"
             )
@@ -651,7 +675,7 @@ def _check_grid(spec: RunSpec, counts: set[int]) -> None:
 
 
 def _counts(variant: str) -> str:
-    made_for = VARIANT_PLAYERS[variant]
+    made_for = variant_counts()[variant]
     if len(made_for) == 1:
         return f"{made_for[0]} player{'s' if made_for[0] > 1 else ''}"
     return f"{min(made_for)}-{max(made_for)} players"
@@ -749,7 +773,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
     for lineup, players in cells:
         seats = tuple(lineup[i % len(lineup)] for i in range(players))
-        variants = [v for v in spec.variants if players in VARIANT_PLAYERS[v]]
+        variants = [v for v in spec.variants if players in variant_counts()[v]]
         for variant, expansions in itertools.product(variants, spec.expansions):
             # a solo configuration always names its difficulty (the default is normal)
             levels = (spec.difficulty or ("normal",)) if variant == "solo" else (None,)
@@ -779,6 +803,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                     tuple((n, f) for n, f in spec.expansion_files if n in expansions),
                     deals_of=deals_of,
                     deal_setting=deal_setting,
+                    plugins=spec.plugins,
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)

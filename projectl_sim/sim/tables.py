@@ -35,6 +35,7 @@ from projectl_sim._native import compiled
 from projectl_sim.engine import GameState
 from projectl_sim.engine.record import write_record
 from projectl_sim.errors import UsageError
+from projectl_sim.registry import declared_columns
 
 MANIFEST = "manifest.json"
 LOCK = "writer.lock"
@@ -60,21 +61,6 @@ ACTION_KINDS = (
     "level_up",
     "ambassador",
 )
-# Finesse columns of a seat row (null when Finesse is off): Credits at the end (active and
-# inactive), earned, spent (Inserts and Finishing Touches), Insert actions, and the Finishing
-# Touches placements paid with a Credit instead of a point.
-FINESSE_COLUMNS = (
-    "credits_final",
-    "credits_earned",
-    "credits_spent",
-    "inserts",
-    "finishing_credits",
-)
-# The columns the shipped expansions fill through their ``seat_columns`` / ``game_columns``
-# hooks (null in games that don't play them): the Ambassador Pack's, Finesse's; the Endless
-# White Deck's
-EXPANSION_SEAT_COLUMNS = ("ambassadors_unused", *FINESSE_COLUMNS)
-EXPANSION_GAME_COLUMNS = ("reshuffles",)
 RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
 
 # The only columns that differ between two runs of the same configuration and root seed.
@@ -96,7 +82,7 @@ _CONFIG_FIELDS = [
     pa.field("deal", pa.int64()),
 ]
 
-SEATS_SCHEMA = pa.schema(
+_BASE_SEATS = pa.schema(
     [
         *_CONFIG_FIELDS,
         pa.field("seat", pa.int64()),
@@ -120,9 +106,7 @@ SEATS_SCHEMA = pa.schema(
         pa.field("puzzles_completed", pa.string()),
         pa.field("puzzles_unfinished", pa.string()),
         *[pa.field(f"actions_{k}", pa.int64()) for k in ACTION_KINDS],
-        # Ambassador Pack: Ambassadors left unused at the end (null when not played)
-        pa.field("ambassadors_unused", pa.int64()),
-        *[pa.field(name, pa.int64()) for name in FINESSE_COLUMNS],
+        # here: the columns the expansions and variants declare (``schema``)
         pa.field("decisions", pa.int64()),
         pa.field("decision_time_mean", pa.float64()),
         # CPU seconds (null in tables written before this column existed)
@@ -133,7 +117,7 @@ SEATS_SCHEMA = pa.schema(
     ]
 )
 
-GAMES_SCHEMA = pa.schema(
+_BASE_GAMES = pa.schema(
     [
         *_CONFIG_FIELDS,
         pa.field("rotation", pa.int64()),
@@ -147,8 +131,7 @@ GAMES_SCHEMA = pa.schema(
         pa.field("winning_bots", pa.string()),
         pa.field("margin", pa.int64()),
         pa.field("opponent_score", pa.int64()),
-        # Endless White Deck: how often the white deck was rebuilt (null when not played)
-        pa.field("reshuffles", pa.int64()),
+        # here: the columns the expansions and variants declare (``schema``)
         pa.field("duration", pa.float64()),
         pa.field("provisional_data", pa.bool_()),
         pa.field("provisional_sets", pa.string()),
@@ -157,7 +140,63 @@ GAMES_SCHEMA = pa.schema(
     ]
 )
 
-SCHEMAS = {"seats": SEATS_SCHEMA, "games": GAMES_SCHEMA}
+_BASE_SCHEMAS = {"seats": _BASE_SEATS, "games": _BASE_GAMES}
+# where the declared columns go: after these base columns
+_DECLARED_AFTER = {"seats": f"actions_{ACTION_KINDS[-1]}", "games": "opponent_score"}
+_ARROW_TYPES = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
+
+
+def declared_fields(table: str) -> list[pa.Field]:
+    """Return the fields of the columns the registered expansions and variants declare for
+    ``table`` (``seats`` or ``games``; ``projectl_sim.options.Column``), in registration order."""
+    return [
+        pa.field(name, _ARROW_TYPES[column.type])
+        for name, (column, _owner) in declared_columns(table).items()
+    ]
+
+
+def schema(table: str) -> pa.Schema:
+    """Return the schema of ``table`` in this process: the base game's columns with the declared
+    ones of every registered expansion and variant (a user's too) in their place.
+
+    Built when asked, so that a class registered after import (a user's, loaded from a file)
+    has its columns: a table never drops one.
+    """
+    base = _BASE_SCHEMAS[table]
+    at = base.get_field_index(_DECLARED_AFTER[table]) + 1
+    fields = list(base)
+    return pa.schema([*fields[:at], *declared_fields(table), *fields[at:]])
+
+
+def __getattr__(name: str) -> Any:
+    # the schemas as they were named before they were built from the declarations
+    if name == "SEATS_SCHEMA":
+        return schema("seats")
+    if name == "GAMES_SCHEMA":
+        return schema("games")
+    if name == "SCHEMAS":
+        return {t: schema(t) for t in TABLES}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class ColumnError(ValueError):
+    """A hook returned a column its class does not declare (it would be lost)."""
+
+
+def _declared_by(x: Any, table: str, hook: str, values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return a hook's columns, once each is checked to be declared by its class."""
+    declared = {c.name for c in getattr(x, "columns", ()) if c.table == table}
+    undeclared = sorted(set(values) - declared)
+    if undeclared:
+        owner = getattr(x, "name", "") or getattr(x, "variant_name", "") or type(x).__name__
+        raise ColumnError(
+            f"{owner}.{hook} returned the column {undeclared[0]!r}, which {type(x).__name__} "
+            f"does not declare: add Column({undeclared[0]!r}, TYPE, HELP"
+            f"{', table=' + repr(table) if table == 'games' else ''}) to its columns"
+        )
+    return values
+
+
 SORT_KEYS = {
     "seats": [("game_id", "ascending"), ("seat", "ascending")],
     "games": [("game_id", "ascending")],
@@ -251,10 +290,11 @@ def game_rows(
             "puzzles_unfinished": " ".join(puzzle_ids[s[0]] for s in state.slots[p]) or None,
         }
         row |= {f"actions_{k}": actions[p].get(k, 0) for k in ACTION_KINDS}
-        # the expansions' columns (null where the game does not play them)
-        row |= dict.fromkeys(EXPANSION_SEAT_COLUMNS)
+        # the declared columns (null where the game does not play their class)
+        row |= dict.fromkeys(declared_columns("seats"))
         for x in hooks.seat_columns:
-            row |= x.seat_columns(state, p)
+            row |= _declared_by(x, "seats", "seat_columns", x.seat_columns(state, p))
+        row |= _declared_by(state, "seats", "variant_seat_columns", state.variant_seat_columns(p))
         row |= {
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
@@ -286,7 +326,7 @@ def game_rows(
         "winning_bots": ",".join(seats[w] for w in winners) if ok else None,
         "margin": margin,
         "opponent_score": opponent,
-        **dict.fromkeys(EXPANSION_GAME_COLUMNS),
+        **dict.fromkeys(declared_columns("games")),
         "duration": duration,
         "provisional_data": provisional,
         "provisional_sets": provisional_sets,
@@ -294,7 +334,8 @@ def game_rows(
         "error": error,
     }
     for x in hooks.game_columns:
-        game |= x.game_columns(state)
+        game |= _declared_by(x, "games", "game_columns", x.game_columns(state))
+    game |= _declared_by(state, "games", "variant_game_columns", state.variant_game_columns())
     return seat_rows, game
 
 
@@ -455,7 +496,15 @@ def write_part(
     for table, rows in (("seats", seats), ("games", games)):
         folder = _part_dir(run_dir, table)
         folder.mkdir(parents=True, exist_ok=True)
-        data = pa.Table.from_pylist(list(rows), schema=SCHEMAS[table])
+        rows = list(rows)
+        held = schema(table)
+        for row in rows:  # never a column dropped: every key of a row is in the schema
+            stray = [key for key in row if held.get_field_index(key) < 0]
+            if stray:
+                raise ColumnError(
+                    f"a {table} row has the column {stray[0]!r} that no registered class declares"
+                )
+        data = pa.Table.from_pylist(rows, schema=held)
         _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
 
 
@@ -490,14 +539,14 @@ def read_parts(run_dir: Path, table: str) -> pa.Table:
         p for p in _part_dir(run_dir, table).glob("part-*.parquet") if p.name in committed
     )
     if not files:
-        return SCHEMAS[table].empty_table()
-    return pa.concat_tables(_read_parquet(f, SCHEMAS[table], part=True) for f in files)
+        return schema(table).empty_table()
+    return conform([_read_parquet(f, part=True) for f in files], table)
 
 
-def _read_parquet(path: Path, schema: pa.Schema, part: bool = False) -> pa.Table:
+def _read_parquet(path: Path, part: bool = False) -> pa.Table:
     """Read a table file; one line (``UsageError``) for a file cut short or not a table."""
     try:
-        return pq.read_table(path, schema=schema)
+        return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
         fix = (
             "remove it (and its namesake in the other table's parts), and --resume plays its "
@@ -511,6 +560,30 @@ def _read_parquet(path: Path, schema: pa.Schema, part: bool = False) -> pa.Table
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def conform(parts: Sequence[pa.Table], table: str) -> pa.Table:
+    """Return parts of ``table`` as one table of this process's schema (``schema``): columns a
+    part lacks (written before they existed, or by a run without that class) read as null, and
+    a part's columns this process does not declare (a user's class not loaded here) are kept,
+    after the others."""
+    target = schema(table)
+    extra: dict[str, pa.Field] = {}
+    for part in parts:
+        for f in part.schema:
+            if target.get_field_index(f.name) < 0:
+                extra.setdefault(f.name, f)
+    full = pa.schema([*target, *extra.values()])
+    out = []
+    for part in parts:
+        columns = [
+            part.column(f.name).cast(f.type)
+            if f.name in part.column_names
+            else pa.nulls(part.num_rows, f.type)
+            for f in full
+        ]
+        out.append(pa.Table.from_arrays(columns, schema=full))
+    return pa.concat_tables(out) if out else full.empty_table()
 
 
 def done_game_ids(run_dir: Path) -> np.ndarray:
@@ -618,10 +691,10 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
     """Return a run's ``seats`` or ``games`` table: the consolidated file, else its parts."""
     run_dir = Path(run_dir)
     if (run_dir / f"{name}.parquet").exists():
-        return _read_parquet(run_dir / f"{name}.parquet", SCHEMAS[name])
+        return conform([_read_parquet(run_dir / f"{name}.parquet")], name)
     if (run_dir / f"{name}.csv").exists():
-        schema = SCHEMAS[name]
-        opts = pacsv.ConvertOptions(column_types=schema, strings_can_be_null=True)
+        # the declared types; a column no class here declares is read as pyarrow infers it
+        opts = pacsv.ConvertOptions(column_types=schema(name), strings_can_be_null=True)
         try:
             table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
         except (pa.ArrowException, OSError) as exc:
@@ -629,10 +702,7 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
                 f"{run_dir / f'{name}.csv'}: not a readable table ({_first_line(exc)}); "
                 "restore it from a copy, or play the run again"
             ) from None
-        for field in schema:  # columns added since the file was written read as null
-            if field.name not in table.column_names:
-                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
-        return table.select(schema.names)
+        return conform([table], name)
     if (run_dir / PARTS).exists():
         return _sorted(read_parts(run_dir, name), name)
     raise UsageError(f"{run_dir}: no {name} table (is it a run directory?)")

@@ -63,13 +63,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from projectl_sim.engine.actions import BLACK, WHITE, Action, Recycle, Take, TakeDeck
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.render import draw_puzzle, side_by_side
 from projectl_sim.engine.state import END_STALL, PLAY, GameState, parse_setup
 from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.options import Option
 from projectl_sim.registry import register_variant
 
 ROW_SIZE = 3  # rulings, Line Clear: rows of 3
@@ -128,6 +129,18 @@ class LineClear:
 
 class LineClearState(GameState):
     """A Line Clear game: the base game's state plus the markers' block ``line_clear``."""
+
+    variant_name: ClassVar[str] = "line_clear"
+    players: ClassVar[tuple[int, ...]] = (5, 6)  # rulings, Line Clear: 5 and 6 players
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "line_clear_order",
+            INTERLEAVE,
+            "the two marker holders' turns: their actions alternate one by one, white marker "
+            "first (interleave), or the white holder's whole turn first (white_first)",
+            choices=(INTERLEAVE, WHITE_FIRST),
+        ),
+    )
 
     def _setup_table(self, setup: dict[str, Any]) -> None:
         """Deal the left rows, then the right rows, of 3; give out the markers."""
@@ -404,7 +417,7 @@ class LineClearState(GameState):
         return lines
 
 
-register_variant("line_clear")(LineClearState)
+register_variant()(LineClearState)
 
 
 # -- setup -----------------------------------------------------------------------------------------

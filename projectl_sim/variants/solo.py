@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import BLACK, DECKS, PUZZLE, WHITE, Action, Recycle, Take, TakeDeck
@@ -31,8 +31,9 @@ from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.render import draw_puzzle, side_by_side
 from projectl_sim.engine.state import GameState
 from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.options import Option
 from projectl_sim.registry import register_variant
-from projectl_sim.rules import GRID_COLUMNS, GRID_SIZE, SOLO_LOCKS, Rules
+from projectl_sim.rules import DIFFICULTIES, GRID_COLUMNS, GRID_SIZE, SOLO_LOCKS, Rules
 
 EMPTY = -1  # a grid position whose puzzle was taken and not replaced (the deck was empty)
 
@@ -61,6 +62,31 @@ def column(position: int) -> int:
 
 class SoloState(GameState):
     """A solo game: the base game's state plus the mastermind's table ``solo`` (a ``Solo``)."""
+
+    variant_name: ClassVar[str] = "solo"
+    players: ClassVar[tuple[int, ...]] = (1,)
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "difficulty",
+            "normal",
+            "the mastermind starts with 6 (normal), 3 (hard) or 0 (unbeatable) pieces",
+            choices=DIFFICULTIES,
+        ),
+        Option(
+            "solo_opponent_pieces",
+            "mono",
+            "the locks and the opponent's supply are level-1 pieces (mono, document 000) or "
+            "random pieces of any shape (random, rulebook 2.5)",
+            choices=("mono", "random"),
+        ),
+        Option(
+            "solo_unlock",
+            "take",
+            "after unlocking, the mastermind takes a puzzle in the same turn if it can (take, "
+            "the rulebook's order) or unlocking is its whole turn (pass)",
+            choices=("take", "pass"),
+        ),
+    )
 
     def _setup_table(self, setup: dict[str, Any]) -> None:
         """Deal the solo table: grid from the deck's top, locks and opponent from the reserve."""
@@ -287,7 +313,7 @@ class SoloState(GameState):
         return lines
 
 
-register_variant("solo")(SoloState)
+register_variant()(SoloState)
 
 
 # -- setup -----------------------------------------------------------------------------------------

@@ -1,0 +1,268 @@
+"""Legal actions listed and sampled, and a seat's view of a game and its determinizations.
+
+Functions of the state (``GameState`` delegates its methods to them): the Master and Recycle
+enumerations and their uniform samples, the Upgrade and Place listings, a seat's view (what it
+may know), the re-deal of what a view hides and the full determinization the search bots use
+(``determinize``: hidden piles, each expansion's hidden cards, then the decks).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from projectl_sim.engine.actions import (
+    BLACK,
+    COLOURS,
+    WHITE,
+    Action,
+    Master,
+    Placement,
+    Recycle,
+)
+from projectl_sim.engine.phases import HIDDEN, PLAY, hide
+from projectl_sim.rules import ROW_SIZE
+
+if TYPE_CHECKING:
+    from projectl_sim.engine.state import GameState
+
+# Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
+# sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
+_ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
+
+
+def sample_recycle(state: GameState, rng: random.Random) -> Recycle | None:
+    """Return a uniformly random legal Recycle without listing them all (None: none)."""
+    if not state.may_recycle():
+        return None
+    weights = [math.factorial(len(row)) if row else 0 for row in state.rows[:2]]
+    total = sum(weights)
+    if not total:
+        return None
+    colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
+    row = state.rows[colour]
+    if len(row) >= len(_ORDERS):  # a row longer than the rulebook's (a rules parameter)
+        shuffled = list(row)
+        rng.shuffle(shuffled)
+        return Recycle(colour, tuple(shuffled))
+    orders = _ORDERS[len(row)]
+    order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
+    return Recycle(colour, tuple([row[i] for i in order]))
+
+
+def master_actions(state: GameState) -> Iterator[Master]:
+    """Yield every Master action (one or more placements, at most one per puzzle)."""
+    if state.master_used or state.phase != PLAY:
+        return
+    for chosen in state.placement_sets(state.placeable_supply(state.current)):
+        yield Master(chosen)
+
+
+def placement_sets(state: GameState, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
+    """Yield every non-empty set of placements into the mover's unfinished puzzles, at most
+    one per puzzle, using at most ``pieces[p]`` of each piece ``p`` (puzzles in the order
+    taken; in each, nothing first, then every placement in piece and mask order)."""
+    t = state.tables
+    left = list(pieces)
+    per_slot = []
+    for card, filled, _ in state.slots[state.current]:
+        groups = t.fit_groups(card, t.recess[card] & ~filled)
+        per_slot.append([(card, piece, m) for piece, masks in groups if left[piece] for m in masks])
+
+    def go(i: int, chosen: list[Placement]) -> Iterator[tuple[Placement, ...]]:
+        if i == len(per_slot):
+            if chosen:
+                yield tuple(chosen)
+            return
+        yield from go(i + 1, chosen)
+        for pl in per_slot[i]:
+            piece = pl[1]
+            if left[piece]:
+                left[piece] -= 1
+                chosen.append(pl)
+                yield from go(i + 1, chosen)
+                chosen.pop()
+                left[piece] += 1
+
+    yield from go(0, [])
+
+
+def sample_master(state: GameState, rng: random.Random, p_each: float = 0.75) -> Master | None:
+    """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
+    if state.master_used or state.phase != PLAY or not state.slots[state.current]:
+        return None
+    chosen = state.sample_placements(rng, p_each)
+    return Master(chosen) if chosen else None
+
+
+def sample_placements(state: GameState, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
+    """Return random placements of Master's kind (empty when none was drawn)."""
+    t = state.tables
+    left = state.placeable_supply(state.current)[:]
+    chosen: list[Placement] = []
+    for card, filled, _ in state.slots[state.current]:
+        if rng.random() >= p_each and chosen:
+            continue
+        groups = t.fit_groups(card, t.recess[card] & ~filled)
+        # uniform over this puzzle's placements of the pieces left, without listing them
+        total = 0
+        for piece, masks in groups:
+            if left[piece]:
+                total += len(masks)
+        if not total:
+            continue
+        r = int(rng.random() * total)  # cheaper than randrange in hot loops
+        for piece, masks in groups:
+            if left[piece]:
+                if r < len(masks):
+                    left[piece] -= 1
+                    chosen.append((card, piece, masks[r]))
+                    break
+                r -= len(masks)
+    return tuple(chosen)
+
+
+def determinize(state: GameState, rng: random.Random) -> GameState:
+    """Return a full state consistent with this view, what it hides drawn at random.
+
+    The other seats' face-down victory piles get cards (each hidden card white or black so
+    that the unseen whites and blacks add up, then drawn among the unseen cards of its
+    colour), each expansion draws what it hides that counts in scores (``resample_hidden``:
+    the Endless White Deck's noted puzzles), the seats' scores follow their new cards, and
+    the unseen deck cards are re-dealt (``redeal``). The engine's public determinization:
+    search bots call it instead of filling a state's internals themselves.
+    """
+    hidden = [q for q in range(state.n) if HIDDEN in state.piles[q]]
+    if not hidden and not state.hooks.resample_hidden:
+        return state.redeal(rng)
+    g = state.copy()
+    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the
+    # number of white cards in the hidden piles is the unseen whites less the hidden white
+    # deck cards.
+    pools = [state.unseen_cards(colour) for colour in (0, 1)]
+    in_decks = [len(d) - kb for d, kb in zip(state.decks, state.known_bottom, strict=True)]
+    slots = [q for q in hidden for _ in state.piles[q]]
+    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
+    colours = [0] * whites + [1] * (len(slots) - whites)
+    rng.shuffle(colours)
+    drawn = [
+        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
+        for colour in (0, 1)
+    ]
+    piles: dict[int, list[int]] = {q: [] for q in hidden}
+    for q, colour in zip(slots, colours, strict=True):
+        if drawn[colour]:
+            piles[q].append(drawn[colour].pop())
+    for q, cards in piles.items():
+        g.piles[q] = tuple(cards)
+    changed = set(hidden)
+    for x in state.hooks.resample_hidden:
+        changed.update(x.resample_hidden(g, rng))
+    points = state.tables.points
+    for q in changed:
+        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
+    return g.redeal(rng)
+
+
+def redeal(state: GameState, rng: random.Random) -> GameState:
+    """Return a copy whose unseen deck cards are re-dealt at random (determinization).
+
+    Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
+    re-dealt among its own unseen cards, so the counts of each stay as they are.
+    """
+    g = state.copy()
+    decks = []
+    for colour, (d, kb) in enumerate(zip(state.decks, state.known_bottom, strict=True)):
+        hidden = len(d) - kb
+        pool = state.unseen_cards(colour)
+        decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
+    g.decks = decks
+    for x in state.hooks.redeal_block:
+        g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
+    return g
+
+
+def view(state: GameState, player: int) -> GameState:
+    """Return what ``player`` may know: a copy whose unseen deck cards are ``HIDDEN``.
+
+    The order of the cards recycled to the bottom of a deck is public (the recycling player
+    chose it in the open), so those stay visible. Unless the rules say victory points are
+    known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
+    """
+    g = state.copy()
+    g.viewer = player
+    if not state.rules.known_victory_points:
+        # rulings: victory piles are face down unless "known victory points" is played;
+        # the viewer sees how many cards the others completed, not which, nor their points.
+        piles, scores = g.piles, g.scores
+        for q in range(state.n):
+            if q != player:
+                piles[q] = (HIDDEN,) * len(piles[q])
+                scores[q] = 0
+    decks, known = state.decks, state.known_bottom
+    g.decks = [hide(decks[0], known[0]), hide(decks[1], known[1])]  # white, black
+    for x in state.hooks.view_block:
+        g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
+    return g
+
+
+def upgrade_actions(state: GameState) -> list[Action]:
+    """Return every Upgrade B (give, get) pair the reserve allows."""
+    t = state.tables
+    reserve = state.reserve
+    supply = state.supply[state.current]
+    acts: list[Action] = []
+    if all(reserve):  # nothing out: the targets are fixed per piece given
+        full = t.upgrade_full
+        for give, held in enumerate(supply):
+            if held:
+                acts.extend(full[give])
+        return acts
+    table = t.upgrade_actions
+    for give in range(t.n_pieces):
+        if supply[give]:
+            acts.extend([table[give, get] for get in state.upgrade_targets(give, reserve)])
+    return acts
+
+
+def upgrade_targets(state: GameState, give: int, reserve: Sequence[int]) -> list[int]:
+    """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
+    # rulings: Upgrade B and the reserve shortage (see Tables.upgrade_targets)
+    t = state.tables
+    shortage = 1
+    for p in t.upgrade_up[give]:
+        if reserve[p]:
+            shortage = 0
+            break
+    return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
+
+
+def place_actions(state: GameState) -> list[Action]:
+    """Return every Place of an owned piece into an own unfinished puzzle."""
+    t = state.tables
+    supply = state.placeable_supply(state.current)
+    acts: list[Action] = []
+    for card, filled, _ in state.slots[state.current]:
+        per_piece = t.place_actions(card, t.recess[card] & ~filled)
+        for piece, places in enumerate(per_piece):
+            if supply[piece] and places:
+                acts.extend(places)
+    return acts
+
+
+def unseen_cards(state: GameState, colour: int) -> list[int]:
+    """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
+    seen: set[int] = set(state.rows[colour])
+    seen.update(state.shown_cards())
+    for d, kb in zip(state.decks, state.known_bottom, strict=True):
+        seen.update(d[len(d) - kb :])
+    for slots in state.slots:
+        seen.update(s[0] for s in slots)
+    for pile in state.piles:
+        seen.update(pile)
+    seen.discard(HIDDEN)
+    cat = state.rules.catalogue
+    return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
