@@ -3,10 +3,10 @@
 ``rule_options()`` is the one function that says which keyword arguments the PettingZoo
 environment, the Gymnasium wrapper and the OpenSpiel game take besides ``players``,
 ``variant`` and ``expansions``, with each one's default and type: the environments build
-their ``Rules`` through ``make_rules`` and OpenSpiel its parameter list from it. Today it reads
-the switches and parameters a run grid may vary (``projectl_sim.rules.RUN_SWITCHES``) and the
-solo ``difficulty``; when the expansions and variants declare their options on ``Rules``, this
-function reads the declarations instead and nothing else in ``projectl_sim.rl`` changes.
+their ``Rules`` through ``make_rules`` and OpenSpiel its parameter list from it. It reads the
+options the base game, the variants and the expansions declare (``projectl_sim.rules.
+every_option``, a user's expansion's too), then the grid keys that are not declared options
+(``starting_supply``, ``added_puzzles``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 from projectl_sim.errors import RulesError, UsageError, unknown_name
 from projectl_sim.rules import (
-    DIFFICULTIES,
     RUN_SWITCHES,
     VARIANTS,
     Rules,
+    every_option,
     parse_expansions,
     rules_keywords,
     switch_value,
@@ -39,10 +39,12 @@ class RuleOption:
 def rule_options() -> dict[str, RuleOption]:
     """Return every rules option an environment takes (name -> option), in a stable order."""
     out: dict[str, RuleOption] = {}
+    for name, option in every_option().items():
+        out[name] = RuleOption(name, option.default, type(option.default), tuple(option.choices))
     for name, (default, allowed) in RUN_SWITCHES.items():
-        choices = allowed if isinstance(allowed, tuple) else ()
-        out[name] = RuleOption(name, default, type(default), choices)
-    out["difficulty"] = RuleOption("difficulty", DIFFICULTIES[0], str, DIFFICULTIES)
+        if name not in out:
+            choices = allowed if isinstance(allowed, tuple) else ()
+            out[name] = RuleOption(name, default, type(default), choices)
     return out
 
 
