@@ -31,7 +31,7 @@ from bots.params import OneOf, Range, check_value
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
 from bots.value import ValueBot
-from projectl_sim.errors import UsageError, closest, unknown_name
+from projectl_sim.errors import ProjectLError, UsageError, closest, unknown_name
 
 REGISTRY: dict[str, type[Bot]] = {
     cls.name: cls
@@ -230,7 +230,22 @@ def make_bot(spec: str) -> Bot:
     ``UsageError`` (one line)."""
     source, rest = _source(spec)
     cls = bot_class(source)
-    return cls(**dict(_kwargs(cls, source, rest)))
+    kwargs = dict(_kwargs(cls, source, rest))
+    try:
+        return cls(**kwargs)
+    except ProjectLError:
+        raise
+    except Exception as exc:  # a user's bot whose __init__ fails: one line, not a traceback
+        raise BotBuildError(spec, exc) from None
+
+
+class BotBuildError(UsageError):
+    """A bot's constructor raised: one line naming the bot, and ``cause``, what it raised."""
+
+    def __init__(self, spec: str, cause: Exception) -> None:
+        self.cause = cause
+        self.cause_line = f"{type(cause).__name__}: {' '.join(str(cause).split())}".rstrip(": ")
+        super().__init__(f"bot {spec}: building it raised {self.cause_line}")
 
 
 def extra_bots() -> dict[str, type[Bot]]:
@@ -266,6 +281,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
     "Bot",
+    "BotBuildError",
     "BuilderBot",
     "GreedyBot",
     "MCTSBot",

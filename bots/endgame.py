@@ -19,6 +19,9 @@ a hundred times faster. Without the search greedy ends its solo games with Upgra
 nothing and puzzles left to the Finishing Touches: with it (the last 2 actions), on 300 deals,
 15.7 -> 17.7 points and 5.7% -> 13.0% wins with the same weights; in Finesse Solo, on 100 deals
 with today's weights, 19.4 -> 21.1 points and 8% -> 24% wins.
+
+In any other phase than Play (a reward, Ghost Piece's Level Up) every legal action is tried. The
+search is bounded by ``BUDGET`` (work, not time): past it, ``solo_endgame`` gives no action.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Final
 from bots._state import active_credits, determinize, solo_table
 from bots.heuristics import cost_model, plan_places, remaining_actions
 from bots.random_bot import finish_gain
-from projectl_sim.engine import FINISHING, OVER, PLAY, REWARD, GameState, finish_options
+from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, finish_options
 from projectl_sim.engine.actions import Action, Finish, Master, Place, Placement
 
 TOP: Final = 2  # a Master is tried with each puzzle's 2 best Places (by their value alone)
@@ -37,6 +40,32 @@ _WIN: Final = 1000.0  # a win is worth more than any score
 _RIVAL: Final = 0.01  # a point of the mastermind's, against one of the player's
 # not tried: Inserts, blind draws (none once the deck is empty), and Places but the plans' (below)
 _NOT_TRIED: Final = frozenset({"insert", "take_deck", "place"})
+# The search's budget, in work: positions searched plus Finishing Touches options scored. A
+# search that would go past it stops there and gives no action: the bot decides as it does before
+# its last turn, and searches again at its next decision, one action shorter. Counted in work,
+# never in time, so a game plays the same on any machine. Measured (greedy, seeds 10000-11999):
+# the largest of the 4,000 searches of 2,000 base solo deals took 51,618 (median 878), so base
+# solo plays as it did without a budget; with Ghost Piece 15 of 235 searches in 100 deals went
+# past 20,000, the largest past 1,000,000 (its Level Up rewards and ghost exchanges multiply the
+# last actions). About 10-25 us of CPU a unit: benchmarks/decisions.py prints the decisions.
+BUDGET: Final = 60_000
+
+
+class OutOfBudget(Exception):
+    """The search went past its budget (caught by ``solo_endgame``)."""
+
+
+class _Search:
+    """One search's memory of scored Finishing Touches positions, and its work left."""
+
+    def __init__(self, budget: int) -> None:
+        self.seen: dict[tuple[object, ...], float] = {}
+        self.left = budget
+
+    def spend(self, work: int) -> None:
+        self.left -= work
+        if self.left < 0:
+            raise OutOfBudget
 
 
 def endgame_applies(state: GameState, depth: int) -> bool:
@@ -47,9 +76,12 @@ def endgame_applies(state: GameState, depth: int) -> bool:
     return left is not None and left <= depth
 
 
-def solo_endgame(view: GameState, rng: random.Random, depth: int) -> Action | None:
+def solo_endgame(
+    view: GameState, rng: random.Random, depth: int, budget: int = BUDGET
+) -> Action | None:
     """Return the action of the best sequence of the player's last actions, when at most
-    ``depth`` are left in a solo game (None: not the end, or no choice).
+    ``depth`` are left in a solo game (None: not the end, no choice, or a search that would
+    take more than ``budget`` work: see ``BUDGET``).
 
     In the Reward phase the action is the best reward. With cards left in the deck (Finesse
     Solo's round 10), the search plays on one re-deal of what the view hides, drawn with ``rng``.
@@ -58,23 +90,40 @@ def solo_endgame(view: GameState, rng: random.Random, depth: int) -> Action | No
     if not endgame_applies(view, depth):
         return None
     world = determinize(view, rng) if view.cards_to_trigger() else view
-    return best_ending(world)[1]
+    try:
+        return best_ending(world, budget)[1]
+    except OutOfBudget:
+        return None
 
 
-def best_ending(state: GameState) -> tuple[float, Action | None]:
-    """Return the value of the best sequence of the player's last actions, and its action."""
-    return _search(state, state.current, {})
+def best_ending(state: GameState, budget: int = BUDGET) -> tuple[float, Action | None]:
+    """Return the value of the best sequence of the player's last actions, and its action.
+
+    Raises ``OutOfBudget`` when that takes more than ``budget`` work (see ``BUDGET``).
+    """
+    return _search(state, state.current, _Search(budget))
+
+
+def ending_work(state: GameState, budget: int = BUDGET) -> int | None:
+    """Return the work the search of ``state``'s last actions takes (None: more than
+    ``budget``), as ``BUDGET`` counts it."""
+    search = _Search(budget)
+    try:
+        _search(state, state.current, search)
+    except OutOfBudget:
+        return None
+    return budget - search.left
 
 
 def ending_value(state: GameState, me: int) -> float:
     """Return what an ended game, or one at its Finishing Touches, is worth to ``me``."""
-    return _value(state, me, {})
+    return _value(state, me, _Search(1 << 62))
 
 
-def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> float:
-    """``ending_value``; ``seen`` keeps the values of the Finishing Touches positions already
-    scored (their options are most of the search's time, and many sequences end in the same
-    position)."""
+def _value(state: GameState, me: int, search: _Search) -> float:
+    """``ending_value``; ``search.seen`` keeps the values of the Finishing Touches positions
+    already scored (their options are most of the search's time, and many sequences end in the
+    same position)."""
     rival = float(state.opponent_score())
     key: tuple[object, ...] = ()
     if state.phase == OVER:
@@ -88,11 +137,13 @@ def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> 
             active_credits(state, me),
             rival,
         )
-        known = seen.get(key)
+        known = search.seen.get(key)
         if known is not None:
             return known
         best = 0
-        for a in finish_options(state):
+        options = finish_options(state)
+        search.spend(len(options))
+        for a in options:
             assert isinstance(a, Finish)
             g = finish_gain(state, a)
             if g > best:
@@ -105,16 +156,15 @@ def _value(state: GameState, me: int, seen: dict[tuple[object, ...], float]) -> 
         mine = float(state.scores[me] - penalty - state.ft_pieces[me] + best)
     value = (_WIN if mine > rival else 0.0) + mine - _RIVAL * rival
     if key:
-        seen[key] = value
+        search.seen[key] = value
     return value
 
 
-def _search(
-    state: GameState, me: int, seen: dict[tuple[object, ...], float]
-) -> tuple[float, Action | None]:
+def _search(state: GameState, me: int, search: _Search) -> tuple[float, Action | None]:
+    search.spend(1)
     if state.phase in (OVER, FINISHING):
-        return _value(state, me, seen), None
-    if state.phase == REWARD:
+        return _value(state, me, search), None
+    if state.phase != PLAY:  # a reward, an expansion's phase (Ghost Piece's Level Up): all
         acts = state.legal_actions()
     else:
         acts = [a for a in state.legal_actions(master="none") if a.kind not in _NOT_TRIED]
@@ -125,7 +175,7 @@ def _search(
     for a in acts:
         after = state.copy()
         after.apply(a)
-        v = _search(after, me, seen)[0]
+        v = _search(after, me, search)[0]
         if best is None or v > best_value:
             best, best_value = a, v
         if isinstance(a, Place):
@@ -134,7 +184,7 @@ def _search(
         for m in _masters(state, per_card):
             after = state.copy()
             after.apply(m)
-            v = _search(after, me, seen)[0]
+            v = _search(after, me, search)[0]
             if v > best_value:
                 best, best_value = m, v
     return best_value, best

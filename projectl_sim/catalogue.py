@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from projectl_sim.errors import ProjectLError, id_ranges, unknown_name
+from projectl_sim.frozen import ReadOnlyDict, put, wipe
 
 Mask25 = int
 PieceId = str
@@ -162,9 +163,13 @@ class Puzzle:
         return self.recess.bit_count()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class Catalogue:
-    """The pieces and puzzles of a game, with their placement tables (built once)."""
+    """The pieces and puzzles of a game, with their placement tables (built once).
+
+    Immutable, as every game and every bot's view of one share it: its fields cannot be
+    assigned, and its dictionaries are read-only (``frozen.ReadOnlyDict``).
+    """
 
     pieces: tuple[Piece, ...]
     puzzles: tuple[Puzzle, ...]
@@ -189,19 +194,24 @@ class Catalogue:
     _fit_cache: dict[Mask25, tuple[tuple[Mask25, ...], ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.placements = tuple(placements_on_grid(p.cells) for p in self.pieces)
+        placements = tuple(placements_on_grid(p.cells) for p in self.pieces)
         by_mask: dict[Mask25, list[int]] = {}
-        for i, masks in enumerate(self.placements):
+        for i, masks in enumerate(placements):
             for m in masks:
                 by_mask.setdefault(m, []).append(i)
-        self.piece_of_mask = {m: tuple(v) for m, v in by_mask.items()}
-        self.placements_at = tuple(
-            tuple(tuple(m for m in masks if m >> cell & 1) for masks in self.placements)
-            for cell in range(SIZE * SIZE)
-        )
-        self._piece_index = {p.id: p.index for p in self.pieces}
-        self._puzzle_index = {p.id: p.index for p in self.puzzles}
-        self._fit_cache = {}
+        derived = {
+            "placements": placements,
+            "piece_of_mask": ReadOnlyDict({m: tuple(v) for m, v in by_mask.items()}),
+            "placements_at": tuple(
+                tuple(tuple(m for m in masks if m >> cell & 1) for masks in placements)
+                for cell in range(SIZE * SIZE)
+            ),
+            "_piece_index": ReadOnlyDict({p.id: p.index for p in self.pieces}),
+            "_puzzle_index": ReadOnlyDict({p.id: p.index for p in self.puzzles}),
+            "_fit_cache": ReadOnlyDict(),
+        }
+        for name, value in derived.items():  # (a frozen dataclass sets its own fields so)
+            object.__setattr__(self, name, value)
 
     # -- lookups -------------------------------------------------------------------------------
     @property
@@ -265,8 +275,8 @@ class Catalogue:
             return hit
         result = tuple(tuple(m for m in masks if m & empty == m) for masks in self.placements)
         if len(self._fit_cache) >= _FIT_CACHE_CAP:
-            self._fit_cache.clear()
-        self._fit_cache[empty] = result
+            wipe(self._fit_cache)
+        put(self._fit_cache, empty, result)
         return result
 
     def fits_after(
@@ -282,8 +292,8 @@ class Catalogue:
             [tuple([m for m in masks if m & empty == m]) if masks else masks for masks in parent]
         )
         if len(self._fit_cache) >= _FIT_CACHE_CAP:
-            self._fit_cache.clear()
-        self._fit_cache[empty] = result
+            wipe(self._fit_cache)
+        put(self._fit_cache, empty, result)
         return result
 
     def fits_in(self, recess: Mask25, empty: Mask25) -> tuple[tuple[Mask25, ...], ...]:

@@ -18,6 +18,7 @@ from projectl_sim.catalogue import (
 )
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError, UsageError, unknown_name
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.loading import base_catalogue, with_puzzle_changes, with_shipped_sets
 from projectl_sim.options import Option
 from projectl_sim.registry import (
@@ -408,7 +409,8 @@ class Rules:
             option = {o.name: o for o in options_of(kind, owner)}[name]
             if value != option.default:
                 raise RulesError(f"{name} applies to the {owner} {kind} only")
-        object.__setattr__(self, "options", held)
+        # read-only: every game and bot's view of these rules shares them
+        object.__setattr__(self, "options", ReadOnlyDict(held))
         for name, value in held.items():
             object.__setattr__(self, name, value)
 

@@ -101,3 +101,111 @@ class NotABot:
 
 
 __all__ = ["Bot", "CrashBot", "HangBot", "NotABot", "ParentOnlyBot", "RaiseBot", "SlowBot"]
+
+
+class RewriteBot(RandomBot):
+    """Random play that first makes every puzzle worth 100 points in the tables it is shown."""
+
+    name = "rewrite"
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        view.tables.points = (100,) * len(view.tables.points)  # type: ignore[misc]
+        return super().act(view, rng)
+
+
+# what a vandal writes: nothing the game could take for a real value
+JUNK = object()
+
+
+def vandalise(view: Any, limit: int = 40) -> tuple[list[str], int]:
+    """Try every assignment reachable through public names from the tables, catalogue and rules
+    a view shares with the game (the pieces, puzzles and placements, the actions the tables hand
+    out, the caches): rebind and delete each attribute, write, delete and clear each dictionary,
+    list and set (at most ``limit`` items of each); return the writes that went through, and
+    how many were tried."""
+    done: list[str] = []
+    seen: set[int] = set()
+    tried = [0]
+
+    def attempt(what: str, write: Any) -> None:
+        tried[0] += 1
+        try:
+            write()
+        except Exception:
+            return
+        done.append(what)
+
+    def walk(obj: Any, path: str, depth: int) -> None:
+        if id(obj) in seen or depth > 6 or obj is None or isinstance(obj, (int, float, str)):
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (tuple, frozenset)):
+            for i, item in enumerate(list(obj)[:limit]):
+                walk(item, f"{path}[{i}]", depth + 1)
+            return
+        if isinstance(obj, dict):
+            items = list(obj.items())[:limit]
+            for key, value in items:
+                attempt(f"{path}[{key!r}] =", lambda k=key: obj.__setitem__(k, JUNK))
+                walk(value, f"{path}[{key!r}]", depth + 1)
+            attempt(f"{path}[new] =", lambda: obj.__setitem__(("junk",), JUNK))
+            for name in ("clear", "popitem"):
+                attempt(f"{path}.{name}()", getattr(obj, name))
+            attempt(f"{path}.update()", lambda: obj.update({("junk",): JUNK}))
+            attempt(f"{path}.setdefault()", lambda: obj.setdefault(("junk",), JUNK))
+            if items:
+                attempt(f"del {path}[...]", lambda: obj.__delitem__(items[0][0]))
+                attempt(f"{path}.pop()", lambda: obj.pop(items[0][0]))
+            return
+        if isinstance(obj, (list, set)):
+            for i, item in enumerate(list(obj)[:limit]):
+                walk(item, f"{path}[{i}]", depth + 1)
+            if isinstance(obj, list) and obj:
+                attempt(f"{path}[0] =", lambda: obj.__setitem__(0, JUNK))
+            attempt(f"{path}.clear()", obj.clear)
+            return
+        if not type(obj).__module__.startswith(("projectl_sim", "bots")):
+            return
+        for name in dir(obj):
+            if name.startswith("_"):  # private: no bot's business (nor a documented table)
+                continue
+            try:
+                value = getattr(obj, name)
+            except Exception:
+                continue
+            if callable(value) and not isinstance(value, type):
+                continue
+            walk(value, f"{path}.{name}", depth + 1)
+            attempt(f"{path}.{name} =", lambda n=name: setattr(obj, n, JUNK))
+            attempt(f"del {path}.{name}", lambda n=name: delattr(obj, n))
+
+    walk(view.tables, "view.tables", 0)
+    walk(view.rules, "view.rules", 0)
+    walk(view.catalogue, "view.catalogue", 0)
+    return done, tried[0]
+
+
+class VandalBot(RandomBot):
+    """Random play that first tries every assignment it can reach in what its view shares with
+    the game (``vandalise``), and keeps what went through in ``writes``."""
+
+    name = "vandal"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.writes: list[str] | None = None  # None: not tried yet
+        self.tried = 0
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        if self.writes is None:
+            self.writes, self.tried = vandalise(view)
+        return super().act(view, rng)
+
+
+class InitRaiseBot(RandomBot):
+    """A bot whose constructor fails (a user's bot with a bug in its ``__init__``)."""
+
+    name = "init_raise"
+
+    def __init__(self, **kwargs: Any) -> None:
+        raise ValueError("no model file here")

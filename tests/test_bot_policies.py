@@ -9,12 +9,13 @@ action mixes).
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
 
 from bots import make_bot
-from bots.endgame import best_ending, endgame_applies, ending_value
+from bots.endgame import best_ending, endgame_applies, ending_value, ending_work
 from bots.heuristics import Weights, actions_left_estimate, cost_model, remaining_actions
 from bots.solo_sense import after_take, mastermind_forecast, mastermind_points
 from projectl_sim import Rules, new_game, play_game
@@ -267,6 +268,34 @@ def test_the_solo_endgame_search_foresees_how_the_game_ends() -> None:
         assert ending_value(state, 0) == promised, seed
         checked += 1
     assert checked == 12
+
+
+@pytest.mark.parametrize(
+    ("expansions", "seed"), [(("ghost_piece",), 11), (("ghost_piece", "ambassador_pack"), 36)]
+)
+def test_solo_with_ghost_piece_has_no_runaway_decision(
+    expansions: tuple[str, ...], seed: int
+) -> None:
+    # the slow family: Ghost Piece's Level Up rewards and exchanges multiply the last actions
+    # (one decision once took minutes of CPU). These deals reach an end search past the budget
+    # (found among the first 40 deals); it stops there, in work, and the bot decides without
+    # it: no decision comes near 10 s of CPU (a generous bound: a budget check, not a timing
+    # claim; benchmarks/decisions.py times every bot's decisions)
+    rules = Rules(players=1, variant="solo", expansions=set(expansions))
+    bot = make_bot("greedy")
+    state = new_game(rules, seed=seed)
+    rng = random.Random(seed)
+    slowest, over = 0.0, 0
+    while state.phase != OVER:
+        view = state.view(0)
+        if endgame_applies(view, 2) and not view.cards_to_trigger():
+            over += ending_work(view) is None  # past BUDGET
+        start = time.process_time()
+        action = bot(view, rng)
+        slowest = max(slowest, time.process_time() - start)
+        state.step(0, action)
+    assert over > 0
+    assert slowest < 10.0, slowest
 
 
 @pytest.mark.parametrize("expansions", [(), ("finesse",)], ids=["solo", "finesse-solo"])

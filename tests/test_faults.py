@@ -14,19 +14,23 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fault_bots import VandalBot, vandalise
 
 import bots
 from bots.random_bot import RandomBot
+from projectl_sim import Rules
 from projectl_sim.cli import main
 from projectl_sim.errors import RunFailed, RunInterrupted, UsageError
 from projectl_sim.sim import runner, tables, workers
 from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec, plan
 
@@ -599,7 +603,9 @@ def test_a_run_grows_without_renumbering_its_games(
     # the games are those a run of 10 from the start plays (numbered differently)
     fresh = tables.read_table(reference(large), "games").to_pandas()
     assert sorted(map(tuple, grown[key].values)) == sorted(map(tuple, fresh[key].values))
-    drop = ["game_id", "duration", "run_id"]
+    # ...and have its run id: the id names the grid and the seed, not the size
+    assert set(grown["run_id"]) == set(fresh["run_id"]) == {manifest["run_id"]}
+    drop = ["game_id", "duration"]
     mine = grown.drop(columns=drop).sort_values(key).reset_index(drop=True)
     theirs = fresh.drop(columns=drop).sort_values(key).reset_index(drop=True)
     assert mine.equals(theirs)
@@ -609,6 +615,182 @@ def test_a_run_grows_without_renumbering_its_games(
     assert runner.run(more, out, resume=True, options=RunOptions(jobs=2, quiet=True)).complete
     assert tables.read_manifest(out)["games_history"] == [6, 10, 14]
     assert len(list((out / tables.RECORDS).glob("*.json"))) == 6  # 2 per growth
+
+
+# -- the manifest, checked ---------------------------------------------------------------------
+def _partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return a run stopped after 10 of its 40 games (two parts written)."""
+    out = tmp_path / "partial"
+    interrupt_after(monkeypatch, 1)
+    with pytest.raises(RunInterrupted, match="10/40 games saved"):
+        run(out, settings(), chunk=5)
+    monkeypatch.undo()
+    return out
+
+
+def _edited(src: Path, dst: Path, edit: Any) -> Path:
+    shutil.copytree(src, dst)
+    manifest = tables.read_manifest(dst)
+    edit(manifest)
+    tables.write_manifest(dst, manifest)
+    return dst
+
+
+def _folder(run_dir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run_dir)): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+
+
+def test_resume_refuses_a_manifest_that_does_not_describe_its_run(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    partial = _partial(tmp_path, monkeypatch)
+    other = RunSpec.from_mapping(settings(seed=12))
+    bots = RunSpec.from_mapping(settings(bots=["random,greedy"]))
+
+    def seed(m: dict[str, Any]) -> None:  # what a hand edit of the seed has to change...
+        m["root_seed"] = m["config"]["seed"] = 12
+
+    def bots_too(m: dict[str, Any]) -> None:  # ...and of the line-ups
+        m["config"]["bots"] = ["random,greedy"]
+        m["configs"] = [c.to_json() for c in run_spec.configurations(bots)]
+
+    edits: list[tuple[Any, str]] = [
+        (lambda m: m.update(root_seed=12), "names root seed 12 but its settings seed 11"),
+        (seed, "not the id of its settings and seed"),
+        (
+            lambda m: (seed(m), m.update(run_id=run_spec.run_id_of(other, 12))),
+            "its tables hold games of",
+        ),
+        (lambda m: m["config"].update(bots=["random,greedy"]), "configurations its settings"),
+        (bots_too, "not the id of its settings and seed"),
+        (lambda m: m["config"].update(games=30), "which does not grow to games 30"),
+        (lambda m: m["configs"][0].update(players=4), "configurations its settings"),
+        (lambda m: m.update(format="projectl-run/2"), "is of format 'projectl-run/2'"),
+        (lambda m: m.pop("format"), "is of format None"),
+    ]
+    for i, (edit, why) in enumerate(edits):
+        out = _edited(partial, tmp_path / f"edit{i}", edit)
+        before = _folder(out)
+        assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2, why
+        line = one_line(capsys.readouterr().err)
+        assert line.startswith(f"projectl-sim: error: --resume: {out / tables.MANIFEST} "), line
+        assert why in line, line
+        assert _folder(out) == before  # nothing written, nothing removed
+    # a forged id too: the games written say what they are
+    forged = RunSpec.from_mapping(settings(seed=12, bots=["random,greedy"]))
+
+    def everything(m: dict[str, Any]) -> None:
+        seed(m)
+        bots_too(m)
+        m["run_id"] = run_spec.run_id_of(forged, 12)
+        m["games_planned"] = len(run_spec.plan(forged, 12)[1])
+
+    out = _edited(partial, tmp_path / "forged", everything)
+    assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+    assert "its tables hold games of" in one_line(capsys.readouterr().err)
+    # the manifest as written resumes, to the tables of an uninterrupted run
+    assert run(partial, None).complete
+    assert_same_tables(partial, reference(settings()))
+
+
+def test_a_run_written_before_ids_left_out_the_size_resumes(
+    reference: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _partial(tmp_path, monkeypatch)
+    manifest = tables.read_manifest(out)
+    old = run_spec.run_id_v1(RunSpec.from_mapping(settings()), 11, 20)
+    assert old != manifest["run_id"]
+    manifest["run_id"] = old
+    tables.write_manifest(out, manifest)
+    for table in tables.TABLES:  # its parts, and the tables consolidated from them
+        for part in [*(out / "parts" / table).glob("part-*.parquet"), out / f"{table}.parquet"]:
+            data = pq.read_table(part)
+            column = pa.array([old] * data.num_rows, pa.string())
+            pq.write_table(data.set_column(0, "run_id", column), part)
+    assert run(out, None).complete
+    games = tables.read_table(out, "games")
+    assert set(games.column("run_id").to_pylist()) == {old}  # it keeps its id
+    expected = without_timing(reference(settings()))["games"].drop_columns(["run_id"])
+    assert without_timing(out)["games"].drop_columns(["run_id"]).equals(expected)
+
+
+def test_a_complete_manifest_without_its_counts_is_counted_from_its_tables(
+    reference: Any, tmp_path: Path, capsys: Any
+) -> None:
+    out = _edited(
+        reference(settings()), tmp_path / "done", lambda m: [m.pop(k) for k in ("games_done",)]
+    )
+    assert main(["run", "--out", str(out), "--resume"]) == 0
+    assert "is already complete" in capsys.readouterr().err.splitlines()[0]
+    result = run(out, None)
+    assert result.complete and result.games == 40 and result.failed == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_an_unreadable_part_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, damage: str
+) -> None:
+    out = _partial(tmp_path, monkeypatch)
+    part = out / "parts" / "games" / "part-00001.parquet"
+    table = out / "games.parquet"  # consolidated when it stopped
+    for path in (part, table):
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"garbage" * 40)
+    for command, path in (
+        (["run", "--out", str(out), "--resume"], part),
+        (["summary", str(out)], table),
+    ):
+        assert main(command) == 2
+        line = one_line(capsys.readouterr().err)
+        assert f"{path}: not a readable table (" in line, line
+    part.unlink()  # as the line says: its games are played again
+    (out / "parts" / "seats" / part.name).unlink()
+    assert run(out, None).complete
+    assert main(["summary", str(out)]) == 0
+
+
+def test_a_finished_run_leaves_no_lock_file(reference: Any, tmp_path: Path) -> None:
+    out = reference(settings())
+    assert not (out / tables.LOCK).exists()
+    with tables.writer_lock(tmp_path):
+        assert (tables.lock_holder(tmp_path) or "").startswith(f"pid {os.getpid()} on ")
+    assert not (tmp_path / tables.LOCK).exists() and tables.lock_holder(tmp_path) is None
+
+
+# -- bots cannot change the game ---------------------------------------------------------------
+@pytest.mark.parametrize("expansions", [(), ("ghost_piece", "finesse", "ambassador_pack")])
+def test_a_bot_cannot_change_the_tables_or_catalogue_it_is_shown(
+    expansions: tuple[str, ...],
+) -> None:
+    rules = Rules(players=2, expansions=frozenset(expansions))
+    honest = play_game(rules, [RandomBot(), RandomBot()], 5, seat_names=["a", "b"])
+    vandal = VandalBot()
+    played = play_game(rules, [vandal, RandomBot()], 5, seat_names=["a", "b"])
+    assert vandal.writes == [] and vandal.tried > 1000, (vandal.tried, vandal.writes[:5])
+    # every write was refused, so the game is the honest one, move for move, and so are the
+    # games after it in this process
+    assert played.record_json() == honest.record_json()
+    after = play_game(rules, [RandomBot(), RandomBot()], 6, seat_names=["a", "b"]).record_json()
+    assert (
+        after
+        == play_game(rules, [RandomBot(), RandomBot()], 6, seat_names=["a", "b"]).record_json()
+    )
+    # the walk does find what can be written: the view's own state (a copy) is
+    state = played.state.view(0)
+    writes, _ = vandalise(types.SimpleNamespace(tables=state, rules=None, catalogue=None))
+    assert "view.tables.scores[0] =" in writes
+
+
+def test_a_bot_that_rewrites_the_points_is_an_error_row_naming_it(tmp_path: Path) -> None:
+    given = settings(bots=[f"{FAULT_BOTS}:RewriteBot,random"], players=[2], games=2)
+    result = run(tmp_path / "rewrite", given, jobs=1)
+    games = tables.read_table(tmp_path / "rewrite", "games").to_pylist()
+    assert result.failed == 2 and {g["error_seat"] for g in games} == {0, 1}
+    for g in games:
+        assert g["error"].startswith(f"bot {FAULT_BOTS}:RewriteBot (seat {g['error_seat']}"), g
+        assert "Tables.points is read-only" in g["error"]
+    seats = tables.read_table(tmp_path / "rewrite", "seats").column("score").to_pylist()
+    assert all(s is None or s < 100 for s in seats)
 
 
 # -- smaller holes -----------------------------------------------------------------------------
@@ -718,3 +900,132 @@ def test_a_worker_idle_longer_than_the_start_limit_is_reused(tmp_path: Path) -> 
     finally:
         wake.join()
     assert result.complete and result.failed == 0
+
+
+# -- issue 30's smaller holes: hangs, empty values, tracebacks, silent accepts, Ctrl-C ----------
+def test_play_and_view_from_a_run_stop_a_game_that_hung_in_it(
+    reference: Any, tmp_path: Path, capsys: Any
+) -> None:
+    spin, asleep = f"{FAULT_BOTS}:HangBot:p=0.003", f"{FAULT_BOTS}:HangBot:p=0.003,how=sleep"
+    given = settings(bots=[f"{spin},{asleep}"], players=[2], games=3, seed=1)
+    out = reference(given, jobs=2, decision_timeout=0.3)  # the hanging bots' run above
+    games = tables.read_table(out, "games").to_pylist()
+    hung = next(g["game_id"] for g in games if g["error"])
+    start = time.monotonic()
+    # played again under the run's limits: it stops as it did in the run, in one line
+    for command in (
+        ["play", "--from", str(out), "--game", str(hung)],
+        ["view", "--from", str(out), "--game", str(hung), "-o", str(tmp_path / "v.html")],
+    ):
+        assert main(command) == 1
+        line = one_line(capsys.readouterr().err)
+        assert f"game {hung} of {out}: bot " in line and "timed out after 0.3 s" in line, line
+    assert time.monotonic() - start < 30
+    fine = next(g["game_id"] for g in games if not g["error"])
+    assert main(["play", "--from", str(out), "--game", str(fine)]) == 0
+    assert f"seed {games[fine]['seed']}, 2 players" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rule", "max_rounds="], "rules: max_rounds has an empty value"),
+        (["--expansions", ""], "expansions: '' names no expansion set"),
+        (["--variant", ""], "variant: '' names no variant"),
+        (["--out", ""], "--out '' names no folder"),
+        (["--out", " "], "--out ' ' names no folder"),
+    ],
+)
+def test_an_empty_value_is_refused_not_an_empty_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    command = ["run", "--bots", "random", "--players", "2", "--games", "2", "--quiet"]
+    if "--out" not in args:
+        command += ["--out", "x"]
+    assert main([*command, *args]) == 2
+    assert message in one_line(capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []  # no run written here (nor in the current folder)
+
+
+def test_what_used_to_be_a_traceback_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    config = tmp_path / "run.toml"
+    config.write_bytes('bots = ["random"]\n# caf\xe9\n'.encode("latin-1"))
+    assert main(["run", "--config", str(config), "--out", str(tmp_path / "c")]) == 2
+    assert f"config {config}: not UTF-8 text (byte 23 is 0xe9)" in one_line(capsys.readouterr().err)
+    # a bot whose __init__ raises
+    args = ["run", "--bots", f"{FAULT_BOTS}:InitRaiseBot,random", "--out", str(tmp_path / "b")]
+    assert main(args) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line.endswith(":InitRaiseBot: building it raised ValueError: no model file here"), line
+    # a page written into a read-only file system
+    record = tmp_path / "game.json"
+    assert main(["play", "--bots", "random,random", "--seed", "3", "--record", str(record)]) == 0
+    capsys.readouterr()
+    page = tmp_path / "ro" / "game.html"
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    assert main(["view", str(record), "-o", str(page)]) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"projectl-sim: error: {page}: Read-only file system"
+    )
+
+
+def test_what_used_to_be_accepted_silently_is_refused(tmp_path: Path, capsys: Any) -> None:
+    whites = _catalogue(tmp_path, lambda p: p["id"].startswith("W"))
+    assert main(["play", "--bots", "random,random", "--catalogue", str(whites)]) == 2
+    assert "has 0 black puzzles; 2 players need at least 1" in one_line(capsys.readouterr().err)
+    record = tmp_path / "game.json"
+    assert main(["play", "--bots", "random,random", "--seed", "3", "--record", str(record)]) == 0
+    capsys.readouterr()
+    text = record.read_text()
+    record.write_text(text.replace('"seed": 3,', '"seed": NaN,'))
+    assert '"seed": NaN' in record.read_text()
+    assert main(["replay", str(record)]) == 2
+    assert "seed must be an integer (or null), got nan" in one_line(capsys.readouterr().err)
+
+
+def _interrupted(args: list[str], after: float, **env: str) -> tuple[int, str]:
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ | env
+    )
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("projectl-sim")
+    command = [str(script), "run", "--bots", "random", "--players", "2", "--games", "2"]
+    code, err = _interrupted([*command, "--out", str(tmp_path / "r")], 0.15)
+    assert code == 130 and "Traceback" not in err, err
+    assert one_line(err).startswith("projectl-sim: interrupted"), err
+
+
+def test_ctrl_c_during_the_final_answers_is_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "done"
+    code = (
+        "import os, signal, sys, time\n"
+        "import projectl_sim.analysis.answers as answers\n"
+        "from projectl_sim.cli import main\n"
+        "def slow(run):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(30)\n"
+        "answers.summary_text = slow\n"
+        f"sys.exit(main(['run', '--bots', 'random', '--players', '2', '--games', '2', "
+        f"'--quiet', '--out', {str(out)!r}]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 130, proc.stderr
+    line = one_line(proc.stderr)
+    assert line == (
+        f"projectl-sim: interrupted: the run in {out} is complete; its answers: "
+        f"projectl-sim summary {out}"
+    )
+    assert tables.read_manifest(out)["status"] == "complete"

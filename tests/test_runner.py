@@ -24,6 +24,7 @@ from projectl_sim.engine.record import read_record, replay
 from projectl_sim.errors import ProjectLError
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim import spec as run_spec
+from projectl_sim.sim import task as run_task
 from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions, game_from_run
 from projectl_sim.sim.spec import RunSpec, plan
@@ -239,9 +240,9 @@ def test_an_engine_failure_is_an_error_row_too(
         raise RuntimeError("engine bug")
 
     # what a worker does with each game (workers are other processes: patch it here)
-    monkeypatch.setattr(runner, "play_game", broken)
+    monkeypatch.setattr(run_task, "play_game", broken)
     configs, tasks = plan(spec(games=2), 3)
-    games = [runner.play_task(t, configs[t.config_id], "run").game for t in tasks]
+    games = [run_task.play_task(t, configs[t.config_id], "run").game for t in tasks]
     assert len(games) == 2
     assert all(g["error"].startswith("RuntimeError: engine bug") for g in games)
     assert games[0]["error_seat"] is None and games[0]["first_player"] in (0, 1)

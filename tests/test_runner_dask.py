@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -36,29 +37,48 @@ def _start(*args: str) -> subprocess.Popen[bytes]:
     )
 
 
+DASK_HOW_TO = Path(__file__).parent.parent / "docs" / "how-to" / "dask.md"
+
+
+def documented_cluster(scheduler_port: int, dashboard_port: int) -> list[list[str]]:
+    """Return the how-to's ``dask scheduler`` and ``dask worker`` commands, as it writes them
+    for this machine's loopback (on free ports)."""
+    text = DASK_HOW_TO.read_text(encoding="utf-8")
+    lines = [line.removeprefix("$ ") for line in text.splitlines() if line.startswith("$ ")]
+    env = dict(v.split("=", 1) for v in lines[0].split())  # SCHEDULER=127.0.0.1 HOST=...
+    commands = []
+    for line in lines:
+        if line.startswith(("dask scheduler", "dask worker")):
+            for name, value in env.items():
+                line = line.replace(f"${name}", value)
+            line = re.sub(r"\b8786\b", str(scheduler_port), line)
+            line = re.sub(r"\b8787\b", str(dashboard_port), line)
+            words = line.removesuffix("&").split()
+            commands.append([str(Path(sys.executable).with_name("dask")), *words[1:]])
+    assert [c[1] for c in commands] == ["scheduler", "worker"], lines
+    return commands
+
+
 @pytest.fixture(scope="module")
-def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start ``dask scheduler`` and two one-thread ``dask worker`` processes; stop them after."""
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    port = address.rsplit(":", 1)[1]
-    local = str(tmp_path_factory.mktemp("dask"))
-    procs = [
-        _start(
-            "distributed.cli.dask_scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            port,
-            "--no-dashboard",
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[int]]]:
+    """Start the how-to's scheduler and worker (two one-thread worker processes); stop them
+    after. Yield the scheduler's address and the two commands' process ids."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    commands = documented_cluster(port, _free_port())
+    where = tmp_path_factory.mktemp("dask")  # the workers' scratch space
+
+    def start(command: list[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            command, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-    ]
+
+    procs = [start(commands[0])]
     try:
-        worker = ["distributed.cli.dask_worker", address, "--host", "127.0.0.1", "--nthreads", "1"]
-        worker += ["--no-nanny", "--no-dashboard", "--local-directory", local]
-        procs += [_start(*worker), _start(*worker)]
+        procs.append(start(commands[1]))
         with distributed.Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=60)
-        yield address
+        yield address, [p.pid for p in procs]
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -68,6 +88,25 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture(scope="module")
+def scheduler(cluster: tuple[str, list[int]]) -> str:
+    return cluster[0]
+
+
+def test_the_documented_cluster_listens_on_loopback_only(cluster: tuple[str, list[int]]) -> None:
+    psutil = pytest.importorskip("psutil")
+    listening: dict[str, set[str]] = {}
+    for pid in cluster[1]:
+        top = psutil.Process(pid)
+        for proc in [top, *top.children(recursive=True)]:
+            for conn in proc.net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    listening.setdefault(conn.laddr.ip, set()).add(f"{proc.pid}:{conn.laddr.port}")
+    # the scheduler and its dashboard, the nanny and each worker process with its own
+    assert sum(len(v) for v in listening.values()) >= 6, listening
+    assert set(listening) == {"127.0.0.1"}, listening
 
 
 def test_a_dask_run_gives_the_tables_of_a_local_run(scheduler: str, tmp_path: Path) -> None:
@@ -251,3 +290,41 @@ def test_tune_on_dask_gives_the_search_and_confirmation_of_a_local_tune(
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(local.trials, dask.trials)
     pd_testing.assert_frame_equal(local.confirmed, dask.confirmed)
+
+
+def test_a_scheduler_killed_mid_run_is_one_line(tmp_path: Path) -> None:
+    # a scheduler of its own, with no worker: the run waits on it until it is killed
+    port = _free_port()
+    scheduler = _start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port))
+    out = tmp_path / "lost"
+    try:
+        with distributed.Client(f"tcp://127.0.0.1:{port}", timeout="60s"):
+            pass  # it is up
+        args = ["run", "--bots", "random", "--players", "2", "--games", "4", "--quiet"]
+        args += ["--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}", "--out", str(out)]
+        run = subprocess.Popen(
+            [sys.executable, "-m", "projectl_sim", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            # the client gives up reconnecting sooner (what it says then is the same)
+            env=os.environ | {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"},
+        )
+        deadline = time.monotonic() + 60
+        while not (out / tables.MANIFEST).exists() or tables.read_manifest(out)["status"] != (
+            "running"
+        ):
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)  # its batches are submitted
+    finally:
+        scheduler.kill()
+        scheduler.wait()
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err  # none of Dask's logs and tracebacks
+    assert lines[0].startswith(
+        f"projectl-sim: error: lost the connection to the dask scheduler at tcp://127.0.0.1:{port}"
+    ), lines[0]
+    assert tables.read_manifest(out)["status"].startswith("failed: lost the connection")

@@ -67,8 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
-        print(f"{PROG}: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+    except OSError as exc:  # a file or folder the user named (missing, read-only, a folder...)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 

@@ -29,16 +29,29 @@ def cmd_play(args: argparse.Namespace) -> int:
     from projectl_sim.cli.human import human_seats
     from projectl_sim.engine.record import write_record
     from projectl_sim.engine.render import render
-    from projectl_sim.sim.play import BotError, play_game
+    from projectl_sim.sim.play import BotError, GameOutcome, play_game
 
+    replayed: GameOutcome | None = None  # a run's game, played again under its limits
+    replayed_record: dict[str, Any] = {}
     if args.from_run is not None:
-        # one game of a run, again, from its row: the run's rules, seats and seed
-        from projectl_sim.sim.runner import game_from_run
+        # one game of a run, again, from its row: the run's rules, seats and seed, played in a
+        # worker process under the run's time limits (a game that hung there stops here too)
+        from projectl_sim.engine.record import replay
+        from projectl_sim.sim.runner import game_from_run, play_from_run
 
         if args.game is None:
             raise UsageError("--from needs --game ID (a game_id of the run's tables)")
         rules, bots, seed = game_from_run(args.from_run, args.game)
         players = rules.players
+        record, _, error = play_from_run(args.from_run, args.game)
+        if error is not None:
+            if args.record:
+                write_record(record, args.record)
+                print(f"partial record written to {args.record}", file=sys.stderr)
+            raise BotError(error, -1)
+        state = replay(record, rules.catalogue, rules.finesse_tiles).state
+        replayed = GameOutcome(state, None, seed)
+        replayed_record = record
     else:
         specs = [s for s in args.bots.split(",") if s.strip()]
         players = args.players or len(specs)
@@ -63,12 +76,17 @@ def cmd_play(args: argparse.Namespace) -> int:
             )
         except TypeError as exc:
             raise UsageError(str(exc)) from None
+        from projectl_sim.sim.spec import check_decks
+
+        check_decks(rules, args.catalogue, least=True)  # a game it cannot deal (run: smaller)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     humans = human_seats(bots)
     if humans and not args.record:
         args.record = str(default_record(seed))
     try:
-        if humans:
+        if replayed is not None:
+            outcome = replayed
+        elif humans:
             outcome = _play_with_people(rules, bots, seed, humans, args.record)
             if isinstance(outcome, int):
                 return outcome  # a person left: the record so far is written
@@ -82,7 +100,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise
     state = outcome.state
     if args.record:
-        write_record(outcome.record_json(), args.record)
+        write_record(
+            replayed_record if replayed is not None else outcome.record_json(), args.record
+        )
     if args.json:
         from projectl_sim.engine.record import result_of
 

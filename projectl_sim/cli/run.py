@@ -4,14 +4,19 @@ answers, two runs side by side, its page."""
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.cli.options import game_options, load_user_classes, rule_grid
+from projectl_sim.cli.options import PROG, game_options, load_user_classes, rule_grid
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
@@ -62,6 +67,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         "tiles": args.tiles,
         "expansion_files": _expansion_files(args.expansion_file),
     }
+    if args.out is not None and not args.out.strip():
+        raise UsageError(
+            f"--out {args.out!r} names no folder: give the run folder, such as results/NAME"
+        )
     given = any(v is not None for v in flags.values()) or args.config or args.preset
     spec = None
     if given:
@@ -95,10 +104,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
     else:
         result = runner.run(spec, out, resume=args.resume, options=options)
-    print(summary_text(result.out), flush=True)
-    if not args.quiet:  # after the answers, also when both streams go to one pipe
-        print(next_commands(result.out), file=sys.stderr)
+    with _stop_at_once(result.out):
+        print(summary_text(result.out), flush=True)
+        if not args.quiet:  # after the answers, also when both streams go to one pipe
+            print(next_commands(result.out), file=sys.stderr)
     return 0
+
+
+@contextmanager
+def _stop_at_once(out: str | Path) -> Iterator[None]:
+    """While a finished run's answers are worked out and printed, make a Ctrl-C end the command
+    at once with one line (exit 130): the run is safe on disk, and an interrupt raised inside
+    the analysis's finalizers would only print "Exception ignored" and let it go on."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        line = (
+            f"{PROG}: interrupted: the run in {out} is complete; its answers: {PROG} summary {out}"
+        )
+        os.write(2, (line + "\n").encode())
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _precision_request(args: argparse.Namespace, out: str) -> PrecisionRequest | None:

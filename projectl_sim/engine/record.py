@@ -182,6 +182,8 @@ def start_state(
         raise RecordError(str(exc)) from None
     setup = record.get("setup")
     seed = record.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise RecordError(f"seed must be an integer (or null), got {seed!r}")
     if setup is None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RecordError("a record needs a setup or an integer seed")

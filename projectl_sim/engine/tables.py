@@ -3,7 +3,10 @@
 ``Tables`` holds facts derived from the catalogue (levels, points, recesses, rewards, the Upgrade
 targets and the reserve shortage candidates of every piece) and the caches of the action objects
 the hot loops hand out (Take, Upgrade, Place and Recycle objects, the placements that fit an empty
-region). Everything is read-only for its users; the caches grow lazily and are capped.
+region). Everything is read-only for its users, and enforced so (every game, copy and bot's
+view of a catalogue shares its tables): a ``Tables`` takes no assignment once built, its
+dictionaries are ``frozen.ReadOnlyDict`` (the caches grow lazily through ``frozen.put``, and are
+capped), the rest tuples.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 
 from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
 from projectl_sim.engine.actions import Place, Recycle, Reward, Take, Upgrade
+from projectl_sim.frozen import ReadOnlyDict, put, wipe
 
 
 class Tables:
@@ -25,14 +29,16 @@ class Tables:
     in piece levels, for evaluations).
     """
 
+    _built: bool = False  # set last in __init__: from then on, no attribute may be assigned
+
     def __init__(self, cat: Catalogue) -> None:
         self.cat = cat
         self.n_pieces = len(cat.pieces)
         self.levels = tuple(p.level for p in cat.pieces)
-        self.by_level: dict[int, tuple[int, ...]] = {}
+        by_level: dict[int, tuple[int, ...]] = {}
         for p in cat.pieces:
-            self.by_level.setdefault(p.level, ())
-            self.by_level[p.level] += (p.index,)
+            by_level[p.level] = (*by_level.get(p.level, ()), p.index)
+        self.by_level: dict[int, tuple[int, ...]] = ReadOnlyDict(by_level)
         self.max_level = max(self.by_level)
         self.recess = tuple(p.recess for p in cat.puzzles)
         self.points = tuple(p.points for p in cat.puzzles)
@@ -45,16 +51,18 @@ class Tables:
             for p in cat.puzzles
         )
         # code -> the special reward's catalogue name (its expansion resolves it)
-        self.special_reward = {code: name for name, code in SPECIAL_REWARD_CODES.items()}
+        self.special_reward: dict[int, str] = ReadOnlyDict(
+            {code: name for name, code in SPECIAL_REWARD_CODES.items()}
+        )
         self.reward_level = tuple(
             self.levels[r] if r >= 0 else SPECIAL_REWARD_LEVELS[pz.reward]
             for pz, r in zip(cat.puzzles, self.reward, strict=True)
         )
         self.mono = cat.piece_index("mono")
         self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
-        self.upgrade_actions = {
-            (g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)
-        }
+        self.upgrade_actions: dict[tuple[int, int], Upgrade] = ReadOnlyDict(
+            {(g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)}
+        )
         self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
         # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
         # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
@@ -103,13 +111,25 @@ class Tables:
             for g in range(self.n_pieces)
         )
         # (colour, row) -> every Recycle of that row, one per drawing order
-        self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = {}
+        self.recycle_cache: dict[tuple[int, tuple[int, ...]], tuple[Recycle, ...]] = ReadOnlyDict()
         # (card, empty mask) -> per piece, the Place actions that fit
-        self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = {}
+        self.place_cache: dict[tuple[int, Mask25], tuple[tuple[Place, ...], ...]] = ReadOnlyDict()
         # card -> per piece, mask -> its Place action (every placement inside the recess)
-        self.place_objects: list[tuple[dict[Mask25, Place], ...] | None] = [None] * len(cat.puzzles)
+        self.place_objects: dict[int, tuple[dict[Mask25, Place], ...]] = ReadOnlyDict()
         # empty mask -> the pieces that fit in it, each with its placements there
-        self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = {}
+        self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = ReadOnlyDict()
+        self._built = True
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self._built:
+            raise AttributeError(
+                f"Tables.{name} is read-only: a catalogue's tables are shared by every game and "
+                "view of it (a bot must not change them)"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Tables.{name} is read-only: it cannot be deleted")
 
     def fit_groups(self, card: int, empty: Mask25) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
         """Return the pieces that fit in a puzzle's empty cells, each with its placements there,
@@ -125,8 +145,8 @@ class Tables:
                     groups.append((piece, inside))
             hit = tuple(groups)
             if len(self.group_cache) > 300_000:
-                self.group_cache.clear()
-            self.group_cache[empty] = hit
+                wipe(self.group_cache)
+            put(self.group_cache, empty, hit)
         return hit
 
     def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:
@@ -135,8 +155,8 @@ class Tables:
         if hit is None:
             hit = tuple(Recycle(colour, order) for order in itertools.permutations(row))
             if len(self.recycle_cache) > 100_000:
-                self.recycle_cache.clear()
-            self.recycle_cache[colour, row] = hit
+                wipe(self.recycle_cache)
+            put(self.recycle_cache, (colour, row), hit)
         return hit
 
     def place_actions(self, card: int, empty: Mask25) -> tuple[tuple[Place, ...], ...]:
@@ -146,20 +166,21 @@ class Tables:
         if hit is None:
             # the Place objects are made once per puzzle (for its whole recess) and shared by
             # every empty region of it: a miss only looks them up (~10x cheaper than making them)
-            objects = self.place_objects[card]
+            objects = self.place_objects.get(card)
             if objects is None:
-                objects = self.place_objects[card] = tuple(
-                    {m: Place(card, piece, m) for m in masks}
+                objects = tuple(
+                    ReadOnlyDict({m: Place(card, piece, m) for m in masks})
                     for piece, masks in enumerate(self.cat.fits(self.recess[card]))
                 )
+                put(self.place_objects, card, objects)
             fits = self.cat.fits_in(self.recess[card], empty)
             hit = tuple(
                 tuple([by_mask[m] for m in masks]) if masks else ()
                 for by_mask, masks in zip(objects, fits, strict=True)
             )
             if len(self.place_cache) > 300_000:
-                self.place_cache.clear()
-            self.place_cache[key] = hit
+                wipe(self.place_cache)
+            put(self.place_cache, key, hit)
         return hit
 
 

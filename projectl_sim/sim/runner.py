@@ -11,6 +11,7 @@ Ctrl-C, a full disk, workers that cannot play, a kill), the manifest says so and
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -21,7 +22,6 @@ import socket
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -29,17 +29,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from bots import make_bot
 from bots.base import Bot
-from projectl_sim.engine import GameState, deal, new_game
-from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
 from projectl_sim.rules import Rules
+from projectl_sim.sim import manifest as run_manifest
 from projectl_sim.sim import tables, workers
-from projectl_sim.sim.play import BotError, game_seeds, play_game
+from projectl_sim.sim.play import play_game  # noqa: F401  (where it was imported from before)
 from projectl_sim.sim.spec import (
     SEED_SCHEME,
     GameConfig,
@@ -47,10 +47,10 @@ from projectl_sim.sim.spec import (
     RunSpec,
     Tasks,
     plan,
-    rules_of,
     run_id_of,
     seed_scheme_of,
 )
+from projectl_sim.sim.task import GameResult, play_task
 from projectl_sim.sim.workers import Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
@@ -62,97 +62,6 @@ FLUSH_SECONDS = 5.0
 BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
 BYTES_PER_RECORD = 20_000
 BACKENDS = ("local", "dask")
-
-
-@dataclass
-class GameResult:
-    """What a worker sends back: the rows of one game and, when asked, its record."""
-
-    game_id: int
-    seats: list[dict[str, Any]]
-    game: dict[str, Any]
-    record: dict[str, Any] | None
-
-
-def play_task(
-    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
-) -> GameResult:
-    """Play one game of a run and return its rows; a failing game becomes an error row.
-
-    ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
-    so the watchdog can time them.
-    """
-    rules = rules_of(config)
-    seats = config.seated(task.rotation)
-    bots = [make_bot(spec) for spec in seats]
-    seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
-    cpu = [0.0] * len(seats)  # and CPU
-    actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
-    last: list[GameState] = []
-    kind_of = tables.RECORD_KIND
-
-    def on_step(state: GameState, seat: int, action: Action) -> None:
-        kind = kind_of.get(action.kind)
-        if kind is not None:  # (a user's expansion's own actions have no column)
-            actions[seat][kind] += 1
-        if beat is not None:
-            beat[1] += 1  # decisions made and the seat to move (workers._STEPS, _SEAT)
-            beat[2] = state.current
-        if not last:
-            last.append(state)
-
-    start = time.perf_counter()
-    error_seat: int | None = None
-    error: str | None = None
-    record: dict[str, Any] | None = None
-    try:
-        outcome = play_game(
-            rules,
-            bots,
-            task.seed,
-            record=task.record,
-            seat_names=seats,
-            on_step=on_step,
-            seconds=seconds,
-            cpu_seconds=cpu,
-            timed=task.record,  # a written record carries each decision's seconds
-        )
-        state = outcome.state
-        if outcome.record is not None:
-            record = outcome.record.to_json(state)
-    except BotError as exc:
-        partial = exc.outcome  # type: ignore[attr-defined]
-        state, error_seat = partial.state, exc.seat
-        error = f"{exc}\n{exc.detail}".strip()
-        if partial.record is not None:
-            record = partial.record.to_json(state)
-    except Exception as exc:  # an engine or bot bug must not stop a long run: it is a row
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}".strip()
-        # play_game keeps one state object throughout; before any step, deal it again.
-        state = (
-            last[0]
-            if last
-            else new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
-        )
-    duration = time.perf_counter() - start
-    ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
-    ident |= config.columns() | {"deal": task.deal}
-    seat_rows, game_row = tables.game_rows(
-        ident,
-        rotation=task.rotation,
-        seats=seats,
-        state=state,
-        actions=actions,
-        decision_seconds=seconds,
-        decision_cpu_seconds=cpu,
-        duration=duration,
-        error_seat=error_seat,
-        error=error,
-    )
-    return GameResult(task.game_id, seat_rows, game_row, record)
-
-
-# -- running ---------------------------------------------------------------------------------
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -261,37 +170,16 @@ def _session(options: RunOptions, jobs: int) -> dict[str, Any]:
     }
 
 
-def _session_manifest(
-    spec: RunSpec, seed: int, run_id: str, configs: list[GameConfig], n_games: int
-) -> dict[str, Any]:
-    return {
-        "format": "projectl-run/1",
-        "run_id": run_id,
-        "root_seed": seed,
-        "seed_scheme": SEED_SCHEME,  # which configurations share deals (spec.seed_scheme_of)
-        "config": spec.to_json() | {"seed": seed},
-        "configs": [c.to_json() for c in configs],
-        "games_planned": n_games,
-        "games_history": [spec.games],
-        "versions": tables.versions(),
-        "git": tables.git_commit(),
-        "started": tables.now(),
-        "sessions": [],
-        "status": "running",
-    }
-
-
 def _settings(spec: RunSpec, seed: int | None) -> dict[str, Any]:
     """Return what must match on ``--resume``: every setting but ``games``."""
     return spec.to_json() | {"seed": seed, "games": None}
 
 
 def _resumed(
-    spec: RunSpec | None, out: Path, manifest: dict[str, Any]
+    spec: RunSpec | None, out: Path, stored: RunSpec, history: list[int]
 ) -> tuple[RunSpec, list[int]]:
     """Return the spec a resume plays and its games history (a larger ``games`` grows it)."""
-    stored = RunSpec.from_mapping(manifest["config"])
-    history = list(manifest.get("games_history") or [stored.games])
+    history = list(history)
     if spec is None:
         return stored, history
     seed = spec.seed if spec.seed is not None else stored.seed
@@ -308,6 +196,37 @@ def _resumed(
     if spec.games > stored.games:
         history.append(spec.games)
     return replace(stored, games=spec.games), history
+
+
+def _written(out: Path) -> tuple[pa.Table | None, pa.Table | None]:
+    """Return the games and seats a run folder holds: its committed parts while it has some
+    (they are its tables: a stopped run's consolidated files are made from them again), else
+    its tables; None before any was written."""
+    if tables.part_numbers(out):
+        return tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+    if any((out / f"games.{fmt}").exists() for fmt in tables.FORMATS):
+        return tables.read_table(out, "games"), tables.read_table(out, "seats")
+    return None, None
+
+
+def _complete(
+    out: Path,
+    manifest: dict[str, Any],
+    stored: RunSpec,
+    history: list[int],
+    games: pa.Table | None,
+    seats: pa.Table | None,
+) -> tuple[int, int] | None:
+    """Return the games done and failed of a run whose manifest says it is complete, counted in
+    its tables; None when the tables do not hold every game once (the resume then plays the
+    missing ones)."""
+    if games is None or seats is None:
+        return None
+    assert stored.seed is not None
+    _, tasks = plan(stored, stored.seed, history, seed_scheme_of(manifest, out))
+    if tables.check_games(games, seats, len(tasks)):
+        return None
+    return games.num_rows, games.num_rows - games.column("error").null_count
 
 
 def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: str) -> int:
@@ -397,6 +316,8 @@ def run(
     the tables and the manifest are written; either message says how to go on.
     """
     options = options or RunOptions()
+    if not str(out).strip():  # Path("") is the current folder: never a run folder by accident
+        raise UsageError("--out '' names no folder: give the run folder, such as results/NAME")
     out = Path(out)
     _check_options(options)
     if not resume and spec is None:
@@ -426,18 +347,24 @@ def _run_locked(
     echo = options.echo or _stderr
     if resume:
         manifest = tables.read_manifest(out)
-        spec, history = _resumed(spec, out, manifest)
-        grows = len(history) > len(manifest.get("games_history") or [history[0]])
-        if manifest.get("status") == "complete" and not grows:  # its parts are gone
-            if not options.quiet:
-                echo(f"run {manifest['run_id']} in {out} is already complete")
-            if any(manifest.get(k) != v for k, v in extra.items()):
-                manifest |= extra
-                tables.write_manifest(out, manifest)
-            n, failed = manifest["games_done"], manifest["games_failed"]
-            return RunResult(
-                out, manifest["run_id"], manifest["root_seed"], n, 0, failed, 0.0, True, manifest
-            )
+        stored, stored_history = run_manifest.stored_run(out, manifest)
+        spec, history = _resumed(spec, out, stored, stored_history)
+        grows = len(history) > len(stored_history)
+        games, seats = _written(out)
+        # nothing of the manifest is believed before it matches its own settings and games
+        run_manifest.check_resume(out, manifest, stored, stored_history, games, seats)
+        if manifest.get("status") == "complete" and not grows:
+            done = _complete(out, manifest, stored, stored_history, games, seats)
+            if done is not None:
+                if not options.quiet:
+                    echo(f"run {manifest['run_id']} in {out} is already complete")
+                if any(manifest.get(k) != v for k, v in extra.items()):
+                    manifest |= extra
+                    tables.write_manifest(out, manifest)
+                n, failed = done
+                return RunResult(
+                    out, manifest["run_id"], stored.seed or 0, n, 0, failed, 0.0, True, manifest
+                )
     else:
         assert spec is not None
         if (out / tables.MANIFEST).exists():
@@ -489,7 +416,7 @@ def _run_locked(
     )
     # the run is on: from here its manifest tells how each session went
     if not resume:
-        manifest = _session_manifest(spec, seed, run_id, configs, len(tasks))
+        manifest = run_manifest.new_manifest(spec, seed, run_id, configs, len(tasks))
     for old in manifest.get("sessions", []):
         if old.get("status") == "running":  # its process ended without a word: killed
             old["status"] = "killed"
@@ -562,26 +489,51 @@ def _results(
         finally:
             games.close()
         return
+    import logging
+
     from distributed import Client
 
     address = options.scheduler
+    # the run says in one line what went wrong (a scheduler gone, say): Dask's own logs of it
+    # are dozens of lines and tracebacks, so its client's loggers keep quiet while it plays
+    quiet = [
+        log
+        for name, log in list(logging.Logger.manager.loggerDict.items())
+        if isinstance(log, logging.Logger)
+        and name.startswith(("distributed", "tornado", "asyncio"))
+    ]
+    quiet += [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    was = [log.disabled for log in quiet]
+    for log in quiet:
+        log.disabled = True
     try:
-        client = Client(address, timeout="10s")
-    except Exception as exc:  # OSError, TimeoutError, and whatever a bad address raises
-        raise UsageError(f"cannot reach the dask scheduler at {address}: {exc}") from None
-    try:
-        threads = sum(client.nthreads().values()) or 1
-        games = _dask_games(client, todo, job, threads)
         try:
-            yield games, threads
+            client = Client(address, timeout="10s")
+        except Exception as exc:  # OSError, TimeoutError, and whatever a bad address raises
+            raise UsageError(
+                f"cannot reach the dask scheduler at {address}: {_one_line(exc)}"
+            ) from None
+        try:
+            threads = sum(client.nthreads().values()) or 1
+            games = _dask_games(client, todo, job, threads, str(address))
+            try:
+                yield games, threads
+            finally:
+                games.close()
         finally:
-            games.close()
+            with contextlib.suppress(Exception):  # a scheduler gone: nothing left to close
+                client.close(timeout=5)
     finally:
-        client.close(timeout=5)
+        for log, disabled in zip(quiet, was, strict=True):
+            log.disabled = disabled
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _dask_games(
-    client: Any, todo: Iterator[GameTask], job: Job, threads: int
+    client: Any, todo: Iterator[GameTask], job: Job, threads: int, address: str = "?"
 ) -> Iterator[GameResult]:
     """Yield the results of ``todo`` played in batches on a Dask cluster (each batch in a
     worker process of a Dask worker, under the run's limits)."""
@@ -613,7 +565,14 @@ def _dask_games(
             except ProjectLError:
                 raise
             except Exception as exc:
-                raise WorkerError(f"a dask task failed ({type(exc).__name__}: {exc})") from None
+                if "connection-lost" in str(exc) or client.status in ("closed", "closing"):
+                    raise WorkerError(
+                        f"lost the connection to the dask scheduler at {address} "
+                        "(it stopped, or the network failed)"
+                    ) from None
+                raise WorkerError(
+                    f"a dask task failed ({type(exc).__name__}: {_one_line(exc)})"
+                ) from None
             if results:
                 pace = sum(r.game["duration"] or 0.0 for r in results) / len(results)
                 size = max(4, min(1000, int(1.0 / max(pace, 1e-4))))
@@ -816,34 +775,85 @@ def speed(games: int, seconds: float) -> str:
 
 
 # -- one game back from its row --------------------------------------------------------------
-def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], int]:
-    """Return the rules, bots (in seat order) and seed that replay one game of a run.
-
-    ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move.
-    """
+def _game_row(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return a run's manifest and the games-table row of one of its games."""
     manifest = tables.read_manifest(run_dir)
     games = tables.read_table(run_dir, "games")
     rows = games.filter(pc.equal(games.column("game_id"), game_id)).to_pylist()
     if not rows:
         raise UsageError(f"{run_dir} has no game {game_id} ({games.num_rows} games in its tables)")
-    row = rows[0]
+    return manifest, rows[0]
+
+
+def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], int]:
+    """Return the rules, bots (in seat order) and seed that replay one game of a run.
+
+    ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move
+    (in this process, with no time limit: ``play_from_run`` plays it under the run's).
+    """
+    manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
     bots = [make_bot(spec) for spec in config.seated(row["rotation"])]
     return config.rules(), bots, row["seed"]
+
+
+def run_limits(manifest: Mapping[str, Any]) -> Limits:
+    """Return the time limits a run was played under (its last session's; the defaults for a
+    run written before they were stored)."""
+    stored = manifest.get("limits") or {}
+    return Limits(
+        float(stored.get("decision_timeout", workers.DECISION_TIMEOUT)),
+        float(stored.get("game_timeout", workers.GAME_TIMEOUT)),
+    )
+
+
+def play_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Rules, str | None]:
+    """Play one game of a run again from its row, in a worker process under the run's time
+    limits (a game that hung in the run stops again, never hangs this process), and return its
+    record, its rules and the error its game ended with (None: it ended by the rules).
+
+    Raises ``RunFailed`` (one line) when the game goes over a limit or takes its worker down:
+    then there is no record to show.
+    """
+    manifest, row = _game_row(run_dir, game_id)
+    config = GameConfig.from_json(manifest["configs"][row["config_id"]])
+    task = GameTask(game_id, config.config_id, row["deal"], row["rotation"], row["seed"], True)
+    limits = run_limits(manifest)
+    job = Job(
+        {config.config_id: config},
+        str(manifest.get("run_id")),
+        limits,
+        workers.job_bots(),
+        tuple(sys.path),
+    )
+    games = workers.Pool(1, job).play([task])
+    try:
+        result = next(iter(games))
+    finally:
+        games.close()
+    error = result.game["error"]
+    if result.record is None:  # timed out, or its workers died: the row's error says which
+        line = (error or "it could not be played").splitlines()[0]
+        raise RunFailed(f"game {game_id} of {run_dir}: {line}")
+    return result.record, config.rules(), error.splitlines()[0] if error else None
 
 
 def record_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Rules, bool]:
     """Return one game of a run as a record, its rules, and whether the run had written it.
 
     The run's record file when ``--records`` wrote one, else the game played again from its row
-    (the run's rules, seats and seed, as ``play --from`` does; its decision times are today's).
+    under the run's time limits (``play_from_run``; its decision times are today's). A game
+    whose bot fails is a ``RunFailed`` (one line).
     """
-    rules, bots, seed = game_from_run(run_dir, game_id)
     path = Path(run_dir) / tables.RECORDS / f"game-{game_id:08d}.json"
     if path.is_file():
-        return read_record(path), rules, True
-    outcome = play_game(rules, bots, seed, seat_names=[repr(b) for b in bots], timed=True)
-    return outcome.record_json(), rules, False
+        manifest, row = _game_row(run_dir, game_id)
+        config = GameConfig.from_json(manifest["configs"][row["config_id"]])
+        return read_record(path), config.rules(), True
+    record, rules, error = play_from_run(run_dir, game_id)
+    if error is not None:
+        raise RunFailed(f"game {game_id} of {run_dir}: {error}")
+    return record, rules, False
 
 
 __all__ = [
@@ -851,7 +861,9 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "game_from_run",
+    "play_from_run",
     "play_task",
     "record_from_run",
     "run",
+    "run_limits",
 ]

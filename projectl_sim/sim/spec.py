@@ -36,7 +36,7 @@ import math
 import tomllib
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -339,6 +339,11 @@ class RunSpec:
             kwargs["players"] = players
         if data.get("variant") is not None:
             variants = tuple(dict.fromkeys(str(v) for v in _as_list(data["variant"], "variant")))
+            if not variants or "" in variants:
+                raise UsageError(
+                    f"variant: {data['variant']!r} names no variant: give "
+                    f"{', '.join(variant_counts())}"
+                )
             variants = tuple(load_variant(v) if is_class_spec(v) else v for v in variants)
             for v in variants:
                 if v not in variant_counts():
@@ -348,6 +353,11 @@ class RunSpec:
             sets = [
                 s for v in _as_list(data["expansions"], "expansions") for s in _expansion_sets(v)
             ]
+            if not sets:
+                raise UsageError(
+                    f"expansions: {data['expansions']!r} names no expansion set: give none for "
+                    "the base game, or names such as ghost+finesse"
+                )
             kwargs["expansions"] = tuple(dict.fromkeys(sets))
         rules = data.get("rules") or {}
         if not isinstance(rules, Mapping):
@@ -362,6 +372,10 @@ class RunSpec:
             values = (
                 rules[key] if isinstance(rules[key], (list, tuple)) else _as_list(rules[key], key)
             )
+            if not values or any(isinstance(v, str) and not v.strip() for v in values):
+                raise UsageError(
+                    f"rules: {key} has an empty value: give --rule {key}=VALUE[,VALUE...]"
+                )
             grid.append((key, tuple(dict.fromkeys(_switch_value(key, v) for v in values))))
         kwargs["rules"] = tuple(grid)
         if data.get("difficulty") is not None:
@@ -453,6 +467,11 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"config {p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"config {p}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); "
+            "save it as UTF-8"
+        ) from None
     try:
         if p.suffix == ".toml":
             data = tomllib.loads(text)
@@ -786,18 +805,19 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                     deal_setting=deal_setting,
                     plugins=spec.plugins,
                 )
-                _check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
+                check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
     return out
 
 
-def _check_decks(rules: Rules, catalogue: str | None) -> None:
+def check_decks(rules: Rules, catalogue: str | None, least: bool = False) -> None:
     """Refuse a catalogue too small for the game (one line): the rulebook's decks by player count
     (rulings, Base game / Setup; Solo variant) need so many black puzzles, and a full row of
-    white ones (solo: its deck's white part)."""
+    white ones (solo: its deck's white part). ``least`` (``play``, to try a small catalogue):
+    one black puzzle is enough, as the game deals what there is; none cannot end by the rules."""
     black = len(rules.catalogue.of_colour("black"))
     white = len(rules.catalogue.of_colour("white"))
-    need_black = rules.black_deck_wanted  # a parameter of the rules, by player count
+    need_black = 1 if least else rules.black_deck_wanted  # a parameter, by player count
     if rules.solo:
         need_white = FINESSE_SOLO_WHITE if rules.finesse else SOLO_WHITE
         who = "the solo variant" + (" with finesse" if rules.finesse else "")
@@ -977,8 +997,24 @@ def plan(
 
 def run_id_of(spec: RunSpec, root_seed: int, seed_scheme: str = SEED_SCHEME) -> str:
     """Return the run's id: a hash of its grid, root seed and seed scheme (the same run, the
-    same id; a run of the older ``per-configuration`` scheme keeps the id it had)."""
-    grid = {k: v for k, v in spec.to_json().items() if k not in ("records", "format", "seed")}
+    same id; a run of the older ``per-configuration`` scheme leaves the scheme out).
+
+    Not of its size: a run grown to N games (``--resume --games N``) plays the games a run
+    started with N plays, and has its id.
+    """
+    return _run_hash(spec, root_seed, seed_scheme, ("records", "format", "seed", "games"))
+
+
+def run_id_v1(spec: RunSpec, root_seed: int, games: int, seed_scheme: str = SEED_SCHEME) -> str:
+    """Return the id runs written before ids left out the size had: the hash of their grid with
+    the ``games`` they started with (a resume accepts it, and keeps it)."""
+    return _run_hash(
+        replace(spec, games=games), root_seed, seed_scheme, ("records", "format", "seed")
+    )
+
+
+def _run_hash(spec: RunSpec, root_seed: int, seed_scheme: str, leave_out: tuple[str, ...]) -> str:
+    grid = {k: v for k, v in spec.to_json().items() if k not in leave_out}
     ident: dict[str, Any] = {"grid": grid, "root_seed": root_seed}
     if seed_scheme != PER_CONFIGURATION:
         ident["seed_scheme"] = seed_scheme

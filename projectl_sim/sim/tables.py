@@ -10,6 +10,7 @@ tables are the same whatever the order games finished in.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -411,26 +412,39 @@ def writer_lock(run_dir: Path) -> Iterator[None]:
     """Hold the run folder's writer lock; another writer stops with one line naming us.
 
     An OS file lock (``flock``) on ``writer.lock``: the kernel drops it when the process ends in
-    any way (a crash or ``kill -9`` too), so it is never stale. The file stays; it names its
-    last holder.
+    any way (a crash or ``kill -9`` too), so it is never stale. The file names its holder, and
+    is removed when the writer ends (a killed writer leaves it, naming its last holder, held by
+    nobody).
     """
     path = run_dir / LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        holder = _lock_holder(fd)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _lock_holder(fd)
+            os.close(fd)
+            raise UsageError(
+                f"{run_dir} is being written by {holder}: one run folder has one writer; wait "
+                "for it to end (or stop it), then --resume"
+            ) from None
+        # the writer before us may have removed the file between our open and our lock: then we
+        # hold a file nobody else will open, and must lock the one at the path again
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
         os.close(fd)
-        raise UsageError(
-            f"{run_dir} is being written by {holder}: one run folder has one writer; wait for "
-            "it to end (or stop it), then --resume"
-        ) from None
     try:
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": now()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
         yield
     finally:
+        with contextlib.suppress(OSError):  # still ours: the lock is held until the close
+            path.unlink()
         os.close(fd)  # releases the lock
 
 
@@ -526,7 +540,26 @@ def read_parts(run_dir: Path, table: str) -> pa.Table:
     )
     if not files:
         return schema(table).empty_table()
-    return conform([pq.read_table(f) for f in files], table)
+    return conform([_read_parquet(f, part=True) for f in files], table)
+
+
+def _read_parquet(path: Path, part: bool = False) -> pa.Table:
+    """Read a table file; one line (``UsageError``) for a file cut short or not a table."""
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        fix = (
+            "remove it (and its namesake in the other table's parts), and --resume plays its "
+            "games again"
+            if part
+            else "restore it from a copy, or play the run again"
+        )
+        raise UsageError(f"{path}: not a readable table ({_first_line(exc)}); {fix}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
 def conform(parts: Sequence[pa.Table], table: str) -> pa.Table:
@@ -658,11 +691,18 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
     """Return a run's ``seats`` or ``games`` table: the consolidated file, else its parts."""
     run_dir = Path(run_dir)
     if (run_dir / f"{name}.parquet").exists():
-        return conform([pq.read_table(run_dir / f"{name}.parquet")], name)
+        return conform([_read_parquet(run_dir / f"{name}.parquet")], name)
     if (run_dir / f"{name}.csv").exists():
         # the declared types; a column no class here declares is read as pyarrow infers it
         opts = pacsv.ConvertOptions(column_types=schema(name), strings_can_be_null=True)
-        return conform([pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)], name)
+        try:
+            table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
+        except (pa.ArrowException, OSError) as exc:
+            raise UsageError(
+                f"{run_dir / f'{name}.csv'}: not a readable table ({_first_line(exc)}); "
+                "restore it from a copy, or play the run again"
+            ) from None
+        return conform([table], name)
     if (run_dir / PARTS).exists():
         return _sorted(read_parts(run_dir, name), name)
     raise UsageError(f"{run_dir}: no {name} table (is it a run directory?)")

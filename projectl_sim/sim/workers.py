@@ -3,7 +3,7 @@
 A worker is a fresh Python process (``python -m projectl_sim.sim.workers``) joined to its parent
 by pipes: the parent sends it batches of games, it answers one message per finished game. Each
 worker also writes, into a page of memory it shares with the parent, the game it is playing and
-how many decisions it has made (one store per decision, in the runner's ``on_step``). The parent
+how many decisions it has made (one store per decision, in ``sim.task.play_task``). The parent
 reads those pages a few times a second: a decision that has not ended within
 ``Limits.decision`` seconds, or a game not over within ``Limits.game``, gets its worker killed
 (``SIGKILL``, whatever the bot is doing: a pure-Python loop, a sleep or compiled code) and
@@ -38,16 +38,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from projectl_sim.engine import GameState, deal, new_game
+from bots import BotBuildError
 from projectl_sim.errors import ProjectLError
-from projectl_sim.sim import tables
-from projectl_sim.sim.play import game_seeds
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
-
-if TYPE_CHECKING:
-    from projectl_sim.sim.runner import GameResult
+from projectl_sim.sim.task import BEAT_SEAT, BEAT_STEPS, GameResult, dealt, error_rows, play_task
 
 # Defaults of --decision-timeout and --game-timeout: far beyond any shipped bot's decision
 # (mcts at its default budget takes well under a second; a time budget is at most an hour) and
@@ -68,7 +64,7 @@ FAILED_STARTS = 3
 START_SECONDS = 300.0
 
 _BEAT = 4  # int64 slots of a worker's page: game id, decisions made, seat to move, unused
-_GAME, _STEPS, _SEAT = 0, 1, 2
+_GAME, _STEPS, _SEAT = 0, BEAT_STEPS, BEAT_SEAT  # (play_task writes the last two)
 
 
 class WorkerError(ProjectLError):
@@ -89,44 +85,7 @@ class Limits:
         return {"decision_timeout": self.decision, "game_timeout": self.game}
 
 
-# -- one game ------------------------------------------------------------------------------------
-def _rows(
-    task: GameTask,
-    config: GameConfig,
-    run_id: str,
-    state: GameState,
-    *,
-    duration: float = 0.0,
-    error_seat: int | None = None,
-    error: str | None = None,
-) -> GameResult:
-    seats = config.seated(task.rotation)
-    n = len(seats)
-    ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
-    ident |= config.columns() | {"deal": task.deal}
-    seat_rows, game_row = tables.game_rows(
-        ident,
-        rotation=task.rotation,
-        seats=seats,
-        state=state,
-        actions=[dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
-        decision_seconds=[0.0] * n,
-        decision_cpu_seconds=[0.0] * n,
-        duration=duration,
-        error_seat=error_seat,
-        error=error,
-    )
-    from projectl_sim.sim.runner import GameResult
-
-    return GameResult(task.game_id, seat_rows, game_row, None)
-
-
-def _dealt(task: GameTask, config: GameConfig) -> GameState:
-    """Return a game's state before its first decision (dealt again from its seed)."""
-    rules = rules_of(config)
-    return new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
-
-
+# -- error rows ------------------------------------------------------------------------------
 def timed_out(
     task: GameTask,
     config: GameConfig,
@@ -140,7 +99,7 @@ def timed_out(
 
     Its worker was killed, so the row has the deal's state: no decisions counted.
     """
-    state = _dealt(task, config)
+    state = dealt(task, config)
     seat = state.current if seat is None or seat < 0 else seat
     bot = config.seated(task.rotation)[seat]
     flag = "--decision-timeout" if what == "decision" else "--game-timeout"
@@ -149,7 +108,7 @@ def timed_out(
         f"bot {bot} (seat {seat}, game seed {task.seed}) timed out after {limit:g} s: "
         f"{which} went over {flag} {limit:g}; its worker was stopped"
     )
-    return _rows(task, config, run_id, state, duration=spent, error_seat=seat, error=error)
+    return error_rows(task, config, run_id, error, error_seat=seat, duration=spent, state=state)
 
 
 def lost(task: GameTask, config: GameConfig, run_id: str, how: str) -> GameResult:
@@ -158,7 +117,7 @@ def lost(task: GameTask, config: GameConfig, run_id: str, how: str) -> GameResul
         f"the game's worker died {DEATHS_PER_GAME} times while playing it ({how}); "
         f"game seed {task.seed}"
     )
-    return _rows(task, config, run_id, _dealt(task, config), error=error)
+    return error_rows(task, config, run_id, error)
 
 
 # -- what a run tells its workers ----------------------------------------------------------------
@@ -229,8 +188,6 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
     outbox = Connection(fd_out, readable=False)
     page = mmap.mmap(fd_beat, _BEAT * 8)
     beat = memoryview(page).cast("q")
-    from projectl_sim.sim.runner import play_task  # the game itself is the runner's
-
     job: Job | None = None
     while True:
         try:
@@ -242,6 +199,9 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         if kind == "job":
             try:
                 _adopt(body)
+            except BotBuildError as exc:  # what the bot itself raised, as the parent's line says
+                outbox.send(("fatal", f"a worker cannot start the run: {exc.cause_line}"))
+                continue
             except ProjectLError as exc:
                 outbox.send(("fatal", f"{exc} (in a worker process, pid {os.getpid()})"))
                 continue
@@ -382,6 +342,9 @@ def worker_pids(playing: bool = False) -> list[int]:
 
 
 def _stop_idle() -> None:
+    if threading.current_thread() is threading.main_thread():
+        # at exit: a Ctrl-C now would only print "Exception ignored in atexit callback"
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     idle = [*_IDLE, *(w for ws in _BATCH_IDLE.values() for w in ws)]
     _IDLE.clear()
     _BATCH_IDLE.clear()

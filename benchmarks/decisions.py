@@ -1,0 +1,149 @@
+"""CPU per decision of every shipped bot, in every variant x expansion combination.
+
+Run: ``.venv/bin/python benchmarks/decisions.py [--games N] [--mcts-games M] [--bots A,B]
+[--jobs J] [--seed S]``.
+
+Every shipped bot at its default settings (``projectl-sim bots``, but the human seat) plays
+``--games`` games (``--mcts-games`` for ``mcts``) in each combination: the standard game at 2 and
+4 players, solo, and Line Clear at 5 and 6 players, each with every subset of the four
+expansions and the Endless White Deck (a combination the rules refuse, such as 6 players without
+24 black puzzles or the Endless White Deck in solo, is left out and counted). The bot sits in
+seat 0, greedy in the others; only seat 0's decisions are timed, in CPU seconds
+(``time.process_time``: robust to a busy machine). Per bot and variant it prints the decisions
+timed, their median, 99.9th percentile and maximum CPU, and the combination of the slowest; then
+each bot's maximum over everything. Every shipped bot's decision is bounded in work
+(``bots.endgame.BUDGET`` for solo's end search, MCTS's iterations), never in time, so this is
+where a runaway would show. Game seeds come from one root seed (printed), so a run is
+repeatable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import secrets
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+# benchmarks/bots.py is named like the ``bots`` package: drop this folder from the import path
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import numpy as np  # noqa: E402
+from joblib import Parallel, delayed  # noqa: E402
+
+from bots import REGISTRY, make_bot  # noqa: E402
+from projectl_sim import Rules  # noqa: E402
+from projectl_sim._native import compiled  # noqa: E402
+from projectl_sim.errors import ProjectLError  # noqa: E402
+from projectl_sim.sim.play import play_game  # noqa: E402
+
+# the four expansions, and the Endless White Deck (a rules switch: ``endless_white_deck``)
+EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix", "endless")
+SEATINGS = (("standard", 2), ("standard", 4), ("solo", 1), ("line_clear", 5), ("line_clear", 6))
+NOT_SHIPPED = {"human"}  # a person at the terminal
+
+
+def combinations() -> list[tuple[str, int, tuple[str, ...]]]:
+    """Return every (variant, players, expansions) combination the benchmark tries."""
+    subsets = [
+        names for k in range(len(EXPANSIONS) + 1) for names in itertools.combinations(EXPANSIONS, k)
+    ]
+    return [(v, p, e) for v, p in SEATINGS for e in subsets]
+
+
+def _label(variant: str, players: int, expansions: tuple[str, ...]) -> str:
+    return f"{variant} {players}p {'+'.join(expansions) or 'base'}"
+
+
+def play_cell(
+    spec: str, variant: str, players: int, expansions: tuple[str, ...], seeds: list[int]
+) -> tuple[list[float], bool]:
+    """Play one bot's games of one combination; return seat 0's CPU seconds per decision (and
+    False when the rules refuse the combination)."""
+    sets = frozenset(expansions) - {"endless"}
+    try:
+        rules = Rules(
+            players=players,
+            variant=variant,
+            expansions=sets,
+            endless_white_deck="endless" in expansions,
+        )
+    except ProjectLError:
+        return [], False
+    times: list[float] = []
+    bot = make_bot(spec)
+
+    def timed(view: Any, rng: Any) -> Any:
+        start = time.process_time()
+        action = bot(view, rng)
+        times.append(time.process_time() - start)
+        return action
+
+    others = [make_bot("greedy") for _ in range(players - 1)]
+    for seed in seeds:
+        play_game(rules, [timed, *others], seed, record=False)
+    return times, True
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:9.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=8, help="games per bot and combination")
+    parser.add_argument("--mcts-games", type=int, default=1, help="games per combination, mcts")
+    parser.add_argument("--bots", default=None, help="comma list (default: every shipped bot)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
+    args = parser.parse_args()
+    root = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    specs = args.bots.split(",") if args.bots else sorted(set(REGISTRY) - NOT_SHIPPED)
+    cells = combinations()
+    build = "compiled" if compiled() else "pure"
+    print(f"root seed {root}; {build} build; {args.jobs} jobs; bots {' '.join(specs)}")
+    jobs = []
+    for b, spec in enumerate(specs):
+        n = args.mcts_games if spec.startswith("mcts") else args.games
+        for c, (variant, players, expansions) in enumerate(cells):
+            ss = np.random.SeedSequence([root, b, c])
+            seeds = [int(s) for s in ss.generate_state(n, dtype=np.uint32)]
+            jobs.append((spec, variant, players, expansions, seeds))
+    start = time.perf_counter()
+    results = Parallel(n_jobs=args.jobs)(delayed(play_cell)(*job) for job in jobs)
+    refused = sum(1 for _, ok in results if not ok) // len(specs)
+    print(
+        f"{len(cells) - refused} combinations ({refused} refused by the rules), "
+        f"{time.perf_counter() - start:.0f} s wall"
+    )
+    header = f"{'bot':10s} {'variant':12s} {'decisions':>9s} {'median':>12s} {'p99.9':>12s} "
+    print(header + f"{'max':>12s}  slowest in")
+    overall: dict[str, tuple[float, str]] = {}
+    by: dict[tuple[str, str], list[tuple[list[float], str]]] = defaultdict(list)
+    for (spec, variant, players, expansions, _), (times, _ok) in zip(jobs, results, strict=True):
+        if times:
+            by[spec, variant].append((times, _label(variant, players, expansions)))
+    for spec in specs:
+        for variant in dict.fromkeys(v for v, _ in SEATINGS):
+            groups = by.get((spec, variant), [])
+            if not groups:
+                continue
+            every = np.concatenate([np.asarray(t) for t, _ in groups])
+            worst_times, worst = max(groups, key=lambda g: max(g[0]))
+            top = max(worst_times)
+            print(
+                f"{spec:10s} {variant:12s} {len(every):9d} {_ms(float(np.median(every)))} "
+                f"{_ms(float(np.quantile(every, 0.999)))} {_ms(top)}  {worst}"
+            )
+            if top > overall.get(spec, (-1.0, ""))[0]:
+                overall[spec] = (top, worst)
+    for spec, (top, worst) in overall.items():
+        print(f"max {spec:10s} {_ms(top)}  ({worst})")
+
+
+if __name__ == "__main__":
+    main()

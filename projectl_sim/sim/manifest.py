@@ -1,0 +1,201 @@
+"""A run's manifest: what a new run writes first, and what a resume checks before trusting it.
+
+The manifest (``manifest.json`` in the run folder) says what the run plays: its settings
+(``config``), root seed, configurations, planned games and how it grew, and how each session
+ended. ``--resume`` plays on from it, so it must not be believed on its word: ``check_resume``
+recomputes the run's identity from its settings (the configurations, the run id, the number of
+games, the tables' format) and compares it with what the manifest says and with the games
+already written (their run id, configuration columns, seats and seeds), and refuses any
+mismatch with one line. A hand-edited ``root_seed`` or line-up, or a manifest of a format this
+version does not know, stops a resume before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from projectl_sim.errors import UsageError
+from projectl_sim.sim import tables
+from projectl_sim.sim.spec import (
+    SEED_SCHEME,
+    GameConfig,
+    RunSpec,
+    Tasks,
+    plan,
+    run_id_of,
+    run_id_v1,
+    seed_scheme_of,
+)
+
+FORMAT = "projectl-run/1"  # the manifest's format: what this version writes
+FORMATS = (FORMAT,)  # and the formats it reads
+# Games whose seeds and seats a resume recomputes and compares with their rows (spread evenly
+# over the games written: a changed seed or line-up changes every row, so a few catch it, and a
+# huge run's resume does not recompute millions of seeds).
+SAMPLE = 200
+_CONFIG_COLUMNS = ("config_id", "players", "variant", "expansions", "switches", "lineup")
+
+
+def new_manifest(
+    spec: RunSpec, seed: int, run_id: str, configs: Sequence[GameConfig], n_games: int
+) -> dict[str, Any]:
+    """Return the manifest a new run writes before its first game."""
+    return {
+        "format": FORMAT,
+        "run_id": run_id,
+        "root_seed": seed,
+        "seed_scheme": SEED_SCHEME,  # which configurations share deals (spec.seed_scheme_of)
+        "config": spec.to_json() | {"seed": seed},
+        "configs": [c.to_json() for c in configs],
+        "games_planned": n_games,
+        "games_history": [spec.games],
+        "versions": tables.versions(),
+        "git": tables.git_commit(),
+        "started": tables.now(),
+        "sessions": [],
+        "status": "running",
+    }
+
+
+def _refuse(out: Path, what: str) -> UsageError:
+    return UsageError(
+        f"--resume: {out / tables.MANIFEST} {what}: the manifest does not describe the run in "
+        "that folder (edited by hand?); play it again in a new folder"
+    )
+
+
+def stored_run(out: Path, manifest: dict[str, Any]) -> tuple[RunSpec, list[int]]:
+    """Return the settings and the games history a manifest holds, once its format, seed and
+    history are checked (``UsageError``: one line)."""
+    fmt = manifest.get("format")
+    if fmt not in FORMATS:
+        known = ", ".join(FORMATS)
+        raise UsageError(
+            f"--resume: {out / tables.MANIFEST} is of format {fmt!r}, which this version of "
+            f"projectl-sim does not read (it reads {known}); resume it with the version that "
+            "wrote it"
+        )
+    seed_scheme_of(manifest, out)  # a scheme this version does not know: one line
+    config = manifest["config"]
+    if not isinstance(config, dict):
+        raise _refuse(out, "has no settings (config)")
+    stored = RunSpec.from_mapping(config)
+    root = manifest.get("root_seed")
+    if stored.seed is None or root != stored.seed:
+        raise _refuse(out, f"names root seed {root!r} but its settings seed {stored.seed!r}")
+    history = manifest.get("games_history") or [stored.games]
+    ok = (
+        isinstance(history, list)
+        and all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in history)
+        and history == sorted(set(history))
+        and history[-1] == stored.games
+    )
+    if not ok:
+        raise _refuse(
+            out, f"has games_history {history!r}, which does not grow to games {stored.games}"
+        )
+    return stored, list(history)
+
+
+def check_resume(
+    out: Path,
+    manifest: dict[str, Any],
+    stored: RunSpec,
+    history: Sequence[int],
+    games: pa.Table | None,
+    seats: pa.Table | None,
+) -> None:
+    """Refuse (``UsageError``, one line) a resume whose manifest disagrees with the run it
+    stands for: the configurations, run id and games its settings give, the format of the
+    tables written, and the games already written (``games`` and ``seats``, committed parts or
+    consolidated tables; None: not read)."""
+    assert stored.seed is not None
+    scheme = seed_scheme_of(manifest, out)
+    configs, tasks = plan(stored, stored.seed, history, scheme)
+    mine = json.loads(json.dumps([c.to_json() for c in configs]))
+    if manifest.get("configs") != mine:
+        raise _refuse(out, "lists configurations its settings do not make")
+    run_id = manifest.get("run_id")
+    ids = (
+        run_id_of(stored, stored.seed, scheme),
+        run_id_v1(stored, stored.seed, history[0], scheme),
+    )
+    if run_id not in ids:
+        raise _refuse(out, f"names run id {run_id!r}, not the id of its settings and seed")
+    planned = manifest.get("games_planned")
+    if planned is not None and planned != len(tasks):
+        raise _refuse(out, f"plans {planned!r} games where its settings make {len(tasks)}")
+    for fmt in tables.FORMATS:
+        if fmt != stored.format and (out / f"games.{fmt}").exists():
+            raise _refuse(out, f"says format {stored.format!r} but the tables are {fmt}")
+    if games is not None and games.num_rows:
+        _check_rows(out, games, seats, configs, tasks, str(run_id))
+
+
+def _check_rows(
+    out: Path,
+    games: pa.Table,
+    seats: pa.Table | None,
+    configs: Sequence[GameConfig],
+    tasks: Tasks,
+    run_id: str,
+) -> None:
+    """Compare the games written with what the manifest's settings play."""
+    ids = games.column("game_id").to_numpy()
+    if ids.min() < 0 or ids.max() >= len(tasks):
+        raise _refuse(out, f"plans {len(tasks)} games, and its tables hold game {ids.max()}")
+    found = set(pc.unique(games.column("run_id")).to_pylist())
+    if found != {run_id}:
+        other = sorted(str(x) for x in found - {run_id})
+        raise _refuse(out, f"names run id {run_id}, and its tables hold games of {other[0]}")
+    by_id = {c.config_id: c for c in configs}
+    combos = games.select(list(_CONFIG_COLUMNS)).group_by(list(_CONFIG_COLUMNS)).aggregate([])
+    for row in combos.to_pylist():
+        config = by_id.get(row["config_id"])
+        if config is None or {k: config.columns()[k] for k in _CONFIG_COLUMNS} != row:
+            raise _refuse(
+                out,
+                f"describes configuration {row['config_id']} otherwise than its games do "
+                f"(they play {row['lineup']}, {row['players']} players, {row['variant']}, "
+                f"expansions {row['expansions']}, switches {row['switches']})",
+            )
+    order = np.argsort(ids, kind="stable")
+    picks = order[np.unique(np.linspace(0, len(order) - 1, min(SAMPLE, len(order))).astype(int))]
+    sample = games.take(pa.array(picks)).select(["game_id", "seed", "deal", "rotation", "seats"])
+    for row in sample.to_pylist():
+        task = tasks[row["game_id"]]
+        seated = ",".join(by_id[task.config_id].seated(task.rotation))
+        if (row["seed"], row["deal"], row["rotation"], row["seats"]) != (
+            task.seed,
+            task.deal,
+            task.rotation,
+            seated,
+        ):
+            raise _refuse(
+                out,
+                f"gives game {row['game_id']} seed {task.seed} and seats {seated}, and its "
+                f"tables hold seed {row['seed']} and seats {row['seats']}",
+            )
+    if seats is not None and seats.num_rows:
+        bots = seats.select(["game_id", "seat", "bot"])
+        wanted = set(sample.column("game_id").to_pylist())
+        mask = pc.is_in(bots.column("game_id"), value_set=pa.array(sorted(wanted), pa.int64()))
+        for row in bots.filter(mask).to_pylist():
+            task = tasks[row["game_id"]]
+            bot = by_id[task.config_id].seated(task.rotation)[row["seat"]]
+            if row["bot"] != bot:
+                raise _refuse(
+                    out,
+                    f"seats {bot} at seat {row['seat']} of game {row['game_id']}, and its "
+                    f"tables hold {row['bot']}",
+                )
+
+
+__all__ = ["FORMAT", "FORMATS", "check_resume", "new_manifest", "stored_run"]
