@@ -75,6 +75,12 @@ PAIRS: dict[str, tuple[Any, ...]] = {
     "mctsv-mcts": ("mcts:leaf=value", "mcts"),
     "value2-mcts": ("value:ply=2", "mcts"),
     "mctsv-mcts800": ("mcts:leaf=value,iterations=1000", "mcts:iterations=800"),
+    # value's best `top` candidates decided by common greedy rollouts; value built on rusher
+    "valueroll-greedy": ("value:rollouts=2", "greedy"),
+    "valueroll-mcts": ("value:rollouts=2", "mcts"),
+    "valueroll8-mcts": ("value:rollouts=8,top=4", "mcts"),
+    "valuerush-greedy": ("value:base=rusher", "greedy"),
+    "rusher-greedy": ("rusher", "greedy"),
 }
 # name -> (bot A, bot B) or (bot A, bot B, players): bot A in each seat in turn against B's
 THREE: dict[str, tuple[Any, ...]] = {

@@ -39,7 +39,8 @@ from bots.endgame import solo_endgame
 from bots.features import hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model
-from bots.params import Matches, Param, Range
+from bots.params import Matches, OneOf, Param, Range
+from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.value_model import ValueModel, load_model
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Upgrade
@@ -47,6 +48,16 @@ from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
 _WEIGHTS: Final = Weights()
+MAX_ROLLOUT_ACTIONS: Final = 2000  # a rollout is cut off after this many actions (stalled)
+# the heuristic a value bot builds on (base=): its choice is the first candidate (the prior's),
+# and it finishes every candidate's turn and answers rewards, Level Ups and Finishing Touches
+BASES: Final[dict[str, type[GreedyBot]]] = {
+    "greedy": GreedyBot,
+    "rusher": RusherBot,
+    "builder": BuilderBot,
+    "setter": SetterBot,
+    "recycler": RecyclerBot,
+}
 
 MODEL_PARAMS: Final[dict[str, Param]] = {
     "model": (
@@ -190,6 +201,18 @@ class ValueBot(Bot):
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
+        "rollouts": (
+            0,
+            "greedy rollouts to the end per candidate for the `top` best by value (0: none); "
+            "common to the candidates (rollout r: the same dealt world, the same random stream)",
+            Range(0, 1000),
+        ),
+        "top": (3, "rollouts>0: the candidates (best by value) the rollouts decide", Range(2, 64)),
+        "base": (
+            "greedy",
+            "the heuristic built on: its choice gets the prior, it finishes each candidate's turn",
+            OneOf(*BASES),
+        ),
         "endgame": SOLO_PARAMS["endgame"],
     }
 
@@ -204,7 +227,9 @@ class ValueBot(Bot):
         self.ply = int(self.options["ply"])
         self.width = int(self.options["width"])
         self.endgame = int(self.options["endgame"])
-        self.greedy = GreedyBot(endgame=0)
+        self.rollouts = int(self.options["rollouts"])
+        self.top = int(self.options["top"])
+        self.greedy = BASES[str(self.options["base"])](endgame=0)
         self.evaluations = 0  # over the bot's life (for benchmarks)
 
     def __repr__(self) -> str:
@@ -276,6 +301,8 @@ class ValueBot(Bot):
         states = [self._after(world, a, rng) for a in cands]
         values = self.values(states, me, hidden, per_card)
         values[0] += self.prior  # the greedy choice is first
+        if self.rollouts > 0:
+            return cands[self._roll_off(view, cands, values, rng)]
         best = 0
         for i in range(1, len(values)):
             if values[i] > values[best]:
@@ -308,6 +335,49 @@ class ValueBot(Bot):
                 if values[i] > values[best]:
                     best = i
         return cands[best]
+
+    def _roll_off(
+        self, view: GameState, cands: list[Action], values: list[float], rng: random.Random
+    ) -> int:
+        """Return the index of the candidate that wins the rollouts among the ``top`` best by
+        value (the base's choice always among them): each rollout deals one world and one random
+        stream, the same for every candidate, so their differences are the candidates' own."""
+        order = sorted(range(len(cands)), key=lambda i: (-values[i], i))[: self.top]
+        if 0 not in order:
+            order[-1] = 0
+        me = view.current
+        total = [0.0] * len(cands)
+        for _ in range(self.rollouts):
+            seed = rng.getrandbits(62)
+            world = determinize(view, random.Random(seed))
+            for i in order:
+                state = self._after(world, cands[i], random.Random(seed + 1))
+                total[i] += self._play_out(state, random.Random(seed + 2), me)
+        best = order[0]
+        for i in order:
+            if total[i] > total[best] + 1e-9 or (abs(total[i] - total[best]) <= 1e-9 and i < best):
+                best = i  # ties: the earlier candidate (the base's choice first)
+        return best
+
+    def _play_out(self, state: GameState, rng: random.Random, me: int) -> float:
+        """Play ``state`` to the end with the base heuristic in every seat; return its value to
+        ``me`` (the win share plus ``margin`` times the margin per 10 points)."""
+        base = self.greedy
+        steps = 0
+        while state.phase != OVER and steps < MAX_ROLLOUT_ACTIONS:
+            settle(state, base, rng)
+            if state.phase == OVER:
+                break
+            action = base.choose_with_insert(state)
+            if action is None:
+                action = rng.choice(state.legal_actions(master="none"))
+            state.apply(action)
+            steps += 1
+        if state.phase != OVER:
+            return 0.0  # a rollout that does not end (a stalled table) counts as nothing
+        winners = state.winners()
+        share = 1.0 / len(winners) if me in winners else 0.0
+        return share + self.margin_w * final_margin(state, me) / self.margin_scale
 
     def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         last = solo_endgame(view, rng, self.endgame)

@@ -139,6 +139,7 @@ for rules, bots, seed in [
     (Rules(players=3, expansions=("finesse", "ghost_piece")),
      ["value", "greedy", "mcts:leaf=value,iterations=8"], 2),
     (Rules(players=1, variant="solo"), ["value"], 3),
+    (Rules(players=2), ["value:rollouts=1,top=2,base=rusher", "greedy"], 4),
 ]:
     out = play_game(rules, [make_bot(b) for b in bots], seed, on_step=note)
     records.append(out.record_json())
@@ -185,6 +186,49 @@ def test_a_tiny_training_run_is_reproducible(tmp_path: Path) -> None:
     fa, fb = fit(a, (4,), seed=3, max_iter=5), fit(b, (4,), seed=3, max_iter=5)
     assert fa == fb
     assert fit(a, (4,), seed=4, max_iter=5) != fa  # the seed is what decides
+
+
+def test_extra_rows_train_but_are_never_held_out(tmp_path: Path) -> None:
+    """train-value --extra-positions: the rows join the fit (each --extra-weight times), the
+    accuracy is still that of the held-out games, and the model file says what it saw."""
+    pytest.importorskip("sklearn")
+    from projectl_sim.learn.value import collect, train
+
+    rows = collect(6, 12, every=2, mcts_share=0.0)
+    rows.save(tmp_path / "rows.npz")
+    extra = collect(3, 13, every=2, mcts_share=0.0)
+    extra.save(tmp_path / "extra.npz")
+    plain = train(tmp_path / "a", games=0, seed=1, positions=tmp_path / "rows.npz")
+    more = train(
+        tmp_path / "b",
+        games=0,
+        seed=1,
+        positions=tmp_path / "rows.npz",
+        extra=tmp_path / "extra.npz",
+        extra_weight=2,
+    )
+    assert more["hash"] != plain["hash"]
+    assert [r["positions"] for r in more["accuracy"]] == [r["positions"] for r in plain["accuracy"]]
+    training = load_model(str(more["model"])).training
+    assert training["extra_rows"] == 2 * len(extra) and training["extra_weight"] == 2
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "projectl_sim",
+            "train-value",
+            "--out",
+            str(tmp_path / "c"),
+            "--positions",
+            str(tmp_path / "rows.npz"),
+            "--extra-positions",
+            str(tmp_path / "none"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode != 0 and out.stderr.strip().count("\n") == 0
+    assert "--extra-positions" in out.stderr and "no such file" in out.stderr
 
 
 def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> None:

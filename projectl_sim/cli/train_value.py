@@ -38,6 +38,11 @@ def cmd_train_value(args: argparse.Namespace) -> int:
     positions = Path(args.positions) if args.positions else None
     if positions is not None and not positions.is_file():
         raise UsageError(f"--positions {positions}: no such file")
+    if args.extra_weight < 1:
+        raise UsageError(f"--extra-weight {args.extra_weight}: must be at least 1")
+    extra = Path(args.extra_positions) if args.extra_positions else None
+    if extra is not None and not extra.is_file():
+        raise UsageError(f"--extra-positions {extra}: no such file")
     echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = train(
         Path(args.out),
@@ -50,6 +55,8 @@ def cmd_train_value(args: argparse.Namespace) -> int:
         test_share=args.test_share,
         curve=args.curve,
         positions=positions,
+        extra=extra,
+        extra_weight=args.extra_weight,
         echo=echo,
     )
     print(
@@ -91,5 +98,17 @@ def register(subparsers: Any) -> None:
         "--curve", action="store_true", help="also fit on growing shares (a learning curve)"
     )
     tv.add_argument("--positions", metavar="FILE", help="fit on the positions of an earlier run")
+    tv.add_argument(
+        "--extra-positions",
+        metavar="FILE",
+        help="more training rows (tools/value_oracle.py --out: rollout-labelled), never held out",
+    )
+    tv.add_argument(
+        "--extra-weight",
+        type=int,
+        default=1,
+        metavar="K",
+        help="each extra row counts K times in the fit (default 1)",
+    )
     tv.add_argument("--quiet", action="store_true", help="no progress lines")
     tv.set_defaults(func=cmd_train_value)

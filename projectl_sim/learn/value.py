@@ -451,10 +451,17 @@ def train(
     test_share: float = 0.2,
     curve: bool = False,
     positions: Path | None = None,
+    extra: Path | None = None,
+    extra_weight: int = 1,
     echo: Any = None,
 ) -> dict[str, Any]:
     """Collect (or read) positions, fit on the training games, export ``out/model.json``, and
-    write the accuracy on the held-out games (and the learning curve); return a summary."""
+    write the accuracy on the held-out games (and the learning curve); return a summary.
+
+    ``extra``: more training rows (a positions file, e.g. ``tools/value_oracle.py --out``'s
+    candidate positions labelled by the mean of greedy rollouts), added to the training games
+    only (each ``extra_weight`` times: a row labelled by rollouts is worth more than one final
+    outcome): the accuracy is still measured on the held-out games' final outcomes."""
     import csv
 
     from bots.value_model import load_model, write_model
@@ -477,6 +484,9 @@ def train(
         say(f"{len(pos)} positions of {len(np.unique(pos.game))} games -> {out / 'positions.npz'}")
     test = held_out(pos, test_share, seed)
     train_pos, test_pos = pos.subset(~test), pos.subset(test)
+    more = Positions.load(extra) if extra is not None else None
+    if more is not None and extra_weight > 1:
+        more = more.subset(np.repeat(np.arange(len(more)), extra_weight))
     training = {
         "games": len(np.unique(train_pos.game)),
         "positions": len(train_pos),
@@ -487,10 +497,15 @@ def train(
             if positions is None
             else {"positions_from": positions.name}  # how they were played: in that run's model
         ),
+        **(
+            {"extra_positions": extra.name, "extra_rows": len(more), "extra_weight": extra_weight}
+            if extra is not None and more is not None
+            else {}
+        ),
         "hidden": list(hidden),
         "library": _library(),
     }
-    mean, scale, layers = fit(train_pos, hidden, seed)
+    mean, scale, layers = fit(_joined(train_pos, more), hidden, seed)
     digest = write_model(out / "model.json", mean, scale, layers, MARGIN_SCALE, training)
     model = load_model(str(out / "model.json"))
     rows = accuracy(model, test_pos)
@@ -504,7 +519,7 @@ def train(
         for share in CURVE_SHARES:
             keep = shuffled[: max(1, round(share * len(shuffled)))]
             part = train_pos.subset(np.isin(train_pos.game, keep))
-            m, s, ls = fit(part, hidden, seed)
+            m, s, ls = fit(_joined(part, more), hidden, seed)
             tmp = out / f"curve-{len(keep)}.json"
             write_model(tmp, m, s, ls, MARGIN_SCALE, {"games": len(keep)})
             r = accuracy(load_model(str(tmp)), test_pos)[0]
@@ -516,6 +531,18 @@ def train(
             )
         _write_csv(out / "learning_curve.csv", curve_rows, ["games", *ACCURACY_COLUMNS], csv)
     return {"hash": digest, "model": out / "model.json", "accuracy": rows, "curve": curve_rows}
+
+
+def _joined(pos: Positions, more: Positions | None) -> Positions:
+    """Return ``pos`` with the rows of ``more`` after them (their game ids kept apart)."""
+    if more is None or not len(more):
+        return pos
+    offset = int(pos.game.max()) + 1 if len(pos) else 0
+    parts = {
+        f: np.concatenate([getattr(pos, f), getattr(more, f)]) for f in pos.__dataclass_fields__
+    }
+    parts["game"] = np.concatenate([pos.game, more.game + offset])
+    return Positions(**parts)
 
 
 def _library() -> str:
