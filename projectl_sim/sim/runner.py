@@ -22,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from bots import make_bot
+from bots import declared_name, make_bot, split_spec
 from bots.base import Bot
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
@@ -56,10 +56,17 @@ from projectl_sim.sim.workers import Job, Limits, WorkerError
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
+# Progress where stderr is no terminal (a pipe, a log file, a notebook's cell): a line with the
+# games done and the time left at most this often, and one at the end
+PROGRESS_SECONDS = 30.0
+PROGRESS_LINE = (
+    "{n_fmt}/{total_fmt} games ({percentage:.0f}%), {elapsed} elapsed, about {remaining} left"
+)
 # What a game takes on disk, for the free-space check (measured: about 40 bytes per game and 50
 # per seat in the tables, as much again in its parts before consolidation, and a margin), and
 # what one game record takes.
 BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
+BYTES_PER_FLOW_SEAT = 400  # the events and rounds rows of one seat of a game (and their parts)
 BYTES_PER_RECORD = 20_000
 BACKENDS = ("local", "dask")
 
@@ -229,7 +236,9 @@ def _complete(
     return games.num_rows, games.num_rows - games.column("error").null_count
 
 
-def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: str) -> int:
+def _space_needed(
+    configs: list[GameConfig], tasks: Tasks, todo: int, records: str, flow: bool = False
+) -> int:
     """Return about how many bytes ``todo`` more games of this run take on disk."""
     total = len(tasks)
     if not total:
@@ -238,6 +247,8 @@ def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: s
         len(c.rotations) for c in configs
     )
     need = todo * (BYTES_PER_GAME + BYTES_PER_SEAT * seats)
+    if flow:
+        need += todo * BYTES_PER_FLOW_SEAT * seats
     if records == "all":
         need += todo * BYTES_PER_RECORD
     elif records.startswith("sample:"):
@@ -276,6 +287,16 @@ def _remove_new_folder(out: Path) -> None:
     """Remove a run folder this call created, when it stops before holding a run."""
     if not (out / tables.MANIFEST).exists():
         shutil.rmtree(out, ignore_errors=True)
+
+
+def bot_names(configs: Sequence[GameConfig]) -> dict[str, str]:
+    """Return the names the analysis shows for the users' bots of these configurations: each
+    module or file source (``/abs/placer.py:Placer``) whose class declares a name of its own
+    (``placer``), when no other source of the run declares the same one."""
+    sources = {split_spec(s)[0] for c in configs for s in c.lineup}
+    found = {s: declared_name(s) for s in sorted(sources) if ":" in s}
+    named = [n for n in found.values() if n]
+    return {s: n for s, n in found.items() if n and named.count(n) == 1}
 
 
 @contextmanager
@@ -397,7 +418,8 @@ def _run_locked(
     else:
         done = np.empty(0, dtype=np.int64)
     todo = len(tasks) - len(done)
-    _check_space(out, _space_needed(configs, tasks, todo, spec.records), todo)
+    need = _space_needed(configs, tasks, todo, spec.records, spec.tables == "all")
+    _check_space(out, need, todo)
     if not options.quiet:
         verb = "growing" if grows else ("resuming" if resume else "running")
         echo(
@@ -410,6 +432,7 @@ def _run_locked(
         Limits(options.decision_timeout, options.game_timeout),
         workers.job_bots(),
         tuple(sys.path) if _backend_name(options) == "local" else None,
+        flow=spec.tables == "all",
     )
     results, jobs = stack.enter_context(
         _results(options, _missing(tasks, done), job, min(jobs, max(1, todo)))
@@ -429,6 +452,9 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
+    names = bot_names(configs)
+    if names:
+        manifest["bot_names"] = names
     manifest |= extra
     stack.enter_context(_sigterm_as_interrupt())
     held = _HeldInterrupt()  # a stop from here on waits for the games' loop, which closes it up
@@ -609,7 +635,17 @@ def _play(
         if buffer:
             tables.write_records(out, [(r.game_id, r.record) for r in buffer if r.record])
             seats = [row for r in buffer for row in r.seats]
-            tables.write_part(out, next_part, seats, [r.game for r in buffer])
+            flow = None
+            if spec.tables == "all":  # a game stopped from outside has no flow rows
+                idents = [{k: r.game[k] for k in tables.CONFIG_COLUMNS} for r in buffer]
+                flow = {
+                    name: tables.flow_table(
+                        [(i, r.flow[name]) for i, r in zip(idents, buffer, strict=True) if r.flow],
+                        name,
+                    )
+                    for name in tables.FLOW_TABLES
+                }
+            tables.write_part(out, next_part, seats, [r.game for r in buffer], flow)
             next_part += 1
             buffer.clear()
         last_flush = time.perf_counter()
@@ -620,13 +656,7 @@ def _play(
         held.release()
         from tqdm import tqdm
 
-        bar = tqdm(
-            total=len(tasks),
-            initial=len(tasks) - todo,
-            unit="game",
-            disable=options.quiet or not sys.stderr.isatty(),
-            dynamic_ncols=True,
-        )
+        bar = _progress(tqdm, len(tasks), len(tasks) - todo, options.quiet)
         for result in results:
             buffer.append(result)
             played += 1
@@ -651,6 +681,39 @@ def _play(
                 stop = stop or exc
         seconds = time.perf_counter() - start
         return _close(out, spec, tasks, run_id, manifest, session, options, played, seconds, stop)
+
+
+class _Lines:
+    """A stream for tqdm that writes each of its refreshes as a line of its own (tqdm redraws
+    one line with carriage returns: in a pipe or a log file they would run into one)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        text = text.strip("\r\n ")
+        if text:
+            self.stream.write(text + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _progress(tqdm: Any, total: int, done: int, quiet: bool) -> Any:
+    """Return the run's progress bar: tqdm's own on a terminal, else a line with the time left
+    every ``PROGRESS_SECONDS`` (none with ``quiet``)."""
+    if quiet or sys.stderr.isatty():
+        return tqdm(total=total, initial=done, unit="game", disable=quiet, dynamic_ncols=True)
+    return tqdm(
+        total=total,
+        initial=done,
+        unit="game",
+        file=_Lines(sys.stderr),
+        mininterval=PROGRESS_SECONDS,
+        maxinterval=PROGRESS_SECONDS,
+        delay=PROGRESS_SECONDS,  # a run shorter than that: its closing line says it all
+        bar_format=PROGRESS_LINE,
+    )
 
 
 @contextmanager
