@@ -130,6 +130,7 @@ def test_a_users_bot_goes_by_the_name_it_declares(
     text = capsys.readouterr().out
     assert "placer:eagerness=0.5" in text and str(tmp_path) not in text
     assert main(["play", "--from", "own", "--game", "0"]) == 0  # the table's spec still builds it
+    assert "seat 0 placer " in capsys.readouterr().out  # and play names it as the summary does
     assert declared_name(f"{tmp_path / 'plain.py'}:Placer") is None
     clash = [f"{tmp_path / f}:Placer" for f in ("placer.py", "other.py")]
     configs = [type("C", (), {"lineup": (s, "random")})() for s in clash]

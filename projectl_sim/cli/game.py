@@ -120,7 +120,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         for p in range(players):
             pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
             print(
-                f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
+                f"  seat {p} {bot_label(bots[p]):<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
         if isinstance(state, SoloState):
@@ -148,6 +148,17 @@ def cmd_play(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
+
+
+def bot_label(bot: Any) -> str:
+    """Return how ``play`` names a bot: its spec, a user's class by the name it declares
+    (``placer:eagerness=0.5``, as the analysis does; ``--json`` keeps the spec)."""
+    from bots import declared_name, split_spec
+
+    spec = repr(bot)
+    source = split_spec(spec)[0]
+    name = declared_name(source) if ":" in source and spec.startswith(source) else None
+    return name + spec[len(source) :] if name else spec
 
 
 def _expansions_words(rules: Rules) -> str:
