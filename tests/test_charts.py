@@ -102,7 +102,19 @@ def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small)
         ]
         + [G(["a"], [9], [1], variant="solo", switches="difficulty=easy", opponent_score=1)] * 4
     )
+    from projectl_sim.learn.ladder import plot_ladder_cost
+
+    ladder = pd.DataFrame(
+        {
+            "bot": ["greedy", "mcts:iterations=50", "mcts:iterations=100", "random", "value"],
+            "rating": [0, 120, 180, -400, 60],
+            "ci_low": [-30, 80, 130, -500, 20],
+            "ci_high": [30, 160, 230, -300, 100],
+            "cpu_ms": [0.02, 5, 10, 0.005, 0.5],
+        }
+    )
     for drawing in (
+        plot_ladder_cost(ladder),  # its names overlapped and the error bars struck them
         plots.plot_piece_mix(pa.piece_mix(small.records())),
         plots.plot_puzzle_value(joined),
         plots.plot_solo(pa.solo_by_difficulty(solo, solo_games)),

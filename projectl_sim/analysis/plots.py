@@ -589,17 +589,33 @@ def place_labels(ax: Axes, points: Sequence[tuple[str, float, float]], fontsize:
     fig.draw_without_rendering()  # the layout first: the axes' place and scale are final
     renderer = fig.canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import Bbox
+
+    # the error bars' segments (their boxes: error bars are upright or level) a name keeps off
+    bars = [
+        Bbox(coll.get_transform().transform(np.asarray(seg, dtype=float))[[0, -1]])
+        for coll in ax.collections
+        if isinstance(coll, LineCollection)
+        for seg in coll.get_segments()
+        if len(seg) >= 2
+    ]
     taken: list = []
     for label, x, y in points:
         if not (np.isfinite(x) and np.isfinite(y)):
             continue
-        text = ax.annotate(label, (x, y), fontsize=fontsize, textcoords="offset points")
+        text = ax.annotate(
+            label, (x, y), xytext=_OFFSETS[0], fontsize=fontsize, textcoords="offset points"
+        )
         for dx, dy in _OFFSETS:
             text.set_position((dx, dy))
             text.set_horizontalalignment("left" if dx >= 0 else "right")
             box = text.get_window_extent(renderer)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0
-            if inside and box.y1 <= frame.y1 and not any(box.overlaps(t) for t in taken):
+            clear = not any(box.overlaps(t) for t in taken) and not any(
+                box.overlaps(bar) for bar in bars
+            )
+            if inside and box.y1 <= frame.y1 and clear:
                 taken.append(box.expanded(1.05, 1.1))
                 break
         else:
