@@ -1028,7 +1028,7 @@ def test_ctrl_c_during_the_final_answers_is_one_line(tmp_path: Path) -> None:
         "def slow(run):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(30)\n"
-        "answers.summary_text = slow\n"
+        "answers.summary_text = answers.verdicts_text = slow  # run --quiet prints the verdicts\n"
         f"sys.exit(main(['run', '--bots', 'random', '--players', '2', '--games', '2', "
         f"'--quiet', '--out', {str(out)!r}]))\n"
     )
