@@ -234,9 +234,7 @@ def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: s
     total = len(tasks)
     if not total:
         return 0
-    seats = sum(c.players * len(c.rotations) for c in configs) / sum(
-        len(c.rotations) for c in configs
-    )
+    seats = sum(c.players * c.per_deal for c in configs) / sum(c.per_deal for c in configs)
     need = todo * (BYTES_PER_GAME + BYTES_PER_SEAT * seats)
     if records == "all":
         need += todo * BYTES_PER_RECORD
@@ -789,7 +787,9 @@ def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], 
     """Return the rules, bots (in seat order) and seed that replay one game of a run.
 
     ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move
-    (in this process, with no time limit: ``play_from_run`` plays it under the run's).
+    (in this process, with no time limit: ``play_from_run`` plays it under the run's), when the
+    row's ``replicate`` is 0; another replicate needs ``replicate=`` too (``play_from_run``
+    passes it).
     """
     manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
@@ -817,7 +817,15 @@ def play_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Ru
     """
     manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
-    task = GameTask(game_id, config.config_id, row["deal"], row["rotation"], row["seed"], True)
+    task = GameTask(
+        game_id,
+        config.config_id,
+        row["deal"],
+        row["rotation"],
+        row["seed"],
+        True,
+        row.get("replicate") or 0,
+    )
     limits = run_limits(manifest)
     job = Job(
         {config.config_id: config},
