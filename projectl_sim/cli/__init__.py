@@ -3,7 +3,8 @@
 Each command group is a module that adds its subcommands to the one parser (``register``):
 ``game`` (play, replay, bots), ``run`` (run, summary, report), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
-``puzzle`` (check, try), ``tune``, ``train_value`` (the value bots' model) and ``ladder``.
+``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
+value bots' model) and ``ladder``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2.
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from projectl_sim.cli import (
+    deals,
     game,
     ladder,
     notebook,
@@ -34,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, puzzles, view, notebook, puzzle, tune, train_value, ladder):
+    for group in (game, run, deals, puzzles, view, notebook, puzzle, tune, train_value, ladder):
         group.register(sub)
     return parser
 
