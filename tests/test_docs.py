@@ -16,7 +16,8 @@ top to bottom, as a reader would, in a fresh folder of its own:
 Sizes are cut so the pages run in seconds: ``--games N`` and ``games=N`` (and a config file's
 ``games = N`` or ``games: N``) become
 ``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2), and ``iterations=N`` likewise, as do
-``tune``'s ``--budget N``, ``--games-per-trial N`` and ``--confirm-games N``. Set
+``tune``'s ``--budget N``, ``--games-per-trial N`` and ``--confirm-games N``, and the
+learning how-to's ``--population N``. Set
 ``PROJECTL_DOCS_SCALE=1`` to play the pages at the sizes they show.
 """
 
@@ -53,7 +54,8 @@ _FENCE = re.compile(
 )
 _TITLE = re.compile(r'title="([^"]+)"')
 _SIZES = re.compile(
-    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|\bgames=|\biterations="
+    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|--population[ =]"
+    r"|\bgames=|\biterations="
     r"|^games[ ]*=[ ]*|^games:[ ]*)"  # and a config file's games (TOML, YAML)
     r"(\d+)",
     re.M,
@@ -223,6 +225,8 @@ def test_sizes_are_cut_and_kept_apart() -> None:
     )
     assert smaller("--seed 2026 --players 2,3") == "--seed 2026 --players 2,3"
     cut = max(2, math.ceil(200 / SCALE))
+    population = max(2, math.ceil(12 / SCALE))
+    assert smaller("train.py --population 12") == f"train.py --population {population}"
     assert smaller("seed = 2\ngames = 200\n") == f"seed = 2\ngames = {cut}\n"
     assert smaller("games: 200") == f"games: {cut}"
     assert smaller("max_games = 200") == "max_games = 200"
