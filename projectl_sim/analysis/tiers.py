@@ -148,8 +148,6 @@ def as_template(
 
 def _values(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     values = game_values(seats, games)
-    extra = games.set_index("game_id")[[c for c in ("replicate",) if c in games]]
-    values = values.join(extra, on="game_id") if len(extra.columns) else values
     if "replicate" not in values:
         values["replicate"] = 0
     values["replicate"] = values["replicate"].fillna(0).astype(int)
@@ -267,7 +265,7 @@ def _effect_interactions(
 def _typed(table: pd.DataFrame) -> pd.DataFrame:
     for c in ("value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "q_value"):
         table[c] = pd.to_numeric(table[c], errors="coerce").astype(float)
-    table["flagged"] = table["flagged"].fillna(False).astype(bool)
+    table["flagged"] = table["flagged"].astype(object).eq(True)
     return table
 
 
