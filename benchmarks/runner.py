@@ -1,7 +1,9 @@
-"""Runner speed: games per second at --jobs 1 and 2, the speed-up, the runner's overhead, and the
-cost of timing CPU per decision.
+"""Runner speed: games per second at --jobs 1 and 2, the speed-up, the runner's overhead, the
+cost of timing CPU per decision, and the cost of the flow tables (``events``, ``rounds``).
 
-Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]``.
+Run: ``.venv/bin/python benchmarks/runner.py [--games N] [--repeats R] [--lineups random ...]
+[--flow-only]``. The flow tables' cost is measured with against without on the same games, in
+the same process (``play_task`` CPU) and as whole runs (``--tables all`` against ``core``).
 Each line-up plays 2-player games through ``projectl_sim.sim.runner.run`` into a temporary folder.
 Each job count is timed ``--repeats`` times on fresh deals and the best time kept (other work on the
 machine only ever slows a run down). The overhead is the first --jobs 1 run's wall time beyond the
@@ -101,7 +103,7 @@ def clock_cost(spec: RunSpec, repeats: int) -> tuple[float, float]:
                     task.seed,
                     record=False,
                     seconds=[0.0] * len(seats),
-                    cpu=[[0.0, 0.0] for _ in seats] if with_cpu else None,
+                    cpu_seconds=[0.0] * len(seats) if with_cpu else None,
                 )
             best[with_cpu] = min(best[with_cpu], time.process_time() - start)
     return best[0], best[1]
@@ -164,6 +166,65 @@ def bench(lineup: str, games: int, repeats: int, root: int, folder: Path) -> Non
     )
 
 
+def task_cpu(spec: RunSpec, repeats: int) -> tuple[float, float]:
+    """Return the CPU seconds ``play_task`` takes over a run's games without and with the flow
+    tables' collection (``events`` and ``rounds``), the best of ``repeats`` alternated passes over
+    the same games (run it in a fresh process)."""
+    from projectl_sim.sim.task import play_task
+
+    configs, tasks = runner.plan(spec, spec.seed or 0)
+    best = [math.inf, math.inf]
+    for task in tasks[:4]:  # caches warm for both
+        play_task(task, configs[task.config_id], "bench", flow=True)
+    for _ in range(repeats):
+        for flow in (0, 1):
+            start = time.process_time()
+            for task in tasks:
+                play_task(task, configs[task.config_id], "bench", flow=bool(flow))
+            best[flow] = min(best[flow], time.process_time() - start)
+    return best[0], best[1]
+
+
+def flow_cost(lineup: str, games: int, repeats: int, root: int, folder: Path) -> None:
+    """Print what the flow tables cost: in the game loop (``play_task`` CPU, same games), and in
+    a whole run (``--tables all`` against ``core``: CPU of this process and its workers, and
+    wall, at --jobs 1, the best of ``repeats`` alternated runs on the same deals)."""
+
+    def spec(tables_: str, n: int = games) -> RunSpec:
+        return RunSpec.from_mapping(
+            {"bots": [lineup], "players": [2], "games": n, "seed": root, "tables": tables_}
+        )
+
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as fresh:
+        core_cpu, flow_cpu = fresh.submit(task_cpu, spec("all"), repeats).result()
+    runner.run(
+        spec("all", 8), folder / f"warm-flow-{lineup}", options=RunOptions(jobs=1, quiet=True)
+    )
+    best = {"core": [math.inf, math.inf], "all": [math.inf, math.inf]}
+    for rep in range(repeats):
+        for which in ("core", "all"):
+            wall, _, cpu = timed_run(spec(which), folder / f"flow-{lineup}-{rep}-{which}", 1)
+            best[which] = [min(best[which][0], wall), min(best[which][1], cpu)]
+    size = sum(
+        f.stat().st_size
+        for name in tables.FLOW_TABLES
+        for f in (folder / f"flow-{lineup}-0-all").glob(f"{name}.*")
+    )
+    print(
+        f"{lineup:<16} flow tables in the game loop (play_task CPU, same {games} games, best of "
+        f"{repeats}): {(flow_cpu - core_cpu) / games * 1e3:+6.3f} ms per game = "
+        f"{(flow_cpu - core_cpu) / core_cpu:+5.1%}"
+    )
+    (core_wall, core_run), (all_wall, all_run) = best["core"], best["all"]
+    print(
+        f"{'':<16} whole run --tables all vs core (--jobs 1): CPU "
+        f"{(all_run - core_run) / core_run:+5.1%}, wall {(all_wall - core_wall) / core_wall:+5.1%}"
+        "; events and rounds on disk: "
+        f"{size / games:.0f} bytes per game"
+    )
+
+
 def decision_timing() -> None:
     """Print what ``play_game(seconds=...)`` gathers for a bot that sleeps 1 ms a decision,
     against that floor and the game's wall time (the clock itself is tested in the suite)."""
@@ -195,6 +256,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=600, help="games per line-up and repeat")
     parser.add_argument("--repeats", type=int, default=3, help="timings per job count (best kept)")
     parser.add_argument("--lineups", nargs="*", default=["random", "greedy,random"])
+    parser.add_argument(
+        "--flow-only",
+        action="store_true",
+        help="only the cost of the flow tables (events, rounds): with against without",
+    )
     args = parser.parse_args()
     root = secrets.randbelow(2**31)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -207,8 +273,11 @@ def main() -> None:
             if missing:
                 print(f"{lineup:<16} skipped: no {missing[0]!r} bot yet")
                 continue
-            bench(lineup, args.games, args.repeats, root, Path(tmp))
-    decision_timing()
+            if not args.flow_only:
+                bench(lineup, args.games, args.repeats, root, Path(tmp))
+            flow_cost(lineup, args.games, args.repeats, root, Path(tmp))
+    if not args.flow_only:
+        decision_timing()
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off")
 # a column's type, as the tables store it (pyarrow types by these names in projectl_sim.sim.tables)
 COLUMN_TYPES = ("int", "float", "bool", "string")
-TABLES = ("seats", "games")
+TABLES = ("seats", "games", "rounds")
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,8 @@ class Column:
     """One outcome-table column an expansion or variant fills: its name, type and table.
 
     ``type`` is ``int``, ``float``, ``bool`` or ``string``; ``table`` is ``seats`` (one row per
-    game and seat: the ``seat_columns`` hook) or ``games`` (``game_columns``). Games that do not
+    game and seat: the ``seat_columns`` hook), ``games`` (``game_columns``) or ``rounds`` (one
+    row per seat at each round's end: ``round_columns``). Games that do not
     play the declaring class leave it null.
     """
 

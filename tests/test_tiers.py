@@ -152,7 +152,7 @@ def test_tune_objective_tiers_scores_each_setting_by_its_distance(
     argv += ["--budget", "16", "--games-per-trial", "8", "--confirm", "1", "--seed", "1"]
     argv += ["--jobs", "1", "--quiet", "--out", str(out)]
     assert main(argv) == 0
-    assert "tiers distance from greedy > random: 0.80" in capsys.readouterr().out
+    assert "tiers target: greedy > random: 0.80" in capsys.readouterr().out
     trials = pd.read_csv(out / "trials.csv")
     assert sorted(trials["actions_per_turn"]) == [2, 3]
     for trial in trials.to_dict("records"):

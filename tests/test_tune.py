@@ -129,7 +129,9 @@ def test_tune_finds_the_actions_per_turn_that_make_games_shortest(tmp_path: Path
     ]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "best: actions_per_turn=5" in text
+    # measurably better than the rulebook's, so named best, with the paired difference
+    assert "best: actions_per_turn=5, better than the rulebook's actions_per_turn=3 by -" in text
+    assert "warning" not in text  # 10-game trials tell these settings apart
     trials = pd.read_csv(out / "trials.csv")
     assert sorted(trials["actions_per_turn"]) == [2, 3, 4, 5]  # budget of 40: 4 settings
     assert trials["games"].sum() <= 40
@@ -143,7 +145,8 @@ def test_tune_finds_the_actions_per_turn_that_make_games_shortest(tmp_path: Path
     target = tmp_path / "target"
     argv2 = [*argv[:-1], str(target), "--target", "12"]
     assert main(argv2) == 0
-    assert "best: actions_per_turn=3" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "best: the rulebook's actions_per_turn=3 itself; the other 1 is measurably worse" in text
 
 
 @pytest.mark.parametrize(
@@ -195,3 +198,100 @@ def test_tune_of_a_cards_points_confirms_its_printed_value(tmp_path: Path) -> No
     assert rulebook["points.W25"] == 0  # W25's printed points, played beside the best
     assert sorted(result.trials["points.W25"]) == [2, 4]
     assert "points.W25=0" in result.text() and "(the rulebook's)" in result.text()
+
+
+def _search(text: str) -> list[str]:
+    """Return the report's lines of the search, one per setting tried."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("search, every setting"))
+    end = next(i for i, line in enumerate(lines) if line.startswith(("confirmed", "warning")))
+    return [line for line in lines[start + 1 : end] if line.startswith("  ")]
+
+
+def test_tune_shows_every_setting_searched_and_marks_the_rulebooks(tmp_path: Path) -> None:
+    from projectl_sim.designer.tune import load_tune, tune
+    from projectl_sim.sim.runner import RunOptions
+
+    # 6 settings, 2 confirmed: every one listed, the rulebook's marked where it stands
+    result = tune(
+        [parse_param("black_deck_2p=11..16")],
+        tmp_path / "t",
+        objective_name="rounds",
+        bots=["greedy,greedy"],
+        budget=12,
+        games_per_trial=2,
+        confirm=2,
+        confirm_games=2,
+        seed=3,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    text = result.text()
+    listed = _search(text)
+    assert len(listed) == len(result.trials) == 6
+    assert sorted(int(line.split("=")[1].split()[0]) for line in listed) == list(range(11, 17))
+    marked = [line for line in listed if "(the rulebook's)" in line]
+    rule = result.rulebook["black_deck_2p"]
+    assert len(marked) == 1 and marked[0].lstrip().startswith(f"black_deck_2p={rule} ")
+    # every trial carries its paired interval from the search's best
+    trials = pd.read_csv(tmp_path / "t" / "trials.csv")
+    assert {"ci_low", "ci_high", "diff", "diff_low", "diff_high"} <= set(trials)
+    assert (trials["diff_low"] <= trials["diff"]).all() and (
+        trials["diff"] <= trials["diff_high"]
+    ).all()
+    # the folder read back says the same
+    assert load_tune(tmp_path / "t").text() == text
+
+
+def test_tune_says_no_setting_is_distinguishable_when_every_interval_holds_0(tmp_path) -> None:
+    from projectl_sim.designer.tune import tune
+    from projectl_sim.sim.runner import RunOptions
+
+    # the penalty for unfinished puzzles changes the scores, never when a game ends: the same
+    # deals give the same lengths, every difference is 0 and no setting may be called best
+    result = tune(
+        [parse_param("unfinished_penalty=false,true")],
+        tmp_path / "t",
+        objective_name="rounds",
+        bots=["random,random"],
+        budget=8,
+        games_per_trial=4,
+        confirm=1,
+        seed=4,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    text = result.text()
+    assert "verdict: no setting is distinguishable from the rulebook's at this budget" in text
+    assert "\nbest:" not in text
+    confirmed = result.confirmed
+    assert (confirmed["vs_rulebook_low"] <= 0).all() and (confirmed["vs_rulebook_high"] >= 0).all()
+
+
+def test_tune_warns_when_trials_are_too_small_to_rank_settings(tmp_path) -> None:
+    from projectl_sim.designer.tune import tune
+    from projectl_sim.sim.runner import RunOptions
+
+    # 4 games a trial: the margins of random play are noise, and more of the 5 settings are
+    # within noise of the search's best than the one confirmed
+    result = tune(
+        [parse_param("black_deck_2p=12..16")],
+        tmp_path / "t",
+        objective_name="margin",
+        bots=["random,random"],
+        budget=20,
+        games_per_trial=4,
+        confirm=1,
+        seed=7,
+        options=RunOptions(jobs=1, quiet=True),
+    )
+    warning = result.noise_warning()
+    assert warning is not None and warning in result.text()
+    assert warning.startswith("warning: trials of 4 games per configuration are too small")
+    trials = result.trials.sort_values(["value", "trial"]).reset_index(drop=True)
+    tied = trials[(trials["diff_low"] <= 0) & (trials["diff_high"] >= 0)]
+    assert len(tied) > 1 and f"{len(tied)} of {len(trials)} are within noise" in warning
+    # the games a trial would need come from the interval of the first setting left out: its
+    # lower end leaves 0 once its distance from the difference shrinks (1/sqrt(games)) below it
+    left = tied[(tied.index >= 1) & (tied["diff"] > 0)].iloc[0]
+    need = int(np.ceil(4 * ((left["diff"] - left["diff_low"]) / left["diff"]) ** 2))
+    assert f"about {need} games per trial" in warning and need > 4
+    # trials of 10 games on settings that differ a lot rank them: no warning there (above)

@@ -3,6 +3,7 @@ tables side by side with a ``run`` column."""
 
 from __future__ import annotations
 
+import functools
 import glob
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,12 +21,24 @@ from projectl_sim.sim import tables
 
 @dataclass
 class Run:
-    """A run's tables: ``seats`` (one row per game and seat), ``games`` and the manifest."""
+    """A run's tables: ``seats`` (one row per game and seat), ``games`` and the manifest;
+    ``events`` and ``rounds`` (the game's flow, read when first asked for) are None for a run
+    without them (``--tables core``, or written before they existed)."""
 
     path: Path
     seats: pd.DataFrame
     games: pd.DataFrame
     manifest: dict[str, Any] = field(repr=False)
+
+    @functools.cached_property
+    def events(self) -> pd.DataFrame | None:
+        """Return the run's ``events`` table, or None when it has none."""
+        return flow_table(self.path, "events")
+
+    @functools.cached_property
+    def rounds(self) -> pd.DataFrame | None:
+        """Return the run's ``rounds`` table, or None when it has none."""
+        return flow_table(self.path, "rounds")
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Yield the run's stored game records (none unless it was run with ``--records``)."""
@@ -74,6 +87,21 @@ def _read(path: Path) -> tuple[dict[str, Any], pa.Table, pa.Table]:
     except Exception as exc:  # a truncated or foreign file: one line for the user
         raise UsageError(f"{path}: unreadable tables ({' '.join(str(exc).split())})") from None
     return manifest, seats, games
+
+
+def flow_table(path: str | Path, name: str) -> pd.DataFrame | None:
+    """Return a run folder's ``events`` or ``rounds`` table, or None when it has none."""
+    path = Path(path)
+    if name not in tables.written_tables(path):
+        return None
+    try:
+        return tables.read_table(path, name).to_pandas()
+    except ProjectLError:
+        raise
+    except Exception as exc:  # a truncated or foreign file: one line for the user
+        raise UsageError(
+            f"{path}: unreadable {name} table ({' '.join(str(exc).split())})"
+        ) from None
 
 
 def load_run(path: str | Path) -> Run:

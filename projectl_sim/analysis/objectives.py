@@ -282,9 +282,12 @@ def paired_intervals(
     resamples: int = 1000,
     level: float = 0.95,
     rng: np.random.Generator,
+    reference: int | None = None,
 ) -> pd.DataFrame:
     """Return each run's objective with its bootstrap interval, and its difference from the
-    smallest (``diff``, ``diff_low``, ``diff_high``) on the same resampled deals.
+    smallest (``diff``, ``diff_low``, ``diff_high``) on the same resampled deals; with a
+    ``reference`` (an index into ``matrices``), also each one's difference from that run
+    (``ref_diff``, ``ref_low``, ``ref_high``) on the same resampled deals.
 
     The runs should share their deal seeds (the same root seed and grid); deals one run lacks
     count nothing in it.
@@ -300,15 +303,21 @@ def paired_intervals(
     rows = []
     for i, v in enumerate(values):
         d = boots[i] - boots[best]
-        rows.append(
-            {
-                "value": v,
-                "ci_low": float(np.nanpercentile(boots[i], lo_q)),
-                "ci_high": float(np.nanpercentile(boots[i], hi_q)),
-                "diff": v - values[best],
-                "diff_low": float(np.nanpercentile(d, lo_q)),
-                "diff_high": float(np.nanpercentile(d, hi_q)),
-                "games": len(matrices[i]),
+        row = {
+            "value": v,
+            "ci_low": float(np.nanpercentile(boots[i], lo_q)),
+            "ci_high": float(np.nanpercentile(boots[i], hi_q)),
+            "diff": v - values[best],
+            "diff_low": float(np.nanpercentile(d, lo_q)),
+            "diff_high": float(np.nanpercentile(d, hi_q)),
+            "games": len(matrices[i]),
+        }
+        if reference is not None:
+            r = boots[i] - boots[reference]
+            row |= {
+                "ref_diff": v - values[reference],
+                "ref_low": float(np.nanpercentile(r, lo_q)),
+                "ref_high": float(np.nanpercentile(r, hi_q)),
             }
-        )
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -13,6 +13,7 @@ frame. ``save`` writes an Axes' or a Figure's picture as PNG.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,9 +30,47 @@ _ROW = 0.22  # inches per row of a panel
 _MAX_WIDTH = 11.0  # inches: 1100 px at the report's 100 dpi, the page's width
 
 
+class ChartFigure(Figure):
+    """A figure that shows itself in Jupyter: ``_repr_png_`` is its picture, so a cell ending in
+    a chart draws it with no ``%matplotlib`` magic and no pyplot (nothing global is touched).
+    Its Axes are ``ChartAxes``, which show their figure the same way."""
+
+    def add_subplot(self, *args: object, **kwargs: object) -> Axes:
+        if "projection" not in kwargs and "polar" not in kwargs:
+            kwargs.setdefault("axes_class", ChartAxes)
+        return super().add_subplot(*args, **kwargs)
+
+    def _repr_png_(self) -> bytes:
+        return png_bytes(self)
+
+
+class ChartAxes(Axes):
+    """An Axes that Jupyter shows as its figure's picture (see ``ChartFigure``)."""
+
+    def _repr_png_(self) -> bytes:
+        return png_bytes(self.get_figure(root=True))
+
+
+def png_bytes(drawing: Axes | Figure, dpi: int = 100) -> bytes:
+    """Return the PNG picture of a figure (or an Axes' figure), drawn on the Agg canvas."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = _figure_of(drawing)
+    if not isinstance(figure.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(figure)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, dpi=dpi, format="png")
+    return buffer.getvalue()
+
+
+def new_figure(width: float = 6.4, height: float = 4.0) -> ChartFigure:
+    """Return a new figure in constrained layout (outside pyplot; Jupyter shows it)."""
+    return ChartFigure(figsize=(width, height), layout="constrained")
+
+
 def new_axes(width: float = 6.4, height: float = 4.0) -> Axes:
-    """Return the Axes of a new figure (outside pyplot)."""
-    return Figure(figsize=(width, height), layout="constrained").add_subplot()
+    """Return the Axes of a new figure (outside pyplot; Jupyter shows it)."""
+    return new_figure(width, height).add_subplot()
 
 
 def _axes(ax: Axes | None, width: float = 6.4, height: float = 4.0) -> Axes:
@@ -75,7 +114,7 @@ def _facets(
     grid_rows = math.ceil(panels / columns)
     height = grid_rows * (0.9 + _ROW * max(rows, 2)) + 0.8
     if fig is None:
-        fig = Figure(figsize=(min(_MAX_WIDTH, 1.6 + width * columns), height), layout="constrained")
+        fig = new_figure(min(_MAX_WIDTH, 1.6 + width * columns), height)
     axes = fig.subplots(grid_rows, columns, squeeze=False, sharey=False)
     flat = list(axes.ravel())
     for extra in flat[panels:]:
@@ -159,7 +198,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
     """
     title = "Share of the wins by turn order (95% interval; dashed: the fair share 1/N)"
     if table.empty:
-        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        fig = fig or new_figure(6.4, 2.5)
         _empty(fig.add_subplot(), title, "no game with two or more seats")
         return fig
     from projectl_sim.analysis.stats import SEAT_ADVANTAGE_COLUMNS
@@ -390,7 +429,7 @@ def plot_margins(
     title = "Winner's margin (points; box: quartiles, dot: mean)"
     g = games[games["error"].isna() & (games["players"] > 1)]
     if g.empty:
-        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        fig = fig or new_figure(6.4, 2.5)
         _empty(fig.add_subplot(), title, "no finished game with two or more seats")
         return fig
     return _distributions(g, "margin", by, fig, title, "margin (0 = shared or tie-broken win)")
@@ -407,7 +446,7 @@ def plot_lengths(
     title = f"Game length in {column} (box: quartiles, dot: mean)"
     g = games[games["error"].isna()]
     if g.empty:
-        fig = fig or Figure(figsize=(6.4, 2.5), layout="constrained")
+        fig = fig or new_figure(6.4, 2.5)
         _empty(fig.add_subplot(), title)
         return fig
     return _distributions(g, column, by, fig, title, column)
@@ -689,7 +728,7 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
     """
     title = "Effects against the base game (95% intervals; filled: significant)"
     if table.empty:
-        fig = fig or Figure(figsize=(6.4, 2.0), layout="constrained")
+        fig = fig or new_figure(6.4, 2.0)
         _empty(fig.add_subplot(), title, "no expansion set or switch next to its base game")
         return fig
     t = table.copy()
@@ -708,7 +747,7 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
     if constant:
         title += f"\nleft out, the same with and without everywhere: {', '.join(constant)}"
     if not whats:
-        fig = fig or Figure(figsize=(6.4, 2.0), layout="constrained")
+        fig = fig or new_figure(6.4, 2.0)
         _empty(fig.add_subplot(), title, "no metric changed in any comparison")
         return fig
     rows_by = ["players"] + (["variant"] if t["variant"].nunique() > 1 else [])
@@ -720,7 +759,7 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
     if fig is None:
         width = min(_MAX_WIDTH, 2.2 + 2.3 * len(whats))
         height = len(panels) * (0.9 + 0.17 * most) + 0.9
-        fig = Figure(figsize=(width, height), layout="constrained")
+        fig = new_figure(width, height)
     axes = fig.subplots(len(panels), max(len(whats), 1), squeeze=False)
     series = list(dict.fromkeys(t["series"])) if series_by else [None]
     offsets = np.linspace(-0.25, 0.25, len(series)) if len(series) > 1 else [0.0]

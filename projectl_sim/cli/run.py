@@ -63,6 +63,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "records": args.records,
         "format": args.format,
+        "tables": args.tables,
         "catalogue": args.catalogue,
         "tiles": args.tiles,
         "expansion_files": _expansion_files(args.expansion_file),
@@ -341,6 +342,12 @@ def register(subparsers: Any) -> None:
         "--records", metavar="WHICH", help=f"also write game records: {RECORDS_HELP}"
     )
     outputs.add_argument("--format", metavar="FMT", help="table format: parquet (default) or csv")
+    outputs.add_argument(
+        "--tables",
+        metavar="WHICH",
+        help="all (default: seats, games and the flow's events and rounds) or core (seats and "
+        "games only: a little faster)",
+    )
     outputs.add_argument("--resume", action="store_true", help="finish the missing games of OUT")
     how = run.add_argument_group("how to run (results do not depend on these)")
     how.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: all cores)")

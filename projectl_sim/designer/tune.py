@@ -245,7 +245,15 @@ def _rate(value: Any, name: str) -> float:
 
 @dataclass
 class TuneResult:
-    """A finished search: its folder, the trials, the confirmed settings and the report."""
+    """A finished search: its folder, the trials, the confirmed settings and the report.
+
+    ``trials`` has a row per setting searched (``value`` on the search's shared deals, and when
+    known its 95% interval ``ci_low``, ``ci_high`` and the paired difference from the search's
+    best ``diff``, ``diff_low``, ``diff_high``); ``confirmed`` a row per setting played again on
+    fresh deals (``diff*``: from the best confirmed; ``vs_rulebook*``: from the rulebook's
+    setting, when it was played). ``rulebook`` is the rulebook's setting (None: a card the
+    catalogue lacks).
+    """
 
     out: Path
     objective: str
@@ -254,73 +262,254 @@ class TuneResult:
     confirmed: pd.DataFrame
     seed: int
     confirm_seed: int
-    target: float | None = None
+    target: Any = None  # a number, or the TiersTarget of the tiers objective
     games_played: int = 0
     notes: list[str] = field(default_factory=list)
+    rulebook: dict[str, Any] | None = None
+    games_per_trial: int | None = None
     bot: str | None = None  # bot tuning: the bot whose parameters were searched
 
     @property
     def best(self) -> dict[str, Any]:
-        """Return the best confirmed setting (parameter -> value)."""
+        """Return the confirmed setting of the smallest value (parameter -> value); whether it is
+        measurably better than the rulebook's is ``verdict``'s to say."""
         row = self.confirmed.sort_values("value").iloc[0]
         return {p.name: row[p.name] for p in self.params}
 
-    def text(self) -> str:
-        """Return the report ``tune`` prints."""
-        goal = _goal(self.objective, self.target, self.bot)
-        lines = [
-            f"tune {goal} over {', '.join(p.text() for p in self.params)}: "
-            f"{len(self.trials)} settings searched on the same deals (seed {self.seed}), "
-            f"{self.games_played} games in all",
-            *self.notes,
-            "search (best first):",
-        ]
+    @property
+    def goal(self) -> str:
+        """Return what is made small: the objective, or its distance from the target (the
+        tiers objective: its distance from the tiers target; bot tuning: minus the bot's win
+        rate)."""
+        if self.bot is not None:
+            return f"minus {self.bot}'s win rate"
+        if self.objective == TIERS:
+            return "tiers distance"
+        return self.objective if self.target is None else f"|{self.objective} - {self.target:g}|"
+
+    def _target_lines(self) -> list[str]:
+        """Return what the tiers objective or a bot's tuning measured against, in words."""
+        if self.bot is not None:
+            return [
+                f"(strength: minus the win rate of {self.bot} with the setting, against its field)"
+            ]
+        if self.objective != TIERS or self.target is None:
+            return []
+        shown = self.target.text() if isinstance(self.target, TiersTarget) else self.target
+        return [f"(tiers target: {shown}; the root mean square of the win rates' distances)"]
+
+    @property
+    def rulebook_tag(self) -> str:
+        """Return how the report marks the rulebook's setting (bot tuning: the bot's own)."""
+        return "  (the bot's defaults)" if self.bot is not None else "  (the rulebook's)"
+
+    def _setting(self, row: Mapping[str, Any]) -> str:
+        return ", ".join(f"{p.name}={_shown(row[p.name])}" for p in self.params)
+
+    def is_rulebook(self, row: Mapping[str, Any]) -> bool:
+        """Return whether a row of ``trials`` or ``confirmed`` is the rulebook's setting."""
+        if self.rulebook is None:
+            return row.get("name") == RULEBOOK
+        return _setting_key({p.name: _shown(row[p.name]) for p in self.params}) == _setting_key(
+            {k: _shown(v) for k, v in self.rulebook.items()}
+        )
+
+    def noise_warning(self) -> str | None:
+        """Return a warning when the search's trials are too small to rank the settings: more
+        settings are within noise of the search's best (the paired 95% interval of their
+        difference includes 0) than were confirmed, so which ones were confirmed is luck. The
+        games a trial would need come from the interval widths: the first setting left out is
+        told from the best when its interval's half-width, shrinking as 1/sqrt(games), falls
+        below its difference."""
+        t = self.trials
+        if t.empty or "diff_low" not in t or not np.isfinite(t["diff_low"]).any():
+            return None
+        ranked = t.sort_values(["value", "trial"]).reset_index(drop=True)
         names = [p.name for p in self.params]
-        # records, not itertuples: a parameter's name (points.W07) is no attribute name
-        for r in self.trials.sort_values(["value", "trial"]).head(5).to_dict("records"):
-            setting = ", ".join(f"{n}={r[n]}" for n in names)
-            lines.append(f"  {setting:<40} {r['value']:8.4f}  ({r['games']} games)")
+        played = {
+            _setting_key({n: _shown(r[n]) for n in names})
+            for r in self.confirmed.to_dict("records")
+        }
+        confirmed = sum(
+            _setting_key({n: _shown(r[n]) for n in names}) in played
+            for r in ranked.to_dict("records")
+        )
+        within = (ranked["diff_low"] <= 0) & (ranked["diff_high"] >= 0)
+        tied = ranked[within]
+        if len(tied) <= confirmed or confirmed >= len(ranked):
+            return None
+        if (ranked["diff_low"] == 0).all() and (ranked["diff_high"] == 0).all():
+            return (
+                "note: every setting searched measured the same on every deal of the search: "
+                "the parameter did not change these games."
+            )
+        per = self.games_per_trial or int(ranked["games"].iloc[0])
+        text = (
+            f"warning: trials of {per} games per configuration are too small to rank the "
+            f"settings: {len(tied)} of {len(ranked)} are within noise of the search's best (the "
+            f"95% interval of their paired difference from it includes 0), more than the "
+            f"{confirmed} confirmed, so which ones were confirmed is partly luck"
+        )
+        # the interval's lower end reaches 0 from diff - diff_low away: it leaves 0 out once
+        # that distance, shrinking as 1/sqrt(games), falls below the difference itself
+        left = tied[tied.index >= confirmed]
+        left = left[(left["diff"] > 0) & (left["diff"] > left["diff_low"])]
+        if len(left):
+            r = left.iloc[0]
+            need = math.ceil(per * ((r["diff"] - r["diff_low"]) / r["diff"]) ** 2)
+            if need > per:
+                text += (
+                    f"; about {need} games per trial (--games-per-trial) would tell "
+                    f"{self._setting(r)} ({r['diff']:+.4f}), the first left out, from the best"
+                )
+        return text + "."
+
+    def verdict(self) -> str:
+        """Return the line that says what the confirmation found, in words: a setting is called
+        best only when the 95% interval of its difference from the rulebook's (or, without the
+        rulebook's, from every other confirmed setting) leaves out 0."""
+        c = self.confirmed.sort_values("value").reset_index(drop=True)
+        if c.empty:
+            return "verdict: no setting was confirmed."
+        others = c[[not self.is_rulebook(r) for r in c.to_dict("records")]]
+        rulebook = c[[self.is_rulebook(r) for r in c.to_dict("records")]]
+        if not rulebook.empty and "vs_rulebook_low" in c:
+            rule = rulebook.iloc[0]
+            rule_text = f"the rulebook's {self._setting(rule)}"
+            if others.empty:
+                return (
+                    f"verdict: the search's best was {rule_text}, confirmed alone: nothing to "
+                    "compare it with (--confirm K confirms more settings beside it)."
+                )
+            better = others[others["vs_rulebook_high"] < 0]
+            worse = others[others["vs_rulebook_low"] > 0]
+            if not better.empty:
+                b = better.iloc[0]
+                return (
+                    f"best: {self._setting(b)}, better than {rule_text} by "
+                    f"{b['vs_rulebook']:+.4f} [{b['vs_rulebook_low']:+.4f}, "
+                    f"{b['vs_rulebook_high']:+.4f}] on the same fresh deals."
+                )
+            if worse.empty:
+                return (
+                    "verdict: no setting is distinguishable from the rulebook's at this budget "
+                    f"(every confirmed difference's 95% interval includes 0): keep {rule_text}, "
+                    "or confirm on more games (--confirm-games) to see a smaller difference."
+                )
+            worse_text = (
+                f"the other {len(others)} {'is' if len(others) == 1 else 'are'} measurably worse"
+                if len(worse) == len(others)
+                else f"{len(worse)} of the {len(others)} others are measurably worse"
+            )
+            if self.is_rulebook(c.iloc[0].to_dict()):
+                return f"best: {rule_text} itself; {worse_text} at this budget."
+            return (
+                f"verdict: no setting is measurably better than {rule_text} at this budget "
+                f"(the lower ones are within noise of it); {worse_text}."
+            )
+        top = c.iloc[0]
+        tied = c.iloc[1:][(c["diff_low"].iloc[1:] <= 0) & (c["diff_high"].iloc[1:] >= 0)]
+        if len(c) > 1 and len(tied) == len(c) - 1:
+            return (
+                "verdict: no confirmed setting is distinguishable from the others at this budget "
+                "(every confirmed difference's 95% interval includes 0)."
+            )
+        if tied.empty:
+            return f"best: {self._setting(top)} (every other confirmed setting measurably worse)."
+        near = "; ".join(self._setting(r) for r in tied.to_dict("records"))
+        return f"best: {self._setting(top)} or, within noise of it, {near}."
+
+    def text(self) -> str:
+        """Return the report ``tune`` prints: every setting searched, the rulebook's marked, a
+        warning when the trials are too small to rank them, the confirmation and its verdict."""
+        per = (
+            f", {self.games_per_trial} games per configuration each" if self.games_per_trial else ""
+        )
+        lines = [
+            f"tune {self.goal} over {', '.join(p.text() for p in self.params)}: "
+            f"{len(self.trials)} settings searched on the same deals (seed {self.seed}){per}, "
+            f"{self.games_played} games in all",
+            *self._target_lines(),
+            *self.notes,
+        ]
+        intervals = "diff_low" in self.trials and np.isfinite(self.trials["diff_low"]).any()
+        lines.append(
+            "search, every setting tried (best first"
+            + (
+                "; diff: from the search's best on the same deals, 95% bootstrap over the deals, "
+                "* : leaves out 0):"
+                if intervals
+                else "):"
+            )
+        )
+        width = max([len(self._setting(r)) for r in self.trials.to_dict("records")] + [20])
+        rows = self.trials.sort_values(["value", "trial"]).to_dict("records")
+        best_trial = rows[0]["trial"] if rows else None
+        for r in rows:
+            tag = self.rulebook_tag if self.is_rulebook(r) else ""
+            diff = ""
+            if intervals and r["trial"] == best_trial:
+                diff = "  (the reference)".ljust(32)
+            elif intervals and np.isfinite(r["diff_low"]):
+                mark = " *" if r["diff_low"] > 0 or r["diff_high"] < 0 else "  "
+                diff = (
+                    f"  diff {r['diff']:+.4f} [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]{mark}"
+                )
+            lines.append(
+                f"  {self._setting(r):<{width}} {r['value']:8.4f}{diff}  ({r['games']} games){tag}"
+            )
+        if self.rulebook is not None and not any(self.is_rulebook(r) for r in rows):
+            shown = ", ".join(f"{k}={_shown(v)}" for k, v in self.rulebook.items())
+            lines.append(f"  (the rulebook's {shown} was not searched: it is confirmed below)")
+        warning = self.noise_warning()
+        if warning:
+            lines.append(warning)
+        vs = "vs_rulebook_low" in self.confirmed
         lines.append(
             f"confirmed on fresh shared deals (seed {self.confirm_seed}), 95% bootstrap intervals "
-            "over the deals; diff: from the best, on the same deals (* : leaves out 0):"
+            "over the deals; "
+            + (
+                "diff: from the rulebook's setting, on the same deals (* : leaves out 0):"
+                if vs
+                else "diff: from the best, on the same deals (* : leaves out 0):"
+            )
+        )
+        key = (
+            ("vs_rulebook", "vs_rulebook_low", "vs_rulebook_high")
+            if vs
+            else (
+                "diff",
+                "diff_low",
+                "diff_high",
+            )
+        )
+        reference = (
+            self.confirmed.sort_values("value")["name"].iloc[0] if len(self.confirmed) else None
         )
         for r in self.confirmed.sort_values("value").to_dict("records"):
-            setting = ", ".join(f"{n}={r[n]}" for n in names)
-            tag = (
-                (" (the bot's defaults)" if self.bot else " (the rulebook's)")
-                if (r["name"] == RULEBOOK)
-                else ""
+            tag = self.rulebook_tag if self.is_rulebook(r) else ""
+            d, lo, hi = (r[k] for k in key)
+            mark = " *" if lo > 0 or hi < 0 else "  "
+            own = self.is_rulebook(r) if vs else r["name"] == reference
+            diff = (
+                "(the reference)".ljust(30)
+                if own
+                else f"diff {d:+.4f} [{lo:+.4f}, {hi:+.4f}]{mark}"
             )
-            mark = " *" if r["diff_low"] > 0 or r["diff_high"] < 0 else ""
+            scored = f"{r['value']:8.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
             lines.append(
-                f"  {setting:<40} {r['value']:8.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]  "
-                f"diff {r['diff']:+.4f} [{r['diff_low']:+.4f}, {r['diff_high']:+.4f}]{mark}  "
-                f"({r['games']} games){tag}"
+                f"  {self._setting(r):<{width}} {scored:<27} {diff}  ({r['games']} games){tag}"
             )
-        best = ", ".join(f"{k}={v}" for k, v in self.best.items())
-        lines.append(f"best: {best}")
+        lines.append(self.verdict())
         return "\n".join(lines)
 
 
-def _goal(objective_name: str, target: Any, bot: str | None) -> str:
-    """Return what a search made small, in words for its report."""
-    if bot is not None:
-        return f"strength of {bot} (minus its win rate against the field)"
-    if isinstance(target, TiersTarget):
-        return f"tiers distance from {target.text()}"
-    if isinstance(target, str):  # a tiers target read back from a tune folder
-        return f"tiers distance from {target}"
-    return objective_name if target is None else f"|{objective_name} - {target:g}|"
-
-
-def _chart_goal(result: TuneResult) -> str:
-    """Return the objective as a chart's axis names it (short)."""
-    if result.bot is not None:
-        return f"minus {result.bot}'s win rate"
-    if result.objective == TIERS:
-        return "tiers distance"
-    target = result.target
-    return result.objective if target is None else f"|{result.objective} - {target:g}|"
+def _shown(v: Any) -> Any:
+    """Return a value as the report shows it (a whole number read back as 14.0 shows 14)."""
+    v = v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
 
 
 def _setting_key(setting: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -441,6 +630,12 @@ def tune(
         for v in dict.fromkeys((p.values[0], p.values[-1])):
             for config in configurations(spec({p.name: v}, per_trial, seed)):
                 rules_of(config)
+    default = (
+        {p.name: _bot_default(bot, p.name) for p in params}
+        if bot is not None
+        else {p.name: _default_of(p, catalogue) for p in params}
+    )
+    rulebook = default if all(v is not None for v in default.values()) else None
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / "tune.json").write_text(
@@ -457,6 +652,7 @@ def tune(
                     "confirm": confirm,
                     "seed": seed,
                     "confirm_seed": confirm_seed,
+                    "rulebook": rulebook,
                     "grid": grid | {"rules": fixed},
                 },
                 indent=1,
@@ -472,6 +668,7 @@ def tune(
     study = optuna.create_study(direction="minimize", sampler=sampler)
     seen: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
+    searched: list[Any] = []  # each trial's games, for the intervals over the shared deals
     played = 0
     asks = 0
     games_per_run: int | None = None
@@ -505,10 +702,17 @@ def tune(
         row = {"trial": len(rows), **setting, "value": value, "games": len(matrix)}
         seen[key] = row | {"value": tell}
         rows.append(row)
+        searched.append(matrix)
         if echo is not None:
             shown = ", ".join(f"{k}={v}" for k, v in setting.items())
             echo(f"trial {row['trial']}: {shown}: {value:.4f} ({played}/{budget} games)")
     trials = pd.DataFrame(rows, columns=["trial", *names, "value", "games"])
+    if rows:  # every trial on the same deals: intervals, and differences from the best, paired
+        spread = paired_intervals(
+            searched, objective_name, target=target, rng=np.random.default_rng(seed)
+        )
+        for column in ("ci_low", "ci_high", "diff", "diff_low", "diff_high"):
+            trials[column] = spread[column].to_numpy()
     trials.to_csv(out / "trials.csv", index=False)
 
     # confirm: the best few settings and the rulebook's, on fresh deals shared by all of them
@@ -518,12 +722,7 @@ def tune(
         (f"trial-{r['trial']:03d}", {n: r[n] for n in names}) for r in ranked[: max(1, confirm)]
     ]
     notes: list[str] = []
-    default = (
-        {p.name: _bot_default(bot, p.name) for p in params}
-        if bot is not None
-        else {p.name: _default_of(p, catalogue) for p in params}
-    )
-    if all(v is not None for v in default.values()):
+    if rulebook is not None:
         if _setting_key(default) not in {_setting_key(s) for _, s in candidates}:
             candidates.append((RULEBOOK, default))
         else:  # the search found the rulebook's own setting among the best
@@ -543,8 +742,20 @@ def tune(
         played += result.games
         run = load_run(result.out)
         matrices.append(game_matrix(run.seats, run.games))
+    names_played = [n for n, _ in candidates]
     table = paired_intervals(
-        matrices, objective_name, target=target, rng=np.random.default_rng(confirm_seed)
+        matrices,
+        objective_name,
+        target=target,
+        rng=np.random.default_rng(confirm_seed),
+        reference=names_played.index(RULEBOOK) if RULEBOOK in names_played else None,
+    )
+    table = table.rename(
+        columns={
+            "ref_diff": "vs_rulebook",
+            "ref_low": "vs_rulebook_low",
+            "ref_high": "vs_rulebook_high",
+        }
     )
     confirmed = pd.concat(
         [
@@ -567,6 +778,8 @@ def tune(
         target,
         played,
         notes,
+        rulebook,
+        per_trial,
         bot,
     )
     (out / "report.txt").write_text(result_.text() + "\n", encoding="utf-8")
@@ -587,43 +800,84 @@ def _python(v: Any) -> Any:
 
 
 def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
-    """Draw the objective against each parameter: the search trials, and the confirmed settings
-    with their intervals."""
-    from matplotlib.figure import Figure
+    """Draw the objective against each parameter: every search trial (grey, with its interval
+    on the search's shared deals), the confirmed settings (red, fresh deals, 95%) and the
+    rulebook's (black diamond, and a dotted line at its value); the legend sits below the panels,
+    off the data."""
+    from projectl_sim.analysis import plots  # the package's figure (shown by Jupyter)
 
     params = result.params
     if fig is None:
-        fig = Figure(figsize=(4.2 * len(params), 3.6))
+        fig = plots.new_figure(min(11.0, 1.2 + 3.9 * len(params)), 3.9)
     axes = fig.subplots(1, len(params), squeeze=False)[0]
-    goal = _chart_goal(result)
+    t, c = result.trials, result.confirmed
+    is_rule = np.array([result.is_rulebook(r) for r in c.to_dict("records")], dtype=bool)
     for ax, p in zip(axes, params, strict=True):
         categorical = bool(p.choices) and not all(
-            isinstance(c, int) and not isinstance(c, bool) for c in p.choices
+            isinstance(v, int) and not isinstance(v, bool) for v in p.choices
         )
-        order = {str(c): i for i, c in enumerate(p.values)}
+        order = {str(_shown(v)): i for i, v in enumerate(p.values)}
 
-        def xs(values: pd.Series, _order: dict = order, _cat: bool = categorical) -> list[float]:
-            return [float(_order[str(v)]) if _cat else float(v) for v in values]
+        def xs(values: pd.Series, _order: dict = order, _cat: bool = categorical) -> np.ndarray:
+            return np.array(
+                [float(_order[str(_shown(v))]) if _cat else float(v) for v in values], dtype=float
+            )
 
-        t = result.trials
-        ax.scatter(xs(t[p.name]), t["value"], s=18, color="#7f7f7f", label="search (same deals)")
-        c = result.confirmed
-        ax.errorbar(
-            [x + 0.08 for x in xs(c[p.name])],
-            c["value"],
-            yerr=[c["value"] - c["ci_low"], c["ci_high"] - c["value"]],
-            fmt="o",
-            color="#d62728",
-            capsize=3,
-            label="confirmed (fresh deals, 95%)",
+        def bars(rows: pd.DataFrame) -> np.ndarray:
+            v = rows["value"].to_numpy(dtype=float)
+            low, high = rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float)
+            return np.clip(np.nan_to_num(np.vstack([v - low, high - v])), 0, None)
+
+        step = (
+            1.0
+            if categorical or len(p.values) < 2
+            else float(np.diff(xs(pd.Series(p.values))).min())
         )
+        if "ci_low" in t:
+            ax.errorbar(
+                xs(t[p.name]),
+                t["value"],
+                yerr=bars(t),
+                fmt="o",
+                ms=4,
+                color="#8c8c8c",
+                elinewidth=0.7,
+                label="search (shared deals, 95%)",
+            )
+        else:
+            ax.plot(xs(t[p.name]), t["value"], "o", ms=4, color="#8c8c8c", label="search")
+        shift = 0.12 * step  # the confirmation beside the search's point at the same value
+        for rows, style in (
+            (
+                c[~is_rule],
+                {"fmt": "o", "color": "#d62728", "label": "confirmed (fresh deals, 95%)"},
+            ),
+            (c[is_rule], {"fmt": "D", "color": "black", "label": "the rulebook's, confirmed"}),
+        ):
+            if len(rows):
+                ax.errorbar(
+                    xs(rows[p.name]) + shift,
+                    rows["value"],
+                    yerr=bars(rows),
+                    ms=5,
+                    capsize=3,
+                    **style,
+                )
+        if result.rulebook is not None and p.name in result.rulebook:
+            at = xs(pd.Series([result.rulebook[p.name]]))[0]
+            ax.axvline(at, color="black", ls=":", lw=0.9, label="the rulebook's value")
         if categorical:
             ax.set_xticks(range(len(p.values)), [str(v) for v in p.values])
+        elif len(p.values) <= 12:
+            ax.set_xticks([float(v) for v in p.values])
+        low_x, high_x = xs(pd.Series([p.values[0], p.values[-1]]))
+        ax.set_xlim(low_x - 0.5 * step, high_x + 0.5 * step)
         ax.set_xlabel(p.name)
-        ax.set_ylabel(goal)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(f"tune: {goal} (smaller is better)", fontsize=10)
-    fig.tight_layout()
+        ax.set_ylabel(result.goal)
+    handles, names = axes[0].get_legend_handles_labels()
+    columns = 2 if len(params) == 1 else 4  # a panel's width holds two entries a row
+    fig.legend(handles, names, loc="outside lower center", ncols=columns, fontsize=8)
+    fig.suptitle(f"tune: {result.goal} (smaller is better)", fontsize=10)
     return fig
 
 
@@ -657,5 +911,7 @@ def load_tune(out: str | Path) -> TuneResult:
         asked["confirm_seed"],
         asked.get("target"),
         search + confirm,
+        rulebook=asked.get("rulebook"),
+        games_per_trial=asked.get("games_per_trial"),
         bot=bot,
     )

@@ -54,7 +54,7 @@ class Expansion:
     # record ``result`` keys it adds, checked when a record is replayed
     result_keys: ClassVar[tuple[str, ...]] = ()
     # its rules options (``Rules.options``, ``--rule``, records) and the table columns its
-    # ``seat_columns`` / ``game_columns`` fill (``projectl_sim.options``)
+    # ``seat_columns`` / ``game_columns`` / ``round_columns`` fill (``projectl_sim.options``)
     options: ClassVar[tuple[Option, ...]] = ()
     columns: ClassVar[tuple[Column, ...]] = ()
 
@@ -227,6 +227,10 @@ class Expansion:
         """Return this expansion's columns of a game row of the outcome tables."""
         return {}
 
+    def round_columns(self, state: GameState, player: int) -> dict[str, Any]:
+        """Return this expansion's columns of a ``rounds`` row (``player`` at a round's end)."""
+        return {}
+
     def provisional(self, state: GameState) -> tuple[str, ...]:
         """Return the names of the provisional data this game used (beyond the catalogue's)."""
         return ()
@@ -273,6 +277,7 @@ HOOKS = (
     "summary_json",
     "seat_columns",
     "game_columns",
+    "round_columns",
     "provisional",
     "player_text",
     "render_lines",
@@ -330,6 +335,7 @@ class Hooks:
         self.summary_json = by_hook["summary_json"]
         self.seat_columns = by_hook["seat_columns"]
         self.game_columns = by_hook["game_columns"]
+        self.round_columns = by_hook["round_columns"]
         self.provisional = by_hook["provisional"]
         self.player_text = by_hook["player_text"]
         self.render_lines = by_hook["render_lines"]

@@ -86,6 +86,8 @@ def stored_run(out: Path, manifest: dict[str, Any]) -> tuple[RunSpec, list[int]]
     config = manifest["config"]
     if not isinstance(config, dict):
         raise _refuse(out, "has no settings (config)")
+    if "tables" not in config:  # written before the flow tables: it has seats and games only
+        config = config | {"tables": "core"}
     stored = RunSpec.from_mapping(config)
     root = manifest.get("root_seed")
     if stored.seed is None or root != stored.seed:

@@ -168,6 +168,7 @@ def play_game(
     cpu_seconds: list[float] | None = None,
     timed: bool = False,
     take_backs: TakeBacks | None = None,
+    on_start: Callable[[GameState], None] | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
@@ -177,7 +178,8 @@ def play_game(
     machine does not inflate (this thread's: a bot that starts threads of its own is
     under-counted), estimated from every ``CPU_EVERY``-th decision of the seat. ``timed`` writes
     each decision's seconds into the record. With ``take_backs``, its seats may answer
-    ``TAKE_BACK`` (see ``TakeBacks``).
+    ``TAKE_BACK`` (see ``TakeBacks``). ``on_start`` is called with the dealt state before the
+    first decision; ``on_step`` with the state after each applied action (the same object).
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -188,6 +190,8 @@ def play_game(
     state = new_game(rules, setup=deal(rules, deal_rng))
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
+    if on_start is not None:
+        on_start(state)
     decisions = 0
     clock = seconds is not None or timed
     made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock

@@ -60,6 +60,7 @@ FLUSH_SECONDS = 5.0
 # per seat in the tables, as much again in its parts before consolidation, and a margin), and
 # what one game record takes.
 BYTES_PER_GAME, BYTES_PER_SEAT = 120, 150
+BYTES_PER_FLOW_SEAT = 400  # the events and rounds rows of one seat of a game (and their parts)
 BYTES_PER_RECORD = 20_000
 BACKENDS = ("local", "dask")
 
@@ -229,13 +230,17 @@ def _complete(
     return games.num_rows, games.num_rows - games.column("error").null_count
 
 
-def _space_needed(configs: list[GameConfig], tasks: Tasks, todo: int, records: str) -> int:
+def _space_needed(
+    configs: list[GameConfig], tasks: Tasks, todo: int, records: str, flow: bool = False
+) -> int:
     """Return about how many bytes ``todo`` more games of this run take on disk."""
     total = len(tasks)
     if not total:
         return 0
     seats = sum(c.players * c.per_deal for c in configs) / sum(c.per_deal for c in configs)
     need = todo * (BYTES_PER_GAME + BYTES_PER_SEAT * seats)
+    if flow:
+        need += todo * BYTES_PER_FLOW_SEAT * seats
     if records == "all":
         need += todo * BYTES_PER_RECORD
     elif records.startswith("sample:"):
@@ -395,7 +400,8 @@ def _run_locked(
     else:
         done = np.empty(0, dtype=np.int64)
     todo = len(tasks) - len(done)
-    _check_space(out, _space_needed(configs, tasks, todo, spec.records), todo)
+    need = _space_needed(configs, tasks, todo, spec.records, spec.tables == "all")
+    _check_space(out, need, todo)
     if not options.quiet:
         verb = "growing" if grows else ("resuming" if resume else "running")
         echo(
@@ -408,6 +414,7 @@ def _run_locked(
         Limits(options.decision_timeout, options.game_timeout),
         workers.job_bots(),
         tuple(sys.path) if _backend_name(options) == "local" else None,
+        flow=spec.tables == "all",
     )
     results, jobs = stack.enter_context(
         _results(options, _missing(tasks, done), job, min(jobs, max(1, todo)))
@@ -607,7 +614,17 @@ def _play(
         if buffer:
             tables.write_records(out, [(r.game_id, r.record) for r in buffer if r.record])
             seats = [row for r in buffer for row in r.seats]
-            tables.write_part(out, next_part, seats, [r.game for r in buffer])
+            flow = None
+            if spec.tables == "all":  # a game stopped from outside has no flow rows
+                idents = [{k: r.game[k] for k in tables.CONFIG_COLUMNS} for r in buffer]
+                flow = {
+                    name: tables.flow_table(
+                        [(i, r.flow[name]) for i, r in zip(idents, buffer, strict=True) if r.flow],
+                        name,
+                    )
+                    for name in tables.FLOW_TABLES
+                }
+            tables.write_part(out, next_part, seats, [r.game for r in buffer], flow)
             next_part += 1
             buffer.clear()
         last_flush = time.perf_counter()

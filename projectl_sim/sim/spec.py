@@ -84,6 +84,7 @@ SPEC_KEYS = (
     "seed",
     "records",
     "format",
+    "tables",
     "catalogue",
     "tiles",
     "expansion_files",
@@ -340,6 +341,8 @@ class RunSpec:
     seed: int | None = None
     records: str = "none"
     format: str = "parquet"
+    # which tables: all (the flow's events and rounds too) or core (seats and games)
+    tables: str = "all"
     catalogue: str | None = None  # a catalogue file (absolute path); None: the shipped one
     tiles: str | None = None  # a Finesse tiles file (absolute path); None: the shipped one
     # puzzle files replacing shipped expansion sets: (set name, absolute path), sorted
@@ -471,6 +474,10 @@ class RunSpec:
             if data["format"] not in tables.FORMATS:
                 raise UsageError(unknown_name("format", data["format"], tables.FORMATS))
             kwargs["format"] = data["format"]
+        if data.get("tables") is not None:
+            if data["tables"] not in tables.TABLE_SETS:
+                raise UsageError(unknown_name("tables", data["tables"], tables.TABLE_SETS))
+            kwargs["tables"] = data["tables"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())
             _catalogue(path)  # a malformed file stops the run before any game (exit 2)
@@ -510,6 +517,7 @@ class RunSpec:
                 "seed": self.seed,
                 "records": self.records,
                 "format": self.format,
+                "tables": self.tables,
                 "catalogue": self.catalogue,
                 "tiles": self.tiles,
                 "expansion_files": dict(self.expansion_files) or None,
@@ -1111,14 +1119,14 @@ def run_id_of(spec: RunSpec, root_seed: int, seed_scheme: str = SEED_SCHEME) -> 
     Not of its size: a run grown to N games (``--resume --games N``) plays the games a run
     started with N plays, and has its id.
     """
-    return _run_hash(spec, root_seed, seed_scheme, ("records", "format", "seed", "games"))
+    return _run_hash(spec, root_seed, seed_scheme, ("records", "format", "tables", "seed", "games"))
 
 
 def run_id_v1(spec: RunSpec, root_seed: int, games: int, seed_scheme: str = SEED_SCHEME) -> str:
     """Return the id runs written before ids left out the size had: the hash of their grid with
     the ``games`` they started with (a resume accepts it, and keeps it)."""
     return _run_hash(
-        replace(spec, games=games), root_seed, seed_scheme, ("records", "format", "seed")
+        replace(spec, games=games), root_seed, seed_scheme, ("records", "format", "tables", "seed")
     )
 
 

@@ -1,11 +1,13 @@
 """Outcome tables of a run: row building, part files, consolidation, and the manifest.
 
 A run directory holds ``seats.parquet`` (one row per game and seat), ``games.parquet`` (one row
-per game) and ``manifest.json``. While a run goes on, finished games are appended as numbered
-part files under ``parts/seats`` and ``parts/games``, each written to a temporary name and then
-renamed, so a killed run leaves only whole files. A game counts as done once its ``games`` part
-exists (that part is written last). Consolidation sorts everything by ``game_id, seat`` so the
-tables are the same whatever the order games finished in.
+per game), ``events.parquet`` and ``rounds.parquet`` (the game's flow, ``sim.flow``: left out by
+``--tables core``) and ``manifest.json``. While a run goes on, finished games are appended as
+numbered part files under ``parts/seats``, ``parts/games`` (and the flow's), each written to a
+temporary name and then renamed, so a killed run leaves only whole files. A game counts as done
+once its ``games`` part exists (that part is written last). Consolidation sorts everything by
+``game_id, seat`` (the flow's: ``SORT_KEYS``) so the tables are the same whatever the order games
+finished in.
 """
 
 from __future__ import annotations
@@ -43,7 +45,11 @@ RESERVE = ".reserve"  # space set aside for the last manifest when the disk fill
 RESERVE_BYTES = 512 * 1024
 PARTS = "parts"
 RECORDS = "records"
-TABLES = ("seats", "games")
+# the tables every run writes, and those of the game's flow that ``--tables core`` leaves out
+CORE_TABLES = ("seats", "games")
+FLOW_TABLES = ("events", "rounds")
+TABLES = (*CORE_TABLES, *FLOW_TABLES)
+TABLE_SETS = ("all", "core")
 FORMATS = ("parquet", "csv")
 
 # Action kinds as game records name them (a deck take is written as "take").
@@ -67,6 +73,8 @@ RECORD_KIND = {"take_deck": "take"} | {k: k for k in ACTION_KINDS}
 TIMING_COLUMNS = {
     "seats": ("decision_time_mean", "decision_cpu_mean"),
     "games": ("duration",),
+    "events": (),
+    "rounds": (),
 }
 
 _CONFIG_FIELDS = [
@@ -86,6 +94,8 @@ _CONFIG_FIELDS = [
     # varied; 0 in a run without, null in tables written before the column)
     pa.field("replicate", pa.int64()),
 ]
+
+CONFIG_COLUMNS = tuple(f.name for f in _CONFIG_FIELDS)
 
 _BASE_SEATS = pa.schema(
     [
@@ -145,9 +155,60 @@ _BASE_GAMES = pa.schema(
     ]
 )
 
-_BASE_SCHEMAS = {"seats": _BASE_SEATS, "games": _BASE_GAMES}
+# one row per puzzle taken, completed, discarded, recycled or left unfinished, per reward
+# a completion gave and per turn passed for want of a legal action (``sim.flow``)
+_BASE_EVENTS = pa.schema(
+    [
+        *_CONFIG_FIELDS,
+        pa.field("event_index", pa.int64()),  # its place among the game's events
+        pa.field("event", pa.string()),
+        pa.field("round", pa.int64()),
+        pa.field("turn", pa.int64()),
+        pa.field("seat", pa.int64()),
+        pa.field("bot", pa.string()),
+        pa.field("card", pa.string()),
+        pa.field("colour", pa.string()),
+        pa.field("points", pa.int64()),
+        pa.field("piece", pa.string()),
+        pa.field("how", pa.string()),
+        pa.field("taken_round", pa.int64()),
+        pa.field("actions", pa.int64()),
+        pa.field("puzzle_set", pa.string()),
+        pa.field("provisional", pa.bool_()),
+    ]
+)
+
+# one row per seat at the end of every round (the last round's: after Finishing Touches)
+_BASE_ROUNDS = pa.schema(
+    [
+        *_CONFIG_FIELDS,
+        pa.field("round", pa.int64()),
+        pa.field("seat", pa.int64()),
+        pa.field("bot", pa.string()),
+        pa.field("score", pa.int64()),
+        pa.field("points", pa.int64()),
+        pa.field("pieces", pa.int64()),
+        pa.field("completed_white", pa.int64()),
+        pa.field("completed_black", pa.int64()),
+        pa.field("unfinished", pa.int64()),
+        pa.field("final", pa.bool_()),
+        # here: the columns the expansions declare (``round_columns``)
+    ]
+)
+
+_BASE_SCHEMAS = {
+    "seats": _BASE_SEATS,
+    "games": _BASE_GAMES,
+    "events": _BASE_EVENTS,
+    "rounds": _BASE_ROUNDS,
+}
 # where the declared columns go: after these base columns
-_DECLARED_AFTER = {"seats": f"actions_{ACTION_KINDS[-1]}", "games": "opponent_score"}
+_DECLARED_AFTER = {
+    "seats": f"actions_{ACTION_KINDS[-1]}",
+    "games": "opponent_score",
+    "events": "provisional",
+    "rounds": "final",
+}
 _ARROW_TYPES = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
 
 
@@ -188,7 +249,7 @@ class ColumnError(ValueError):
     """A hook returned a column its class does not declare (it would be lost)."""
 
 
-def _declared_by(x: Any, table: str, hook: str, values: Mapping[str, Any]) -> Mapping[str, Any]:
+def declared_by(x: Any, table: str, hook: str, values: Mapping[str, Any]) -> Mapping[str, Any]:
     """Return a hook's columns, once each is checked to be declared by its class."""
     declared = {c.name for c in getattr(x, "columns", ()) if c.table == table}
     undeclared = sorted(set(values) - declared)
@@ -197,7 +258,7 @@ def _declared_by(x: Any, table: str, hook: str, values: Mapping[str, Any]) -> Ma
         raise ColumnError(
             f"{owner}.{hook} returned the column {undeclared[0]!r}, which {type(x).__name__} "
             f"does not declare: add Column({undeclared[0]!r}, TYPE, HELP"
-            f"{', table=' + repr(table) if table == 'games' else ''}) to its columns"
+            f"{', table=' + repr(table) if table != 'seats' else ''}) to its columns"
         )
     return values
 
@@ -205,6 +266,8 @@ def _declared_by(x: Any, table: str, hook: str, values: Mapping[str, Any]) -> Ma
 SORT_KEYS = {
     "seats": [("game_id", "ascending"), ("seat", "ascending")],
     "games": [("game_id", "ascending")],
+    "events": [("game_id", "ascending"), ("event_index", "ascending")],
+    "rounds": [("game_id", "ascending"), ("round", "ascending"), ("seat", "ascending")],
 }
 
 
@@ -298,8 +361,8 @@ def game_rows(
         # the declared columns (null where the game does not play their class)
         row |= dict.fromkeys(declared_columns("seats"))
         for x in hooks.seat_columns:
-            row |= _declared_by(x, "seats", "seat_columns", x.seat_columns(state, p))
-        row |= _declared_by(state, "seats", "variant_seat_columns", state.variant_seat_columns(p))
+            row |= declared_by(x, "seats", "seat_columns", x.seat_columns(state, p))
+        row |= declared_by(state, "seats", "variant_seat_columns", state.variant_seat_columns(p))
         row |= {
             "decisions": decisions,
             "decision_time_mean": decision_seconds[p] / decisions if decisions else None,
@@ -339,8 +402,8 @@ def game_rows(
         "error": error,
     }
     for x in hooks.game_columns:
-        game |= _declared_by(x, "games", "game_columns", x.game_columns(state))
-    game |= _declared_by(state, "games", "variant_game_columns", state.variant_game_columns())
+        game |= declared_by(x, "games", "game_columns", x.game_columns(state))
+    game |= declared_by(state, "games", "variant_game_columns", state.variant_game_columns())
     return seat_rows, game
 
 
@@ -494,10 +557,19 @@ def part_numbers(run_dir: Path) -> list[int]:
 
 
 def write_part(
-    run_dir: Path, number: int, seats: Iterable[dict[str, Any]], games: Iterable[dict[str, Any]]
+    run_dir: Path,
+    number: int,
+    seats: Iterable[dict[str, Any]],
+    games: Iterable[dict[str, Any]],
+    flow: Mapping[str, pa.Table] | None = None,
 ) -> None:
-    """Append one part: the seats file first, then the games file that commits it."""
+    """Append one part: the seats file and the flow tables' (``events``, ``rounds``: when
+    given, as ``flow_table`` makes them) first, then the games file that commits it."""
     name = f"part-{number:05d}.parquet"
+    for table, built in (flow or {}).items():
+        folder = _part_dir(run_dir, table)
+        folder.mkdir(parents=True, exist_ok=True)
+        _atomic(folder / name, lambda tmp, data=built: pq.write_table(data, tmp))
     for table, rows in (("seats", seats), ("games", games)):
         folder = _part_dir(run_dir, table)
         folder.mkdir(parents=True, exist_ok=True)
@@ -511,6 +583,42 @@ def write_part(
                 )
         data = pa.Table.from_pylist(rows, schema=held)
         _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
+
+
+def flow_table(
+    games: Sequence[tuple[Mapping[str, Any], Mapping[str, Sequence[Any]]]], table: str
+) -> pa.Table:
+    """Return the ``events`` or ``rounds`` table of some games: each game's configuration
+    columns (``ident``, repeated on each of its rows) and its own columns (``sim.flow``:
+    ``FlowRecorder.columns``); a declared column a game lacks is null."""
+    held = schema(table)
+    data: dict[str, list[Any]] = {f.name: [] for f in held}
+    for ident, columns in games:
+        n = len(columns.get("round", ()))
+        stray = [key for key in columns if key not in data]
+        if stray:
+            raise ColumnError(
+                f"a {table} row has the column {stray[0]!r} that no registered class declares"
+            )
+        for name, values in data.items():
+            if name in columns:
+                values.extend(columns[name])
+            else:
+                values.extend([ident.get(name)] * n)
+    arrays = [pa.array(data[f.name], f.type) for f in held]
+    return pa.Table.from_arrays(arrays, schema=held)
+
+
+def written_tables(run_dir: Path) -> tuple[str, ...]:
+    """Return the tables a run folder holds (parts or consolidated): the core ones always, the
+    flow tables when it has them (a run with ``--tables core`` has none)."""
+    return tuple(
+        name
+        for name in TABLES
+        if name in CORE_TABLES
+        or _part_dir(run_dir, name).exists()
+        or any((run_dir / f"{name}.{fmt}").exists() for fmt in FORMATS)
+    )
 
 
 def write_records(run_dir: Path, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
@@ -529,7 +637,7 @@ def clean_parts(run_dir: Path) -> None:
         folder = _part_dir(run_dir, table)
         for tmp in folder.glob(".*.tmp"):
             tmp.unlink()
-        if table == "seats":
+        if table != "games":
             for part in folder.glob("part-*.parquet"):
                 if part.name not in committed:
                     part.unlink()
@@ -605,7 +713,8 @@ def reopen(run_dir: Path, fmt: str) -> None:
     if part_numbers(run_dir) or not any((run_dir / f"games.{f}").exists() for f in FORMATS):
         return
     name = "part-00000.parquet"
-    for table in ("seats", "games"):  # the games file last: it commits the part
+    held = [t for t in written_tables(run_dir) if t != "games"]
+    for table in (*held, "games"):  # the games file last: it commits the part
         folder = _part_dir(run_dir, table)
         folder.mkdir(parents=True, exist_ok=True)
         data = read_table(run_dir, table)
@@ -643,11 +752,13 @@ def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) ->
 
 
 def consolidate(run_dir: Path, fmt: str) -> dict[str, pa.Table]:
-    """Write ``seats`` and ``games`` from every committed part, sorted; return the tables.
+    """Write ``seats``, ``games`` (and ``events`` and ``rounds`` when the run has them) from
+    every committed part, sorted; return the tables.
 
     Refuses (``UsageError``) parts holding a game twice: two writers went at the folder.
     """
-    parts = {name: _sorted(read_parts(run_dir, name), name) for name in TABLES}
+    names = written_tables(run_dir)
+    parts = {name: _sorted(read_parts(run_dir, name), name) for name in names}
     problems = check_games(parts["games"], parts["seats"])
     if problems:
         raise UsageError(
@@ -656,7 +767,7 @@ def consolidate(run_dir: Path, fmt: str) -> dict[str, pa.Table]:
         )
     out = {}
     try:
-        for name in TABLES:
+        for name in names:
             _write_table(run_dir, name, fmt, parts[name])
             out[name] = parts[name]
     except WriteError:
@@ -693,7 +804,8 @@ def remove_parts(run_dir: Path) -> None:
 
 
 def read_table(run_dir: str | Path, name: str) -> pa.Table:
-    """Return a run's ``seats`` or ``games`` table: the consolidated file, else its parts."""
+    """Return a run's ``seats``, ``games``, ``events`` or ``rounds`` table: the consolidated
+    file, else its parts (``UsageError`` for a flow table a ``--tables core`` run lacks)."""
     run_dir = Path(run_dir)
     if (run_dir / f"{name}.parquet").exists():
         return conform([_read_parquet(run_dir / f"{name}.parquet")], name)
@@ -708,8 +820,13 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
                 "restore it from a copy, or play the run again"
             ) from None
         return conform([table], name)
-    if (run_dir / PARTS).exists():
+    if (run_dir / PARTS).exists() and name in written_tables(run_dir):
         return _sorted(read_parts(run_dir, name), name)
+    if name in FLOW_TABLES and (run_dir / MANIFEST).exists():
+        raise UsageError(
+            f"{run_dir}: no {name} table: the run was played with --tables core (or by a version "
+            "before it); play it again to have one"
+        )
     raise UsageError(f"{run_dir}: no {name} table (is it a run directory?)")
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bots import make_bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
 from projectl_sim.sim import tables
+from projectl_sim.sim.flow import FlowRecorder
 from projectl_sim.sim.play import BotError, game_seeds, play_game
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 
@@ -27,12 +28,15 @@ BEAT_STEPS, BEAT_SEAT = 1, 2
 
 @dataclass
 class GameResult:
-    """What a worker sends back: the rows of one game and, when asked, its record."""
+    """What a worker sends back: the rows of one game and, when asked, its record; ``flow``
+    holds its ``events`` and ``rounds`` columns (``FlowRecorder.columns``: without the
+    configuration's, which its game row has; None: the run writes no flow tables)."""
 
     game_id: int
     seats: list[dict[str, Any]]
     game: dict[str, Any]
     record: dict[str, Any] | None
+    flow: dict[str, dict[str, list[Any]]] | None = field(default=None)
 
 
 def dealt(task: GameTask, config: GameConfig) -> GameState:
@@ -54,6 +58,8 @@ def _result(
     error_seat: int | None = None,
     error: str | None = None,
     record: dict[str, Any] | None = None,
+    flow: FlowRecorder | None = None,
+    with_flow: bool = False,
 ) -> GameResult:
     seats = config.seated(task.rotation)
     n = len(seats)
@@ -71,7 +77,12 @@ def _result(
         error_seat=error_seat,
         error=error,
     )
-    return GameResult(task.game_id, seat_rows, game_row, record)
+    columns: dict[str, dict[str, list[Any]]] | None = None
+    if flow is not None:
+        columns = flow.columns(seats)
+    elif with_flow:  # a game stopped from outside: no events known
+        columns = {"events": {}, "rounds": {}}
+    return GameResult(task.game_id, seat_rows, game_row, record, columns)
 
 
 def error_rows(
@@ -83,22 +94,36 @@ def error_rows(
     error_seat: int | None = None,
     duration: float = 0.0,
     state: GameState | None = None,
+    flow: bool = True,
 ) -> GameResult:
     """Return the error row of a game stopped from outside (by default at its deal's state:
-    the worker that played it is gone, and no decision is counted)."""
+    the worker that played it is gone, and no decision is counted; ``flow``: with empty
+    events and rounds)."""
     state = dealt(task, config) if state is None else state
     return _result(
-        task, config, run_id, state, duration=duration, error_seat=error_seat, error=error
+        task,
+        config,
+        run_id,
+        state,
+        duration=duration,
+        error_seat=error_seat,
+        error=error,
+        with_flow=flow,
     )
 
 
 def play_task(
-    task: GameTask, config: GameConfig, run_id: str, beat: memoryview | None = None
+    task: GameTask,
+    config: GameConfig,
+    run_id: str,
+    beat: memoryview | None = None,
+    flow: bool = True,
 ) -> GameResult:
     """Play one game of a run and return its rows; a failing game becomes an error row.
 
     ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
-    so the watchdog can time them.
+    so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
+    (``sim.flow``).
     """
     rules = rules_of(config)
     seats = config.seated(task.rotation)
@@ -108,6 +133,7 @@ def play_task(
     actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
     kind_of = tables.RECORD_KIND
+    recorder: list[FlowRecorder] = []  # made from the dealt state, before the first step
 
     def on_step(state: GameState, seat: int, action: Action) -> None:
         kind = kind_of.get(action.kind)
@@ -116,8 +142,13 @@ def play_task(
         if beat is not None:
             beat[BEAT_STEPS] += 1  # decisions made, and the seat to move
             beat[BEAT_SEAT] = state.current
+        if recorder:
+            recorder[0].step(state, seat, action)
         if not last:
             last.append(state)
+
+    def on_deal(state: GameState) -> None:
+        recorder.append(FlowRecorder(state))
 
     start = time.perf_counter()
     error_seat: int | None = None
@@ -135,6 +166,7 @@ def play_task(
             seconds=seconds,
             cpu_seconds=cpu,
             timed=task.record,  # a written record carries each decision's seconds
+            on_start=on_deal if flow else None,
         )
         state = outcome.state
         if outcome.record is not None:
@@ -149,6 +181,8 @@ def play_task(
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}".strip()
         # play_game keeps one state object throughout; before any step, deal it again.
         state = last[0] if last else dealt(task, config)
+    if recorder:
+        recorder[0].finish(state)
     return _result(
         task,
         config,
@@ -161,6 +195,8 @@ def play_task(
         error_seat=error_seat,
         error=error,
         record=record,
+        flow=recorder[0] if recorder else None,
+        with_flow=flow,
     )
 
 

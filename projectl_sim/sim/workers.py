@@ -36,7 +36,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -131,6 +131,7 @@ class Job:
     bots: bytes = b""  # cloudpickled {name: class} added to bots.REGISTRY in the parent
     path: tuple[str, ...] | None = None  # the parent's import path (local workers only)
     token: int = 0
+    flow: bool = True  # collect the events and rounds rows (``--tables all``)
 
 
 def job_bots() -> bytes:
@@ -220,7 +221,8 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             beat[_SEAT] = -1
             beat[_GAME] = task.game_id
             try:
-                done.append(play_task(task, job.configs[task.config_id], job.run_id, beat))
+                config = job.configs[task.config_id]
+                done.append(play_task(task, config, job.run_id, beat, job.flow))
             except Exception as exc:  # building the rows failed: a runner bug, stop the run
                 line = f"{type(exc).__name__}: {exc}"
                 outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
@@ -366,7 +368,7 @@ class Pool:
     def __init__(self, size: int, job: Job, idle: list[_Worker] | None = None) -> None:
         self.size = size
         self.idle = _IDLE if idle is None else idle  # where workers wait between runs
-        self.job = Job(job.configs, job.run_id, job.limits, job.bots, job.path, next(_TOKENS))
+        self.job = replace(job, token=next(_TOKENS))
         self.workers: list[_Worker] = []
         self.deaths: dict[int, int] = {}
         self.failed_starts = 0
