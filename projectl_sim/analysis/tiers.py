@@ -401,8 +401,8 @@ def tier_lines(
     rates = inter[(inter["kind"] == "rate") & np.isfinite(inter["ci_high"])]
     half = float(((rates["ci_high"] - rates["ci_low"]) / 2).median()) if len(rates) else np.nan
     sentence = (
-        f"{flagged} of {len(inter)} comparisons across tiers flagged ({len(effect)} of them "
-        "expansion or switch effects)."
+        f"{flagged} of {len(inter)} comparisons across tiers flagged ({len(effect)} of the "
+        "comparisons are of expansion or switch effects)."
     )
     if np.isfinite(half):
         sentence += (

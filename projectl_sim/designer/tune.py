@@ -501,7 +501,9 @@ class TuneResult:
                 f"  {self._setting(r):<{width}} {scored:<27} {diff}  ({r['games']} games){tag}"
             )
         lines.append(self.verdict())
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        # bot tuning: the bot's own defaults stand where the rulebook's setting does
+        return text.replace("the rulebook's", "the bot's default") if self.bot else text
 
 
 def _shown(v: Any) -> Any:
