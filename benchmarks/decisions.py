@@ -1,7 +1,7 @@
 """CPU per decision of every shipped bot, in every variant x expansion combination.
 
 Run: ``.venv/bin/python benchmarks/decisions.py [--games N] [--mcts-games M] [--bots A,B]
-[--jobs J] [--seed S]``.
+[--variants V,W] [--jobs J] [--seed S]``.
 
 Every shipped bot at its default settings (``projectl-sim bots``, but the human seat) plays
 ``--games`` games (``--mcts-games`` for ``mcts``) in each combination: the standard game at 2 and
@@ -47,12 +47,13 @@ SEATINGS = (("standard", 2), ("standard", 4), ("solo", 1), ("line_clear", 5), ("
 NOT_SHIPPED = {"human"}  # a person at the terminal
 
 
-def combinations() -> list[tuple[str, int, tuple[str, ...]]]:
-    """Return every (variant, players, expansions) combination the benchmark tries."""
+def combinations(variants: frozenset[str] | None = None) -> list[tuple[str, int, tuple[str, ...]]]:
+    """Return every (variant, players, expansions) combination the benchmark tries (of
+    ``variants`` only, when given)."""
     subsets = [
         names for k in range(len(EXPANSIONS) + 1) for names in itertools.combinations(EXPANSIONS, k)
     ]
-    return [(v, p, e) for v, p in SEATINGS for e in subsets]
+    return [(v, p, e) for v, p in SEATINGS for e in subsets if variants is None or v in variants]
 
 
 def _label(variant: str, players: int, expansions: tuple[str, ...]) -> str:
@@ -98,12 +99,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8, help="games per bot and combination")
     parser.add_argument("--mcts-games", type=int, default=1, help="games per combination, mcts")
     parser.add_argument("--bots", default=None, help="comma list (default: every shipped bot)")
+    parser.add_argument(
+        "--variants", default=None, help="comma list of standard, solo, line_clear (default: all)"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     specs = args.bots.split(",") if args.bots else sorted(set(REGISTRY) - NOT_SHIPPED)
-    cells = combinations()
+    known = {v for v, _ in SEATINGS}
+    variants = frozenset(args.variants.split(",")) if args.variants else None
+    if variants is not None and not variants <= known:
+        parser.error(f"--variants: {', '.join(sorted(variants - known))} is not one of {known}")
+    cells = combinations(variants)
     build = "compiled" if compiled() else "pure"
     print(f"root seed {root}; {build} build; {args.jobs} jobs; bots {' '.join(specs)}")
     jobs = []

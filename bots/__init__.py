@@ -19,6 +19,7 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -80,10 +81,33 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 
 def _named(cls: type[Bot], source: str) -> type[Bot]:
-    """Return ``cls`` going by ``source`` in specs and tables (a subclass if it is named else)."""
+    """Return ``cls`` going by ``source`` in specs and tables (a subclass if it is named else);
+    the name the class declares is kept as ``declared_name`` (``declared_name``)."""
     if getattr(cls, "name", None) == source:
         return cls
-    return type(cls.__name__, (cls,), {"name": source, "__module__": cls.__module__})
+    declared = getattr(cls, "name", None)
+    named = type(cls.__name__, (cls,), {"name": source, "__module__": cls.__module__})
+    named.declared_name = declared  # type: ignore[attr-defined]
+    return named
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
+
+def declared_name(source: str) -> str | None:
+    """Return the name a bot loaded from a module or file declares (its class's ``name``), or
+    None: a built-in or plugin bot, a class that declares none of its own (``bot``, or the name
+    of the shipped bot it extends), or one that is no plain name or names another bot.
+
+    Tables keep the spec that builds the bot again (a file by its absolute path); the analysis
+    shows this name instead (the run's manifest, ``bot_names``).
+    """
+    cls = bot_class(source)
+    name = getattr(cls, "declared_name", None)
+    taken = {Bot.name, *REGISTRY, *_plugins()}
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in taken:
+        return None
+    return name
 
 
 def _as_bot(obj: Any, source: str) -> type[Bot]:
@@ -253,17 +277,27 @@ def extra_bots() -> dict[str, type[Bot]]:
     return {k: v for k, v in REGISTRY.items() if BUILTIN.get(k) is not v}
 
 
-def describe_bots() -> list[str]:
-    """Return one block of text per bot: spec name, parameters with defaults, one line of what."""
+def describe_bots(names: Sequence[str] = ()) -> list[str]:
+    """Return one block of text per bot: spec name, parameters with defaults, one line of what.
+
+    ``names``: only these bots (a spec's source: ``greedy``, ``mcts:iterations=50``,
+    ``FILE.py:CLASS``), in that order; an unknown one is a ``UsageError`` naming the closest.
+    """
     out = []
-    classes: dict[str, type[Bot] | str] = dict(REGISTRY)
-    for name in sorted(_plugins()):
-        if name not in classes:
-            try:
-                classes[name] = bot_class(name)
-            except UsageError as exc:
-                classes[name] = str(exc)
-    for name in sorted(classes):
+    classes: dict[str, type[Bot] | str] = {}
+    if names:
+        for spec in names:
+            source = _source(spec)[0]
+            classes[source] = bot_class(source)
+    else:
+        classes.update(REGISTRY)
+        for name in sorted(_plugins()):
+            if name not in classes:
+                try:
+                    classes[name] = bot_class(name)
+                except UsageError as exc:
+                    classes[name] = str(exc)
+    for name in classes if names else sorted(classes):
         cls = classes[name]
         if isinstance(cls, str):
             out.append(f"{name}: (plugin) {cls}")
@@ -293,6 +327,7 @@ __all__ = [
     "SetterBot",
     "ValueBot",
     "bot_class",
+    "declared_name",
     "describe_bots",
     "extra_bots",
     "make_bot",

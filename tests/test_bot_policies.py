@@ -298,6 +298,33 @@ def test_solo_with_ghost_piece_has_no_runaway_decision(
     assert slowest < 10.0, slowest
 
 
+def test_the_issues_ghost_piece_solo_game_searches_within_the_budget() -> None:
+    # issue 30's game (`play --seed 1661 --players 1 --variant solo --expansions
+    # ghost+ambassador --bots greedy`, played as the CLI plays it): once no result in 60 s of
+    # CPU, its end searches tried Places in Ghost Piece's Level Up. Each now fits the budget
+    # (a search over it would mean the blow-up is back, hidden by the fallback), and no
+    # decision comes near 10 s of CPU (generous: a budget check, not a timing claim)
+    rules = Rules(players=1, variant="solo", expansions={"ghost_piece", "ambassador_pack"})
+    bot = make_bot("greedy")
+    works: list[int | None] = []
+    slowest = 0.0
+
+    def watched(view: GameState, rng: random.Random) -> Any:
+        nonlocal slowest
+        if endgame_applies(view, 2) and not view.cards_to_trigger():
+            works.append(ending_work(view))
+        start = time.process_time()
+        action = bot(view, rng)
+        slowest = max(slowest, time.process_time() - start)
+        return action
+
+    outcome = play_game(rules, [watched], 1661, record=False)
+    assert outcome.state.phase == OVER
+    assert len(works) >= 2 and None not in works, works
+    assert max(w for w in works if w is not None) > 1000  # it did search (measured: 16,098)
+    assert slowest < 10.0, slowest
+
+
 @pytest.mark.parametrize("expansions", [(), ("finesse",)], ids=["solo", "finesse-solo"])
 def test_the_solo_endgame_search_gains_points_and_wins_on_shared_deals(
     expansions: tuple[str, ...],

@@ -146,7 +146,7 @@ def test_a_run_ends_with_its_answers_then_next_commands_that_each_work(
     lines = captured.err[captured.err.index("next:\n") :].splitlines()[1:]
     commands = [shlex.split(line.split("  # ")[0]) for line in lines]
     assert all(c[0] == "projectl-sim" for c in commands)
-    assert [c[1] for c in commands] == ["summary", "report", "run", "compare", "play", "run"]
+    assert [c[1] for c in commands] == ["summary", "report", "run", "compare", "view", "run"]
     # OTHER, made as its line says: this grid with the run's seed and another rule
     seed = re.search(r"--seed (\d+)", lines[3])
     assert seed is not None and seed.group(1) == "9"

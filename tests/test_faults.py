@@ -793,6 +793,17 @@ def test_a_bot_that_rewrites_the_points_is_an_error_row_naming_it(tmp_path: Path
     assert all(s is None or s < 100 for s in seats)
 
 
+def test_a_run_folder_named_like_a_package_does_not_hide_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a worker once put the current folder first on its import path: `--out bots` made a
+    # namespace package of the run's folder and every worker failed to import the bots
+    monkeypatch.chdir(tmp_path)
+    for name in ("bots", "projectl_sim"):
+        assert run(Path(name), settings(players=[2], games=4)).complete, name
+        assert len(tables.read_table(Path(name), "games")) == 4
+
+
 # -- smaller holes -----------------------------------------------------------------------------
 def test_a_bad_scheduler_address_is_one_line_and_leaves_no_folder(
     tmp_path: Path, capsys: Any

@@ -1,6 +1,7 @@
 """The replay viewer in headless Chromium: a base, a solo, a Line Clear and an all-expansions game,
 each stepped to its end with the keys, the buttons and the slider; the scores shown must be the
-record's, the page must load nothing, and a screenshot of each is taken.
+record's, the page must load nothing, and a screenshot of each is taken. The action list keeps
+the current step in view (in the list and in the window), and a past Finesse tile stays readable.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped without
 them on a workstation, a failure under CI. ``PROJECTL_SCREENSHOTS=DIR`` keeps the screenshots
@@ -137,3 +138,64 @@ def test_the_viewer_steps_to_the_end_and_shows_the_records_scores(
     assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+# where the current step of the action list is, against the list's box and the window
+_CURRENT_IN_VIEW = """
+const li = document.querySelector('#actions li.current');
+if (!li) return null;
+const r = li.getBoundingClientRect(), box = document.getElementById('log').getBoundingClientRect();
+return {inPane: r.top >= box.top && r.bottom <= box.bottom,
+        inWindow: r.top >= 0 && r.bottom <= window.innerHeight, text: li.textContent};
+"""
+
+# each past Finesse tile: its opacity with its ancestors', and its text's contrast with its
+# background (WCAG's ratio of relative luminances)
+_PAST_TILES = """
+function rgb(c) { return c.match(/[\\d.]+/g).slice(0, 3).map(Number); }
+function lum(c) {
+  const v = rgb(c).map(x => {
+    x /= 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+}
+return Array.from(document.querySelectorAll('.tile.gone')).map(t => {
+  let opacity = 1;
+  for (let e = t; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+  const s = getComputedStyle(t);
+  const [a, b] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x);
+  return {opacity: opacity, contrast: (a + 0.05) / (b + 0.05), text: t.textContent};
+});
+"""
+
+
+def test_the_action_list_follows_the_step_and_past_tiles_stay_readable(
+    pages: dict[str, tuple[Path, dict[str, Any]]], driver: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    path, record = pages["all"]
+    n = len(record["actions"])
+    driver.set_window_size(1400, 800)
+    driver.get(path.resolve().as_uri())
+    body = driver.find_element("tag name", "body")
+    for at in (n // 3, n // 2, n - 5, n):  # jumps, keys and the slider: the step is in view
+        driver.execute_script(
+            "const s = document.getElementById('slider'); s.value = arguments[0];"
+            " s.dispatchEvent(new Event('input'));",
+            at,
+        )
+        body.send_keys(Keys.ARROW_LEFT)
+        body.send_keys(Keys.ARROW_RIGHT)
+        where = driver.execute_script(_CURRENT_IN_VIEW)
+        assert where and where["inPane"] and where["inWindow"], (at, where)
+    body.send_keys(Keys.END)
+    tiles = driver.execute_script(_PAST_TILES)
+    assert tiles, "a finished Finesse game has past tiles"
+    for tile in tiles:
+        assert tile["opacity"] >= 0.9 and tile["contrast"] >= 4.5, tile
+        assert "past" in tile["text"], tile  # told apart from the coming ones in words
+    shot_dir = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
+    shot_dir.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(shot_dir / "viewer-all-end.png"))

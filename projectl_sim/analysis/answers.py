@@ -33,7 +33,7 @@ from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts
 from projectl_sim.sim.summary import provenance_lines, summarize
 
-__all__ = ["summary_text"]
+__all__ = ["summary_text", "verdicts_text"]
 
 ALPHA = 0.05
 MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
@@ -708,3 +708,15 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     if long_effects:
         sections.append(long_effects)
     return "\n\n".join("\n".join(s) for s in sections)
+
+
+def verdicts_text(run: Run | str | Path) -> str:
+    """Return what ``run --quiet`` prints: the summary's first line and its verdicts, one per
+    question (the rest is ``summary_text``'s)."""
+    run = run if isinstance(run, Run) else load_run(run)
+    seats, games = run.seats, run.games
+    lines = _header(run)[:1]
+    if finished_games(games).empty:
+        return "\n".join(lines)
+    found = verdicts(seats, games)
+    return "\n".join([*lines, *verdict_lines(found, WIDTH)])

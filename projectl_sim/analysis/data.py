@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import glob
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,10 +106,38 @@ def flow_table(path: str | Path, name: str) -> pd.DataFrame | None:
 
 
 def load_run(path: str | Path) -> Run:
-    """Return a run folder's tables and manifest; raise ``UsageError`` if it is not one."""
+    """Return a run folder's tables and manifest; raise ``UsageError`` if it is not one.
+
+    A user's bot goes by the name its class declares (``placer``, the manifest's ``bot_names``)
+    in ``bot``, ``lineup`` and ``seats``; the table files keep the spec that builds it again
+    (``/abs/path/placer.py:Placer``), which ``play --from`` and ``--resume`` use.
+    """
     path = Path(path)
     manifest, seats, games = _read(path)
-    return Run(path, seats.to_pandas(), games.to_pandas(), manifest)
+    names = manifest.get("bot_names") or {}
+    return Run(
+        path, named_bots(seats.to_pandas(), names), named_bots(games.to_pandas(), names), manifest
+    )
+
+
+BOT_COLUMNS = ("bot", "lineup", "seats")
+
+
+def named_bots(table: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:
+    """Return ``table`` with each bot source of ``names`` (``/abs/placer.py:Placer``) replaced
+    by its name (``placer``) in the bot columns, parameters kept (``placer:eagerness=0.5``)."""
+    if not names:
+        return table
+    # a source is a whole spec's head: at the start or after a comma, then its end, ':' or ','
+    heads = "|".join(re.escape(s) for s in sorted(names, key=len, reverse=True))
+    pattern = re.compile(f"(?:^|(?<=,))({heads})(?=$|[:,])")
+    table = table.copy()
+    for column in BOT_COLUMNS:
+        if column in table:
+            table[column] = table[column].map(
+                lambda v: pattern.sub(lambda m: names[m.group(1)], v) if isinstance(v, str) else v
+            )
+    return table
 
 
 def _folders(runs: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -151,14 +180,20 @@ def load_runs(runs: str | Path | Sequence[str | Path]) -> Runs:
     folders = _folders(runs)
     names = _names(folders)
     seats, games, manifests = [], [], {}
+    bots: dict[str, str] = {}
     for name, folder in zip(names, folders, strict=True):
         manifest, s, g = _read(folder)
         manifests[name] = manifest
         seats.append(_with_run(s, name))
         games.append(_with_run(g, name))
+        bots |= manifest.get("bot_names") or {}
     paths = dict(zip(names, folders, strict=True))
+    shown = {s: n for s, n in bots.items() if list(bots.values()).count(n) == 1}
     return Runs(
-        pa.concat_tables(seats).to_pandas(), pa.concat_tables(games).to_pandas(), paths, manifests
+        named_bots(pa.concat_tables(seats).to_pandas(), shown),
+        named_bots(pa.concat_tables(games).to_pandas(), shown),
+        paths,
+        manifests,
     )
 
 

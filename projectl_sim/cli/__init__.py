@@ -7,7 +7,8 @@ Each command group is a module that adds its subcommands to the one parser (``re
 value bots' model) and ``ladder``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
-and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2.
+and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2,
+a mistyped flag too (``--seeds``: the closest flag of that command is named, not argparse's usage).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from projectl_sim.cli import (
     deals,
@@ -29,12 +31,27 @@ from projectl_sim.cli import (
     view,
 )
 from projectl_sim.cli.options import PROG
-from projectl_sim.errors import ProjectLError, unknown_name
+from projectl_sim.errors import ProjectLError, closest, unknown_name
+
+
+class FlagError(Exception):
+    """A command line argparse refuses; ``prog`` is the (sub)command whose flags it broke."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one line (``main`` prints it), not the usage."""
+
+    def error(self, message: str) -> NoReturn:  # argparse prints the usage here, then exits
+        raise FlagError(self.prog, message)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Project L simulation toolkit")
+    parser = Parser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
     for group in (game, run, deals, puzzles, view, notebook, puzzle, tune, train_value, ladder):
         group.register(sub)
@@ -49,6 +66,32 @@ def _commands(parser: argparse.ArgumentParser) -> list[str]:
     return []
 
 
+def _innermost(parser: argparse.ArgumentParser, given: Sequence[str]) -> argparse.ArgumentParser:
+    """Return the (sub)command parser that ``given`` reaches (``puzzle check`` nests)."""
+    for word in given:
+        if word.startswith("-"):
+            continue
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or word not in subs[0].choices:
+            break
+        parser = subs[0].choices[word]
+    return parser
+
+
+def _stray_line(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """Return the one line for arguments no flag takes: the first flag, its closest spelling."""
+    flags = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for word in extras:
+        if word.startswith("-") and len(word) > 1:
+            flag = word.partition("=")[0]
+            guess = closest(flag, flags)
+            hint = f"did you mean {guess}? " if guess else ""
+            return (
+                f"{parser.prog}: error: unknown flag {flag} ({hint}{parser.prog} --help lists them)"
+            )
+    return f"{parser.prog}: error: unexpected argument {extras[0]!r} ({parser.prog} --help)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
@@ -58,7 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # argparse would print its usage and the choices; one line, with the closest, instead
         print(f"{PROG}: error: {unknown_name('command', given[0], commands)}", file=sys.stderr)
         return 2
-    args = parser.parse_args(given)
+    try:
+        args, extras = parser.parse_known_args(given)
+    except FlagError as exc:  # a missing value, an ambiguous flag, a value of the wrong type
+        print(f"{exc.prog}: error: {exc} ({exc.prog} --help)", file=sys.stderr)
+        return 2
+    if extras:
+        print(_stray_line(_innermost(parser, given), extras), file=sys.stderr)
+        return 2
     try:
         return int(args.func(args) or 0)
     except ProjectLError as exc:
@@ -75,4 +125,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-__all__ = ["PROG", "build_parser", "main"]
+__all__ = ["PROG", "FlagError", "Parser", "build_parser", "main"]

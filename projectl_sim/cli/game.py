@@ -15,6 +15,7 @@ from projectl_sim.cli.options import (
     catalogue_of,
     finesse_options,
     game_options,
+    one_expansion_set,
     parse_switches,
 )
 from projectl_sim.errors import UsageError
@@ -61,6 +62,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             seats = f"{players} player{'s' if players != 1 else ''}"
             raise UsageError(f"{seats} but {len(specs)} bots given (--bots, one per seat)")
         bots = [make_bot(s) for s in specs]
+        one_expansion_set(args.expansions)
         try:
             name = load_variant(args.variant) if is_class_spec(args.variant) else args.variant
             variant = {"variant": name} | (
@@ -110,14 +112,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         scores = state.final_scores()
         cat = rules.catalogue
+        played = _expansions_words(rules)
         if isinstance(state, SoloState):
-            print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind")
+            print(f"seed {seed}, solo ({rules.difficulty}) against the mastermind, {played}")
         else:
-            print(f"seed {seed}, {players} players, first player {state.first_player}")
+            print(f"seed {seed}, {players} players, {played}, first player {state.first_player}")
         for p in range(players):
             pile = " ".join(cat.puzzles[c].id for c in state.piles[p])
             print(
-                f"  seat {p} {bots[p]!r:<10} score {scores[p]:>3}  "
+                f"  seat {p} {bot_label(bots[p]):<10} score {scores[p]:>3}  "
                 f"completed {len(state.piles[p]):>2}  unfinished {len(state.slots[p])}  [{pile}]"
             )
         if isinstance(state, SoloState):
@@ -145,6 +148,29 @@ def cmd_play(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
+
+
+def bot_label(bot: Any) -> str:
+    """Return how ``play`` names a bot: its spec, a user's class by the name it declares
+    (``placer:eagerness=0.5``, as the analysis does; ``--json`` keeps the spec)."""
+    from bots import declared_name, split_spec
+
+    spec = repr(bot)
+    source = split_spec(spec)[0]
+    name = declared_name(source) if ":" in source and spec.startswith(source) else None
+    return name + spec[len(source) :] if name else spec
+
+
+def _expansions_words(rules: Rules) -> str:
+    """Return the expansions a game plays, as ``play`` names them (``expansions ghost_piece+
+    finesse``; ``no expansion``), with the provisional puzzle sets it deals from."""
+    names = [n for n in EXPANSIONS if n in rules.expansions]
+    names += sorted(set(rules.expansions) - set(names))  # a user's own
+    if not names:
+        return "no expansion"
+    provisional = list(rules.catalogue.provisional_sets)
+    also = f" (provisional puzzles: {'+'.join(provisional)})" if provisional else ""
+    return f"expansions {'+'.join(names)}{also}"
 
 
 def default_record(seed: int) -> Path:
@@ -254,7 +280,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
     import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
     from bots import describe_bots
 
-    print("\n".join(describe_bots()))
+    print("\n".join(describe_bots(args.names)))
     return 0
 
 
@@ -287,8 +313,9 @@ def register(sub: Any) -> None:
     play.add_argument("--difficulty", help="solo: normal (default), hard or unbeatable")
     game_options(
         play,
-        expansions=f"expansions to play, joined with + or ',': {', '.join(EXPANSIONS)}, all or "
-        "none (default); NAME=FILE plays your own puzzle file for a set",
+        expansions=f"the expansion set to play: names joined with + ({', '.join(EXPANSIONS)}; "
+        "ghost+finesse plays both), all or none (default); NAME=FILE plays your own puzzle file "
+        "for a set",
     )
     play.add_argument(
         "--ambassador", action="store_true", help="finesse: deal from the Ambassador Pack tiles too"
@@ -314,4 +341,10 @@ def register(sub: Any) -> None:
     rep.set_defaults(func=cmd_replay)
 
     bots = sub.add_parser("bots", help="list every bot with its parameters")
+    bots.add_argument(
+        "names",
+        nargs="*",
+        metavar="BOT",
+        help="only these bots (greedy, mcts, FILE.py:CLASS, ...; default: every one)",
+    )
     bots.set_defaults(func=cmd_bots)

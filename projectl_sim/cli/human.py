@@ -80,6 +80,51 @@ How to play: type the number of an action and press Enter.
   q          leave the game (the record so far is written)"""
 
 
+def game_help(view: GameState) -> str:
+    """Return what ``?`` says about the game itself: the turn, the actions, the end and the
+    score, from the rules in force (``actions_per_turn``, ``max_unfinished``, the switches)."""
+    rules = view.rules
+    n = rules.actions_per_turn
+    lines = [
+        f"The game: each turn is {n} actions, in any order, repeats allowed; complete puzzles "
+        "with your pieces for their points.",
+        f"  take       a face-up puzzle, or the top card of a deck blind (at most "
+        f"{rules.max_unfinished} unfinished)",
+        *(
+            []
+            if isinstance(view, SoloState)
+            else ["  recycle    a whole row under its deck, new cards revealed"]
+        ),
+        "  upgrade    a mono from the reserve, or a piece of yours for one of the same or a lower "
+        "level, or one level higher",
+        "  place      one piece from your supply into one of your unfinished puzzles",
+        "  master     once a turn: one piece into each of your unfinished puzzles",
+        "  A completed puzzle gives back its pieces, plus its reward piece.",
+    ]
+    if isinstance(view, SoloState):
+        lines.append(
+            "  Solo: the mastermind takes puzzles from the grid between your turns; beat its "
+            "score (a tie is its win)."
+        )
+    elif isinstance(view, LineClearState):
+        lines.append("  Line Clear: the row markers say who takes from which rows this turn.")
+    else:
+        lines.append(
+            "  End: once the black deck is empty the round is finished and one more round is "
+            "played."
+        )
+    unfinished = (
+        "minus the points of each unfinished puzzle"
+        if rules.unfinished_penalty
+        else "unfinished puzzles score 0"
+    )
+    lines.append(
+        "  Then Finishing Touches: place any pieces from your supply, -1 point each. Score: "
+        f"completed puzzles' points, {unfinished}."
+    )
+    return "\n".join(textwrap.fill(line, 96, subsequent_indent=" " * 13) for line in lines)
+
+
 class SeatLeft(Exception):
     """The person left the game (``q``, the end of input or Ctrl-C)."""
 
@@ -223,6 +268,7 @@ class _Decision:
                 letters, width=96, initial_indent="    ", subsequent_indent="    "
             )
             self.term.write(HELP.format(new=NEW, letters=wrapped, cost=INSERT_COST))
+            self.term.write(game_help(self.view))
             return _MENU
         if low in ("board", "draw"):
             return _BOARD

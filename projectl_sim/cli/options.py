@@ -82,6 +82,19 @@ def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     return out
 
 
+def one_expansion_set(text: str | None, command: str = "play") -> None:
+    """Refuse a comma list of expansion sets where one game is played: in ``run`` a comma
+    separates the sets of its grid (``none,ghost``: two configurations), and ``+`` joins the
+    expansions of one set (``ghost+finesse``), so a single game takes ``+`` alone."""
+    items = [i.strip() for i in (text or "").split(",") if i.strip()]
+    if len(items) > 1:
+        joined = "+".join(i for i in items if i != "none") or "none"
+        raise UsageError(
+            f"--expansions {text!r}: {command} plays one game, on one expansion set; join its "
+            f"expansions with + ({joined}), as in run, where a comma separates the sets of a grid"
+        )
+
+
 def load_user_classes(*values: Any) -> None:
     """Load the users' classes named in ``--expansions`` / ``--variant`` values (``FILE.py:CLASS``,
     ``MODULE:CLASS``; a string, or a list of them, of names joined with ``,`` or ``+``), so that

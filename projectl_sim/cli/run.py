@@ -46,7 +46,7 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
     import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
-    from projectl_sim.analysis.answers import summary_text
+    from projectl_sim.analysis.answers import summary_text, verdicts_text
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
@@ -108,8 +108,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         result = runner.run(spec, out, resume=args.resume, options=options)
     with _stop_at_once(result.out):
-        print(summary_text(result.out), flush=True)
-        if not args.quiet:  # after the answers, also when both streams go to one pipe
+        if args.quiet:  # the verdicts, and where the rest is
+            print(verdicts_text(result.out), flush=True)
+            print(f"the full answers: {PROG} summary {shlex.quote(str(result.out))}")
+        else:
+            print(summary_text(result.out), flush=True)
+            # after the answers, also when both streams go to one pipe
             print(next_commands(result.out), file=sys.stderr)
     return 0
 
@@ -187,7 +191,7 @@ def next_commands(out: str | Path) -> str:
             f"projectl-sim compare {q} OTHER",
             f"OTHER: this grid with --seed {seed} and another --rule; paired",
         ),
-        (f"projectl-sim play --from {q} --game 0 --show", "its first game, move by move"),
+        (f"projectl-sim view --from {q} --game 0", "its first game, move by move (a web page)"),
     ]
     if not config.get("round_robin"):
         lines.append(
@@ -374,7 +378,11 @@ def register(subparsers: Any) -> None:
         metavar="S",
         help=f"a game taking longer is stopped (an error row; default {GAME_TIMEOUT:g} s)",
     )
-    how.add_argument("--quiet", action="store_true", help="no progress bar or info lines")
+    how.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress or info lines, and of the answers only the verdicts (the rest: summary)",
+    )
     run.set_defaults(func=cmd_run)
 
     summ = subparsers.add_parser("summary", help="print a run's answers with 95%% intervals")

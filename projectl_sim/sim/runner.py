@@ -22,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from bots import make_bot
+from bots import declared_name, make_bot, split_spec
 from bots.base import Bot
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, RunFailed, RunInterrupted, UsageError, unknown_name
@@ -56,6 +56,12 @@ from projectl_sim.sim.workers import Job, Limits, WorkerError
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
+# Progress where stderr is no terminal (a pipe, a log file, a notebook's cell): a line with the
+# games done and the time left at most this often, and one at the end
+PROGRESS_SECONDS = 30.0
+PROGRESS_LINE = (
+    "{n_fmt}/{total_fmt} games ({percentage:.0f}%), {elapsed} elapsed, about {remaining} left"
+)
 # What a game takes on disk, for the free-space check (measured: about 40 bytes per game and 50
 # per seat in the tables, as much again in its parts before consolidation, and a margin), and
 # what one game record takes.
@@ -281,6 +287,16 @@ def _remove_new_folder(out: Path) -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
+def bot_names(configs: Sequence[GameConfig]) -> dict[str, str]:
+    """Return the names the analysis shows for the users' bots of these configurations: each
+    module or file source (``/abs/placer.py:Placer``) whose class declares a name of its own
+    (``placer``), when no other source of the run declares the same one."""
+    sources = {split_spec(s)[0] for c in configs for s in c.lineup}
+    found = {s: declared_name(s) for s in sorted(sources) if ":" in s}
+    named = [n for n in found.values() if n]
+    return {s: n for s, n in found.items() if n and named.count(n) == 1}
+
+
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM like Ctrl-C while a run plays (its tables and manifest are closed)."""
@@ -434,6 +450,9 @@ def _run_locked(
         "config": spec.to_json() | {"seed": seed},
         "limits": session["limits"],
     }
+    names = bot_names(configs)
+    if names:
+        manifest["bot_names"] = names
     manifest |= extra
     stack.enter_context(_sigterm_as_interrupt())
     held = _HeldInterrupt()  # a stop from here on waits for the games' loop, which closes it up
@@ -635,13 +654,7 @@ def _play(
         held.release()
         from tqdm import tqdm
 
-        bar = tqdm(
-            total=len(tasks),
-            initial=len(tasks) - todo,
-            unit="game",
-            disable=options.quiet or not sys.stderr.isatty(),
-            dynamic_ncols=True,
-        )
+        bar = _progress(tqdm, len(tasks), len(tasks) - todo, options.quiet)
         for result in results:
             buffer.append(result)
             played += 1
@@ -666,6 +679,39 @@ def _play(
                 stop = stop or exc
         seconds = time.perf_counter() - start
         return _close(out, spec, tasks, run_id, manifest, session, options, played, seconds, stop)
+
+
+class _Lines:
+    """A stream for tqdm that writes each of its refreshes as a line of its own (tqdm redraws
+    one line with carriage returns: in a pipe or a log file they would run into one)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        text = text.strip("\r\n ")
+        if text:
+            self.stream.write(text + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _progress(tqdm: Any, total: int, done: int, quiet: bool) -> Any:
+    """Return the run's progress bar: tqdm's own on a terminal, else a line with the time left
+    every ``PROGRESS_SECONDS`` (none with ``quiet``)."""
+    if quiet or sys.stderr.isatty():
+        return tqdm(total=total, initial=done, unit="game", disable=quiet, dynamic_ncols=True)
+    return tqdm(
+        total=total,
+        initial=done,
+        unit="game",
+        file=_Lines(sys.stderr),
+        mininterval=PROGRESS_SECONDS,
+        maxinterval=PROGRESS_SECONDS,
+        delay=PROGRESS_SECONDS,  # a run shorter than that: its closing line says it all
+        bar_format=PROGRESS_LINE,
+    )
 
 
 @contextmanager

@@ -252,7 +252,9 @@ class _Worker:
         self.beat[_GAME] = -1
         fd_page = self._page_file.fileno()
         child = (r_in, w_out, r_life, fd_page)
-        args = [sys.executable, "-m", "projectl_sim.sim.workers", *map(str, child)]
+        # -P: the current folder is not put first on its import path, where a folder named like
+        # a package (a run written to --out bots) would hide the installed one
+        args = [sys.executable, "-P", "-m", "projectl_sim.sim.workers", *map(str, child)]
         if threading.current_thread() is threading.main_thread():
             # the kernel's "parent died" signal follows the thread that started the child:
             # only the main thread lives as long as the process

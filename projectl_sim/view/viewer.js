@@ -279,10 +279,11 @@
     f.tiles.forEach(function (tid, r) {
       const info = tid ? data.tiles[tid] : null;
       const box = el("div", "tile" + (info ? " " + info.colour : ""));
-      if (r + 1 < f.round) box.classList.add("gone");
+      const past = r + 1 < f.round;
+      if (past) box.classList.add("gone");
       if (r + 1 === f.round && f.current_tile) box.classList.add("current");
       if (r < 2) box.classList.add("down");
-      box.appendChild(el("div", "id", (r + 1) + ". " + (tid || "?")));
+      box.appendChild(el("div", "id", (r + 1) + ". " + (tid || "?") + (past ? " \u00b7 past" : "")));
       if (r < 2) box.appendChild(el("div", "", "face down"));
       if (info) {
         box.appendChild(el("div", "", (info.credits > 1 ? info.credits + " Credits " : "") +
@@ -473,10 +474,20 @@
     const current = log.children[at - 1];
     const pane = log.parentNode;
     if (current) {
+      // the part of the list one can see: the list's box, cut by the window (before the list
+      // sticks to the top, its lower end is below the window)
       const r = current.getBoundingClientRect();
       const box = pane.getBoundingClientRect();
-      if (r.top < box.top + 30 || r.bottom > box.bottom) {
-        pane.scrollTop += r.top - box.top - pane.clientHeight / 2;
+      const top = Math.max(box.top, 0);
+      const bottom = Math.min(box.bottom, window.innerHeight);
+      if (r.top < top + 30 || r.bottom > bottom - 10) {
+        pane.scrollTop += r.top - (top + bottom) / 2;
+      }
+      // the list's end, below the window while the page is at its top: the page moves the least
+      // that shows it (then the list sticks to the top and fits the window)
+      const after = current.getBoundingClientRect();
+      if (after.top < 0 || after.bottom > window.innerHeight) {
+        current.scrollIntoView({block: "nearest"});
       }
     } else {
       pane.scrollTop = 0;
