@@ -150,6 +150,8 @@ def test_deals_command_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture
         ]
     )
     assert code == 0
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 0
     assert "== How much the deal decides ==" in capsys.readouterr().out
     assert main(["deals", str(out), "--top", "2", "--write", "1"]) == 0
     text = capsys.readouterr().out

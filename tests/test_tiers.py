@@ -86,6 +86,8 @@ def test_skill_that_decides_the_game_is_flagged(
     argv = ["run", "--tiers", "random,greedy", "--bots", "tier,setter", "--games", "24"]
     argv += ["--seed", "5", "--out", str(out), "--jobs", "1", "--quiet"]
     assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 0
     text = capsys.readouterr().out
     assert "== Across skill (tiers) ==" in text and "* changes with skill: greedy - random" in text
     run = load_run(out)
