@@ -48,6 +48,7 @@ CASES = {
         ["GAMES=2", "BUDGET=4", "TRIAL_GAMES=2", "CONFIRM=1", 'PARAM="black_deck_2p=12..13"'],
         ["check", "trial", "tune"],
     ),
+    "06_cards_and_flow": (["GAMES=2", "PLAYERS=[2]"], ["card_strength", "game_flow"]),
 }
 
 

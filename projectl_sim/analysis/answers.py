@@ -663,6 +663,23 @@ def _tables_section(seats: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _flow_sections(run: Run) -> list[list[str]]:
+    """Return the game flow and the failure states (from the flow tables, when the run has
+    them), as ``summary`` sections."""
+    from projectl_sim.analysis.failures import failure_lines, failure_states
+    from projectl_sim.analysis.game_flow import flow_lines, game_flow
+
+    out = []
+    if run.rounds is not None:
+        lines = flow_lines(game_flow(run.rounds, run.games))
+        if lines:
+            out.append(lines)
+    found = failure_states(run)
+    if found:
+        out.append(["== Failure states ==", *failure_lines(found)])
+    return out
+
+
 def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | None = None) -> str:
     """Return what ``projectl-sim summary RUN`` prints: the answers first, long tables last.
 
@@ -704,6 +721,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
             sections.append(extra)
     if not round_robin:
         sections.extend(strength)
+    sections.extend(_flow_sections(run))
     sections.append(_tables_section(seats))
     if long_effects:
         sections.append(long_effects)

@@ -809,3 +809,70 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
         )
     fig.suptitle(title, fontsize=10)
     return fig
+
+
+def plot_card_strength(table: pd.DataFrame, ax: Axes | None = None, key: str = "card") -> Axes:
+    """Draw each card's (or piece's: ``key="piece"``) excess win-rate lift over its peers with
+    its 95% interval, strongest on top; flagged rows in colour, provisional cards starred.
+
+    ``table`` is ``cards.card_strength`` (or ``piece_strength``); untested rows are left out.
+    """
+    shown = table[np.isfinite(table["excess"].astype(float))] if len(table) else table
+    ax = _axes(ax, 6.4, 1.2 + _ROW * max(len(shown), 2))
+    what = "card" if key == "card" else "reward piece"
+    title = f"Excess win-rate lift per {what} over its peers (95% interval)"
+    if shown.empty:
+        return _empty(ax, title, f"no {what} completed often enough to test")
+    shown = shown.sort_values("excess")
+    y = np.arange(len(shown))
+    colours = shown["flag"].map({"strong": "C3", "weak": "C0"}).fillna("#444444").tolist()
+    value = shown["excess"].to_numpy(dtype=float) * 100
+    err = _errors(value, shown["excess_low"] * 100, shown["excess_high"] * 100)
+    for i, colour in enumerate(colours):
+        ax.errorbar(value[i], y[i], xerr=err[:, i : i + 1], fmt="o", capsize=2, color=colour)
+    ax.axvline(0, color=_GREY, lw=0.8)
+    names = [
+        f"{row[key]}{'*' if row.get('provisional') is True else ''}"
+        + (f" ({row['flag']})" if row["flag"] else "")
+        for _, row in shown.iterrows()
+    ]
+    ax.set_yticks(y, names, fontsize=7)
+    ax.set_ylim(-0.7, len(shown) - 0.3)
+    ax.set_xlabel("excess lift, points of win share (flagged: Benjamini-Hochberg, 5%)")
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_flow(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Draw per configuration the share of the game played before the winner led for good
+    (``game_flow.flow_summary``'s ``decided_share``) and the comeback rate, with intervals."""
+    ax = _axes(ax, 6.4, 1.4 + 0.35 * max(len(table), 2))
+    title = "When games are decided (95% intervals)"
+    if table.empty or "decided_share" not in table:
+        return _empty(ax, title, "no rounds table in this run")
+    table = table.reset_index(drop=True)
+    y = np.arange(len(table))
+    _interval_bars(
+        ax,
+        y + 0.15,
+        table["decided_share"],
+        table["decided_share_low"],
+        table["decided_share_high"],
+        label="winner led for good from (share of the rounds)",
+    )
+    _interval_bars(
+        ax,
+        y - 0.15,
+        table["comeback_rate"],
+        table["comeback_low"],
+        table["comeback_high"],
+        label="comeback rate (winner behind at half time)",
+        color="C1",
+    )
+    by = [c for c in ("players", "lineup", "expansions", "switches") if c in table]
+    ax.set_yticks(y, _labels(table, by), fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, -0.18), borderaxespad=0)
+    ax.set_title(title, fontsize=10)
+    return ax

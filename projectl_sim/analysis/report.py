@@ -220,6 +220,46 @@ def _effects_answer(page: _Page, effects: pd.DataFrame) -> None:
         page.table(_varying_columns(shown, [c for c in shown if c not in bal.CONFIG]))
 
 
+def _flow_section(page: _Page, run: Run) -> None:
+    """Add the card strength and the game flow (from the events and rounds tables)."""
+    from projectl_sim.analysis import cards, failures, game_flow
+
+    page.heading("Card strength and game flow")
+    if run.events is None or run.rounds is None:
+        page.note("This run has no events or rounds table (played with --tables core).")
+        return
+    card = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
+    games = int(stats.finished_seats(run.seats)["game_id"].nunique())
+    page.note(cards.verdict_line(card, "card", games), "answer")
+    page.note(
+        "Lift: the win share of the seats that completed a card minus the others', within the "
+        "same configuration, bot and turn order; excess: over the other cards of its colour. "
+        "Flagged: excess different from 0 after Benjamini-Hochberg at 5%; * provisional data."
+    )
+    page.chart(lambda: plots.plot_card_strength(card), "card strength")
+    page.table(card, folded=f"the strength of each of {len(card)} cards")
+    piece = cards.piece_strength(run.seats, run.events)
+    if len(piece):
+        page.note(cards.verdict_line(piece, "piece", games), "answer")
+        page.table(piece, folded=f"the strength of each of {len(piece)} reward pieces")
+    flow = game_flow.game_flow(run.rounds, run.games)
+    if flow.empty:
+        page.note("Game flow: no game of two seats or more finished.")
+        return
+    summary = game_flow.flow_summary(flow)
+    page.note(
+        "Game flow per configuration: lead changes, the round from which the winner led for "
+        "good (and as a share of the game's rounds), the comeback rate (winner behind at half "
+        "time), with 95% intervals clustered by deal."
+    )
+    page.chart(lambda: plots.plot_flow(summary), "game flow")
+    page.table(_varying_columns(summary, [c for c in summary if c not in bal.CONFIG]))
+    page.table(game_flow.margin_distribution(flow), folded="the final margin's distribution")
+    found = failures.failure_states(run)
+    if found:
+        page.note("Failure states: " + "; ".join(failures.failure_lines(found)))
+
+
 def build_report(run: Run) -> str:
     """Return the HTML page of a run: the answers, then the details and the long tables."""
     seats, games = run.seats, run.games
@@ -357,6 +397,8 @@ def build_report(run: Run) -> str:
     mix = strategy.piece_mix(run.records())
     if not mix.empty:
         page.chart(lambda: plots.plot_piece_mix(mix), "piece mix")
+
+    _flow_section(page, run)
 
     solo = strategy.solo_by_difficulty(seats, games)
     if not solo.empty:

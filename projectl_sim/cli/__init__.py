@@ -1,7 +1,8 @@
 """The ``projectl-sim`` command line: one parser, one entry point.
 
 Each command group is a module that adds its subcommands to the one parser (``register``):
-``game`` (play, replay, bots), ``run`` (run, summary, report), ``puzzles`` (fill, puzzles),
+``game`` (play, replay, bots), ``run`` (run, summary, report), ``cards`` (card and piece
+strength), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
 ``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
 value bots' model) and ``ladder``.
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from projectl_sim.cli import (
+    cards,
     deals,
     game,
     ladder,
@@ -53,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = Parser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, deals, puzzles, view, notebook, puzzle, tune, train_value, ladder):
+    commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
+    for group in (*commands, ladder):
         group.register(sub)
     return parser
 
