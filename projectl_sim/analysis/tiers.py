@@ -106,10 +106,14 @@ Templates = Mapping[int, Sequence[str]]
 def templates_of(manifest: Mapping[str, Any]) -> dict[int, tuple[str, ...]]:
     """Return each configuration's line-up as given (``tier`` in the tier's seats), one entry
     per seat, from a run's manifest."""
-    return {
-        int(c["config_id"]): tuple(c.get("template") or c["lineup"])
-        for c in manifest.get("configs", [])
-    }
+    from projectl_sim.analysis.data import named_bots
+
+    names = manifest.get("bot_names") or {}
+    out = {}
+    for c in manifest.get("configs", []):
+        template = pd.DataFrame({"bot": list(c.get("template") or c["lineup"])})
+        out[int(c["config_id"])] = tuple(named_bots(template, names)["bot"])  # as tables name them
+    return out
 
 
 def as_template(
