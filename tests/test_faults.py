@@ -959,6 +959,29 @@ def test_an_empty_value_is_refused_not_an_empty_run(
     assert list(tmp_path.iterdir()) == []  # no run written here (nor in the current folder)
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "--bots", "random,random", "--expansions", ""], "'' names no expansion set"),
+        (["play", "--bots", "random,random", "--record", ""], "--record '' names no file"),
+        (["view", "game.json", "-o", " "], "--output ' ' names no file"),
+        (["summary", ""], "RUN '' names no folder"),
+        (["report", "", "-o", "r.html"], "RUN '' names no folder"),
+    ],
+)
+def test_an_empty_file_or_set_is_refused_by_every_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, args: list[str], message: str
+) -> None:
+    # an empty value once meant "not given" (no record written, the page beside the record,
+    # the base game) where run refuses it
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "--bots", "random,random", "--seed", "3", "--record", "game.json"]) == 0
+    capsys.readouterr()
+    assert main(args) == 2
+    assert message in one_line(capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+
+
 def test_what_used_to_be_a_traceback_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:

@@ -92,6 +92,22 @@ def _stray_line(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
     return f"{parser.prog}: error: unexpected argument {extras[0]!r} ({parser.prog} --help)"
 
 
+# the values that name a file or folder: an empty one would silently mean "not given" (or the
+# current folder), so it is refused
+_PATH_METAVARS = frozenset({"FILE", "DIR", "RUN", "RUN_A", "RUN_B", "PATH"})
+
+
+def _empty_path_line(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """Return the one line for a file or folder value given as an empty string, if any."""
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if action.metavar in _PATH_METAVARS and isinstance(value, str) and not value.strip():
+            name = action.option_strings[-1] if action.option_strings else action.metavar
+            kind = "file" if action.metavar in ("FILE", "PATH") else "folder"
+            return f"{parser.prog}: error: {name} {value!r} names no {kind}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
@@ -108,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if extras:
         print(_stray_line(_innermost(parser, given), extras), file=sys.stderr)
+        return 2
+    empty = _empty_path_line(_innermost(parser, given), args)
+    if empty is not None:
+        print(empty, file=sys.stderr)
         return 2
     try:
         return int(args.func(args) or 0)
