@@ -27,7 +27,7 @@ from bots.base import Bot
 from projectl_sim.engine import GameState, finish_options
 from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
-from projectl_sim.expansions.finesse import Insert, credits
+from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
 from projectl_sim.fill import tiling_index
 
@@ -84,7 +84,7 @@ def with_credits(view: GameState, action: Finish) -> Finish:
     if fin is None or not action.placements:
         return action
     paid = min(len(action.placements), fin.active[view.current])
-    return Finish(action.placements, paid)
+    return finish_paying(action, paid)
 
 
 def finish_gain(view: GameState, action: Finish) -> int:
@@ -97,7 +97,7 @@ def finish_gain(view: GameState, action: Finish) -> int:
         filled[card] |= mask
     per_puzzle = 2 if view.rules.unfinished_penalty else 1
     gain = sum(per_puzzle * t.points[c] for c, f in filled.items() if f == t.recess[c])
-    return gain - len(action.placements) + with_credits(view, action).credits
+    return gain - len(action.placements) + paid_credits(with_credits(view, action))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled, and still a base for users' bots

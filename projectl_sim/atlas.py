@@ -147,11 +147,13 @@ def plot_atlas(table: pd.DataFrame, ax: Axes | None = None, *, columns: int = 8)
     from matplotlib.patches import Rectangle
 
     n_rows = (len(table) + columns - 1) // columns
+    unit = 0.2  # inches per cell: the figure has the tiles' own shape, so nothing is margin
     if ax is None:
-        from matplotlib.figure import Figure  # not pyplot: no global figure state
+        from projectl_sim.figures import ChartFigure  # not pyplot: no global figure state
 
-        fig = Figure(figsize=(columns * 1.6, n_rows * 1.9))
-        ax = fig.add_subplot()
+        width, height = columns * 7 * unit, (n_rows * 8.5 + 1.0) * unit + 0.35
+        fig = ChartFigure(figsize=(width, height))
+        ax = fig.add_axes((0.01, 0.01, 0.98, 1 - 0.02 - 0.35 / height))
     for i, row in enumerate(table.itertuples(index=False)):
         x0 = (i % columns) * 7
         y0 = -(i // columns) * 8.5
@@ -164,14 +166,14 @@ def plot_atlas(table: pd.DataFrame, ax: Axes | None = None, *, columns: int = 8)
                 cell.set_edgecolor("#999999" if ch == "#" else "#e0e0e0")
                 ax.add_patch(cell)
         mark = "  (prov.)" if row.provisional else ""
-        ax.text(x0, y0 + 0.4, f"{row.id}  {row.points} pt{mark}", fontsize=6, weight="bold")
+        ax.text(x0, y0 + 0.4, f"{row.id}  {row.points} pt{mark}", fontsize=8, weight="bold")
         least = "-" if pd.isna(row.min_pieces) else int(row.min_pieces)
-        ax.text(x0, y0 - 5.3, f"reward {row.reward}\nmin {least} pieces", fontsize=5, va="top")
-    ax.set_xlim(-0.5, columns * 7)
-    ax.set_ylim(-n_rows * 8.5 + 0.5, 1.5)
+        ax.text(x0, y0 - 5.3, f"reward {row.reward}\nmin {least} pieces", fontsize=7, va="top")
+    ax.set_xlim(-0.5, columns * 7 - 1.5)
+    ax.set_ylim(-n_rows * 8.5 + 1.0, 1.5)
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.set_title("Puzzles: points, reward and minimum pieces to fill", fontsize=9)
+    ax.set_title("Puzzles: points, reward and minimum pieces to fill", fontsize=10)
     return ax
 
 
@@ -185,5 +187,5 @@ def write_atlas(table: pd.DataFrame, out: Path) -> list[Path]:
     table.to_parquet(paths[1], index=False)
     ax = plot_atlas(table)
     FigureCanvasAgg(ax.figure)  # the Agg canvas renders without any GUI backend
-    ax.figure.savefig(paths[2], dpi=150, bbox_inches="tight")
+    ax.figure.savefig(paths[2], dpi=100, bbox_inches="tight", pad_inches=0.05)
     return paths

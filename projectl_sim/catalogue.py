@@ -126,6 +126,13 @@ class Piece:
     def is_ghost(self) -> bool:
         return self.level == GHOST_LEVEL
 
+    @property
+    def reward_only(self) -> bool:
+        """Return whether the reserve gives this piece only as a reward: the Upgrade action
+        never takes it, nor is it dealt as a random piece (the ghost pieces: rulings, Ghost
+        Piece)."""
+        return self.level == GHOST_LEVEL
+
 
 @dataclass(frozen=True)
 class Puzzle:

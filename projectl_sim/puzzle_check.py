@@ -204,26 +204,62 @@ def check_puzzle(
 
 def plot_check(check: PuzzleCheck, fig: Figure | None = None) -> Figure:
     """Draw the puzzle with its cheapest tiling beside the points per action of its colour."""
-    from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     if fig is None:
-        fig = Figure(figsize=(9, 4.2))
+        from projectl_sim.figures import new_figure
+
+        fig = new_figure(9, 4.2)
     grid, chart = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.6]})
     p = check.puzzle
-    colour_of = {}
-    for piece, mask in check.plan:
+    # each placed piece in a colour of its own, outlined, so the tiling reads piece by piece
+    owner: dict[int, int] = {}
+    for k, (_piece, mask) in enumerate(check.plan):
         for cell in range(25):
             if mask >> cell & 1:
-                colour_of[cell] = check.piece_colours[piece]
+                owner[cell] = k
+    palette = [f"C{k % 10}" for k in range(len(check.plan))]
     for cell in range(25):
         r, c = divmod(cell, 5)
         inside = p.recess >> cell & 1
-        face = colour_of.get(cell, "#dddddd") if inside else "white"
+        face = palette[owner[cell]] if cell in owner else ("#dddddd" if inside else "white")
         grid.add_patch(
             Rectangle(
-                (c, 4 - r), 1, 1, facecolor=face, edgecolor="#555555" if inside else "#eeeeee"
+                (c, 4 - r),
+                1,
+                1,
+                facecolor=face,
+                edgecolor="#eeeeee" if not inside else face,
+                lw=0.5,
             )
+        )
+    edges = []
+    for cell in range(25):
+        if not p.recess >> cell & 1:
+            continue
+        r, c = divmod(cell, 5)
+        x, y = c, 4 - r
+        for dr, dc, seg in (
+            (-1, 0, ((x, y + 1), (x + 1, y + 1))),
+            (1, 0, ((x, y), (x + 1, y))),
+            (0, -1, ((x, y), (x, y + 1))),
+            (0, 1, ((x + 1, y), (x + 1, y + 1))),
+        ):
+            nr, nc = r + dr, c + dc
+            other = nr * 5 + nc if 0 <= nr < 5 and 0 <= nc < 5 else None
+            same = (
+                other is not None and p.recess >> other & 1 and owner.get(other) == owner.get(cell)
+            )
+            if not same:
+                edges.append(seg)
+    from matplotlib.collections import LineCollection
+
+    grid.add_collection(LineCollection(edges, colors="black", linewidths=1.6, capstyle="round"))
+    for piece, mask in check.plan:
+        cells = [i for i in range(25) if mask >> i & 1]
+        r, c = divmod(cells[len(cells) // 2], 5)
+        grid.text(
+            c + 0.5, 4 - r + 0.5, check.piece_ids[piece], ha="center", va="center", fontsize=7
         )
     grid.set_xlim(-0.1, 5.1)
     grid.set_ylim(-0.1, 5.1)
@@ -244,7 +280,6 @@ def plot_check(check: PuzzleCheck, fig: Figure | None = None) -> Figure:
     chart.set_xlabel("points per action to finish from the starting supply (atlas)")
     rank = f"ranks {_ordinal(check.rank)} of {check.among + 1}" if check.rank else "unranked"
     chart.set_title(f"{p.id} among the printed {p.colour} puzzles: {rank}", fontsize=9)
-    fig.tight_layout()
     return fig
 
 

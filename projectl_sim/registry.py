@@ -113,6 +113,14 @@ def unregister_variant(name: str) -> None:
     _SOURCES.pop(name, None)
 
 
+def data_names() -> dict[str, str]:
+    """Return the keyword of each registered expansion's data (its class's ``data_name``:
+    ``finesse_tiles``) -> the expansion's name."""
+    return {
+        cls.data_name: cls.name for cls in _EXPANSIONS.values() if getattr(cls, "data_name", "")
+    }
+
+
 def expansion_classes() -> tuple[Any, ...]:
     """Return every registered expansion class, in registration order."""
     return tuple(_EXPANSIONS.values())

@@ -22,6 +22,7 @@ from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.loading import base_catalogue, with_puzzle_changes, with_shipped_sets
 from projectl_sim.options import Option
 from projectl_sim.registry import (
+    data_names,
     declared_options,
     expansion_classes,
     is_class_spec,
@@ -169,7 +170,7 @@ reserve_options(
         "variant",
         "expansions",
         "catalogue",
-        "finesse_tiles",
+        "expansion_data",
         "options",
     }
 )
@@ -249,8 +250,13 @@ class Rules:
     ``ghost_placement`` (``piece``: a ghost may be placed like any piece; ``exchange_only``).
     Finesse adds ``finesse_ambassador`` (the Finesse Ambassador Pack's 2 Set A, 2 Set B and 6
     Set C tiles are shuffled into their sets before the row is drawn; off by default, as the
-    rulings say; in solo its Recycle tile is left out) and ``finesse_tiles``, the tile set to
-    deal from (the shipped one, or a user's file loaded with ``finesse.load_tiles``).
+    rulings say; in solo its Recycle tile is left out) and its data ``finesse_tiles``, the tile
+    set to deal from (the shipped one, or a user's file loaded with ``finesse.load_tiles``).
+
+    ``expansion_data`` holds, by expansion name, the data an expansion is played with beyond its
+    options (a table loaded from a file: Finesse's tile set). Each is given by the keyword the
+    expansion class declares as its ``data_name`` (``Rules(finesse_tiles=tiles)``), and read by
+    it too (``rules.finesse_tiles``; None: the expansion's shipped data).
 
     The rulebook's numbers are parameters (``PARAMETERS``; defaults as printed):
     ``black_deck_2p`` ... ``black_deck_6p`` (the black deck by player count; a game uses its own
@@ -272,8 +278,10 @@ class Rules:
     max_rounds: int = 60
     stall_rounds: int = 12
     expansions: frozenset[str] = frozenset()
-    # the Finesse tile set to deal from (``finesse.load_tiles``); None: the shipped one
-    finesse_tiles: Any = field(default=None, compare=False, repr=False)
+    # expansion name -> the data it is played with (``data_name``); absent: its shipped data
+    expansion_data: Mapping[str, Any] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
     # the rulebook's numbers (PARAMETERS), then a puzzle's points and reward, and added puzzles
     black_deck_2p: int = BLACK_DECK_SIZE[2]
     black_deck_3p: int = BLACK_DECK_SIZE[3]
@@ -296,6 +304,12 @@ class Rules:
         expansion played (``Rules(expansions={"ghost_piece"}, ghost_action="free")``), as is
         each key of ``options``."""
         own = {f.name for f in fields(Rules)}
+        data = dict(given.pop("expansion_data", None) or {})
+        for name, owner in data_names().items():
+            value = given.pop(name, None)
+            if value is not None:
+                data[owner] = value
+        given["expansion_data"] = ReadOnlyDict(data)
         options = dict(given.pop("options", None) or {})
         options.update({k: given.pop(k) for k in list(given) if k not in own})
         object.__setattr__(self, "players", players)
@@ -319,6 +333,9 @@ class Rules:
             option = declared_options().get(name)
             if option is not None:
                 return option.default
+            owner = data_names().get(name)
+            if owner is not None:  # an expansion's data (``data_name``), None if not given
+                return self.__dict__["expansion_data"].get(owner)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __post_init__(self) -> None:
@@ -649,18 +666,20 @@ class Rules:
         data: Any,
         catalogue: Catalogue | None = None,
         warnings: list[str] | None = None,
-        finesse_tiles: Any = None,
+        expansion_data: Mapping[str, Any] | None = None,
+        **named_data: Any,
     ) -> Rules:
         """Build rules from a record's ``rules`` object; absent switches take their defaults.
 
         Unknown keys are reported in ``warnings`` (when given) and otherwise ignored; a known key
-        with a bad value raises ``RulesError``.
+        with a bad value raises ``RulesError``. ``expansion_data`` and ``named_data`` (by each
+        expansion's ``data_name``: ``finesse_tiles=``) are the expansions' data to play with.
         """
         if not isinstance(data, dict):
             raise RulesError("rules must be an object")
         kwargs: dict[str, Any] = {}
         options = every_option()
-        known = {f.name for f in fields(cls)} - {"catalogue", "finesse_tiles", "options"}
+        known = {f.name for f in fields(cls)} - {"catalogue", "expansion_data", "options"}
         for key, value in data.items():
             if key not in known and key not in options:
                 if warnings is not None:
@@ -692,8 +711,12 @@ class Rules:
             raise RulesError("rules.players is missing")
         if catalogue is not None:
             kwargs["catalogue"] = catalogue
-        if finesse_tiles is not None:
-            kwargs["finesse_tiles"] = finesse_tiles
+        if expansion_data:
+            kwargs["expansion_data"] = expansion_data
+        unknown = sorted(set(named_data) - set(data_names()))
+        if unknown:
+            raise TypeError(f"Rules.from_json got an unexpected keyword {unknown[0]!r}")
+        kwargs.update(named_data)
         return cls(**kwargs)
 
 

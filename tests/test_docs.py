@@ -9,7 +9,8 @@ top to bottom, as a reader would, in a fresh folder of its own:
   and must exit 0; the lines without ``$`` are the output shown, not checked (timings vary);
 - a block with a ``title="PATH"`` is a file the reader saves: it is written to PATH;
 - any other ```` ```python ```` block is a notebook cell: the page's cells run, in order, in one
-  Jupyter kernel started in the page's folder;
+  Jupyter kernel started in the page's folder; a tutorial's cell that calls ``plots.`` must show
+  a chart (an ``image/png`` output, with no ``%matplotlib`` magic and the Agg backend);
 - a block right after ``<!-- not run: REASON -->`` is skipped; only the README's two Quick start
   lines may be (CI runs those itself), which the test checks.
 
@@ -196,6 +197,11 @@ def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
                 cell = nbformat.v4.new_code_cell(smaller(block.body))
                 nb.cells.append(cell)
                 client.execute_cell(cell, len(nb.cells) - 1)
+                if page.parent.name == "tutorials" and re.search(r"\bplots\.", cell.source):
+                    # a tutorial's cell that draws shows its chart, with no magic and the Agg
+                    # backend (the package's figures have a _repr_png_)
+                    shown = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+                    assert shown, f"{page.name}: the cell draws no chart in Jupyter:\n{cell.source}"
             else:
                 # anything else is shown, not run: it must not be a command in disguise
                 assert block.lang in {"text", "toml", "json", "yaml"}, (

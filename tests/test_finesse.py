@@ -36,6 +36,7 @@ from projectl_sim.expansions.finesse import (
     BANK_CREDITS,
     HIDDEN_TILE,
     Credits,
+    FinishWithCredits,
     Insert,
     builtin_tiles,
     hide_face_down,
@@ -374,7 +375,7 @@ def test_finishing_touches_may_be_paid_with_credits() -> None:
     _, finish = from_json(rec["actions"][-2], CAT)
     assert isinstance(finish, Finish)
     with pytest.raises(IllegalActionError, match="pays more Credits than it places pieces"):
-        before.check(0, Finish(finish.placements, 3))
+        before.check(0, FinishWithCredits(finish.placements, 3))
     poorer = before.copy()
     credits_of(poorer).active[0] = 1  # type: ignore[union-attr]
     with pytest.raises(IllegalActionError, match="has only 1 Credits"):

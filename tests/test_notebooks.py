@@ -48,6 +48,7 @@ CASES = {
         ["GAMES=2", "BUDGET=4", "TRIAL_GAMES=2", "CONFIRM=1", 'PARAM="black_deck_2p=12..13"'],
         ["check", "trial", "tune"],
     ),
+    "06_cards_and_flow": (["GAMES=2", "PLAYERS=[2]"], ["card_strength", "game_flow"]),
 }
 
 
@@ -102,11 +103,13 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
     copy = run / f"{name}.ipynb"
     lines = done.stdout.splitlines()
     assert lines[0] == f"executed copy: {copy}"
-    assert lines[1] == f"charts: {run / 'charts'} ({len(charts)} PNG written)"
-    written = sorted(p.stem for p in (run / "charts").glob("*.png"))
+    folder = run / "charts" / name  # its own: never the tutorial's charts/lengths.png
+    assert lines[1] == f"charts: {folder} ({len(charts)} PNG written)"
+    written = sorted(p.stem for p in folder.glob("*.png"))
     assert written == sorted(charts)
+    assert not list((run / "charts").glob("*.png"))
     for chart in charts:
-        assert (run / "charts" / f"{chart}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (folder / f"{chart}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     nb = nbformat.read(copy, as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]

@@ -19,6 +19,7 @@ from projectl_sim import Rules, new_game
 from projectl_sim.engine.record import replay
 from projectl_sim.engine.state import FINISHING
 from projectl_sim.errors import UsageError
+from projectl_sim.expansions.finesse import paid_credits
 from projectl_sim.rl import env, raw_env
 from projectl_sim.rl.codec import Decision, EncodingError, Observer, Vocabulary, action_tokens
 from projectl_sim.rl.options import make_rules, rule_options
@@ -152,7 +153,7 @@ def _reached(decision: Decision, out: list) -> None:
 def _engine_actions(state) -> list:
     acts = state.legal_actions()
     if state.phase == FINISHING:  # and each Finish paid with the most Credits (Finesse)
-        acts += [with_credits(state, a) for a in acts if with_credits(state, a).credits]
+        acts += [with_credits(state, a) for a in acts if paid_credits(with_credits(state, a))]
     return acts
 
 

@@ -22,6 +22,7 @@ from typing import Any
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "answers": ("summary_text",),
     "balance": ("balance_table", "end_reasons", "expansion_effects", "expansion_sets"),
+    "cards": ("card_strength", "cards_text", "piece_strength"),
     "conclusions": (
         "balance_answer",
         "bot_strength_answer",
@@ -30,6 +31,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "solo_finesse_answer",
     ),
     "data": ("Run", "Runs", "iter_records", "load_run", "load_runs"),
+    "failures": ("failure_states",),
+    "game_flow": ("flow_summary", "margin_distribution"),
     "factors": ("effects",),
     "paired": ("compare", "compare_text"),
     "power": ("games_needed", "games_to_detect", "minimum_detectable_effect"),

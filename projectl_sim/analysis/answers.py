@@ -22,11 +22,13 @@ import pandas as pd
 
 from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
 from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import finished_games, seat_advantage
+from projectl_sim.analysis.tiers import templates_of, tier_lines
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts
 from projectl_sim.sim.summary import provenance_lines, summarize
@@ -661,6 +663,23 @@ def _tables_section(seats: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _flow_sections(run: Run) -> list[list[str]]:
+    """Return the game flow and the failure states (from the flow tables, when the run has
+    them), as ``summary`` sections."""
+    from projectl_sim.analysis.failures import failure_lines, failure_states
+    from projectl_sim.analysis.game_flow import flow_lines, game_flow
+
+    out = []
+    if run.rounds is not None:
+        lines = flow_lines(game_flow(run.rounds, run.games))
+        if lines:
+            out.append(lines)
+    found = failure_states(run)
+    if found:
+        out.append(["== Failure states ==", *failure_lines(found)])
+    return out
+
+
 def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | None = None) -> str:
     """Return what ``projectl-sim summary RUN`` prints: the answers first, long tables last.
 
@@ -692,8 +711,17 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     configs = games.drop_duplicates(CONFIG)
     effect_lines, long_effects = _effects_section(eff, configs)
     sections.append(effect_lines)
+    # a run played with --deal-replicates: how much the deal decides; with --tiers: per tier
+    replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
+    for extra in (
+        deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
+        tier_lines(seats, games, WIDTH, templates_of(run.manifest)),
+    ):
+        if extra:
+            sections.append(extra)
     if not round_robin:
         sections.extend(strength)
+    sections.extend(_flow_sections(run))
     sections.append(_tables_section(seats))
     if long_effects:
         sections.append(long_effects)

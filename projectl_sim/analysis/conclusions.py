@@ -579,3 +579,35 @@ def _tune_sentence(result: SearchResult) -> str:
         text + f": their difference {gap} covers 0, no measurable change from the rulebook's "
         "setting at this size."
     )
+
+
+# -- 06: cards and flow ------------------------------------------------------------------------
+def cards_flow_answer(
+    games: pd.DataFrame, card: pd.DataFrame, flow: pd.DataFrame, failures: Sequence[Any] = ()
+) -> str:
+    """Return which cards stand out, how early games are decided and which failure states show.
+
+    ``card``: ``cards.card_strength``; ``flow``: ``game_flow.game_flow``; ``failures``:
+    ``failures.failure_states``.
+    """
+    from projectl_sim.analysis import cards as card_strength
+    from projectl_sim.analysis.game_flow import flow_summary
+
+    n = _played(games)
+    out = [f"Over {_games(n)}: {card_strength.verdict_line(card, 'card', n)}"]
+    summary = flow_summary(flow)
+    for row in summary.to_dict("records"):
+        out.append(
+            f"At {row['players']} players the winner led for good from "
+            f"{_rate(row['decided_share'], row['decided_share_low'], row['decided_share_high'])} "
+            f"of the rounds on average, with {row['lead_changes']:.1f} lead changes and "
+            f"comebacks in {_rate(row['comeback_rate'], row['comeback_low'], row['comeback_high'])}"
+            " of the games."
+        )
+    shown = [f.state for f in failures]
+    out.append(
+        "Failure states: " + ", ".join(shown) + " (see the summary for the games)."
+        if shown
+        else "No failure state showed: no stall, round limit, tie-break or card never taken."
+    )
+    return " ".join(out)

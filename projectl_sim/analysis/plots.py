@@ -13,7 +13,6 @@ frame. ``save`` writes an Axes' or a Figure's picture as PNG.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,48 +23,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import labels as lab
+from projectl_sim.figures import new_figure
 
 _GREY = "#888888"
 _ROW = 0.22  # inches per row of a panel
 _MAX_WIDTH = 11.0  # inches: 1100 px at the report's 100 dpi, the page's width
-
-
-class ChartFigure(Figure):
-    """A figure that shows itself in Jupyter: ``_repr_png_`` is its picture, so a cell ending in
-    a chart draws it with no ``%matplotlib`` magic and no pyplot (nothing global is touched).
-    Its Axes are ``ChartAxes``, which show their figure the same way."""
-
-    def add_subplot(self, *args: object, **kwargs: object) -> Axes:
-        if "projection" not in kwargs and "polar" not in kwargs:
-            kwargs.setdefault("axes_class", ChartAxes)
-        return super().add_subplot(*args, **kwargs)
-
-    def _repr_png_(self) -> bytes:
-        return png_bytes(self)
-
-
-class ChartAxes(Axes):
-    """An Axes that Jupyter shows as its figure's picture (see ``ChartFigure``)."""
-
-    def _repr_png_(self) -> bytes:
-        return png_bytes(self.get_figure(root=True))
-
-
-def png_bytes(drawing: Axes | Figure, dpi: int = 100) -> bytes:
-    """Return the PNG picture of a figure (or an Axes' figure), drawn on the Agg canvas."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    figure = _figure_of(drawing)
-    if not isinstance(figure.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(figure)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, dpi=dpi, format="png")
-    return buffer.getvalue()
-
-
-def new_figure(width: float = 6.4, height: float = 4.0) -> ChartFigure:
-    """Return a new figure in constrained layout (outside pyplot; Jupyter shows it)."""
-    return ChartFigure(figsize=(width, height), layout="constrained")
 
 
 def new_axes(width: float = 6.4, height: float = 4.0) -> Axes:
@@ -128,7 +90,12 @@ def _panel_keys(table: pd.DataFrame) -> list[str]:
     keys = [c for c in ("players", "variant") if c in table]
     if "variant" in keys and table["variant"].nunique() <= 1:
         keys.remove("variant")
-    if "lineup" in lab.varying(table.drop_duplicates([c for c in lab.LABEL_COLUMNS if c in table])):
+    configs = table.drop_duplicates([c for c in lab.LABEL_COLUMNS if c in table])
+    varying = lab.varying(configs)
+    # a panel per line-up only for a few line-ups beside other settings; many line-ups (a round
+    # robin's 21 pairs) are rows of their player count's panel, not 21 panels
+    few = configs["lineup"].map(lab.lineup_unit).nunique() <= 4
+    if "lineup" in varying and len(varying) > 1 and few:
         keys.append("lineup")
     return keys
 
@@ -161,7 +128,9 @@ def _interval_bars(
     ax: Axes, y: np.ndarray, value: pd.Series, low: pd.Series, high: pd.Series, **kw: object
 ) -> None:
     v = value.to_numpy(dtype=float)
-    ax.errorbar(v, y, xerr=_errors(v, low, high), fmt="o", capsize=3, **kw)
+    bars = ax.errorbar(v, y, xerr=_errors(v, low, high), fmt="o", capsize=3, **kw)
+    for artist in bars.get_children():  # a marker at 0 or 1 is drawn whole, not cut by the frame
+        artist.set_clip_on(False)
 
 
 def plot_win_rates(
@@ -182,7 +151,7 @@ def plot_win_rates(
     y = np.arange(len(table))[::-1]
     _interval_bars(ax, y, table["win_rate"], table["ci_low"], table["ci_high"], color="C0")
     ax.set_yticks(y, _labels(table, labels))
-    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlim(-0.05, 1.05)
     ax.set_xlabel("win rate (a k-way shared win counts 1/k)")
     ax.set_title(title)
     return ax
@@ -227,7 +196,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
                 else np.zeros(len(at))
             )
             share = at["share"].to_numpy(dtype=float)
-            ax.errorbar(
+            bars = ax.errorbar(
                 share,
                 y + offset[t],
                 xerr=_errors(share, at["ci_low"], at["ci_high"]),
@@ -237,11 +206,13 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
                 color=f"C{t}",
                 label=_ordinal(t),
             )
+            for artist in bars.get_children():  # a share of 0 or 1 drawn whole
+                artist.set_clip_on(False)
         ax.axvline(1 / players, color="black", ls="--", lw=0.8)
         names = lab.config_labels(configs, named) if named else [""]
         ax.set_yticks(range(len(configs)), names, fontsize=7)
         ax.set_ylim(-0.6, len(configs) - 0.4)
-        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlim(-0.04, 1.04)
         ax.set_title(_panel_title(keys, key), fontsize=9)
         ax.set_xlabel("share of the wins", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
@@ -328,10 +299,21 @@ def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def plot_head_to_head(matrix: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw the head-to-head matrix: how often the row bot beat the column bot."""
+def plot_head_to_head(
+    matrix: pd.DataFrame, ax: Axes | None = None, order: Sequence[str] | None = None
+) -> Axes:
+    """Draw the head-to-head matrix: how often the row bot beat the column bot.
+
+    Bots run strongest first: in ``order`` (a ratings table's, say), else by their mean match
+    win rate against the others, so the matrix reads as a ranking, not an alphabet.
+    """
+    if order is None:
+        order = matrix.mean(axis=1, skipna=True).sort_values(ascending=False, kind="stable").index
+    order = [b for b in order if b in matrix.index] + [b for b in matrix.index if b not in order]
+    matrix = matrix.reindex(index=order, columns=order)
     n = len(matrix)
-    ax = _axes(ax, 2.5 + 0.9 * max(n, 1), 2 + 0.7 * max(n, 1))
+    longest = max((len(str(b)) for b in matrix.index), default=0) * 0.075  # inches of a name
+    ax = _axes(ax, max(4.2, 2.2 + longest + 0.75 * n), 1.6 + longest + 0.6 * max(n, 1))
     title = "Head to head: row bot's match win rate"
     if matrix.empty:
         return _empty(ax, title, "no games between different bots")
@@ -344,7 +326,7 @@ def plot_head_to_head(matrix: pd.DataFrame, ax: Axes | None = None) -> Axes:
                 ax.text(
                     j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8, color=colour
                 )
-    ax.set_xticks(range(n), matrix.columns, rotation=30, ha="right")
+    ax.set_xticks(range(n), matrix.columns, rotation=90)  # upright boxes: names never overlap
     ax.set_yticks(range(n), matrix.index)
     ax.figure.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(title)
@@ -543,7 +525,7 @@ def plot_expansion_effects(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
 def plot_puzzles(table: pd.DataFrame, ax: Axes | None = None, top: int = 52) -> Axes:
     """Draw how often each puzzle was taken per game, split into completed and unfinished."""
     ax = _axes(ax, 10, 4)
-    title = "Puzzles taken per game (dark: completed)"
+    title = "Puzzles taken per game: completed and left unfinished"
     if table.empty:
         return _empty(ax, title, "no per-puzzle columns in this run")
     t = table.sort_values("taken_per_game", ascending=False).head(top)
@@ -579,15 +561,66 @@ def plot_puzzle_value(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
             facecolor="white" if colour == "white" else "#333333",
             label=colour,
         )
-    for row, v in zip(table.itertuples(index=False), value, strict=True):
-        ax.annotate(
-            row.id, (v, row.taken_per_game), fontsize=6, xytext=(2, 2), textcoords="offset points"
-        )
     ax.set_xlabel("points / estimated actions to complete from the start")
     ax.set_ylabel("times taken per game")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     ax.set_title(title)
+    points = list(zip(table["id"], value, table["taken_per_game"], strict=True))
+    # the most paying and most taken first: they keep their label where the points crowd
+    points.sort(key=lambda item: (-(item[1] if np.isfinite(item[1]) else -1), -item[2]))
+    placed = place_labels(ax, points)
+    if placed < len(points):
+        ax.set_title(f"{title}\n(named where there is room: {placed} of {len(points)})")
     return ax
+
+
+_OFFSETS = ((3, 3), (3, -10), (-3, 3), (-3, -10), (6, -4), (-6, -4), (0, 7), (0, -13))
+
+
+def place_labels(ax: Axes, points: Sequence[tuple[str, float, float]], fontsize: float = 6) -> int:
+    """Name points (label, x, y) beside them where a name fits: each takes the first of a few
+    offsets at which it overlaps no name already placed and stays inside the axes, or is left
+    out. Measured with the renderer on the laid-out figure; returns how many were named."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = ax.get_figure(root=True)
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.draw_without_rendering()  # the layout first: the axes' place and scale are final
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    from matplotlib.collections import LineCollection
+    from matplotlib.transforms import Bbox
+
+    # the error bars' segments (their boxes: error bars are upright or level) a name keeps off
+    bars = [
+        Bbox(coll.get_transform().transform(np.asarray(seg, dtype=float))[[0, -1]])
+        for coll in ax.collections
+        if isinstance(coll, LineCollection)
+        for seg in coll.get_segments()
+        if len(seg) >= 2
+    ]
+    taken: list = []
+    for label, x, y in points:
+        if not (np.isfinite(x) and np.isfinite(y)):
+            continue
+        text = ax.annotate(
+            label, (x, y), xytext=_OFFSETS[0], fontsize=fontsize, textcoords="offset points"
+        )
+        for dx, dy in _OFFSETS:
+            text.set_position((dx, dy))
+            text.set_horizontalalignment("left" if dx >= 0 else "right")
+            box = text.get_window_extent(renderer)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0
+            clear = not any(box.overlaps(t) for t in taken) and not any(
+                box.overlaps(bar) for bar in bars
+            )
+            if inside and box.y1 <= frame.y1 and clear:
+                taken.append(box.expanded(1.05, 1.1))
+                break
+        else:
+            text.remove()
+    return len(taken)
 
 
 def plot_points_per_action(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
@@ -641,15 +674,17 @@ def plot_solo(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         rate = rows["win_rate"].to_numpy(dtype=float)
         err = _errors(rate, rows["ci_low"], rows["ci_high"])
         ax.bar(x, rate, width * 0.9, yerr=err, capsize=3, label=bot, color=f"C{b}")
-        for xi, r, n in zip(x, rate, rows["played"], strict=True):
-            if np.isfinite(r):  # the value on the bar: a 0% bar is otherwise invisible
-                ax.text(xi, r + 0.02, f"{r:.0%}\nof {int(n)}", ha="center", va="bottom", fontsize=7)
+        tops = rate + err[1]
+        for xi, r, top, n in zip(x, rate, tops, rows["played"], strict=True):
+            if np.isfinite(r):  # the value above its interval: a 0% bar is otherwise invisible
+                ax.text(
+                    xi, top + 0.02, f"{r:.0%} of {int(n)}", ha="center", va="bottom", fontsize=7
+                )
     if not np.nansum(table["win_rate"].to_numpy(dtype=float)):
-        ax.text(
-            0.5, 0.6, "no wins at any difficulty", ha="center", transform=ax.transAxes, color=_GREY
-        )
+        title += "\nno wins at any difficulty"
     ax.set_xticks(range(len(levels)), levels)
-    ax.set_ylim(0, 1.1)
+    ax.set_ylim(0, 1.15)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("win rate")
     if len(bots) > 1:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
@@ -711,6 +746,13 @@ _METRIC_TITLES = {
 }
 
 
+def _wrap(text: str, width: int) -> str:
+    """Return a title broken into lines of at most ``width`` characters (at spaces)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def _effect_label(row: pd.Series) -> str:
     if row["factor"] == "expansions":
         return lab.short_expansions(str(row["level"]))
@@ -761,9 +803,20 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
         height = len(panels) * (0.9 + 0.17 * most) + 0.9
         fig = new_figure(width, height)
     axes = fig.subplots(len(panels), max(len(whats), 1), squeeze=False)
+    # one x scale per unit: every rate panel in points, every panel of a mean in its own unit,
+    # so an interval's width reads the same in every row
+    kind_of = t.drop_duplicates("what").set_index("what")["kind"]
+    for j, what in enumerate(whats):
+        unit = "rate" if kind_of[what] == "rate" else what
+        master = next(
+            k for k, w in enumerate(whats) if ("rate" if kind_of[w] == "rate" else w) == unit
+        )
+        for i in range(len(panels)):
+            if (i, j) != (0, master):
+                axes[i][j].sharex(axes[0][master])
     series = list(dict.fromkeys(t["series"])) if series_by else [None]
     offsets = np.linspace(-0.25, 0.25, len(series)) if len(series) > 1 else [0.0]
-    for (key, rows), row_axes in zip(panels, axes, strict=True):
+    for row_index, ((key, rows), row_axes) in enumerate(zip(panels, axes, strict=True)):
         key = key if isinstance(key, tuple) else (key,)
         first = rows[rows["what"] == whats[0]] if whats else rows
         order = first.groupby("label")["diff"].mean().sort_values().index.tolist()
@@ -794,8 +847,11 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
             ax.set_ylim(-0.6, len(order) - 0.4)
             ax.tick_params(axis="x", labelsize=7)
             metric, _, bot = what.partition(":")
-            heading = _METRIC_TITLES.get(metric, metric).format(bot=bot)
-            ax.set_title(f"{_panel_title(rows_by, key)}: {heading}", fontsize=8)
+            if row_index == 0:  # the metric heads its column, once
+                heading = _METRIC_TITLES.get(metric, metric).format(bot=lab.short_lineup(bot))
+                ax.set_title(_wrap(heading, 26), fontsize=8)
+            if j == 0:  # the player count (and variant) names its row
+                ax.set_ylabel(_panel_title(rows_by, key), fontsize=8)
     if series_by:
         handles, names = axes[0][0].get_legend_handles_labels()
         fig.legend(
@@ -809,3 +865,70 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
         )
     fig.suptitle(title, fontsize=10)
     return fig
+
+
+def plot_card_strength(table: pd.DataFrame, ax: Axes | None = None, key: str = "card") -> Axes:
+    """Draw each card's (or piece's: ``key="piece"``) excess win-rate lift over its peers with
+    its 95% interval, strongest on top; flagged rows in colour, provisional cards starred.
+
+    ``table`` is ``cards.card_strength`` (or ``piece_strength``); untested rows are left out.
+    """
+    shown = table[np.isfinite(table["excess"].astype(float))] if len(table) else table
+    ax = _axes(ax, 6.4, 1.2 + _ROW * max(len(shown), 2))
+    what = "card" if key == "card" else "reward piece"
+    title = f"Excess win-rate lift per {what} over its peers (95% interval)"
+    if shown.empty:
+        return _empty(ax, title, f"no {what} completed often enough to test")
+    shown = shown.sort_values("excess")
+    y = np.arange(len(shown))
+    colours = shown["flag"].map({"strong": "C3", "weak": "C0"}).fillna("#444444").tolist()
+    value = shown["excess"].to_numpy(dtype=float) * 100
+    err = _errors(value, shown["excess_low"] * 100, shown["excess_high"] * 100)
+    for i, colour in enumerate(colours):
+        ax.errorbar(value[i], y[i], xerr=err[:, i : i + 1], fmt="o", capsize=2, color=colour)
+    ax.axvline(0, color=_GREY, lw=0.8)
+    names = [
+        f"{row[key]}{'*' if row.get('provisional') is True else ''}"
+        + (f" ({row['flag']})" if row["flag"] else "")
+        for _, row in shown.iterrows()
+    ]
+    ax.set_yticks(y, names, fontsize=7)
+    ax.set_ylim(-0.7, len(shown) - 0.3)
+    ax.set_xlabel("excess lift, points of win share (flagged: Benjamini-Yekutieli, 5%)")
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_flow(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Draw per configuration the share of the game played before the winner led for good
+    (``game_flow.flow_summary``'s ``decided_share``) and the comeback rate, with intervals."""
+    ax = _axes(ax, 6.4, 1.4 + 0.35 * max(len(table), 2))
+    title = "When games are decided (95% intervals)"
+    if table.empty or "decided_share" not in table:
+        return _empty(ax, title, "no rounds table in this run")
+    table = table.reset_index(drop=True)
+    y = np.arange(len(table))
+    _interval_bars(
+        ax,
+        y + 0.15,
+        table["decided_share"],
+        table["decided_share_low"],
+        table["decided_share_high"],
+        label="winner led for good from (share of the rounds)",
+    )
+    _interval_bars(
+        ax,
+        y - 0.15,
+        table["comeback_rate"],
+        table["comeback_low"],
+        table["comeback_high"],
+        label="comeback rate (winner behind at half time)",
+        color="C1",
+    )
+    by = [c for c in ("players", "lineup", "expansions", "switches") if c in table]
+    ax.set_yticks(y, _labels(table, by), fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, -0.18), borderaxespad=0)
+    ax.set_title(title, fontsize=10)
+    return ax

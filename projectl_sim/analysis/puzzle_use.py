@@ -31,6 +31,7 @@ from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import Finish, Master, Place, from_json
 from projectl_sim.engine.record import read_record, start_state
+from projectl_sim.expansions.finesse import paid_credits
 from projectl_sim.loading import load_catalogue
 from projectl_sim.sim import tables
 
@@ -85,7 +86,7 @@ def takes_of_record(record: dict[str, Any], catalogue: Catalogue | None = None) 
     for raw in record.get("actions", []):
         player, action = from_json(raw, cat)
         if isinstance(action, Finish):
-            paid = 1 - action.credits / len(action.placements) if action.placements else 0.0
+            paid = 1 - paid_credits(action) / len(action.placements) if action.placements else 0.0
             for card, _, _ in action.placements:
                 touches[player, card] = touches.get((player, card), 0.0) + paid
             state.step(player, action)

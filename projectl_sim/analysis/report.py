@@ -52,15 +52,68 @@ def png_data_uri(drawing: Axes | Figure, dpi: int = 100) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+# column headers in words (a column not named here: its snake_case name with spaces)
+_HEADERS = {
+    "ci_low": "95% low",
+    "ci_high": "95% high",
+    "p_value": "p",
+    "q_value": "q (BH)",
+    "mde": "detectable (MDE)",
+    "median_mde": "median MDE",
+    "games_needed": "games needed",
+    "half_width": "half-width",
+    "win_rate": "win rate",
+    "lineup": "line-up",
+    "config_id": "configuration",
+    "ms ci_low": "ms 95% low",
+    "ms ci_high": "ms 95% high",
+}
+_PROBABILITIES = {"p_value", "q_value", "p"}
+
+
+def _header(column: object) -> str:
+    text = str(column)
+    return _HEADERS.get(text, text.replace("_", " "))
+
+
+def _probability(v: object) -> str:
+    """Return a p or q value as read: three decimals, or "< 0.001" (never 2.71e-19)."""
+    try:
+        x = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(v)
+    if not np.isfinite(x):
+        return ""
+    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def _number(v: float, digits: int = 3) -> str:
+    """Return a number in plain notation: 3 significant digits, no exponent."""
+    if not np.isfinite(v):
+        return ""
+    if v == 0:
+        return "0"
+    if abs(v) >= 10**digits:
+        return f"{v:.0f}"
+    if abs(v) < 10 ** -(digits + 1):
+        return f"{v:.{digits + 1}f}".rstrip("0").rstrip(".") or "0"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(v)))))
+    return f"{v:.{decimals}f}"
+
+
 def _table(frame: pd.DataFrame, digits: int = 3) -> str:
     def fmt(v: float) -> str:
-        return f"{v:.{digits}g}" if abs(v) < 10**digits else f"{v:.0f}"
+        return _number(v, digits)
 
     shown = frame.copy()
+    for column in shown.columns:
+        if str(column) in _PROBABILITIES and pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = shown[column].map(_probability)
     if "expansions" in shown:
         shown["expansions"] = shown["expansions"].map(labels.short_expansions)
     if "lineup" in shown:
         shown["lineup"] = shown["lineup"].map(labels.short_lineup)
+    shown.columns = [_header(c) for c in shown.columns]
     body = shown.to_html(index=False, float_format=fmt, na_rep="", border=0, escape=True)
     return f'<div class="wide">{body}</div>'
 
@@ -220,6 +273,47 @@ def _effects_answer(page: _Page, effects: pd.DataFrame) -> None:
         page.table(_varying_columns(shown, [c for c in shown if c not in bal.CONFIG]))
 
 
+def _flow_section(page: _Page, run: Run) -> None:
+    """Add the card strength and the game flow (from the events and rounds tables)."""
+    from projectl_sim.analysis import cards, failures, game_flow
+
+    page.heading("Card strength and game flow")
+    if run.events is None or run.rounds is None:
+        page.note("This run has no events or rounds table (played with --tables core).")
+        return
+    card = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
+    games = int(stats.finished_seats(run.seats)["game_id"].nunique())
+    page.note(cards.verdict_line(card, "card", games), "answer")
+    page.note(
+        "Lift: the win share of the seats that completed a card minus the others', within the "
+        "same configuration, bot and turn order; excess: over the other cards of its colour. "
+        "Flagged: excess different from 0 after Benjamini-Yekutieli at 5% (Benjamini-Hochberg "
+        "made valid for dependent tests); * provisional data."
+    )
+    page.chart(lambda: plots.plot_card_strength(card), "card strength")
+    page.table(card, folded=f"the strength of each of {len(card)} cards")
+    piece = cards.piece_strength(run.seats, run.events)
+    if len(piece):
+        page.note(cards.verdict_line(piece, "piece", games), "answer")
+        page.table(piece, folded=f"the strength of each of {len(piece)} reward pieces")
+    flow = game_flow.game_flow(run.rounds, run.games)
+    if flow.empty:
+        page.note("Game flow: no game of two seats or more finished.")
+        return
+    summary = game_flow.flow_summary(flow)
+    page.note(
+        "Game flow per configuration: lead changes, the round from which the winner led for "
+        "good (and as a share of the game's rounds), the comeback rate (winner behind at half "
+        "time), with 95% intervals clustered by deal."
+    )
+    page.chart(lambda: plots.plot_flow(summary), "game flow")
+    page.table(_varying_columns(summary, [c for c in summary if c not in bal.CONFIG]))
+    page.table(game_flow.margin_distribution(flow), folded="the final margin's distribution")
+    found = failures.failure_states(run)
+    if found:
+        page.note("Failure states: " + "; ".join(failures.failure_lines(found)))
+
+
 def build_report(run: Run) -> str:
     """Return the HTML page of a run: the answers, then the details and the long tables."""
     seats, games = run.seats, run.games
@@ -239,24 +333,66 @@ def build_report(run: Run) -> str:
 
     seat = stats.seat_advantage(seats, by=bal.CONFIG)
     multi = not seat.empty
-    if not multi:
-        page.note("Solo games only: no turn order, rating or head to head to compare.", "answer")
-    else:
-        page.heading("Seat advantage per configuration")
-        rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < 0.05).sum())
-        n = len(seat.drop_duplicates(bal.CONFIG))
-        page.note(
-            f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
-            f"{0.05 * n:.1f} would by chance). Dots: each turn order's share of the wins with its "
-            "95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 expected "
-            "wins per seat, else chi-square.",
-            "answer",
-        )
-        page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
-        page.table(
-            _seat_table(seat), folded=f"the first player's share in each of {n} configurations"
-        )
+    # a round robin asks which bot is strongest: its ranking leads, its seats come after
+    robin = bool((run.manifest.get("config") or {}).get("round_robin"))
 
+    def seat_section() -> None:
+        if not multi:
+            page.note(
+                "Solo games only: no turn order, rating or head to head to compare.", "answer"
+            )
+        else:
+            page.heading("Seat advantage per configuration")
+            rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < 0.05).sum())
+            n = len(seat.drop_duplicates(bal.CONFIG))
+            page.note(
+                f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
+                f"{0.05 * n:.1f} would by chance). Dots: each turn order's share of the wins "
+                "with its 95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 "
+                "expected wins per seat, else chi-square.",
+                "answer",
+            )
+            page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
+            page.table(
+                _seat_table(seat), folded=f"the first player's share in each of {n} configurations"
+            )
+
+    def rating_section() -> None:
+        rated = ratings.plackett_luce(seats)
+        if multi:
+            page.heading("Ratings and head to head")
+        if multi and rated.empty:
+            page.note("No game seated two different bots: nothing to rate.")
+        elif multi:
+            page.note(
+                "Plackett-Luce fit on every game's order of finish (ties count every order of the "
+                "tied seats alike), Elo scale, 95% profile likelihood intervals. A bot that never "
+                "won (or never lost) has no finite rating and is reported as such."
+            )
+            page.table(rated)
+            page.chart(lambda: plots.plot_ratings(rated), "ratings")
+            pairs = ratings.pair_results(seats)
+            page.note("Head to head per pair and player count (match score per game, Wilson 95%):")
+            page.table(
+                pairs[pairs["rate"] >= 0.5].sort_values(
+                    ["players", "rate"], ascending=[True, False]
+                )
+            )
+            matrix = ratings.head_to_head_matrix(seats)
+            if len(matrix) > 1:
+                order = list(rated.sort_values("rating", ascending=False)["bot"])
+                page.chart(lambda: plots.plot_head_to_head(matrix, order=order), "head to head")
+            ladder = ratings.skill_ladder(seats)
+            if not ladder.empty:
+                page.note("Skill ladder: the doubled budget's win rate at each step.")
+                page.table(ladder)
+                page.chart(lambda: plots.plot_ladder(ladder), "ladder")
+
+    if robin:
+        rating_section()
+        seat_section()
+    else:
+        seat_section()
     page.heading("Effects against the base game")
     effects = factors.effects(seats, games)
     if effects.empty:
@@ -267,33 +403,8 @@ def build_report(run: Run) -> str:
     else:
         _effects_answer(page, effects)
 
-    rated = ratings.plackett_luce(seats)
-    if multi:
-        page.heading("Ratings and head to head")
-    if multi and rated.empty:
-        page.note("No game seated two different bots: nothing to rate.")
-    elif multi:
-        page.note(
-            "Plackett-Luce fit on every game's order of finish (ties count every order of the "
-            "tied seats alike), Elo scale, 95% profile likelihood intervals. A bot that never won "
-            "(or never lost) has no finite rating and is reported as such."
-        )
-        page.table(rated)
-        page.chart(lambda: plots.plot_ratings(rated), "ratings")
-        pairs = ratings.pair_results(seats)
-        page.note("Head to head per pair and player count (match score per game, Wilson 95%):")
-        page.table(
-            pairs[pairs["rate"] >= 0.5].sort_values(["players", "rate"], ascending=[True, False])
-        )
-        matrix = ratings.head_to_head_matrix(seats)
-        if len(matrix) > 1:
-            page.chart(lambda: plots.plot_head_to_head(matrix), "head to head")
-        ladder = ratings.skill_ladder(seats)
-        if not ladder.empty:
-            page.note("Skill ladder: the doubled budget's win rate at each step.")
-            page.table(ladder)
-            page.chart(lambda: plots.plot_ladder(ladder), "ladder")
-
+    if not robin:
+        rating_section()
     times = timing.decision_times(seats)
     page.heading("Time per decision")
     if times.empty:
@@ -357,6 +468,8 @@ def build_report(run: Run) -> str:
     mix = strategy.piece_mix(run.records())
     if not mix.empty:
         page.chart(lambda: plots.plot_piece_mix(mix), "piece mix")
+
+    _flow_section(page, run)
 
     solo = strategy.solo_by_difficulty(seats, games)
     if not solo.empty:

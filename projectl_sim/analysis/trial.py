@@ -24,7 +24,7 @@ from projectl_sim.analysis.paired import compare
 from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 METRIC_NAMES = {
     "first_player_rate": "first player's win rate",
@@ -154,32 +154,52 @@ def trial_report(
     )
 
 
-def plot_trial(report: TrialReport, ax: Axes | None = None) -> Axes:
-    """Draw what the new puzzle changed: each paired difference (with it - without it) and its
-    95% interval, rates in percentage points."""
-    if ax is None:
-        from matplotlib.figure import Figure
+_UNITS = {"rate": "percentage points", "margin": "points", "rounds": "rounds"}
 
-        ax = Figure(figsize=(6.4, 0.5 + 0.45 * max(len(report.effects), 1))).add_subplot()
+
+def plot_trial(report: TrialReport, fig: Figure | None = None) -> Figure:
+    """Draw what the new puzzle changed: each paired difference (with it - without it) and its
+    95% interval, a panel per unit (rates in percentage points, the margin in points, the length
+    in rounds), so no axis mixes units. Returns the Figure."""
+    from projectl_sim.figures import new_figure
+
     eff = report.effects
-    if eff.empty:
-        ax.set_title(f"{report.new}: no finished games to compare")
-        return ax
-    scale = np.where(eff["kind"] == "rate", 100.0, 1.0)
-    names = [
-        METRIC_NAMES.get(m, m) + (f" {b}" if b else "") + (" (pts)" if k == "rate" else "")
-        for m, b, k in zip(eff["metric"], eff["bot"].fillna(""), eff["kind"], strict=True)
-    ]
-    ys = np.arange(len(eff))[::-1]
-    d = eff["diff"].to_numpy() * scale
-    err = [d - eff["ci_low"].to_numpy() * scale, eff["ci_high"].to_numpy() * scale - d]
-    colours = ["#d62728" if s else "#1f77b4" for s in eff["significant"]]
-    for i, colour in enumerate(colours):
-        xerr = [[err[0][i]], [err[1][i]]]
-        ax.errorbar([d[i]], [ys[i]], xerr=xerr, fmt="o", color=colour, capsize=3)
-    ax.axvline(0, color="#888888", linewidth=0.8)
-    ax.set_yticks(ys, names, fontsize=8)
     how = f"for {report.replaced}" if report.replaced else "added"
-    ax.set_title(f"{report.new} {how}: with it - without it, 95% (red: leaves out 0)", fontsize=9)
-    ax.figure.tight_layout()
-    return ax
+    title = f"{report.new} {how}: with it - without it, 95% (red: leaves out 0)"
+    if eff.empty:
+        fig = fig or new_figure(6.4, 1.6)
+        ax = fig.add_subplot()
+        ax.set_axis_off()
+        ax.set_title(f"{report.new}: no finished games to compare")
+        return fig
+    unit = [("rate" if k == "rate" else m) for m, k in zip(eff["metric"], eff["kind"], strict=True)]
+    groups = list(dict.fromkeys(unit))
+    sizes = [unit.count(g) for g in groups]
+    if fig is None:
+        fig = new_figure(6.4, 0.9 + sum(0.75 + 0.32 * n for n in sizes))
+    axes = fig.subplots(len(groups), 1, squeeze=False, gridspec_kw={"height_ratios": sizes})[:, 0]
+    scale = np.where(eff["kind"] == "rate", 100.0, 1.0)
+    d = eff["diff"].to_numpy(dtype=float) * scale
+    low = eff["ci_low"].to_numpy(dtype=float) * scale
+    high = eff["ci_high"].to_numpy(dtype=float) * scale
+    names = [
+        METRIC_NAMES.get(m, m).split(" (")[0] + (f" {b}" if b else "")
+        for m, b in zip(eff["metric"], eff["bot"].fillna(""), strict=True)
+    ]
+    for ax, group in zip(axes, groups, strict=True):
+        rows = [i for i, u in enumerate(unit) if u == group]
+        ys = np.arange(len(rows))[::-1]
+        for y, i in zip(ys, rows, strict=True):
+            colour = "#d62728" if eff["significant"].iloc[i] else "#1f77b4"
+            err = np.nan_to_num([[max(d[i] - low[i], 0)], [max(high[i] - d[i], 0)]])
+            bars = ax.errorbar([d[i]], [y], xerr=err, fmt="o", color=colour, capsize=3)
+            for artist in bars.get_children():
+                artist.set_clip_on(False)
+        ax.axvline(0, color="#888888", linewidth=0.8)
+        ax.set_yticks(ys, [names[i] for i in rows], fontsize=8)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.margins(x=0.15)
+        ax.set_xlabel(f"difference ({_UNITS.get(group, group)})", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(title, fontsize=9)
+    return fig

@@ -1,9 +1,11 @@
 """The ``projectl-sim`` command line: one parser, one entry point.
 
 Each command group is a module that adds its subcommands to the one parser (``register``):
-``game`` (play, replay, bots), ``run`` (run, summary, report), ``puzzles`` (fill, puzzles),
+``game`` (play, replay, bots), ``run`` (run, summary, report), ``cards`` (card and piece
+strength), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
-``puzzle`` (check, try), ``tune``, ``train_value`` (the value bots' model) and ``ladder``.
+``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
+value bots' model) and ``ladder``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2,
@@ -18,6 +20,8 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from projectl_sim.cli import (
+    cards,
+    deals,
     game,
     ladder,
     notebook,
@@ -51,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = Parser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, puzzles, view, notebook, puzzle, tune, train_value, ladder):
+    commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
+    for group in (*commands, ladder):
         group.register(sub)
     return parser
 
@@ -90,6 +95,22 @@ def _stray_line(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
     return f"{parser.prog}: error: unexpected argument {extras[0]!r} ({parser.prog} --help)"
 
 
+# the values that name a file or folder: an empty one would silently mean "not given" (or the
+# current folder), so it is refused
+_PATH_METAVARS = frozenset({"FILE", "DIR", "RUN", "RUN_A", "RUN_B", "PATH"})
+
+
+def _empty_path_line(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """Return the one line for a file or folder value given as an empty string, if any."""
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if action.metavar in _PATH_METAVARS and isinstance(value, str) and not value.strip():
+            name = action.option_strings[-1] if action.option_strings else action.metavar
+            kind = "file" if action.metavar in ("FILE", "PATH") else "folder"
+            return f"{parser.prog}: error: {name} {value!r} names no {kind}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
@@ -106,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if extras:
         print(_stray_line(_innermost(parser, given), extras), file=sys.stderr)
+        return 2
+    empty = _empty_path_line(_innermost(parser, given), args)
+    if empty is not None:
+        print(empty, file=sys.stderr)
         return 2
     try:
         return int(args.func(args) or 0)

@@ -50,7 +50,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 write_record(record, args.record)
                 print(f"partial record written to {args.record}", file=sys.stderr)
             raise BotError(error, -1)
-        state = replay(record, rules.catalogue, rules.finesse_tiles).state
+        state = replay(record, rules.catalogue, rules.expansion_data).state
         replayed = GameOutcome(state, None, seed)
         replayed_record = record
     else:

@@ -45,7 +45,7 @@ from projectl_sim.engine.record import state_json
 from projectl_sim.engine.render import draw_puzzle, piece_letter, side_by_side
 from projectl_sim.errors import IllegalActionError
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits
+from projectl_sim.expansions.finesse import INSERT_COST, Insert, credits, finish_paying
 from projectl_sim.expansions.ghost_piece import LEVEL_UP, Ghost
 from projectl_sim.sim.play import TAKE_BACK, TakeBacks
 from projectl_sim.variants.line_clear import LineClearState
@@ -716,9 +716,9 @@ class _Decision:
                 if line in ("b", "back"):
                     return None
                 if line == "":
-                    return Finish(option.placements, most)
+                    return finish_paying(option, most)
                 if line.isdigit() and int(line) <= most:
-                    return Finish(option.placements, int(line))
+                    return finish_paying(option, int(line))
                 self.term.write(f"not a number from 0 to {most}: {line!r}")
 
         return resolve

@@ -7,10 +7,10 @@ plain text where the cell has a string), adds a cell tagged ``injected-parameter
 (``RESULTS`` set to the run folder, ``PLAY`` to ``--play``, then the ``-p`` values: papermill's
 convention, so the notebooks stay papermill notebooks too), executes it in a kernel of this
 Python through nbclient, and writes the executed copy beside the run (``RUN/NAME.ipynb``) while
-the notebook writes its charts under ``RUN/charts``. It prints where they are and the text of
-the cell tagged ``answer``. A failing cell is one line naming the cell and its error (exit 1;
-exit 2 when the error is the package's ``UsageError``, a user mistake such as a folder holding no
-run), and the executed copy keeps what ran up to it.
+the notebook writes its charts in a folder of its own, ``RUN/charts/NAME``. It prints where
+they are and the text of the cell tagged ``answer``. A failing cell is one line naming the
+cell and its error (exit 1; exit 2 when the error is the package's ``UsageError``, a user
+mistake such as a folder holding no run), and the executed copy keeps what ran up to it.
 
 nbclient rather than papermill: the ``test`` extra already has nbclient, nbformat and ipykernel,
 so the command works without the ``notebooks`` extra, and the checks (names, kinds of values)
@@ -395,7 +395,7 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     target, answer = run_notebook(
         args.name, args.run, args.parameter, out=args.out, play=args.play, timeout=args.timeout
     )
-    charts = Path(args.run) / "charts"
+    charts = Path(args.run) / "charts" / target.stem  # each notebook's own folder
     made = sorted(p for p in charts.glob("*.png") if p.stat().st_mtime >= start - 1)
     print(f"executed copy: {target}")
     print(f"charts: {charts} ({len(made)} PNG written)")
@@ -419,7 +419,7 @@ def register(subparsers: Any) -> None:
         help="execute an analysis notebook on a run, with parameters",
         description="Execute a notebook of notebooks/ on a run folder: -p values replace those "
         "of its parameters cell; the executed copy goes to RUN/NAME.ipynb (or -o) and its charts "
-        "to RUN/charts. Without NAME, list the notebooks and the question each answers.",
+        "to RUN/charts/NAME. Without NAME, list the notebooks and the question each answers.",
     )
     p.add_argument(
         "name",

@@ -86,6 +86,11 @@ def one_expansion_set(text: str | None, command: str = "play") -> None:
     """Refuse a comma list of expansion sets where one game is played: in ``run`` a comma
     separates the sets of its grid (``none,ghost``: two configurations), and ``+`` joins the
     expansions of one set (``ghost+finesse``), so a single game takes ``+`` alone."""
+    if text is not None and not text.strip():  # as run refuses it (sim/spec.py)
+        raise UsageError(
+            f"expansions: {text!r} names no expansion set: give none for the base game, or "
+            "names such as ghost+finesse"
+        )
     items = [i.strip() for i in (text or "").split(",") if i.strip()]
     if len(items) > 1:
         joined = "+".join(i for i in items if i != "none") or "none"

@@ -106,19 +106,24 @@ class Reward(Action):
 
 @dataclass(frozen=True, slots=True)
 class Finish(Action):
-    """Finishing Touches: every piece this player places after the last round (maybe none).
+    """Finishing Touches: every piece this player places after the last round (maybe none),
+    each paid with a point.
 
-    ``credits`` of the placements are paid otherwise than with a point (Finesse: a Credit).
+    An expansion that pays for some otherwise subclasses it in its own module, with a ``kind``
+    of its ``action_kinds``: the engine checks and applies the placements as any Finish's, and
+    asks the expansion (``check_finish``, ``pay_finishing``) about the rest. Its record form is
+    one of ``finish``'s (``register_form``).
     """
 
     placements: tuple[Placement, ...]
-    credits: int = 0
     kind: ClassVar[str] = "finish"
 
 
 # -- the record form -----------------------------------------------------------------------------
 Writer = Callable[[Any, Catalogue], dict[str, Any]]
 Reader = Callable[[dict[str, Any], Catalogue, int], Action]
+# an expansion's form of a record type: its action, or None for one of the type's own
+FormReader = Callable[[dict[str, Any], Catalogue, int], Action | None]
 Describer = Callable[[Any, Catalogue], str]
 
 
@@ -137,6 +142,7 @@ class ActionType:
 
 _TYPES: dict[str, ActionType] = {}  # record type -> its codec, in registration order
 _BY_CLASS: dict[type, ActionType] = {}
+_FORMS: dict[str, list[FormReader]] = {}  # record type -> its expansions' form readers
 
 
 def register_action(
@@ -154,6 +160,18 @@ def register_action(
     _TYPES[name] = codec
     for cls in classes:
         _BY_CLASS[cls] = codec
+
+
+def register_form(
+    name: str, cls: type, read: FormReader, write: Writer, describe: Describer
+) -> None:
+    """Register an expansion's own form of the record type ``name``: ``cls`` (a subclass of
+    the type's action, such as Finesse's Finish paid with Credits) is written and described by
+    ``write`` and ``describe``; ``read`` sees every record action of the type first and returns
+    its action, or None for one of the type's own (which the type's reader then reads)."""
+    base = _TYPES[name]
+    _FORMS.setdefault(name, []).append(read)
+    _BY_CLASS[cls] = ActionType(name, (cls,), base.read, write, describe, base.play)
 
 
 def is_play_action(action: Action) -> bool:
@@ -264,6 +282,10 @@ def from_json(d: Any, cat: Catalogue) -> tuple[int, Action]:
     codec = _TYPES.get(kind) if isinstance(kind, str) else None
     if codec is None:
         raise RecordError(f"unknown action type {kind!r} (valid: {', '.join(_TYPES)})")
+    for form in _FORMS.get(kind, ()):
+        action = form(d, cat, player)
+        if action is not None:
+            return player, action
     return player, codec.read(d, cat, player)
 
 
@@ -327,25 +349,17 @@ def _read_place(d: dict[str, Any], cat: Catalogue, player: int) -> Action:
 
 
 def _read_finish(d: dict[str, Any], cat: Catalogue, player: int) -> Action:
-    credits = d.get("credits", 0)
-    if not isinstance(credits, int) or isinstance(credits, bool) or credits < 0:
-        raise RecordError(f"finish credits must be a whole number >= 0, got {credits!r}")
-    return Finish(placements_of(cat, d.get("placements", [])), credits)
+    return Finish(placements_of(cat, d.get("placements", [])))
 
 
-def _write_finish(a: Finish, cat: Catalogue) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "type": "finish",
-        "placements": [placement_json(cat, p) for p in a.placements],
-    }
-    if a.credits:
-        out["credits"] = a.credits
-    return out
+def write_finish(a: Finish, cat: Catalogue) -> dict[str, Any]:
+    """Return the record form of a Finish (an expansion's form adds its keys after these)."""
+    return {"type": "finish", "placements": [placement_json(cat, p) for p in a.placements]}
 
 
-def _describe_finish(a: Finish, cat: Catalogue) -> str:
-    paid = f", {a.credits} paid with Credits" if a.credits else ""
-    return f"finish ({placements_text(cat, a.placements) or 'no pieces'}{paid})"
+def describe_finish(a: Finish, cat: Catalogue) -> str:
+    """Return ``finish (tri_L on W05)`` (an expansion's form adds to the parenthesis)."""
+    return f"finish ({placements_text(cat, a.placements) or 'no pieces'})"
 
 
 register_action("take", (Take, TakeDeck), _read_take, _write_take, _describe_take, play=True)
@@ -390,4 +404,4 @@ register_action(
     lambda a, cat: f"reward {cat.pieces[a.piece].id}",
     play=False,
 )
-register_action("finish", (Finish,), _read_finish, _write_finish, _describe_finish, play=False)
+register_action("finish", (Finish,), _read_finish, write_finish, describe_finish, play=False)

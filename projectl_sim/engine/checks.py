@@ -89,16 +89,11 @@ def check_action(state: GameState, player: int, action: Action) -> None:
         if not 0 <= player < state.n or state.finished[player]:
             raise IllegalActionError("this player has already made Finishing Touches")
         state.check_placements(player, action.placements, one_per_puzzle=False)
-        if action.credits:
-            payer = hooks.finish_payer
-            if payer is None:
-                raise IllegalActionError(
-                    "Finishing Touches are paid with points here: no expansion in play "
-                    "pays them with Credits"
-                )
-            if action.credits > len(action.placements):
-                raise IllegalActionError("pays more Credits than it places pieces")
-            payer.check_finish_payment(state, player, action.credits)
+        if type(action) is not Finish:  # an expansion's Finishing Touches, paid its own way
+            owner = hooks.action_owner.get(action.kind)
+            if owner is None:
+                raise IllegalActionError(_unplayed(action))
+            owner.check_finish(state, player, action)
         return
     if player != state.current:
         raise IllegalActionError(state._wait_message(player))
@@ -149,8 +144,10 @@ def check_action(state: GameState, player: int, action: Action) -> None:
         if get not in state.upgrade_targets(give, state.reserve):
             if get == give:
                 why = "must take a different piece"
-            elif t.cat.pieces[get].is_ghost:
-                why = "the Upgrade action never takes a ghost piece (level 5)"
+            elif not t.upgradable[get]:
+                why = f"the Upgrade action never takes a {t.cat.pieces[get].id}"
+                for x in hooks.upgrade_error:
+                    why = x.upgrade_error(state, get) or why
             elif state.reserve[get] == 0:
                 why = f"the reserve has no {t.cat.pieces[get].id}"
             else:

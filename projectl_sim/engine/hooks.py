@@ -57,6 +57,10 @@ class Expansion:
     # ``seat_columns`` / ``game_columns`` / ``round_columns`` fill (``projectl_sim.options``)
     options: ClassVar[tuple[Option, ...]] = ()
     columns: ClassVar[tuple[Column, ...]] = ()
+    # the keyword of the data it is played with beyond its options, a table loaded from a file
+    # (``Rules(NAME=data)``, ``replay(record, NAME=data)``); held in ``rules.expansion_data``
+    # under its name, read by it. "" for none
+    data_name: ClassVar[str] = ""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -154,8 +158,15 @@ class Expansion:
         """Return a better reason why ``piece`` may not be placed ("" to keep the base's)."""
         return ""
 
-    def check_finish_payment(self, state: GameState, player: int, credits: int) -> None:
-        """Check a Finish that pays ``credits`` placements otherwise than with points."""
+    def upgrade_error(self, state: GameState, piece: int) -> str:
+        """Return a better reason why the Upgrade action may not take ``piece``, a piece the
+        reserve gives only as a reward ("" to keep the base's)."""
+        return ""
+
+    def check_finish(self, state: GameState, player: int, action: Action) -> None:
+        """Check this expansion's part of a Finish of one of its ``action_kinds`` (its own
+        subclass of ``Finish``: placements the expansion pays for), once its placements are
+        checked. Raise ``IllegalActionError``."""
 
     # -- applying --------------------------------------------------------------------------------
     def before_apply(self, state: GameState, action: Action) -> bool:
@@ -198,8 +209,10 @@ class Expansion:
     def start_finishing(self, state: GameState) -> None:
         """Called when Finishing Touches begin."""
 
-    def pay_finishing(self, state: GameState, player: int, credits: int) -> None:
-        """Pay ``credits`` Finishing Touches placements otherwise than with points."""
+    def pay_finishing(self, state: GameState, player: int, action: Action) -> int:
+        """Pay for a Finish of one of this expansion's ``action_kinds`` once its pieces are
+        placed; return how many of its placements it paid (the others cost a point each)."""
+        return 0
 
     def tie_break(self, state: GameState, tied: list[int]) -> list[int]:
         """Return the seats among ``tied`` (equal scores) that stay tied, before the base game's
@@ -264,6 +277,7 @@ HOOKS = (
     "placeable",
     "check",
     "placement_error",
+    "upgrade_error",
     "before_apply",
     "after_action",
     "puzzle_completed",
@@ -322,6 +336,7 @@ class Hooks:
         self.placeable = by_hook["placeable"]
         self.check = by_hook["check"]
         self.placement_error = by_hook["placement_error"]
+        self.upgrade_error = by_hook["upgrade_error"]
         self.before_apply = by_hook["before_apply"]
         self.after_action = by_hook["after_action"]
         self.puzzle_completed = by_hook["puzzle_completed"]
@@ -344,7 +359,6 @@ class Hooks:
         self.action_owner: dict[str, Expansion] = {}
         self.phase_owner: dict[str, Expansion] = {}
         self.reward_names: dict[str, Expansion] = {}
-        self.finish_payer: Expansion | None = None
         for x in played:
             for kind in x.action_kinds:
                 self.action_owner[kind] = x
@@ -352,8 +366,6 @@ class Hooks:
                 self.phase_owner[phase] = x
             for reward in x.rewards:
                 self.reward_names[reward] = x
-            if _overrides(x, "pay_finishing"):
-                self.finish_payer = x
         self.result_keys: tuple[str, ...] = tuple(k for x in played for k in x.result_keys)
 
     def get(self, name: str) -> Expansion | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,9 +162,11 @@ class Replay:
 def start_state(
     record: dict[str, Any],
     catalogue: Catalogue | None = None,
-    finesse_tiles: Any = None,
+    expansion_data: Mapping[str, Any] | None = None,
+    **named_data: Any,
 ) -> tuple[GameState, list[str]]:
-    """Return the initial state of a record (its setup, or dealt from its seed)."""
+    """Return the initial state of a record (its setup, or dealt from its seed), played with
+    the expansions' data of ``expansion_data`` and ``named_data`` (``Rules.expansion_data``)."""
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     fmt = record.get("format")
@@ -176,7 +178,8 @@ def start_state(
             record.get("rules", {}),
             catalogue or base_catalogue(),
             warnings=warnings,
-            finesse_tiles=finesse_tiles,
+            expansion_data=expansion_data,
+            **named_data,
         )
     except RulesError as exc:
         raise RecordError(str(exc)) from None
@@ -219,17 +222,19 @@ StepObserver = Callable[[GameState, int, Action | None], None]
 def replay(
     record: dict[str, Any],
     catalogue: Catalogue | None = None,
-    finesse_tiles: Any = None,
+    expansion_data: Mapping[str, Any] | None = None,
     on_step: StepObserver | None = None,
+    **named_data: Any,
 ) -> Replay:
-    """Replay and validate every action of a record.
+    """Replay and validate every action of a record (with the expansions' data of
+    ``expansion_data`` and ``named_data``, as ``start_state``).
 
     ``on_step`` sees the initial state (player -1, action None) and the state after each action
     (it must not change it). Raises ``RecordError`` (exit 2) for a malformed record,
     ``IllegalActionError`` (exit 1) naming the first illegal action, and ``RecordMismatchError``
     (exit 1) when ``result`` disagrees.
     """
-    state, warnings = start_state(record, catalogue, finesse_tiles)
+    state, warnings = start_state(record, catalogue, expansion_data, **named_data)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("actions must be a list")

@@ -519,7 +519,7 @@ class GameState:
         """Check ``action`` for ``player`` and apply it (raises ``IllegalActionError``)."""
         self.check(player, action)
         if isinstance(action, Finish):
-            self._finish(player, action.placements, action.credits)
+            self._finish(player, action)
         else:
             self.apply(action)
 
@@ -565,8 +565,8 @@ class GameState:
             for card, piece, mask in action.placements:  # type: ignore[attr-defined]
                 self.place_piece(p, card, piece, mask)
             self.complete_puzzles(p)
-        elif kind == "finish":
-            self._finish(p, action.placements, action.credits)  # type: ignore[attr-defined]
+        elif isinstance(action, Finish):  # the base game's, or an expansion's own
+            self._finish(p, action)
             return
         else:
             owner = hooks.action_owner.get(kind)
@@ -678,17 +678,18 @@ class GameState:
             self.trigger_round = self.round  # rulings, End (as in draw)
             self.black_taken = 0
 
-    def _finish(self, p: int, placements: Sequence[Placement], credits: int = 0) -> None:
+    def _finish(self, p: int, action: Finish) -> None:
         # rulings, Finishing Touches: all pieces are placed before anything counts as completed;
         # a completed puzzle goes to the pile and its pieces back to supply (completion step 1),
-        # but it gives no reward. ``credits`` placements are paid by an expansion, not a point.
+        # but it gives no reward. Each placement costs a point, but those an expansion's own
+        # Finish pays for (``pay_finishing``).
+        placements = action.placements
         for card, piece, mask in placements:
             self.place_piece(p, card, piece, mask)
-        self.ft_pieces[p] += len(placements) - credits
-        if credits:
-            payer = self.hooks.finish_payer
-            assert payer is not None
-            payer.pay_finishing(self, p, credits)
+        paid = 0
+        if type(action) is not Finish:
+            paid = self.hooks.action_owner[action.kind].pay_finishing(self, p, action)
+        self.ft_pieces[p] += len(placements) - paid
         t = self.tables
         keep = []
         for slot in self.slots[p]:

@@ -26,7 +26,8 @@ class Tables:
     pieces of it), ``max_level``, ``mono`` (the level-1 piece of Upgrade A), and per puzzle
     ``recess`` (its cells), ``points``, ``is_black``, ``reward`` (a piece index, or a special
     reward's negative code: ``special_reward``) and ``reward_level`` (what the reward is worth
-    in piece levels, for evaluations).
+    in piece levels, for evaluations); per piece ``upgradable``, whether the Upgrade action may
+    take it.
     """
 
     _built: bool = False  # set last in __init__: from then on, no attribute may be assigned
@@ -68,9 +69,10 @@ class Tables:
         # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
         # given: the level above it, and the candidate targets (in piece order) without and with
         # the shortage, so that a query only filters on the reserve. The Upgrade action never
-        # takes a ghost piece (the level-5 pieces: rulings, Ghost Piece), though it may give one.
+        # takes a piece the reserve gives only as a reward (``Piece.reward_only``), though it may
+        # give one.
         levels = self.levels
-        upgradable = tuple(not p.is_ghost for p in cat.pieces)
+        upgradable = self.upgradable = tuple(not p.reward_only for p in cat.pieces)
         self.upgrade_up: tuple[tuple[int, ...], ...] = tuple(
             tuple(p for p in self.by_level.get(levels[g] + 1, ()) if upgradable[p])
             for g in range(self.n_pieces)

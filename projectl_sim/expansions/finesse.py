@@ -67,13 +67,18 @@ from mypy_extensions import mypyc_attr
 from projectl_sim.catalogue import LEVEL_UP_1, LEVEL_UP_2, SPECIAL_REWARD_CODES
 from projectl_sim.engine.actions import (
     Action,
+    Finish,
     Placement,
     describe,
+    describe_finish,
     field_of,
     from_json,
     is_play_action,
+    placements_of,
     register_action,
+    register_form,
     to_json,
+    write_finish,
 )
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
@@ -520,6 +525,59 @@ register_action(
 )
 
 
+# -- Finishing Touches paid with Credits -----------------------------------------------------------
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True, slots=True)
+class FinishWithCredits(Finish):
+    """Finishing Touches of which ``credits`` placements are paid with a Credit, not a point
+    (rulings, Finesse); its record is a ``finish`` with ``"credits": N``."""
+
+    credits: int
+
+
+FinishWithCredits.kind = "finish_credits"  # after the body: a class attribute, not a field
+
+
+def _read_finish_credits(d: dict[str, Any], cat: Any, player: int) -> Action | None:
+    if "credits" not in d:
+        return None
+    credits = d["credits"]
+    if not isinstance(credits, int) or isinstance(credits, bool) or credits < 0:
+        raise RecordError(f"finish credits must be a whole number >= 0, got {credits!r}")
+    if not credits:
+        return None  # the base game's Finish (a record's "credits": 0 is written without it)
+    return FinishWithCredits(placements_of(cat, d.get("placements", [])), credits)
+
+
+def _write_finish_credits(a: FinishWithCredits, cat: Any) -> dict[str, Any]:
+    return write_finish(a, cat) | {"credits": a.credits}
+
+
+def _describe_finish_credits(a: FinishWithCredits, cat: Any) -> str:
+    return f"{describe_finish(a, cat)[:-1]}, {a.credits} paid with Credits)"
+
+
+register_form(
+    "finish",
+    FinishWithCredits,
+    _read_finish_credits,
+    _write_finish_credits,
+    _describe_finish_credits,
+)
+
+
+def paid_credits(action: Action) -> int:
+    """Return how many placements a Finish pays with Credits (0 for any other action)."""
+    return action.credits if isinstance(action, FinishWithCredits) else 0
+
+
+def finish_paying(finish: Finish, credits: int) -> Finish:
+    """Return ``finish`` with ``credits`` of its placements paid with Credits (the base
+    game's Finish for 0)."""
+    placements = finish.placements
+    return FinishWithCredits(placements, credits) if credits else Finish(placements)
+
+
 # -- the hooks -------------------------------------------------------------------------------------
 # Ghost Piece's Level Up rewards (by reward code) and their upgrade steps, which the Upgrade tiles
 # pay for
@@ -528,7 +586,7 @@ LEVEL_UP_REWARD_STEPS = {SPECIAL_REWARD_CODES[LEVEL_UP_1]: 1, SPECIAL_REWARD_COD
 
 def tileset_of(rules: Rules) -> TileSet:
     """Return the tile set a game of ``rules`` deals from (the shipped one by default)."""
-    tiles = rules.finesse_tiles
+    tiles = rules.expansion_data.get(Finesse.name)
     return builtin_tiles() if tiles is None else tiles
 
 
@@ -538,8 +596,9 @@ class Finesse(Expansion):
     name: ClassVar[str] = "finesse"
     abbreviation: ClassVar[str] = "F"
     order: ClassVar[int] = 10
-    action_kinds: ClassVar[tuple[str, ...]] = ("insert",)
+    action_kinds: ClassVar[tuple[str, ...]] = ("insert", "finish_credits")
     result_keys: ClassVar[tuple[str, ...]] = ("credits",)
+    data_name: ClassVar[str] = "finesse_tiles"  # its tile set (``load_tiles``)
     options: ClassVar[tuple[Option, ...]] = (
         Option(
             "finesse_ambassador",
@@ -619,7 +678,7 @@ class Finesse(Expansion):
 
     def record_hint(self, record: dict[str, Any]) -> str:
         named = record.get("finesse_tiles")
-        if isinstance(named, str) and self.rules.finesse_tiles is None:
+        if isinstance(named, str) and self.rules.expansion_data.get(self.name) is None:
             return (
                 f"the record was played with the Finesse tile set {named!r}: replay it with "
                 "--tiles FILE"
@@ -718,16 +777,21 @@ class Finesse(Expansion):
         for q in range(state.n):
             fin.activate(q)
 
-    def check_finish_payment(self, state: GameState, player: int, credits: int) -> None:
+    def check_finish(self, state: GameState, player: int, action: Action) -> None:
+        """Each Finishing Touch placement may cost a Credit instead of a point."""
+        credits = paid_credits(action)
+        if credits > len(action.placements):  # type: ignore[attr-defined]
+            raise IllegalActionError("pays more Credits than it places pieces")
         active = self.credits(state).active[player]
         if credits > active:
             raise IllegalActionError(f"has only {active} Credits")
 
-    def pay_finishing(self, state: GameState, player: int, credits: int) -> None:
-        """Each Finishing Touch placement may cost a Credit instead of a point."""
+    def pay_finishing(self, state: GameState, player: int, action: Action) -> int:
+        credits = paid_credits(action)
         fin = self.credits(state)
         fin.spend(player, credits)
         fin.finishing[player] += credits
+        return credits
 
     def tie_break(self, state: GameState, tied: list[int]) -> list[int]:
         """Rulings, Finesse: ties go to the most Credits (then the base tie-breakers)."""

@@ -552,6 +552,12 @@ class GhostPiece(Expansion):
             return "ghost pieces are only exchanged (ghost_placement=exchange_only)"
         return ""
 
+    def upgrade_error(self, state: GameState, piece: int) -> str:
+        """Rulings, Ghost Piece: ghost pieces come only as rewards (``Piece.reward_only``)."""
+        if self.tables.is_ghost[piece]:
+            return "the Upgrade action never takes a ghost piece (level 5)"
+        return ""
+
     # -- applying --------------------------------------------------------------------------------
     def before_apply(self, state: GameState, action: Action) -> bool:
         """Apply a Level Up step; return False for any other action."""

@@ -61,30 +61,25 @@ def ladder_table(seats: pd.DataFrame, anchor: str = "greedy") -> pd.DataFrame:
 
 def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
     """Draw each bot's rating (with its interval) against its CPU time per decision."""
-    import matplotlib.pyplot as plt
+    from projectl_sim.analysis import plots
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8.0, 5.0), layout="constrained")
+        ax = plots.new_axes(8.0, 5.0)
     finite = table[np.isfinite(table["rating"]) & (table["cpu_ms"] > 0)]
     x = finite["cpu_ms"].to_numpy()
     y = finite["rating"].to_numpy()
     lo = np.where(np.isfinite(finite["ci_low"]), y - finite["ci_low"], 0)
     hi = np.where(np.isfinite(finite["ci_high"]), finite["ci_high"] - y, 0)
     ax.errorbar(x, y, yerr=[lo, hi], fmt="o", capsize=3, color="#1f5f99")
-    for k, (xi, yi, name) in enumerate(zip(x, y, finite["bot"], strict=True)):
-        ax.annotate(
-            _short(name),
-            (xi, yi),
-            textcoords="offset points",
-            xytext=(6, 6 if k % 2 else -12),
-            fontsize=8,
-        )
     ax.set_xscale("log")
     ax.set_xlabel("CPU time per decision (ms, log scale)")
     ax.set_ylabel("rating (Elo scale, greedy = 0)")
     ax.set_title("Skill ladder: strength against cost")
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.margins(x=0.25, y=0.12)
+    # names beside the points where they fit (the strongest first), never over each other
+    order = np.argsort(-y)
+    plots.place_labels(ax, [(_short(finite["bot"].iloc[k]), x[k], y[k]) for k in order], 8)
     return ax
 
 
@@ -102,11 +97,6 @@ def ladder(
     options: Any = None,
 ) -> pd.DataFrame:
     """Play (or finish) the round robin in ``out/run``; write and return the ladder."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim.spec import RunSpec
     from projectl_sim.sim.summary import read_run
@@ -124,8 +114,9 @@ def ladder(
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "ladder.csv", index=False)
     ax = plot_ladder_cost(table)
-    ax.figure.savefig(out / "ladder.png", dpi=110)
-    plt.close(ax.figure)
+    from projectl_sim.analysis import plots
+
+    plots.save(ax, out / "ladder.png", dpi=110)
     return table
 
 

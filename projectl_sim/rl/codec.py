@@ -57,7 +57,7 @@ from projectl_sim.engine.state import (
     finish_options,
 )
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import HIDDEN_TILE, Insert, credits
+from projectl_sim.expansions.finesse import HIDDEN_TILE, Insert, credits, paid_credits
 from projectl_sim.expansions.ghost_piece import LEVEL_UP, Ghost, LevelUp, ghost_takes, ghosts
 from projectl_sim.rules import Rules
 
@@ -78,6 +78,7 @@ KNOWN_KINDS = frozenset(
         "ghost",
         "level_up",
         "insert",
+        "finish_credits",
     }
 )
 # One-token actions and markers, in the vocabulary's order
@@ -468,7 +469,7 @@ class Decision:
                 done = sorted({self._slot_of[c] for c, _, _ in option.placements})
                 leaf: Node | Action = option
                 paid = with_credits(state, option)
-                if paid.credits:
+                if paid_credits(paid):
                     choice = Trie()
                     choice.add([self.vocab.end], option)
                     choice.add([self.vocab.pay_credits], paid)
@@ -564,8 +565,8 @@ def action_tokens(
         if isinstance(a, Finish):
             done = sorted({slot_of[c] for c, _, _ in a.placements})
             out = [v.slot + s for s in done] + [v.end]
-            if with_credits(state, Finish(a.placements)).credits:
-                out.append(v.pay_credits if a.credits else v.end)
+            if paid_credits(with_credits(state, Finish(a.placements))):
+                out.append(v.pay_credits if paid_credits(a) else v.end)
             return out
         return decision.tokens_of(a)
 

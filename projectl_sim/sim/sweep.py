@@ -85,6 +85,19 @@ def finesse_config(
     }
 
 
+def cards_config(
+    games: int = 200, bots: Sequence[str] = ("greedy",), players: Sequence[int] = (2,)
+) -> dict[str, Any]:
+    """Return the sweep of notebook 06: one line-up at each player count, with the flow tables
+    (``events``, ``rounds``) the card strength and the game flow read."""
+    return {
+        "bots": [",".join(bots)],
+        "players": list(players),
+        "games": games,
+        "tables": "all",
+    }
+
+
 def ensure_run(
     path: str | Path,
     config: Mapping[str, Any],

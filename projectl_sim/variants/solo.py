@@ -332,7 +332,7 @@ def deal_solo(rules: Rules, rng: random.Random) -> dict[str, Any]:
         pool = [
             p.id
             for p in cat.pieces
-            if not p.is_ghost
+            if not p.reward_only
             for _ in range(p.copies - rules.starting_supply.count(p.id))
         ]
         pieces = rng.sample(pool, wanted)

@@ -151,7 +151,7 @@ def view_data(
         steps.append(step)
         states.append(snapshot)
 
-    rep = replay(record, catalogue, finesse_tiles, on_step=observe)
+    rep = replay(record, catalogue, on_step=observe, finesse_tiles=finesse_tiles)
     state = rep.state
     rules = state.rules
     cat = rules.catalogue

@@ -1,0 +1,440 @@
+"""Card and piece strength: which puzzle cards and reward pieces win games, from the flow tables.
+
+Read from a run's ``events`` table (one row per puzzle taken, completed, recycled or left
+unfinished, and per reward piece gained: ``projectl_sim.sim.flow``) beside its ``seats``.
+
+Per puzzle card: how often it is taken (``take_rate``: the share of games in which some seat took
+it; a black puzzle the deal left out cannot be), how often a take is completed, the seat's own
+actions from the take to the completion, points per such action, and the **win-rate lift** of
+completing it: the win share of seats that completed it minus that of seats that did not, as a
+stratified difference (Mantel-Haenszel weights ``n1 n0 / (n1 + n0)``) within strata of the same
+configuration (player count, line-up, expansions, switches), bot and turn order, so that neither
+the seat nor the player count nor a stronger bot's habits make a card look strong.
+
+Completing any puzzle brings points, so every lift is positive: what tells a card apart is its
+**excess** lift, its lift minus the mean lift of the other cards of its colour (its peers). A card
+is *flagged* when its excess differs from zero after the Benjamini-Yekutieli correction over all
+the cards tested (false discovery rate 5%): ``strong`` above its peers, ``weak`` below. Intervals
+are 95%; the variances are cluster-robust by deal (the rotations of one deal, and the seats of one
+game, are not independent: a card completed by one seat is completed by no other), computed from
+each seat row's influence on the lift, so that the excess interval accounts for the lifts of the
+card and its peers sharing games. A card completed fewer than ``MIN_SEATS`` times, or never
+missed, is not tested (its lift is too loose to read).
+
+Per reward piece the same: how often a completion gives it, and the lift of having gained it at
+least once as a reward, its excess over the other pieces'.
+
+Why not a logistic regression: with one indicator per card and strata of configuration, bot and
+seat it has hundreds of parameters and separates on small runs; the stratified difference is the
+linear-probability answer to the same question, exact in small strata and quick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis import distributions as distribution
+from projectl_sim.analysis.stats import Z95, deal_labels, finished_seats, game_labels, wilson
+
+# a card (or piece) completed (gained) by fewer seats than this, or missed by fewer, is not tested
+MIN_SEATS = 10
+FDR = 0.05  # the false discovery rate of the flags
+# Benjamini-Yekutieli: Benjamini-Hochberg made valid under any dependence between the tests (a
+# card's excess and its peers' are negatively correlated: their lifts share games); plain BH
+# flagged 4 of 30 placebo runs (outcomes shuffled between games), BY fewer (tools/card_flags.py)
+FDR_METHOD = "by"
+STRATA = ("config_id", "bot", "turn_order")
+
+CARD_COLUMNS = [
+    "card",
+    "colour",
+    "points",
+    "puzzle_set",
+    "provisional",
+    "games",
+    "taken",
+    "take_rate",
+    "take_low",
+    "take_high",
+    "completed",
+    "completion_rate",
+    "completion_low",
+    "completion_high",
+    "actions_mean",
+    "actions_low",
+    "actions_high",
+    "points_per_action",
+    "lift",
+    "lift_low",
+    "lift_high",
+    "excess",
+    "excess_low",
+    "excess_high",
+    "p_value",
+    "q_value",
+    "flag",
+]
+PIECE_COLUMNS = [
+    "piece",
+    "gained",
+    "per_game",
+    "seats_gaining",
+    "lift",
+    "lift_low",
+    "lift_high",
+    "excess",
+    "excess_low",
+    "excess_high",
+    "p_value",
+    "q_value",
+    "flag",
+]
+
+
+def _seat_frame(seats: pd.DataFrame) -> pd.DataFrame:
+    ok = finished_seats(seats).reset_index(drop=True)
+    ok["_game"] = game_labels(ok)
+    deal = deal_labels(ok)
+    ok["_deal"] = deal.to_numpy() if deal is not None else ok["_game"]
+    keys = [c for c in STRATA if c in ok]
+    if "run" in ok:
+        keys = ["run", *keys]
+    ok["_stratum"] = ok.groupby(keys, sort=True, observed=True).ngroup().to_numpy()
+    return ok
+
+
+def _events_of(events: pd.DataFrame, kind: str) -> pd.DataFrame:
+    return events[events["event"] == kind]
+
+
+def _indicator(ok: pd.DataFrame, rows: pd.DataFrame, key: str) -> dict[str, np.ndarray]:
+    """Return, per value of ``rows[key]``, a bool per seat row of ``ok``: the seat had one."""
+    keys = ["run", "game_id", "seat"] if "run" in ok else ["game_id", "seat"]
+    index = pd.MultiIndex.from_frame(ok[keys])
+    out = {}
+    for value, group in rows.groupby(key, sort=True, observed=True):
+        hit = index.isin(pd.MultiIndex.from_frame(group[keys]))
+        out[str(value)] = np.asarray(hit)
+    return out
+
+
+class _Lifts:
+    """Stratified lifts of many indicators over one set of seat rows, with their influences."""
+
+    def __init__(self, ok: pd.DataFrame) -> None:
+        self.y = ok["win_share"].to_numpy(dtype=float)
+        self.strata = ok["_stratum"].to_numpy()
+        self.k = int(self.strata.max()) + 1 if len(self.strata) else 0
+        self.size = np.bincount(self.strata, minlength=self.k).astype(float)
+        self.sum_y = np.bincount(self.strata, weights=self.y, minlength=self.k)
+        codes, self.clusters = np.unique(ok["_deal"].to_numpy(), return_inverse=True)
+        self.c = len(codes)
+
+    def lift(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the stratified difference of win shares (``x`` against not) and its influence
+        summed per deal (``lift - truth ~ sum of them``)."""
+        s = self.strata
+        n1 = np.bincount(s, weights=x, minlength=self.k)
+        n0 = self.size - n1
+        y1 = np.bincount(s, weights=x * self.y, minlength=self.k)
+        y0 = self.sum_y - y1
+        both = (n1 > 0) & (n0 > 0)
+        w = np.where(both, n1 * n0 / np.where(both, n1 + n0, 1), 0.0)
+        total = w.sum()
+        if total <= 0:
+            return np.nan, np.zeros(self.c)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m1 = np.where(both, y1 / n1, 0.0)
+            m0 = np.where(both, y0 / n0, 0.0)
+            share = w / total
+            a = np.where(
+                x > 0, share[s] / np.where(both, n1, 1)[s], -share[s] / np.where(both, n0, 1)[s]
+            )
+        a = np.where(both[s], a, 0.0)
+        resid = self.y - np.where(x > 0, m1[s], m0[s])
+        influence = np.bincount(self.clusters, weights=a * resid, minlength=self.c)
+        return float((share * (m1 - m0)).sum()), influence
+
+    def se(self, influence: np.ndarray) -> float:
+        c = self.c
+        if c < 2:
+            return np.nan
+        return float(np.sqrt(c / (c - 1) * np.sum(influence**2)))
+
+
+def _contrast(
+    names: list[str],
+    groups: list[str],
+    indicators: dict[str, np.ndarray],
+    lifts: _Lifts,
+) -> pd.DataFrame:
+    """Return per name its lift and interval, and its excess over the others of its group."""
+    rows = {}
+    influence = {}
+    for name in names:
+        x = indicators.get(name)
+        if x is None:
+            rows[name] = {"tested": False}
+            continue
+        hits = int(x.sum())
+        tested = hits >= MIN_SEATS and len(x) - hits >= MIN_SEATS
+        lift, inf = lifts.lift(x.astype(float))
+        se = lifts.se(inf)
+        rows[name] = {
+            "tested": tested and np.isfinite(lift),
+            "lift": lift,
+            "lift_low": lift - Z95 * se,
+            "lift_high": lift + Z95 * se,
+        }
+        influence[name] = inf
+    for group in sorted(set(groups)):
+        members = [
+            n for n, g in zip(names, groups, strict=True) if g == group and rows[n]["tested"]
+        ]
+        if len(members) < 2:
+            for n in members:
+                rows[n]["tested"] = False
+            continue
+        total_lift = sum(rows[n]["lift"] for n in members)
+        total_inf = sum(influence[n] for n in members)
+        m = len(members)
+        for n in members:
+            peers = (total_lift - rows[n]["lift"]) / (m - 1)
+            inf = influence[n] - (total_inf - influence[n]) / (m - 1)
+            excess = rows[n]["lift"] - peers
+            se = lifts.se(inf)
+            z = excess / se if se > 0 else np.nan
+            rows[n] |= {
+                "excess": excess,
+                "excess_low": excess - Z95 * se,
+                "excess_high": excess + Z95 * se,
+                "p_value": float(2 * distribution.norm_sf(abs(z))) if np.isfinite(z) else np.nan,
+            }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    for column in ("lift", "lift_low", "lift_high", "excess", "excess_low", "excess_high"):
+        if column not in out:
+            out[column] = np.nan
+    if "p_value" not in out:
+        out["p_value"] = np.nan
+    out["q_value"] = _bh(out["p_value"].to_numpy(dtype=float))
+    strong = (out["q_value"] < FDR) & (out["excess"] > 0)
+    weak = (out["q_value"] < FDR) & (out["excess"] < 0)
+    out["flag"] = np.where(strong, "strong", np.where(weak, "weak", ""))
+    return out.drop(columns="tested")
+
+
+def _bh(p: np.ndarray) -> np.ndarray:
+    """Return the adjusted p-values (``FDR_METHOD``; nan where ``p`` is nan)."""
+    from scipy.stats import false_discovery_control
+
+    out = np.full(len(p), np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = false_discovery_control(p[ok], method=FDR_METHOD)
+    return out
+
+
+def card_strength(
+    seats: pd.DataFrame, events: pd.DataFrame, catalogue: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Return per puzzle card its take and completion rates, actions from take to completion,
+    points per action, and the win-rate lift of completing it (see the module), strongest first.
+
+    ``catalogue`` (columns ``card``, ``colour``, ``points``, ``puzzle_set``, ``provisional``)
+    adds the cards never taken, with zero takes; without it, the cards the events name.
+    """
+    ok = _seat_frame(seats)
+    games = ok["_game"].nunique()
+    keys = ["run", "game_id"] if "run" in ok else ["game_id"]
+    done_games = ok[keys].drop_duplicates()
+    ev = events.merge(done_games, on=keys)  # the finished games' events
+    taken = _events_of(ev, "taken")
+    completed = _events_of(ev, "completed")
+    info_cols = ["card", "colour", "points", "puzzle_set", "provisional"]
+    info = ev[ev["card"].notna()][info_cols].drop_duplicates("card")
+    if catalogue is not None:
+        info = pd.concat([info, catalogue[info_cols]]).drop_duplicates("card")
+    info = info.sort_values(["colour", "card"], ignore_index=True)
+    if info.empty:
+        return pd.DataFrame(columns=CARD_COLUMNS)
+    take_games = taken.drop_duplicates([*keys, "card"]).groupby("card").size()
+    takes = taken.groupby("card").size()
+    completions = completed.groupby("card").size()
+    out = info.set_index("card")
+    out["games"] = games
+    out["taken"] = takes.reindex(out.index).fillna(0).astype(int)
+    in_games = take_games.reindex(out.index).fillna(0).to_numpy()
+    out["take_rate"] = in_games / games if games else np.nan
+    out["take_low"], out["take_high"] = wilson(in_games, np.full(len(out), games))
+    out["completed"] = completions.reindex(out.index).fillna(0).astype(int)
+    n = out["taken"].to_numpy(dtype=float)
+    out["completion_rate"] = np.where(n > 0, out["completed"] / np.where(n > 0, n, 1), np.nan)
+    out["completion_low"], out["completion_high"] = wilson(out["completed"].to_numpy(), n)
+    means = completed.groupby("card")["actions"].agg(["mean", "std", "count"])
+    means = means.reindex(out.index)
+    half = (
+        distribution.t_ppf(0.975, np.maximum(means["count"] - 1, 1))
+        * means["std"]
+        / np.sqrt(means["count"])
+    )
+    half = half.where(means["count"] >= 2)
+    out["actions_mean"] = means["mean"]
+    out["actions_low"] = means["mean"] - half
+    out["actions_high"] = means["mean"] + half
+    out["points_per_action"] = out["points"] / out["actions_mean"].where(out["actions_mean"] > 0)
+    lifts = _Lifts(ok)
+    indicators = _indicator(ok, completed, "card")
+    names = list(out.index)
+    tested = _contrast(names, list(out["colour"].astype(str)), indicators, lifts)
+    out = out.join(tested)
+    out = out.reset_index().rename(columns={"index": "card"})
+    return _ordered(out, CARD_COLUMNS)
+
+
+def piece_strength(seats: pd.DataFrame, events: pd.DataFrame) -> pd.DataFrame:
+    """Return per reward piece: how often completions gave it, and the win-rate lift of having
+    gained it at least once (and its excess over the other pieces'), strongest first."""
+    ok = _seat_frame(seats)
+    games = ok["_game"].nunique()
+    keys = ["run", "game_id"] if "run" in ok else ["game_id"]
+    ev = events.merge(ok[keys].drop_duplicates(), on=keys)
+    rewards = _events_of(ev, "reward")
+    rewards = rewards[rewards["piece"].notna()]
+    if rewards.empty:
+        return pd.DataFrame(columns=PIECE_COLUMNS)
+    counts = rewards.groupby("piece").size()
+    seats_gaining = rewards.drop_duplicates([*keys, "seat", "piece"]).groupby("piece").size()
+    out = pd.DataFrame({"gained": counts})
+    out["per_game"] = out["gained"] / games
+    out["seats_gaining"] = seats_gaining.reindex(out.index).fillna(0).astype(int)
+    names = list(out.index)
+    tested = _contrast(names, ["piece"] * len(names), _indicator(ok, rewards, "piece"), _Lifts(ok))
+    out = out.join(tested).reset_index().rename(columns={"index": "piece"})
+    return _ordered(out, PIECE_COLUMNS)
+
+
+def _ordered(out: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    for column in columns:
+        if column not in out:
+            out[column] = np.nan
+    out = out.sort_values(["excess", "lift"], ascending=False, na_position="last")
+    return out[list(columns)].reset_index(drop=True)
+
+
+def flagged(strength: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of ``card_strength`` or ``piece_strength`` that are flagged."""
+    return strength[strength["flag"] != ""].reset_index(drop=True)
+
+
+__all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_strength"]
+
+
+# -- text ------------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return "-" if not np.isfinite(x) else f"{x:.0%}"
+
+
+def _signed(x: float, low: float, high: float) -> str:
+    if not np.isfinite(x):
+        return "-"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return f"{x:+.1%}"
+    return f"{x:+.1%} [{low:+.1%}, {high:+.1%}]"
+
+
+def detectable(strength: pd.DataFrame) -> float:
+    """Return the excess a card (or piece) of typical precision needs to be flagged about four
+    times in five (80% power at a two-sided 5% test; the correction asks for more)."""
+    half = (strength["excess_high"] - strength["excess_low"]) / 2
+    half = half[np.isfinite(half)]
+    return float(2.8 * half.median() / Z95) if len(half) else np.nan
+
+
+def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> list[str]:
+    """Return the lines ``projectl-sim cards`` prints for the two strength tables."""
+    lines = [
+        f"== Card strength ({games} finished games) ==",
+        "lift: win share of the seats that completed the card minus the others', within the same "
+        "configuration, bot and turn order; excess: the lift over its colour's other cards; "
+        f"flag: excess != 0 after Benjamini-Yekutieli at {FDR:.0%} (95% intervals)",
+    ]
+    head = (
+        f"{'card':<10} {'col':<5} {'pts':>3} {'taken':>6} {'done':>5} {'actions':>7} "
+        f"{'pts/act':>7} {'lift [95% CI]':<26} {'excess [95% CI]':<26} {'q':>6} flag"
+    )
+    lines.append(head)
+    provisional = False
+    for row in cards.itertuples(index=False):
+        mark = "*" if row.provisional is True else ""
+        provisional = provisional or bool(mark)
+        actions = "-" if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
+        ppa = "-" if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
+        q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+        lines.append(
+            f"{str(row.card) + mark:<10} {row.colour!s:<5} {int(row.points):>3} "
+            f"{_pct(row.take_rate):>6} {_pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
+            f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
+            f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+        )
+    if provisional:
+        lines.append("* provisional puzzle data (an expansion set not yet published)")
+    lines.append(verdict_line(cards, "card", games))
+    if len(pieces):
+        lines += ["", "== Reward piece strength (lift of having gained it as a reward) =="]
+        lines.append(
+            f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift [95% CI]':<26} "
+            f"{'excess [95% CI]':<26} {'q':>6} flag"
+        )
+        for row in pieces.itertuples(index=False):
+            q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+            lines.append(
+                f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
+                f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
+                f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+            )
+        lines.append(verdict_line(pieces, "piece", games))
+    return lines
+
+
+def verdict_line(strength: pd.DataFrame, what: str, games: int) -> str:
+    key = "card" if what == "card" else "piece"
+    found = flagged(strength)
+    tested = int(strength["p_value"].notna().sum())
+    size = detectable(strength)
+    can = (
+        f"a run of {games} games could detect an excess of about {size:.0%} for a typical "
+        f"{what}, not smaller ones"
+        if np.isfinite(size)
+        else f"too few games to test any {what}"
+    )
+    if found.empty:
+        return f"No {what} stands out from its peers ({tested} tested): {can}."
+    names = ", ".join(f"{r[key]} ({r['flag']})" for _, r in found.iterrows())
+    return f"Flagged {len(found)} of {tested} {what}s tested: {names}; {can}."
+
+
+def cards_text(run: object) -> str:
+    """Return what ``projectl-sim cards RUN`` prints (``run``: a ``Run`` or its folder)."""
+    from projectl_sim.analysis.data import Run, load_run
+    from projectl_sim.analysis.failures import catalogue_cards
+    from projectl_sim.errors import UsageError
+
+    run = run if isinstance(run, Run) else load_run(run)  # type: ignore[arg-type]
+    events = run.events
+    if events is None:
+        raise UsageError(
+            f"{run.path}: no events table (the run was played with --tables core, or by an "
+            "older version): play it again with the default --tables all"
+        )
+    games = int(finished_seats(run.seats)["game_id"].nunique())
+    if not games:
+        raise UsageError(f"{run.path}: no finished game to read")
+    cards = card_strength(run.seats, events, catalogue_cards(run.manifest))
+    pieces = piece_strength(run.seats, events)
+    return "\n".join(strength_lines(cards, pieces, games))
+
+
+__all__ += ["cards_text", "detectable", "strength_lines", "verdict_line"]

@@ -1,0 +1,201 @@
+"""Card and piece strength, game flow and failure states: checks with known answers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from projectl_sim.analysis import cards, failures, game_flow
+from projectl_sim.analysis.data import load_run
+from projectl_sim.cli import main
+from projectl_sim.sim import runner
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
+
+
+# -- the statistics on tables with a planted answer -----------------------------------------------
+def planted(bonus: float, games: int = 800, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return seats and events of two-seat games where each seat completes each of 12 white
+    cards with probability 0.3 and wins more the more it completed, ``bonus`` more for C01."""
+    rng = np.random.default_rng(seed)
+    names = np.array([f"C{i:02d}" for i in range(1, 13)])
+    done = rng.random((games, 2, len(names))) < 0.3
+    done[:, 1] &= ~done[:, 0]  # one copy of each card: never both seats
+    strength = done.sum(axis=2) + bonus * done[:, :, 0] + rng.normal(0, 1, (games, 2))
+    won = np.stack([strength[:, 0] > strength[:, 1], strength[:, 0] <= strength[:, 1]], axis=1)
+    game, seat = np.meshgrid(np.arange(games), np.arange(2), indexing="ij")
+    seats = pd.DataFrame(
+        {
+            "game_id": game.ravel(),
+            "seed": game.ravel(),
+            "config_id": 0,
+            "bot": "greedy",
+            "seat": seat.ravel(),
+            "turn_order": seat.ravel(),
+            "players": 2,
+            "won": won.ravel(),
+            "win_share": won.ravel().astype(float),
+            "score": 0,
+            "error": None,
+        }
+    )
+    g, s, c = np.nonzero(done)
+    one = pd.DataFrame({"game_id": g, "seat": s, "card": names[c]}).assign(
+        colour="white", points=1, puzzle_set="base", provisional=False, actions=3, piece=None
+    )
+    events = pd.concat([one.assign(event="taken"), one.assign(event="completed")])
+    return seats, events.reset_index(drop=True)
+
+
+def test_a_planted_strong_card_is_flagged_and_nothing_else() -> None:
+    seats, events = planted(bonus=1.0)
+    table = cards.card_strength(seats, events)
+    top = table.iloc[0]
+    assert top["card"] == "C01" and top["flag"] == "strong"
+    assert top["excess_low"] > 0 and top["lift_low"] > 0
+    assert (table["flag"].iloc[1:] == "").all()
+    # every card's lift is positive (completing one is worth a point), the excess is not
+    assert (table["lift"] > 0).all() and (table["excess"].iloc[1:].abs() < 0.1).all()
+
+
+def test_no_card_is_flagged_when_none_differs() -> None:
+    flagged = 0
+    for seed in range(3):
+        seats, events = planted(bonus=0.0, games=600, seed=seed)
+        flagged += int((cards.card_strength(seats, events)["flag"] != "").sum())
+    assert flagged == 0
+
+
+# -- a real run: one white card worth 3 points more ----------------------------------------------
+BOOSTED = "W12"  # 1 point, a domino: a card greedy takes often
+
+
+@pytest.fixture(scope="module")
+def boosted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cards") / "boosted"
+    spec = RunSpec.from_mapping(
+        {
+            "bots": ["greedy"],
+            "players": [2],
+            "games": 150,
+            "seed": 7,
+            "rules": {f"points.{BOOSTED}": [4]},
+        }
+    )
+    runner.run(spec, out, options=RunOptions(jobs=2, quiet=True))
+    return out
+
+
+def test_the_boosted_card_is_the_strongest(boosted_run: Path, capsys: Any) -> None:
+    run = load_run(boosted_run)
+    table = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
+    top = table.iloc[0]
+    assert top["card"] == BOOSTED and top["points"] == 4, table.head()
+    assert top["lift_low"] > 0 and top["excess_low"] > 0 and top["flag"] == "strong"
+    assert len(table) == 52  # the cards never taken are listed too
+    assert main(["cards", str(boosted_run)]) == 0
+    out = capsys.readouterr().out
+    assert f"{BOOSTED} " in out and "Flagged" in out and "could detect" in out
+
+
+def test_cards_refuses_what_is_not_a_run(tmp_path: Path, capsys: Any) -> None:
+    assert main(["cards", str(tmp_path / "nothing")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such run folder" in err[0]
+    core = tmp_path / "core"
+    spec = RunSpec.from_mapping({"bots": ["random"], "players": [2], "games": 2, "seed": 1})
+    runner.run(replace(spec, tables="core"), core, options=RunOptions(jobs=1, quiet=True))
+    assert main(["cards", str(core)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no events table" in err[0] and "--tables core" in err[0]
+
+
+# -- game flow ----------------------------------------------------------------------------------
+def _rounds(scores: list[list[int]], winners: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rows = []
+    for r, per_seat in enumerate(scores, start=1):
+        for seat, score in enumerate(per_seat):
+            rows.append(
+                {"game_id": 0, "round": r, "seat": seat, "score": score, "final": r == len(scores)}
+            )
+    games = pd.DataFrame(
+        [
+            {
+                "game_id": 0,
+                "seed": 1,
+                "deal": 0,
+                "config_id": 0,
+                "players": len(scores[0]),
+                "lineup": "a,b",
+                "expansions": "none",
+                "switches": "default",
+                "winners": winners,
+                "margin": 1,
+                "error": None,
+            }
+        ]
+    )
+    return pd.DataFrame(rows), games
+
+
+def test_flow_of_one_game_by_hand() -> None:
+    # seat 1 leads rounds 1-2, seat 0 takes the lead in round 3 and keeps it to the end
+    rounds, games = _rounds([[0, 2], [1, 3], [5, 4], [5, 5], [8, 7]], "0")
+    flow = game_flow.game_flow(rounds, games).iloc[0]
+    assert flow["lead_changes"] == 1  # round 4 has no single leader: skipped
+    # round 4 is level, so seat 0 led for good only from round 5
+    assert flow["decisive_round"] == 5 and flow["decided_share"] == 1.0
+    assert bool(flow["comeback"]) is False  # ahead at half time (round 3)
+    assert flow["max_deficit"] == 2
+    rounds, games = _rounds([[0, 2], [1, 3], [2, 4], [9, 4]], "0")
+    flow = game_flow.game_flow(rounds, games).iloc[0]
+    assert bool(flow["comeback"]) is True and flow["decisive_round"] == 4
+    # a tie at the end broken for seat 1: it led for good from its last lead
+    rounds, games = _rounds([[0, 2], [1, 3], [4, 4]], "1")
+    assert game_flow.game_flow(rounds, games).iloc[0]["decisive_round"] == 1
+
+
+def _flow_of(tmp_path: Path, name: str, **rules: Any) -> pd.DataFrame:
+    spec = RunSpec.from_mapping(
+        {"bots": ["greedy"], "players": [2], "games": 40, "seed": 3, "rules": rules}
+    )
+    runner.run(spec, tmp_path / name, options=RunOptions(jobs=2, quiet=True))
+    run = load_run(tmp_path / name)
+    return game_flow.game_flow(run.rounds, run.games)
+
+
+def test_a_much_shorter_black_deck_decides_games_earlier(tmp_path: Path) -> None:
+    from projectl_sim.analysis.stats import diff_means
+
+    usual = _flow_of(tmp_path, "usual")
+    short = _flow_of(tmp_path, "short", black_deck_2p=[3])
+    assert short["rounds"].mean() < usual["rounds"].mean()
+    d, low, high = diff_means(short["decisive_round"], usual["decisive_round"])
+    assert high < 0, (d, low, high)  # the winner leads for good rounds earlier
+    d, low, high = diff_means(short["lead_changes"], usual["lead_changes"])
+    assert high < 0, (d, low, high)
+    summary = game_flow.flow_summary(short)
+    assert len(summary) == 1 and summary["comeback_low"].iloc[0] <= summary["comeback_rate"].iloc[0]
+
+
+# -- failure states -----------------------------------------------------------------------------
+def test_failure_states_list_the_games_that_show_them(boosted_run: Path) -> None:
+    run = load_run(boosted_run)
+    found = {f.state: f for f in failures.failure_states(run)}
+    seats = run.seats
+    best = seats.groupby("game_id")["score"].transform("max")
+    tied = (seats[seats["score"] == best].groupby("game_id").size() > 1).sum()
+    shown = found.get("tie-break")
+    broken = shown.games if shown else 0
+    shared = found["shared win"].games if "shared win" in found else 0
+    assert broken + shared == tied
+    if "never taken" in found:
+        taken = set(run.events.loc[run.events["event"] == "taken", "card"])
+        assert not any(card in found["never taken"].detail for card in taken)
+    for f in found.values():
+        assert len(f.examples) <= failures.EXAMPLES
