@@ -12,7 +12,13 @@ import pytest
 from analysis_util import G, make_tables
 
 from projectl_sim.analysis.objective_help import OBJECTIVE_HELP
-from projectl_sim.analysis.objectives import OBJECTIVES, game_matrix, objective, paired_intervals
+from projectl_sim.analysis.objectives import (
+    OBJECTIVES,
+    TIERS,
+    game_matrix,
+    objective,
+    paired_intervals,
+)
 from projectl_sim.cli import main
 from projectl_sim.designer.tune import Param, parse_param
 from projectl_sim.errors import UsageError
@@ -61,7 +67,7 @@ def test_strategy_spread_rounds_margin_and_close_games() -> None:
 
 
 def test_the_help_names_every_objective_and_no_other() -> None:
-    assert list(OBJECTIVE_HELP) == list(OBJECTIVES)
+    assert list(OBJECTIVE_HELP) == [*OBJECTIVES, TIERS]  # tiers: the one taking a matrix target
 
 
 def test_paired_intervals_cover_the_value_and_a_shared_deal_cancels() -> None:

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python tools/card_flags.py [--seeds 20] [--games 200] [--bots g
 Each seed plays two runs of ``--games`` two-player games: the real catalogue, and the same with
 one white card (``--boost``, default W12) worth 3 points more. On the real catalogue every flag
 counts as a false positive if no card differs from its peers (the check's premise: the printed
-cards are balanced to within what such a run can see); the Benjamini-Hochberg flags then keep the
+cards are balanced to within what such a run can see); the Benjamini-Yekutieli flags then keep the
 share of runs with any flag at or below 5%. Prints, with Wilson 95% intervals: the share of real
 runs with a flag (and which cards), and the share of boosted runs that flag the boosted card as
 the strongest with its interval above 0.

@@ -22,11 +22,13 @@ import pandas as pd
 
 from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
 from projectl_sim.analysis.ratings import pair_results, plackett_luce
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import finished_games, seat_advantage
+from projectl_sim.analysis.tiers import templates_of, tier_lines
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts
 from projectl_sim.sim.summary import provenance_lines, summarize
@@ -709,6 +711,14 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     configs = games.drop_duplicates(CONFIG)
     effect_lines, long_effects = _effects_section(eff, configs)
     sections.append(effect_lines)
+    # a run played with --deal-replicates: how much the deal decides; with --tiers: per tier
+    replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
+    for extra in (
+        deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
+        tier_lines(seats, games, WIDTH, templates_of(run.manifest)),
+    ):
+        if extra:
+            sections.append(extra)
     if not round_robin:
         sections.extend(strength)
     sections.extend(_flow_sections(run))

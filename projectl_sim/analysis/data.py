@@ -120,7 +120,7 @@ def load_run(path: str | Path) -> Run:
     )
 
 
-BOT_COLUMNS = ("bot", "lineup", "seats")
+BOT_COLUMNS = ("bot", "lineup", "seats", "tier")
 
 
 def named_bots(table: pd.DataFrame, names: Mapping[str, str]) -> pd.DataFrame:

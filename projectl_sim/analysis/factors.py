@@ -281,6 +281,8 @@ def _pairs(
     if why is not None:
         return None, why
     keys = [*([RUN] if RUN in a else []), *PAIR_KEYS]
+    # a run with --deal-replicates: a game pairs with the same replicate (its bots' seeds)
+    keys += ["replicate"] if "replicate" in a and "replicate" in b else []
     merged = b.merge(a, on=keys, suffixes=("_base", "_with"))
     if merged.empty:
         return None, "no deal in common: each configuration has its own seeds"

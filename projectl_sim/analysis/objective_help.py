@@ -15,4 +15,7 @@ OBJECTIVE_HELP = {
     "rounds": "mean length in rounds",
     "margin": "mean winning margin (points)",
     "close_games": f"minus the share of games won by at most {CLOSE} points",
+    "tiers": "distance of a round robin of --tiers from --tiers-target (win rates, first player)",
 }
+# bot tuning's (``tune --bot``): not a rules objective
+STRENGTH_HELP = "minus the candidate bot's win rate against its --field, paired deals"

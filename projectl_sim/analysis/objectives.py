@@ -10,6 +10,13 @@ Each objective reads a run's finished games and gives one number, smaller is bet
   (a target of 0 makes it the seat advantage of the first seat alone).
 - ``rounds``, ``margin``: the mean length in rounds and the mean winning margin (points).
 - ``close_games``: minus the share of games won by at most ``CLOSE`` points (more is better).
+- ``tiers``: the distance of a round robin of skill tiers from a target (``TiersTarget``): the
+  root mean square, in win-rate points, of each targeted pair's win rate (the row tier's share of
+  the wins against the column tier, 2 players, both seatings) less its target, with the first
+  player's win rate less its target as one more term (TAG's 2025 balancing competition scores a
+  rule set by such a distance; this is our reading of it). 0: every target met.
+- ``strength`` (bot tuning): minus the win rate of the first bot of each line-up (the candidate)
+  against the others, averaged over the configurations (one per opponent of its field).
 
 ``--target T`` turns a value into its distance from T (``rounds`` with a target of 12 asks for
 games of twelve rounds). Intervals are a bootstrap over deals: a resample draws the run's deal
@@ -20,8 +27,9 @@ difference of two settings is measured on shared deals, the luck of the deal can
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,6 +51,8 @@ class GameMatrix:
     bot_wins: np.ndarray  # games x bots: win shares of that bot's seats, summed
     bot_seats: np.ndarray  # games x bots: that bot's seats
     bots: tuple[str, ...]
+    # the column of each game's candidate (its line-up's first bot: bot tuning), -1 if absent
+    focus: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     def __len__(self) -> int:
         return len(self.seed)
@@ -68,6 +78,10 @@ def game_matrix(seats: pd.DataFrame, games: pd.DataFrame) -> GameMatrix:
     bot_seats = np.zeros((len(ids), len(bots)))
     np.add.at(bot_wins, (rows, col), ok_seats["win_share"].to_numpy(dtype=float))
     np.add.at(bot_seats, (rows, col), 1.0)
+    first = ok["lineup"].astype(str).str.split(",").str[0] if "lineup" in ok else None
+    focus = (
+        pd.Index(bots).get_indexer(first) if first is not None else np.full(len(ids), -1)
+    ).astype(int)
     return GameMatrix(
         ok["seed"].to_numpy(),
         ok["config_id"].to_numpy(),
@@ -78,6 +92,7 @@ def game_matrix(seats: pd.DataFrame, games: pd.DataFrame) -> GameMatrix:
         bot_wins,
         bot_seats,
         bots,
+        focus,
     )
 
 
@@ -158,6 +173,58 @@ def _close_games(m: GameMatrix, w: np.ndarray) -> np.ndarray:
     return _per_config(m, w, one)
 
 
+def _strength(m: GameMatrix, w: np.ndarray) -> np.ndarray:
+    def one(rows: np.ndarray, wr: np.ndarray) -> np.ndarray | None:
+        col = int(m.focus[rows[0]]) if len(m.focus) else -1
+        if col < 0:
+            return None
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return -(wr @ m.bot_wins[rows, col]) / (wr @ m.bot_seats[rows, col])
+
+    return _per_config(m, w, one)
+
+
+@dataclass(frozen=True)
+class TiersTarget:
+    """What ``tiers`` measures a round robin of tiers against: ``beats[(a, b)]``, the win rate
+    tier ``a`` should have against ``b`` (bot specs as the tables name them), and the first
+    player's win rate (None: not targeted)."""
+
+    beats: Mapping[tuple[str, str], float]
+    first_player: float | None = 0.5
+
+    def text(self) -> str:
+        pairs = ", ".join(f"{a} > {b}: {t:.2f}" for (a, b), t in self.beats.items())
+        first = "" if self.first_player is None else f"; first player {self.first_player:.2f}"
+        return pairs + first
+
+
+def tiers_distance(m: GameMatrix, w: np.ndarray, target: TiersTarget) -> np.ndarray:
+    """Return the ``tiers`` objective under each row of game weights (see the module notes)."""
+    col = {b: i for i, b in enumerate(m.bots)}
+    terms = []
+    for (a, b), t in target.beats.items():
+        if a not in col or b not in col:
+            continue
+        i, j = col[a], col[b]
+        rows = np.flatnonzero((m.bot_seats[:, i] > 0) & (m.bot_seats[:, j] > 0))
+        if not len(rows):
+            continue
+        wr = w[:, rows]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = (wr @ m.bot_wins[rows, i]) / (wr @ (m.bot_wins[rows, i] + m.bot_wins[rows, j]))
+        terms.append(share - t)
+    if target.first_player is not None and len(m):
+        two = np.flatnonzero(m.players == 2)
+        if len(two):
+            wr = w[:, two]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                terms.append(wr @ m.order_wins[two, 0] / wr.sum(axis=1) - target.first_player)
+    if not terms:
+        return np.full(w.shape[0], np.nan)
+    return np.sqrt(np.mean(np.vstack(terms) ** 2, axis=0))
+
+
 OBJECTIVES: dict[str, Callable[[GameMatrix, np.ndarray], np.ndarray]] = {
     "seat_advantage": _seat_advantage,
     "strategy_spread": _strategy_spread,
@@ -166,17 +233,23 @@ OBJECTIVES: dict[str, Callable[[GameMatrix, np.ndarray], np.ndarray]] = {
     "margin": _mean_of("margin"),
     "close_games": _close_games,
 }
+TIERS = "tiers"  # the objective that takes a TiersTarget (``tiers_distance``)
+STRENGTH = "strength"  # bot tuning's, not a rules objective
+_ALL = OBJECTIVES | {STRENGTH: _strength}
 
 
 def objective_values(
-    m: GameMatrix, name: str, weights: np.ndarray, target: float | None = None
+    m: GameMatrix, name: str, weights: np.ndarray, target: Any = None
 ) -> np.ndarray:
-    """Return objective ``name`` under each row of game ``weights`` (resamples x games)."""
-    values = OBJECTIVES[name](m, np.atleast_2d(weights))
+    """Return objective ``name`` under each row of game ``weights`` (resamples x games);
+    ``target``: a number to take the distance from, or the ``TiersTarget`` of ``tiers``."""
+    if name == TIERS:
+        return tiers_distance(m, np.atleast_2d(weights), target)
+    values = _ALL[name](m, np.atleast_2d(weights))
     return values if target is None else np.abs(values - target)
 
 
-def objective(m: GameMatrix, name: str, target: float | None = None) -> float:
+def objective(m: GameMatrix, name: str, target: Any = None) -> float:
     """Return objective ``name`` of the games (each counted once)."""
     if not len(m):
         return float("nan")
@@ -205,7 +278,7 @@ def paired_intervals(
     matrices: Sequence[GameMatrix],
     name: str,
     *,
-    target: float | None = None,
+    target: Any = None,
     resamples: int = 1000,
     level: float = 0.95,
     rng: np.random.Generator,

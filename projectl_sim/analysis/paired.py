@@ -237,6 +237,7 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
         merged = None
         if why is None:
             on = ["seed", "seats"] if conf_a["lineup"] == conf_b["lineup"] else ["seed", "rotation"]
+            on += ["replicate"] if "replicate" in ga and "replicate" in gb else []
             merged = ga.merge(gb, on=on, suffixes=("_a", "_b"))
             if merged.empty:
                 merged = None

@@ -76,7 +76,7 @@ def game_values(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     ok_seats = finished_seats(seats)
     index = game_keys(ok_games)
     keys = [*index, "config_id", "seed", "seats", *_CONFIG]
-    keys += [c for c in ("deal", "rotation") if c in ok_games]
+    keys += [c for c in ("deal", "rotation", "replicate") if c in ok_games]
     out = ok_games[keys].copy()
     out["margin"] = ok_games["margin"].astype(float)
     out["rounds"] = ok_games["rounds"].astype(float)

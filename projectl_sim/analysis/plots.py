@@ -894,7 +894,7 @@ def plot_card_strength(table: pd.DataFrame, ax: Axes | None = None, key: str = "
     ]
     ax.set_yticks(y, names, fontsize=7)
     ax.set_ylim(-0.7, len(shown) - 0.3)
-    ax.set_xlabel("excess lift, points of win share (flagged: Benjamini-Hochberg, 5%)")
+    ax.set_xlabel("excess lift, points of win share (flagged: Benjamini-Yekutieli, 5%)")
     ax.set_title(title, fontsize=10)
     return ax
 

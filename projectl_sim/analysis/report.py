@@ -287,7 +287,8 @@ def _flow_section(page: _Page, run: Run) -> None:
     page.note(
         "Lift: the win share of the seats that completed a card minus the others', within the "
         "same configuration, bot and turn order; excess: over the other cards of its colour. "
-        "Flagged: excess different from 0 after Benjamini-Hochberg at 5%; * provisional data."
+        "Flagged: excess different from 0 after Benjamini-Yekutieli at 5% (Benjamini-Hochberg "
+        "made valid for dependent tests); * provisional data."
     )
     page.chart(lambda: plots.plot_card_strength(card), "card strength")
     page.table(card, folded=f"the strength of each of {len(card)} cards")

@@ -4,7 +4,8 @@ Each command group is a module that adds its subcommands to the one parser (``re
 ``game`` (play, replay, bots), ``run`` (run, summary, report), ``cards`` (card and piece
 strength), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
-``puzzle`` (check, try), ``tune``, ``train_value`` (the value bots' model) and ``ladder``.
+``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
+value bots' model) and ``ladder``.
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2,
@@ -20,6 +21,7 @@ from typing import NoReturn
 
 from projectl_sim.cli import (
     cards,
+    deals,
     game,
     ladder,
     notebook,
@@ -53,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = Parser(prog=PROG, description="Project L simulation toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (game, run, cards, puzzles, view, notebook, puzzle, tune, train_value, ladder):
+    commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
+    for group in (*commands, ladder):
         group.register(sub)
     return parser
 

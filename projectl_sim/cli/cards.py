@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
         description="Read a run's events table: per puzzle card its take rate, completion rate, "
         "actions from take to completion, points per action and the win-rate lift of completing "
         "it (adjusted for configuration, bot and turn order), with 95%% intervals; cards whose "
-        "lift stands out from their colour's others after a Benjamini-Hochberg correction are "
+        "lift stands out from their colour's others after a Benjamini-Yekutieli correction are "
         "flagged. The same for reward pieces.",
     )
     cards.add_argument("run", metavar="RUN", help="run folder (results/NAME)")

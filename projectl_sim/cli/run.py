@@ -67,6 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "catalogue": args.catalogue,
         "tiles": args.tiles,
         "expansion_files": _expansion_files(args.expansion_file),
+        "deal_replicates": args.deal_replicates,
+        "tiers": args.tiers,
     }
     if args.out is not None and not args.out.strip():
         raise UsageError(
@@ -296,6 +298,21 @@ def register(subparsers: Any) -> None:
     )
     grid.add_argument(
         "--seed", type=int, metavar="S", help="root seed (chosen and printed if absent)"
+    )
+    grid.add_argument(
+        "--tiers",
+        metavar="BOTS",
+        help="skill tiers: play the whole study once per tier (comma separated bot specs, e.g. "
+        "greedy,value,mcts:leaf=value), the seats the line-ups name 'tier' (every seat, without "
+        "--bots) taken by the tier's bot, on the same deals; a column 'tier', and summary "
+        "reports each answer per tier and flags those that change with skill",
+    )
+    grid.add_argument(
+        "--deal-replicates",
+        type=int,
+        metavar="K",
+        help="play each deal K times under each seating with the bots' seeds varied (default "
+        "1): how much the deal decides, `projectl-sim deals RUN`",
     )
     grid.add_argument("--config", metavar="FILE", help="read these settings from TOML or YAML")
     grid.add_argument("--preset", metavar="NAME", help=f"a ready-made study ({', '.join(PRESETS)})")

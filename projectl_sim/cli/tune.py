@@ -7,26 +7,55 @@ import sys
 import time
 from typing import Any
 
-from projectl_sim.analysis.objective_help import OBJECTIVE_HELP
+from projectl_sim.analysis.objective_help import OBJECTIVE_HELP, STRENGTH_HELP
 from projectl_sim.cli.options import game_options
 from projectl_sim.errors import UsageError
 
-TUNE_HELP = """\
+TUNE_HELP = (
+    """\
 Search rules parameters for the setting that makes a balance objective smallest: Optuna's TPE
 sampler proposes settings, each is played as a run of --games-per-trial games per configuration
 on the same deals, until --budget games are spent; then the best --confirm settings and the
 rulebook's are played again on fresh deals (shared by all of them) and reported with 95%
 bootstrap intervals over the deals, with a chart of the objective against each parameter
-(OUT/tune.png). Objectives: """ + "; ".join(f"{k}: {v}" for k, v in OBJECTIVE_HELP.items())
+(OUT/tune.png). Objectives: """
+    + "; ".join(f"{k}: {v}" for k, v in OBJECTIVE_HELP.items())
+    + (
+        ". --objective tiers --tiers A,B,C (strongest first) plays each setting as a round robin "
+        "of the tiers and scores its distance from --tiers-target (stronger=T,first=F or a "
+        "TOML/JSON file of beats and first_player): rules that keep skill rewarded and seats "
+        "fair. --bot BOT --param NAME=LOW..HIGH --field A,B tunes the bot's own parameters "
+        "instead, for strength ("
+        + STRENGTH_HELP
+        + "), confirmed the same way against the bot's defaults."
+    )
+)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """Run the search and its confirmation, then print the report."""
     from projectl_sim.cli.options import rule_grid
-    from projectl_sim.designer.tune import parse_param, tune
+    from projectl_sim.designer.tune import parse_bot_param, parse_param, parse_tiers_target, tune
     from projectl_sim.sim import runner
+    from projectl_sim.sim.spec import split_lineup
 
-    params = [parse_param(p) for p in args.param or []]
+    objective = args.objective or ("strength" if args.bot else None)
+    if objective is None:
+        raise UsageError("tune needs --objective NAME (or --bot BOT to tune a bot)")
+    if args.bot and args.objective not in (None, "strength"):
+        raise UsageError(f"--bot tunes for strength; --objective {args.objective} tunes rules")
+    tiers = split_lineup(args.tiers) if args.tiers else []
+    if (args.tiers or args.tiers_target) and objective != "tiers":
+        raise UsageError("--tiers and --tiers-target go with --objective tiers")
+    target: Any = args.target
+    if objective == "tiers":
+        if args.target is not None:
+            raise UsageError("--objective tiers: give its target as --tiers-target")
+        target = parse_tiers_target(args.tiers_target, tiers)
+    if args.bot:
+        params = [parse_bot_param(args.bot, p) for p in args.param or []]
+    else:
+        params = [parse_param(p) for p in args.param or []]
     for name, value in (
         ("--games-per-trial", args.games_per_trial),
         ("--confirm-games", args.confirm_games),
@@ -39,7 +68,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     several = sorted(k for k, v in fixed.items() if "," in str(v))
     if several:
         raise UsageError(f"--rule {several[0]}: tune fixes one value (search it with --param)")
-    out = args.out or f"results/tune-{args.objective}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out = args.out or f"results/tune-{objective}-{time.strftime('%Y%m%d-%H%M%S')}"
     options = runner.RunOptions(
         jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, quiet=True
     )
@@ -47,20 +76,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
     result = tune(
         params,
         out,
-        objective_name=args.objective,
-        bots=args.bots,
+        objective_name=objective,
+        bots=args.bots or [],
         budget=args.budget,
         players=args.players,
         games_per_trial=args.games_per_trial,
         confirm=args.confirm,
         confirm_games=args.confirm_games,
         seed=args.seed,
-        target=args.target,
+        target=target,
         rules=fixed,
         catalogue=args.catalogue,
         expansions=args.expansions,
         options=options,
         echo=echo,
+        tiers=tiers,
+        bot=args.bot,
+        field=split_lineup(args.field) if args.field else [],
     )
     print(result.text())
     print(f"chart: {result.out / 'tune.png'}; runs in {result.out}/search and /confirm")
@@ -74,9 +106,30 @@ def register(subparsers: Any) -> None:
     )
     tu.add_argument(
         "--objective",
-        required=True,
         metavar="NAME",
-        help=f"what to make small: {', '.join(OBJECTIVE_HELP)}",
+        help=f"what to make small: {', '.join(OBJECTIVE_HELP)} (with --bot: strength)",
+    )
+    tu.add_argument(
+        "--tiers",
+        metavar="BOTS",
+        help="--objective tiers: the skill tiers, strongest first (greedy,value,random ...)",
+    )
+    tu.add_argument(
+        "--tiers-target",
+        metavar="SPEC|FILE",
+        help="--objective tiers: stronger=T,first=F (default stronger=0.6,first=0.5) or a TOML/"
+        "JSON file: first_player = F and [beats.TIER] OTHER = RATE",
+    )
+    tu.add_argument(
+        "--bot",
+        metavar="SPEC",
+        help="tune this bot's parameters (--param NAME=LOW..HIGH, floats too) for strength "
+        "against --field",
+    )
+    tu.add_argument(
+        "--field",
+        metavar="BOTS",
+        help="--bot: the opponents, comma separated; the candidate meets each on the same deals",
     )
     tu.add_argument(
         "--target",
@@ -88,7 +141,8 @@ def register(subparsers: Any) -> None:
         "--param",
         action="append",
         metavar="NAME=LOW..HIGH",
-        help="a parameter to search: a whole-number range, or values V1,V2,...; repeat for more",
+        help="a parameter to search: a whole-number range (with --bot, a float parameter's "
+        "range is searched as floats), or values V1,V2,...; repeat for more",
     )
     tu.add_argument(
         "--budget",
@@ -119,9 +173,9 @@ def register(subparsers: Any) -> None:
     tu.add_argument(
         "--bots",
         action="append",
-        required=True,
         metavar="LINEUP",
-        help="a line-up: bot specs, one per seat, comma separated; repeat for more",
+        help="a line-up: bot specs, one per seat, comma separated; repeat for more (rules "
+        "objectives but tiers)",
     )
     tu.add_argument("--players", metavar="N[,N...]", help="player counts (default: line-up size)")
     tu.add_argument(

@@ -11,6 +11,15 @@ is already known). The price is that the search can fit those deals; so the best
 root seed, shared by all of them: a paired run) and reported with 95% bootstrap intervals over
 the deals, and each one's difference from the best confirmed.
 
+Two more searches share this machinery. ``objective_name="tiers"`` plays each setting as a round
+robin of skill tiers (``tiers``, 2 players, both seatings on the same deals) and scores it by its
+distance from a target win-rate matrix and first-player rate (``TiersTarget``, read by
+``parse_tiers_target``): rules that keep skill rewarded and seats fair. ``bot=`` tunes a bot's
+own parameters instead of the rules' (``parse_bot_param``; a float range is searched as floats):
+each setting is the candidate ``BOT:NAME=V,...`` seated against every bot of ``field`` (one
+line-up per opponent), scored by minus its win rate (objective ``strength``) on deals shared by
+every setting, and confirmed like a rules search, the bot's defaults in the rulebook's place.
+
 A tune folder holds ``search/trial-NNN/`` and ``confirm/NAME/`` (ordinary run folders),
 ``trials.csv`` (one row per search trial), ``confirmed.csv``, ``tune.json`` (what was asked),
 ``report.txt`` and ``tune.png`` (the objective against each parameter).
@@ -29,9 +38,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bots.params import Range
 from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.objectives import (
     OBJECTIVES,
+    TIERS,
+    TiersTarget,
     game_matrix,
     objective,
     paired_intervals,
@@ -54,16 +66,24 @@ class Param:
     """One parameter searched: a whole-number range, or a list of values to choose from."""
 
     name: str
-    low: int | None = None
-    high: int | None = None
+    low: int | float | None = None
+    high: int | float | None = None
     choices: tuple[Any, ...] = ()
+    continuous: bool = False  # a float range (bot tuning): searched as floats
 
     @property
     def values(self) -> tuple[Any, ...]:
         if self.choices:
             return self.choices
         assert self.low is not None and self.high is not None
-        return tuple(range(self.low, self.high + 1))
+        if self.continuous:
+            return (self.low, self.high)
+        return tuple(range(int(self.low), int(self.high) + 1))
+
+    @property
+    def size(self) -> int:
+        """Return how many settings the parameter has (a float range: practically endless)."""
+        return 10**6 if self.continuous else len(self.values)
 
     def text(self) -> str:
         if self.choices:
@@ -97,6 +117,132 @@ def parse_param(text: str) -> Param:
     return Param(name, choices=choices)
 
 
+def parse_bot_param(bot: str, text: str) -> Param:
+    """Return the ``Param`` of a bot's parameter ``NAME=LOW..HIGH`` (a float range when the
+    parameter is a float) or ``NAME=V1,V2,...``, each end checked by the bot (one line)."""
+    from bots import make_bot
+
+    name, eq, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not eq or not name or not raw:
+        raise UsageError(f"--param {text!r}: use NAME=LOW..HIGH or NAME=V1,V2,...")
+    base = make_bot(bot)
+    if name not in base.params:
+        from projectl_sim.errors import unknown_name
+
+        raise UsageError(f"--param: {unknown_name(f'{base.name} parameter', name, base.params)}")
+    default = base.params[name][0]
+    numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+    if ".." in raw and numeric:
+        lo_text, _, hi_text = raw.partition("..")
+        kind = float if isinstance(default, float) else int
+        try:
+            low, high = kind(lo_text), kind(hi_text)
+        except ValueError:
+            raise UsageError(f"--param {text!r}: {name} takes {kind.__name__} values") from None
+        if low > high:
+            raise UsageError(f"--param {text!r}: the range {low}..{high} is empty")
+        check = base.params[name][2] if len(base.params[name]) > 2 else None
+        if kind is float and isinstance(check, Range) and high > low:
+            # a bound the bot leaves out (risk > 0) is searched from just inside it
+            step = round((high - low) * 1e-3, 6)
+            low = low + step if check.open_low and low == check.low else low
+            high = high - step if check.open_high and high == check.high else high
+        for v in (low, high):
+            make_bot(_candidate(bot, {name: v}))  # out of the bot's range: its one line
+        return Param(name, low, high, continuous=kind is float)
+    choices = tuple(dict.fromkeys(v.strip() for v in raw.split(",") if v.strip()))
+    for v in choices:
+        make_bot(_candidate(bot, {name: v}))
+    if numeric:
+        kind = float if isinstance(default, float) else int
+        choices = tuple(kind(v) for v in choices)
+    return Param(name, choices=choices)
+
+
+def _candidate(bot: str, setting: Mapping[str, Any]) -> str:
+    """Return the bot spec of a setting of its parameters (``greedy:risk=0.4,reward=1``)."""
+    from bots import split_spec
+
+    if not setting:
+        return bot
+    source, rest = split_spec(bot)
+    given = dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
+    given |= {k: str(v) for k, v in setting.items()}
+    return source + ":" + ",".join(f"{k}={v}" for k, v in given.items())
+
+
+def parse_tiers_target(text: str | None, tiers: Sequence[str]) -> TiersTarget:
+    """Return the target of ``--objective tiers``: a TOML or JSON file, or ``KEY=V,...``.
+
+    Inline keys: ``stronger=T`` (every tier's win rate against each tier after it: tiers are
+    given strongest first; default 0.6) and ``first=F`` (the first player's win rate, default
+    0.5; ``first=none``: not targeted). A file holds ``first_player = F`` and a table ``beats``
+    of tables: ``[beats."mcts:leaf=value"]`` ``value = 0.6``, ``greedy = 0.75`` (the row beats
+    the column at that rate); pairs it leaves out are not targeted.
+    """
+    import tomllib
+
+    from bots import make_bot
+
+    names = {t: repr(make_bot(t)) for t in tiers}
+    order = list(names.values())
+    if len(order) < 2:
+        raise UsageError("--tiers: give two or more tiers, strongest first")
+    path = Path(text) if text else None
+    if path is not None and path.suffix in (".toml", ".json"):
+        try:
+            raw = path.read_text(encoding="utf-8")
+            data = tomllib.loads(raw) if path.suffix == ".toml" else json.loads(raw)
+        except OSError as exc:
+            raise UsageError(f"--tiers-target {path}: cannot read ({exc.strerror})") from None
+        except (ValueError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"--tiers-target {path}: malformed ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("beats", {}), dict):
+            raise UsageError(f"--tiers-target {path}: expected first_player and a beats table")
+        unknown = sorted(set(data) - {"first_player", "beats"})
+        if unknown:
+            raise UsageError(f"--tiers-target {path}: unknown key {unknown[0]!r}")
+        beats: dict[tuple[str, str], float] = {}
+        for row, cells in data.get("beats", {}).items():
+            if not isinstance(cells, dict):
+                raise UsageError(f"--tiers-target {path}: beats.{row} is not a table")
+            for col, value in cells.items():
+                a, b = (names.get(x) or repr(make_bot(x)) for x in (row, col))
+                if a not in order or b not in order or a == b:
+                    raise UsageError(
+                        f"--tiers-target {path}: {row} against {col} is no pair of --tiers"
+                    )
+                beats[(a, b)] = _rate(value, f"beats.{row}.{col}")
+        first = data.get("first_player", 0.5)
+        return TiersTarget(beats, None if first is None else _rate(first, "first_player"))
+    given: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, eq, value = item.partition("=")
+        if not eq or key.strip() not in ("stronger", "first"):
+            raise UsageError(
+                f"--tiers-target {text!r}: give stronger=T,first=F, or a .toml/.json file"
+            )
+        given[key.strip()] = value.strip()
+    stronger = _rate(given.get("stronger", "0.6"), "stronger")
+    first_text = given.get("first", "0.5")
+    first = None if first_text == "none" else _rate(first_text, "first")
+    pairs = {(a, b): stronger for i, a in enumerate(order) for b in order[i + 1 :]}
+    return TiersTarget(pairs, first)
+
+
+def _rate(value: Any, name: str) -> float:
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        rate = math.nan
+    if not 0 <= rate <= 1:
+        raise UsageError(f"--tiers-target: {name} = {value!r} is not a win rate from 0 to 1")
+    return rate
+
+
 @dataclass
 class TuneResult:
     """A finished search: its folder, the trials, the confirmed settings and the report.
@@ -116,11 +262,12 @@ class TuneResult:
     confirmed: pd.DataFrame
     seed: int
     confirm_seed: int
-    target: float | None = None
+    target: Any = None  # a number, or the TiersTarget of the tiers objective
     games_played: int = 0
     notes: list[str] = field(default_factory=list)
     rulebook: dict[str, Any] | None = None
     games_per_trial: int | None = None
+    bot: str | None = None  # bot tuning: the bot whose parameters were searched
 
     @property
     def best(self) -> dict[str, Any]:
@@ -131,8 +278,30 @@ class TuneResult:
 
     @property
     def goal(self) -> str:
-        """Return what is made small: the objective, or its distance from the target."""
+        """Return what is made small: the objective, or its distance from the target (the
+        tiers objective: its distance from the tiers target; bot tuning: minus the bot's win
+        rate)."""
+        if self.bot is not None:
+            return f"minus {self.bot}'s win rate"
+        if self.objective == TIERS:
+            return "tiers distance"
         return self.objective if self.target is None else f"|{self.objective} - {self.target:g}|"
+
+    def _target_lines(self) -> list[str]:
+        """Return what the tiers objective or a bot's tuning measured against, in words."""
+        if self.bot is not None:
+            return [
+                f"(strength: minus the win rate of {self.bot} with the setting, against its field)"
+            ]
+        if self.objective != TIERS or self.target is None:
+            return []
+        shown = self.target.text() if isinstance(self.target, TiersTarget) else self.target
+        return [f"(tiers target: {shown}; the root mean square of the win rates' distances)"]
+
+    @property
+    def rulebook_tag(self) -> str:
+        """Return how the report marks the rulebook's setting (bot tuning: the bot's own)."""
+        return "  (the bot's defaults)" if self.bot is not None else "  (the rulebook's)"
 
     def _setting(self, row: Mapping[str, Any]) -> str:
         return ", ".join(f"{p.name}={_shown(row[p.name])}" for p in self.params)
@@ -260,6 +429,7 @@ class TuneResult:
             f"tune {self.goal} over {', '.join(p.text() for p in self.params)}: "
             f"{len(self.trials)} settings searched on the same deals (seed {self.seed}){per}, "
             f"{self.games_played} games in all",
+            *self._target_lines(),
             *self.notes,
         ]
         intervals = "diff_low" in self.trials and np.isfinite(self.trials["diff_low"]).any()
@@ -276,7 +446,7 @@ class TuneResult:
         rows = self.trials.sort_values(["value", "trial"]).to_dict("records")
         best_trial = rows[0]["trial"] if rows else None
         for r in rows:
-            tag = "  (the rulebook's)" if self.is_rulebook(r) else ""
+            tag = self.rulebook_tag if self.is_rulebook(r) else ""
             diff = ""
             if intervals and r["trial"] == best_trial:
                 diff = "  (the reference)".ljust(32)
@@ -317,7 +487,7 @@ class TuneResult:
             self.confirmed.sort_values("value")["name"].iloc[0] if len(self.confirmed) else None
         )
         for r in self.confirmed.sort_values("value").to_dict("records"):
-            tag = "  (the rulebook's)" if self.is_rulebook(r) else ""
+            tag = self.rulebook_tag if self.is_rulebook(r) else ""
             d, lo, hi = (r[k] for k in key)
             mark = " *" if lo > 0 or hi < 0 else "  "
             own = self.is_rulebook(r) if vs else r["name"] == reference
@@ -331,7 +501,9 @@ class TuneResult:
                 f"  {self._setting(r):<{width}} {scored:<27} {diff}  ({r['games']} games){tag}"
             )
         lines.append(self.verdict())
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        # bot tuning: the bot's own defaults stand where the rulebook's setting does
+        return text.replace("the rulebook's", "the bot's default") if self.bot else text
 
 
 def _shown(v: Any) -> Any:
@@ -363,26 +535,52 @@ def tune(
     out: str | Path,
     *,
     objective_name: str,
-    bots: Sequence[str],
+    bots: Sequence[str] = (),
     budget: int,
     players: Sequence[int] | str | None = None,
     games_per_trial: int | None = None,
     confirm: int = 3,
     confirm_games: int | None = None,
     seed: int | None = None,
-    target: float | None = None,
+    target: float | TiersTarget | None = None,
     rules: Mapping[str, Any] | None = None,
     catalogue: str | Path | None = None,
     expansions: str | Sequence[str] | None = None,
     options: runner.RunOptions | None = None,
     echo: Any = None,
+    tiers: Sequence[str] = (),
+    bot: str | None = None,
+    field: Sequence[str] = (),
 ) -> TuneResult:
     """Search ``params`` for the smallest ``objective_name`` within ``budget`` games, confirm the
-    best ``confirm`` settings (and the rulebook's) on fresh deals, and write the tune folder."""
+    best ``confirm`` settings (and the rulebook's) on fresh deals, and write the tune folder.
+
+    ``objective_name="tiers"``: each setting is a round robin of ``tiers`` at 2 players, scored
+    against ``target`` (a ``TiersTarget``). ``bot``: the parameters are the bot's, each setting
+    the candidate seated against each bot of ``field`` (objective ``strength``)."""
     import optuna
 
-    if objective_name not in OBJECTIVES:
-        raise UsageError(f"--objective {objective_name!r}: choose one of {', '.join(OBJECTIVES)}")
+    if bot is not None:
+        objective_name = "strength"
+        if not field:
+            raise UsageError("--bot: give the field it plays against (--field greedy,value)")
+        if bots:
+            raise UsageError("--bot plays its candidates against --field, not --bots line-ups")
+    elif objective_name == TIERS:
+        if len(tiers) < 2:
+            raise UsageError("--objective tiers: give two or more --tiers, strongest first")
+        if bots:
+            raise UsageError("--objective tiers plays a round robin of --tiers, not --bots")
+        if not isinstance(target, TiersTarget):
+            target = parse_tiers_target(None, tiers)
+        if players not in (None, "2", 2, [2], (2,)):
+            raise UsageError("--objective tiers: its win rates are 2-player head-to-heads")
+        players = None
+    elif objective_name not in OBJECTIVES:
+        known = [*OBJECTIVES, TIERS]
+        raise UsageError(f"--objective {objective_name!r}: choose one of {', '.join(known)}")
+    elif not bots:
+        raise UsageError("tune needs the line-ups to play (--bots LINEUP)")
     if not params:
         raise UsageError("tune needs at least one --param NAME=LOW..HIGH")
     names = [p.name for p in params]
@@ -394,7 +592,7 @@ def tune(
         raise UsageError(f"--rule {clash[0]}: it is searched (--param), so it cannot be fixed")
     if budget < 1:
         raise UsageError(f"--budget {budget}: give the games the search may play (> 0)")
-    space = math.prod(len(p.values) for p in params)
+    space = math.prod(p.size for p in params)
     per_trial = games_per_trial or max(10, budget // min(space, 30))
     if per_trial < 1:
         raise UsageError(f"--games-per-trial {per_trial}: play at least one game")
@@ -404,9 +602,14 @@ def tune(
     seed = secrets.randbelow(2**32) if seed is None else seed
     confirm_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     options = options or runner.RunOptions(quiet=True)
-    grid: dict[str, Any] = {
-        "bots": list(bots),
-        "players": players if isinstance(players, str) or players is None else list(players),
+    who: dict[str, Any] = (
+        {"round_robin": list(tiers), "players": 2}
+        if objective_name == TIERS
+        else {"bots": list(bots)}
+    )
+    grid: dict[str, Any] = who | {
+        "players": who.get("players")
+        or (players if isinstance(players, str) or players is None else list(players)),
         "expansions": expansions
         if isinstance(expansions, str) or not expansions
         else list(expansions),
@@ -414,6 +617,12 @@ def tune(
     }
 
     def spec(setting: Mapping[str, Any], games: int, root: int) -> RunSpec:
+        if bot is not None:  # the candidate against each bot of the field; the rules fixed
+            candidate = _candidate(bot, setting)
+            lineups = [f"{candidate},{opponent}" for opponent in field]
+            return RunSpec.from_mapping(
+                grid | {"bots": lineups, "games": games, "seed": root, "rules": fixed}
+            )
         return RunSpec.from_mapping(
             grid | {"games": games, "seed": root, "rules": fixed | dict(setting)}
         )
@@ -423,7 +632,11 @@ def tune(
         for v in dict.fromkeys((p.values[0], p.values[-1])):
             for config in configurations(spec({p.name: v}, per_trial, seed)):
                 rules_of(config)
-    default = {p.name: _default_of(p, catalogue) for p in params}
+    default = (
+        {p.name: _bot_default(bot, p.name) for p in params}
+        if bot is not None
+        else {p.name: _default_of(p, catalogue) for p in params}
+    )
     rulebook = default if all(v is not None for v in default.values()) else None
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -431,7 +644,10 @@ def tune(
             json.dumps(
                 {
                     "objective": objective_name,
-                    "target": target,
+                    "target": target.text() if isinstance(target, TiersTarget) else target,
+                    "bot": bot,
+                    "field": list(field),
+                    "tiers": list(tiers),
                     "params": [p.text() for p in params],
                     "budget": budget,
                     "games_per_trial": per_trial,
@@ -465,6 +681,8 @@ def tune(
         for p in params:
             if p.choices:
                 setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+            elif p.continuous:  # to 4 places: a setting the table and the spec both show
+                setting[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
             else:
                 setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
         key = _setting_key(setting)
@@ -564,10 +782,18 @@ def tune(
         notes,
         rulebook,
         per_trial,
+        bot,
     )
     (out / "report.txt").write_text(result_.text() + "\n", encoding="utf-8")
     write_tune_png(result_, out / "tune.png")
     return result_
+
+
+def _bot_default(bot: str, name: str) -> Any:
+    """Return a bot's own value of a parameter (its spec's, else its default)."""
+    from bots import make_bot
+
+    return make_bot(bot).options[name]
 
 
 def _python(v: Any) -> Any:
@@ -673,7 +899,8 @@ def load_tune(out: str | Path) -> TuneResult:
         confirmed = pd.read_csv(out / "confirmed.csv")
     except (OSError, ValueError) as exc:
         raise UsageError(f"{out}: not a finished tune folder ({exc})") from None
-    params = tuple(parse_param(p) for p in asked["params"])
+    bot = asked.get("bot")
+    params = tuple(parse_bot_param(bot, p) if bot else parse_param(p) for p in asked["params"])
     search = sum(load_run(p).games.shape[0] for p in sorted((out / SEARCH).glob("trial-*")))
     confirm = sum(load_run(p).games.shape[0] for p in sorted((out / CONFIRM).glob("*")))
     return TuneResult(
@@ -688,4 +915,5 @@ def load_tune(out: str | Path) -> TuneResult:
         search + confirm,
         rulebook=asked.get("rulebook"),
         games_per_trial=asked.get("games_per_trial"),
+        bot=bot,
     )

@@ -170,15 +170,18 @@ def _check_rows(
             )
     order = np.argsort(ids, kind="stable")
     picks = order[np.unique(np.linspace(0, len(order) - 1, min(SAMPLE, len(order))).astype(int))]
-    sample = games.take(pa.array(picks)).select(["game_id", "seed", "deal", "rotation", "seats"])
+    sample = games.take(pa.array(picks)).select(
+        ["game_id", "seed", "deal", "rotation", "seats", "replicate"]
+    )
     for row in sample.to_pylist():
         task = tasks[row["game_id"]]
         seated = ",".join(by_id[task.config_id].seated(task.rotation))
-        if (row["seed"], row["deal"], row["rotation"], row["seats"]) != (
+        if (row["seed"], row["deal"], row["rotation"], row["seats"], row["replicate"] or 0) != (
             task.seed,
             task.deal,
             task.rotation,
             seated,
+            task.replicate,
         ):
             raise _refuse(
                 out,

@@ -137,11 +137,21 @@ def _scale_cpu(cpu_seconds: list[float], made: list[int], timed: list[int]) -> N
 
 
 def game_seeds(
-    seed: int | np.random.SeedSequence, players: int
+    seed: int | np.random.SeedSequence, players: int, replicate: int = 0
 ) -> tuple[random.Random, list[random.Random]]:
-    """Return the dealing rng and one rng per seat, all derived from one game seed."""
+    """Return the dealing rng and one rng per seat, all derived from one game seed.
+
+    ``replicate`` r > 0 keeps the deal and gives the seats other rngs: the children
+    ``1 + r * players + seat`` of the seed (replicate 0's are children 1 to ``players``).
+    """
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     children = ss.spawn(1 + players)
+    if replicate:
+        first = 1 + replicate * players
+        children[1:] = [
+            np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, first + p))
+            for p in range(players)
+        ]
     return rng_from_seed(children[0]), [rng_from_seed(c) for c in children[1:]]
 
 
@@ -150,6 +160,7 @@ def play_game(
     bots: Sequence[BotFn],
     seed: int,
     *,
+    replicate: int = 0,
     record: bool = True,
     seat_names: Sequence[str] | None = None,
     on_step: Callable[[GameState, int, Action], None] | None = None,
@@ -161,20 +172,21 @@ def play_game(
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
-    ``seconds`` (one entry per seat), when given, gathers the wall-clock time each seat's
-    decisions take; ``cpu_seconds`` likewise their CPU time, which a busy machine does not
-    inflate (this thread's: a bot that starts threads of its own is under-counted), estimated
-    from every ``CPU_EVERY``-th decision of the seat. ``timed`` writes each decision's seconds
-    into the record. With ``take_backs``, its seats may
-    answer ``TAKE_BACK`` (see ``TakeBacks``). ``on_start`` is called with the dealt state before
-    the first decision; ``on_step`` with the state after each applied action (the same object).
+    ``replicate`` (a run's ``--deal-replicates``) plays the same deal with other seeds for the
+    bots (``game_seeds``). ``seconds`` (one entry per seat), when given, gathers the wall-clock
+    time each seat's decisions take; ``cpu_seconds`` likewise their CPU time, which a busy
+    machine does not inflate (this thread's: a bot that starts threads of its own is
+    under-counted), estimated from every ``CPU_EVERY``-th decision of the seat. ``timed`` writes
+    each decision's seconds into the record. With ``take_backs``, its seats may answer
+    ``TAKE_BACK`` (see ``TakeBacks``). ``on_start`` is called with the dealt state before the
+    first decision; ``on_step`` with the state after each applied action (the same object).
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
     """
     if len(bots) != rules.players:
         raise ValueError(f"{rules.players} players need {rules.players} bots, got {len(bots)}")
-    deal_rng, bot_rngs = game_seeds(seed, rules.players)
+    deal_rng, bot_rngs = game_seeds(seed, rules.players, replicate)
     state = new_game(rules, setup=deal(rules, deal_rng))
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None

@@ -243,9 +243,7 @@ def _space_needed(
     total = len(tasks)
     if not total:
         return 0
-    seats = sum(c.players * len(c.rotations) for c in configs) / sum(
-        len(c.rotations) for c in configs
-    )
+    seats = sum(c.players * c.per_deal for c in configs) / sum(c.per_deal for c in configs)
     need = todo * (BYTES_PER_GAME + BYTES_PER_SEAT * seats)
     if flow:
         need += todo * BYTES_PER_FLOW_SEAT * seats
@@ -852,7 +850,9 @@ def game_from_run(run_dir: str | Path, game_id: int) -> tuple[Rules, list[Bot], 
     """Return the rules, bots (in seat order) and seed that replay one game of a run.
 
     ``play_game(*game_from_run(run, game_id))`` plays the game of that row again, move for move
-    (in this process, with no time limit: ``play_from_run`` plays it under the run's).
+    (in this process, with no time limit: ``play_from_run`` plays it under the run's), when the
+    row's ``replicate`` is 0; another replicate needs ``replicate=`` too (``play_from_run``
+    passes it).
     """
     manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
@@ -880,7 +880,15 @@ def play_from_run(run_dir: str | Path, game_id: int) -> tuple[dict[str, Any], Ru
     """
     manifest, row = _game_row(run_dir, game_id)
     config = GameConfig.from_json(manifest["configs"][row["config_id"]])
-    task = GameTask(game_id, config.config_id, row["deal"], row["rotation"], row["seed"], True)
+    task = GameTask(
+        game_id,
+        config.config_id,
+        row["deal"],
+        row["rotation"],
+        row["seed"],
+        True,
+        row.get("replicate") or 0,
+    )
     limits = run_limits(manifest)
     job = Job(
         {config.config_id: config},

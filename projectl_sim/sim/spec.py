@@ -89,6 +89,8 @@ SPEC_KEYS = (
     "tiles",
     "expansion_files",
     "plugins",
+    "deal_replicates",
+    "tiers",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -212,7 +214,30 @@ def _switch_value(key: str, raw: Any) -> Any:
     return switch_value(key, raw)  # the rules' parameters and puzzle keys too
 
 
-def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
+# A line-up's seat taken by each tier's bot in turn (``--tiers``).
+TIER = "tier"
+MAX_REPLICATES = 1000
+
+
+def _bot_name(text: str, tiers: bool) -> str:
+    """Return a bot spec normalised (``TIER`` kept, with ``--tiers``); a person is refused."""
+    if text.strip() == TIER:
+        if not tiers:
+            raise UsageError(
+                f"bots: {TIER!r} stands for each tier's bot: give the tiers (--tiers "
+                "greedy,value,...)"
+            )
+        return TIER
+    bot = make_bot(text)  # validates and normalises
+    if getattr(bot, "interactive", False):
+        raise UsageError(
+            f"bots: {bot!r} is a person at the terminal, and a run plays bots only: "
+            f"play one game with 'projectl-sim play --bots {bot!r},greedy'"
+        )
+    return repr(bot)
+
+
+def _lineups(value: Any, tiers: bool = False) -> tuple[tuple[str, ...], ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
         raise UsageError("bots: give at least one line-up, such as 'greedy,random'")
@@ -221,18 +246,32 @@ def _lineups(value: Any) -> tuple[tuple[str, ...], ...]:
         specs = split_lineup(item) if isinstance(item, str) else list(item)
         if not specs or not all(isinstance(s, str) for s in specs):
             raise UsageError(f"bots: a line-up is a comma list of bot specs, got {item!r}")
-        bots = [make_bot(s) for s in specs]  # validates and normalises
-        for bot in bots:
-            if getattr(bot, "interactive", False):
-                raise UsageError(
-                    f"bots: {bot!r} is a person at the terminal, and a run plays bots only: "
-                    f"play one game with 'projectl-sim play --bots {bot!r},greedy'"
-                )
-        out.append(tuple(repr(b) for b in bots))
+        out.append(tuple(_bot_name(s, tiers) for s in specs))
     return tuple(dict.fromkeys(out))
 
 
-def _round_robin(value: Any) -> tuple[str, ...]:
+def _tiers(value: Any) -> tuple[str, ...]:
+    """Return the tiers' bots, normalised, each once (none: no tier axis)."""
+    if value in (None, [], ""):
+        return ()
+    items = split_lineup(value) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
+        raise UsageError(f"tiers: a comma list of bot specs, got {value!r}")
+    out: dict[str, None] = {}
+    for item in items:
+        for text in split_lineup(item):
+            if text.strip() == TIER:
+                raise UsageError(f"tiers: {TIER!r} is the line-ups' placeholder, not a bot")
+            name = _bot_name(text, False)
+            if name in out:
+                raise UsageError(f"tiers: {text!r} names the tier {name} twice")
+            out[name] = None
+    if not out:
+        raise UsageError("tiers: give one or more bots, such as greedy,value,mcts:leaf=value")
+    return tuple(out)
+
+
+def _round_robin(value: Any, tiers: bool = False) -> tuple[str, ...]:
     """Return a round robin's bots, normalised (``repr``), each once; at least two."""
     items = split_lineup(value) if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
@@ -240,7 +279,7 @@ def _round_robin(value: Any) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     for item in items:
         for text in split_lineup(item):
-            name = repr(make_bot(text))  # validates and normalises
+            name = _bot_name(text, tiers)
             if name in seen:
                 same = "" if seen[name] == text else f" and {seen[name]!r}"
                 raise UsageError(f"round_robin: {text!r}{same} name the same bot ({name}) twice")
@@ -312,6 +351,12 @@ class RunSpec:
     # the users' expansion and variant classes the grid plays, loaded from a file or a module:
     # (name, kind, FILE:CLASS with an absolute path, or MODULE:CLASS), sorted
     plugins: tuple[tuple[str, str, str], ...] = ()
+    # each deal played this many times under each seating, the bots' seeds varied (replicate
+    # 0 is the game a run without replicates plays): what the deal decides (analysis.deals)
+    deal_replicates: int = 1
+    # skill tiers: the grid played once per tier, each line-up's TIER seats taken by the
+    # tier's bot (normalised specs); none: no tier axis
+    tiers: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -326,15 +371,42 @@ class RunSpec:
                 "give line-ups (--bots) or a round robin (--round-robin), not both: a round "
                 "robin makes its own line-ups"
             )
+        tiers = _tiers(data.get("tiers"))
         if not (has_bots or has_round_robin):
-            raise UsageError("no bots given: use --bots, --round-robin, --config or --preset")
+            if not tiers:
+                raise UsageError("no bots given: use --bots, --round-robin, --config or --preset")
+            data = {**data, "bots": TIER}  # every seat the tier's bot (self-play)
+            if data.get("players") in (None, [], ""):
+                data["players"] = 2
+            has_bots = True
         if data.get("plugins"):  # a manifest's (resume): the classes its run was played with
             load_sources({name: (kind, spec) for name, kind, spec in data["plugins"]})
         kwargs: dict[str, Any] = (
-            {"lineups": _lineups(data["bots"])}
+            {"lineups": _lineups(data["bots"], bool(tiers))}
             if has_bots
-            else {"round_robin": _round_robin(data["round_robin"])}
+            else {"round_robin": _round_robin(data["round_robin"], bool(tiers))}
         )
+        if tiers:
+            who = kwargs.get("lineups") or (kwargs["round_robin"],)
+            if not any(TIER in lineup for lineup in who):
+                raise UsageError(
+                    f"--tiers: no seat of the line-ups is {TIER!r}: write {TIER} where the "
+                    f"tier's bot sits (--bots {TIER},random), or leave --bots out for self-play"
+                )
+            clash = [t for t in tiers if t in kwargs.get("round_robin", ())]
+            if clash:
+                raise UsageError(
+                    f"--tiers: {clash[0]} is a tier and a bot of the round robin: a pair would "
+                    "seat it twice"
+                )
+            kwargs["tiers"] = tiers
+        if data.get("deal_replicates") is not None:
+            k = _whole(data["deal_replicates"], "deal_replicates")
+            if not 1 <= k <= MAX_REPLICATES:
+                raise UsageError(
+                    f"--deal-replicates {k}: play each deal 1 to {MAX_REPLICATES} times per seating"
+                )
+            kwargs["deal_replicates"] = k
         if data.get("players") is not None:
             players = tuple(
                 dict.fromkeys(_whole(v, "players") for v in _as_list(data["players"], "players"))
@@ -451,6 +523,9 @@ class RunSpec:
                 "expansion_files": dict(self.expansion_files) or None,
             }
             | ({"plugins": [list(p) for p in self.plugins]} if self.plugins else {})
+            # only when set: the runs before these keys keep their ids
+            | ({"deal_replicates": self.deal_replicates} if self.deal_replicates > 1 else {})
+            | ({"tiers": list(self.tiers)} if self.tiers else {})
         )
 
 
@@ -563,6 +638,12 @@ class GameConfig:
     deal_setting: tuple[int, ...] | None = None
     # users' classes to load first (``RunSpec.plugins``): a worker process gets them too
     plugins: tuple[tuple[str, str, str], ...] = ()
+    # each deal played this many times under each seating (``RunSpec.deal_replicates``)
+    replicates: int = 1
+    # the skill tier (its bot's spec) and the line-up as given, TIER in the tier's seats (one
+    # per seat); None and (): a run without tiers
+    tier: str | None = None
+    template: tuple[str, ...] = ()
 
     @property
     def deal_key(self) -> tuple[int, ...]:
@@ -578,6 +659,11 @@ class GameConfig:
         for r in range(self.players):
             seen.setdefault(self.seated(r), r)
         return tuple(seen.values())
+
+    @property
+    def per_deal(self) -> int:
+        """Return the games each deal is played in: every seating, each replicate times."""
+        return len(self.rotations) * self.replicates
 
     def seated(self, rotation: int) -> tuple[str, ...]:
         """Return the bot spec of each seat when the line-up is shifted by ``rotation``."""
@@ -613,6 +699,7 @@ class GameConfig:
             "expansions": "+".join(self.expansions) or "none",
             "switches": switches or "default",
             "lineup": ",".join(self.lineup),
+            "tier": self.tier,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -620,6 +707,11 @@ class GameConfig:
         out = asdict(self) | {"switches": dict(self.switches), "rotations": list(self.rotations)}
         if not self.plugins:
             del out["plugins"]  # the manifests of runs of shipped classes stay as they were
+        for key, default in (("replicates", 1), ("tier", None), ("template", [])):
+            if out[key] == default or out[key] == ():
+                del out[key]  # likewise the runs without replicates or tiers
+        if "template" in out:
+            out["template"] = list(out["template"])
         return out
 
     @classmethod
@@ -639,6 +731,9 @@ class GameConfig:
             deals_of=data.get("deals_of"),
             deal_setting=tuple(data["deal_setting"]) if data.get("deal_setting") else None,
             plugins=tuple(tuple(p) for p in data.get("plugins", ())),
+            replicates=int(data.get("replicates", 1)),
+            tier=data.get("tier"),
+            template=tuple(data.get("template", ())),
         )
 
 
@@ -652,6 +747,7 @@ class GameTask:
     rotation: int
     seed: int
     record: bool = False
+    replicate: int = 0  # which play of the deal under this seating (the bots' seeds)
 
 
 def _check_grid(spec: RunSpec, counts: set[int]) -> None:
@@ -779,7 +875,11 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     _check_grid(spec, {players for _, players in cells})
     out: list[GameConfig] = []
     shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
-    for lineup, players in cells:
+    # the study once per tier (outermost: a tier's configurations in a row), TIER seats taken
+    # by the tier's bot; every tier plays the same deals (shared-deals: the setting's)
+    tiered = [(tier, template) for tier in (spec.tiers or (None,)) for template in cells]
+    for tier, (template, players) in tiered:
+        lineup = tuple(tier if b == TIER and tier else b for b in template)
         seats = tuple(lineup[i % len(lineup)] for i in range(players))
         variants = [v for v in spec.variants if players in variant_counts()[v]]
         for variant, expansions in itertools.product(variants, spec.expansions):
@@ -793,7 +893,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                 )
                 deals_of: int | None = None
                 if seed_scheme == PER_CONFIGURATION and spec.round_robin:
-                    setting = (players, variant, expansions, switches, level)
+                    setting = (players, variant, expansions, switches, level, tier)
                     deals_of = shared.setdefault(setting, len(out))
                 deal_setting = (
                     deal_setting_of(players, variant) if seed_scheme == SHARED_DEALS else None
@@ -812,6 +912,11 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                     deals_of=deals_of,
                     deal_setting=deal_setting,
                     plugins=spec.plugins,
+                    replicates=spec.deal_replicates,
+                    tier=tier,
+                    template=(
+                        tuple(template[i % len(template)] for i in range(players)) if tier else ()
+                    ),
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
@@ -848,7 +953,7 @@ def game_seed(ss: np.random.SeedSequence) -> int:
 
 def _deals(config: GameConfig, games: int) -> int:
     """Return the deals a configuration plays for ``games`` games (whole rotation groups)."""
-    return math.ceil(games / len(config.rotations))
+    return math.ceil(games / config.per_deal)
 
 
 def deal_seed(root_seed: int, deal_key: int | tuple[int, ...], deal: int) -> int:
@@ -888,7 +993,7 @@ class Tasks(Sequence[GameTask]):
         if not blocks:
             return 0
         first, config, _, deals = blocks[-1]
-        return first + deals * len(config.rotations)
+        return first + deals * config.per_deal
 
     def __iter__(self) -> Iterator[GameTask]:
         return self.from_id(0)
@@ -898,18 +1003,23 @@ class Tasks(Sequence[GameTask]):
         recorded = self._recorded()
         for first, config, deal0, deals in self._blocks():
             rotations = config.rotations
-            size = deals * len(rotations)
+            per_deal = config.per_deal
+            size = deals * per_deal
             if first + size <= start:
                 continue
             skip = max(0, start - first)
-            d = skip // len(rotations)
-            game_id = first + d * len(rotations)
+            d = skip // per_deal
+            game_id = first + d * per_deal
             for deal in range(deal0 + d, deal0 + deals):
                 seed = deal_seed(self.root_seed, config.deal_key, deal)
-                for r in rotations:
-                    if game_id >= start:
-                        yield GameTask(game_id, config.config_id, deal, r, seed, recorded(game_id))
-                    game_id += 1
+                # a deal's games: each replicate plays every seating (replicate 0 first)
+                for rep in range(config.replicates):
+                    for r in rotations:
+                        if game_id >= start:
+                            yield GameTask(
+                                game_id, config.config_id, deal, r, seed, recorded(game_id), rep
+                            )
+                        game_id += 1
 
     @overload
     def __getitem__(self, index: int) -> GameTask: ...
@@ -948,8 +1058,7 @@ def _segments(configs: Sequence[GameConfig], history: Sequence[int]) -> list[tup
     before = 0
     for games in history:
         size = sum(
-            (_deals(c, games) - (_deals(c, before) if before else 0)) * len(c.rotations)
-            for c in configs
+            (_deals(c, games) - (_deals(c, before) if before else 0)) * c.per_deal for c in configs
         )
         out.append((first, size))
         first += size
@@ -970,7 +1079,7 @@ def _blocks(
             deals = _deals(config, games) - deal0
             if deals > 0:
                 out.append((first, config, deal0, deals))
-                first += deals * len(config.rotations)
+                first += deals * config.per_deal
         before = games
     return out
 

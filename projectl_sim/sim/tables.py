@@ -87,7 +87,12 @@ _CONFIG_FIELDS = [
     pa.field("expansions", pa.string()),
     pa.field("switches", pa.string()),
     pa.field("lineup", pa.string()),
+    # the skill tier (``run --tiers``: its bot's spec); null in a run without tiers
+    pa.field("tier", pa.string()),
     pa.field("deal", pa.int64()),
+    # which play of the deal under its seating (``run --deal-replicates``: the bots' seeds
+    # varied; 0 in a run without, null in tables written before the column)
+    pa.field("replicate", pa.int64()),
 ]
 
 CONFIG_COLUMNS = tuple(f.name for f in _CONFIG_FIELDS)

@@ -64,7 +64,7 @@ def _result(
     seats = config.seated(task.rotation)
     n = len(seats)
     ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
-    ident |= config.columns() | {"deal": task.deal}
+    ident |= config.columns() | {"deal": task.deal, "replicate": task.replicate}
     seat_rows, game_row = tables.game_rows(
         ident,
         rotation=task.rotation,
@@ -159,6 +159,7 @@ def play_task(
             rules,
             bots,
             task.seed,
+            replicate=task.replicate,
             record=task.record,
             seat_names=seats,
             on_step=on_step,

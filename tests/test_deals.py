@@ -1,0 +1,193 @@
+"""How much the deal decides: deal replicates in the runner, the variance share and its known
+answers (a mirrored toy the deal does not decide, a planted deal that decides the game), the seed
+metrics, and the ``deals`` command's records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from projectl_sim.analysis.data import load_run
+from projectl_sim.analysis.deals import deal_variance, icc_oneway, lopsided_deals
+from projectl_sim.cli import main
+from projectl_sim.sim import runner
+from projectl_sim.sim.spec import RunSpec, plan
+
+BOTS = str(Path(__file__).with_name("deal_bots.py"))
+QUIET = runner.RunOptions(jobs=1, quiet=True)
+
+
+def _run(tmp_path: Path, name: str, **spec: object) -> Path:
+    result = runner.run(RunSpec.from_mapping(spec), tmp_path / name, options=QUIET)
+    assert result.failed == 0
+    return result.out
+
+
+def test_icc_of_mirrored_toy_is_near_zero() -> None:
+    # every deal: two seatings x 3 replicates, the bot wins exactly at seat 0: 50% every deal
+    deals = np.repeat(np.arange(40), 6)
+    y = np.tile([1.0, 0.0], 120)
+    icc, _, high, between, within = icc_oneway(y, deals, rng=np.random.default_rng(1))
+    assert icc < 0 and between == 0.0 and within > 0.2
+    assert high < 0.05
+
+
+def test_icc_of_planted_deals_is_high_and_interval_covers_it() -> None:
+    rng = np.random.default_rng(2)
+    deals = np.repeat(np.arange(30), 4)
+    decided = np.repeat(rng.integers(0, 2, 30), 4).astype(float)
+    noise = rng.random(len(deals)) < 0.05  # one game in twenty goes the other way
+    y = np.where(noise, 1 - decided, decided)
+    icc, low, high, _, _ = icc_oneway(y, deals, rng=np.random.default_rng(3))
+    assert 0.7 < icc <= 1 and low <= icc <= high and low > 0.5
+    # the same data, the same interval (seeded)
+    assert icc_oneway(y, deals, rng=np.random.default_rng(3))[1:3] == (low, high)
+
+
+def test_replicates_keep_the_deal_and_vary_the_bots_seeds() -> None:
+    spec = RunSpec.from_mapping({"bots": "random,setter", "games": 12, "deal_replicates": 3})
+    configs, tasks = plan(spec, 5)
+    (config,) = configs
+    assert config.per_deal == 6 and len(tasks) == 12
+    first = [t for t in tasks if t.deal == 0]
+    assert {t.seed for t in first} == {first[0].seed}
+    assert sorted((t.replicate, t.rotation) for t in first) == [
+        (r, s) for r in range(3) for s in (0, 1)
+    ]
+    # the same deals as the run without replicates: deal d has the same seed
+    _, plain = plan(RunSpec.from_mapping({"bots": "random,setter", "games": 4}), 5)
+    assert plain[0].seed == first[0].seed and plain[2].seed == tasks[6].seed
+
+
+def test_a_replicate_is_the_same_deal_played_otherwise(tmp_path: Path) -> None:
+    out = _run(tmp_path, "r", bots="random", players=2, games=8, seed=3, deal_replicates=4)
+    run = load_run(out)
+    games = run.games
+    assert list(games["replicate"]) == [0, 1, 2, 3] * 2
+    assert games["seed"].nunique() == 2
+    # one deal, four plays: the same cards, other decisions (random bots, other seeds)
+    deal0 = games[games["deal"] == 0]
+    assert deal0["decisions"].nunique() > 1 or deal0["winners"].nunique() > 1
+
+    def moves(game_id: int) -> tuple[list[dict[str, object]], object]:
+        record, _, _ = runner.record_from_run(out, game_id)
+        return [{k: v for k, v in a.items() if k != "seconds"} for a in record["actions"]], record[
+            "setup"
+        ]
+
+    (one, setup1), (again, _), (zero, setup0) = moves(1), moves(1), moves(0)
+    assert one == again  # a replicate replays move for move
+    assert setup1 == setup0 and one != zero  # the same cards, played otherwise
+
+
+def test_replicated_runs_agree_for_any_jobs_and_grow_like_fresh_ones(tmp_path: Path) -> None:
+    spec = {"bots": "random,setter", "games": 8, "seed": 11, "deal_replicates": 2}
+    one = _run(tmp_path, "one", **spec)
+    two = runner.run(
+        RunSpec.from_mapping(spec), tmp_path / "two", options=runner.RunOptions(jobs=2, quiet=True)
+    ).out
+    grown = _run(tmp_path, "grown", **(spec | {"games": 4}))
+    runner.run(RunSpec.from_mapping(spec), grown, resume=True, options=QUIET)
+    cols = ["game_id", "seed", "deal", "rotation", "replicate", "winners", "decisions"]
+    a, b = load_run(one).games[cols], load_run(two).games[cols]
+    pd.testing.assert_frame_equal(a, b)
+    g = load_run(grown).games.sort_values(["deal", "replicate", "rotation"])
+    f = load_run(one).games.sort_values(["deal", "replicate", "rotation"])
+    assert list(g["winners"]) == list(f["winners"]) and list(g["seed"]) == list(f["seed"])
+
+
+def test_planted_deal_decides_and_mirrored_toy_does_not(tmp_path: Path) -> None:
+    planted = _run(
+        tmp_path,
+        "planted",
+        bots=f"{BOTS}:PlantedBot:side=0,{BOTS}:PlantedBot:side=1",
+        games=32,
+        seed=7,
+        deal_replicates=2,
+    )
+    run = load_run(planted)
+    table = deal_variance(run.seats, run.games, resamples=400)
+    bot = table[table["outcome"].str.startswith("bot:")].iloc[0]
+    assert bot["deals"] == 8 and bot["per_deal"] == 4 and bot["mirrored"]
+    assert bot["share"] > 0.7 and bot["ci_low"] > 0.4
+    assert bot["decided"] >= 0.75 and bot["entropy"] < 0.4
+    seated = _run(
+        tmp_path,
+        "seated",
+        bots=f"{BOTS}:SeatedBot,{BOTS}:SeatedBot:tag=1",
+        games=32,
+        seed=7,
+        deal_replicates=2,
+    )
+    run = load_run(seated)
+    table = deal_variance(run.seats, run.games, resamples=400)
+    bot = table[table["outcome"].str.startswith("bot:")].iloc[0]
+    assert bot["share"] < 0.15 and bot["ci_high"] < 0.35
+    assert bot["span"] <= 0.5 and bot["outliers"] == 0
+
+
+def test_deals_command_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code = main(
+        [
+            "run",
+            "--bots",
+            "random,setter",
+            "--games",
+            "16",
+            "--seed",
+            "4",
+            "--deal-replicates",
+            "2",
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 0
+    assert "== How much the deal decides ==" in capsys.readouterr().out
+    assert main(["deals", str(out), "--top", "2", "--write", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "most lopsided deals" in text and "records written" in text
+    records = sorted((out / "deals").glob("game-*.json"))
+    assert records and (out / "deals" / "deals.csv").exists()
+    run = load_run(out)
+    lop = lopsided_deals(run.seats, run.games, top=2)
+    first = lop[lop["config_id"] == 0].iloc[0]
+    ids = [int(g) for g in first["game_ids"].split()]
+    assert len(ids) == 4 and all(out / "deals" / f"game-{i:08d}.json" in records for i in ids)
+    assert main(["view", str(records[0]), "-o", str(tmp_path / "v.html")]) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--deal-replicates", "0"], "--deal-replicates 0"),
+        (["--bots", "tier,random"], "'tier' stands for each tier's bot"),
+    ],
+)
+def test_bad_replicates_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    base = ["run", "--games", "2", "--out", str(tmp_path / "x"), "--quiet"]
+    if "--bots" not in args:
+        base += ["--bots", "random,setter"]
+    assert main([*base, *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_deals_command_refuses_a_run_of_single_plays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _run(tmp_path, "single", bots="random", players=2, games=4, seed=1)
+    assert main(["deals", str(out)]) == 2
+    assert "--deal-replicates" in capsys.readouterr().err
