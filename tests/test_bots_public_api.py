@@ -11,17 +11,17 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import bots
-import projectl_sim.engine.state as state_module
-
-BOTS = sorted(Path(bots.__file__).parent.glob("*.py"))
+# the sources, read from the checkout: a compiled module's __file__ names its .so
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = sorted((ROOT / "bots").glob("*.py"))
+STATE_SOURCE = ROOT / "projectl_sim" / "engine" / "state.py"
 # the build selector: imported first so that the bots' compiled modules match the engine's
 ALLOWED_PRIVATE_MODULES = {"projectl_sim._native"}
 
 
 def _state_attributes() -> set[str]:
     """Return every attribute a ``GameState`` method assigns on ``self``."""
-    tree = ast.parse(Path(state_module.__file__).read_text())
+    tree = ast.parse(STATE_SOURCE.read_text())
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and node.name == "GameState":

@@ -88,7 +88,7 @@ def test_ids_are_listed_as_runs() -> None:
         (
             ["sumary", "results/x"],
             "unknown command 'sumary' (did you mean 'summary'? valid: play, replay, bots, run, "
-            "summary, compare, report, cards, fill, puzzles,",
+            "summary, compare, report, cards, deals, fill, puzzles,",
         ),
         (["comapre", "a", "b"], "unknown command 'comapre' (did you mean 'compare'?"),
         (

@@ -124,7 +124,8 @@ def test_a_person_plays_a_whole_game_against_greedy(small_catalogue: Path, tmp_p
             )
             child.sendline("?")
             child.expect(r"seat 0> ")
-            assert "undo" in child.before and "Finishing" not in child.before
+            # the input, then the game under the rules in force (its end: Finishing Touches)
+            assert "undo" in child.before and "Then Finishing Touches" in child.before
             assert "m mono" in child.before  # the letters of the drawings
             before = child.before
         entries = menu(before)

@@ -94,8 +94,8 @@ def _panel_keys(table: pd.DataFrame) -> list[str]:
     varying = lab.varying(configs)
     # a panel per line-up only for a few line-ups beside other settings; many line-ups (a round
     # robin's 21 pairs) are rows of their player count's panel, not 21 panels
-    few = configs["lineup"].map(lab.lineup_unit).nunique() <= 4
-    if "lineup" in varying and len(varying) > 1 and few:
+    few = "lineup" in varying and configs["lineup"].map(lab.lineup_unit).nunique() <= 4
+    if few and len(varying) > 1:
         keys.append("lineup")
     return keys
 
