@@ -34,6 +34,7 @@ import pandas as pd
 
 from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.factors import benjamini_hochberg, effects
+from projectl_sim.analysis.paired import _fmt_diff as _signed  # the same signed interval
 from projectl_sim.analysis.pairs import game_values, metric_columns, metric_kind, paired_difference
 from projectl_sim.analysis.ratings import pair_results
 from projectl_sim.analysis.stats import clustered_mean, clustered_rate, finished_games
@@ -334,12 +335,6 @@ def _fmt(kind: str, x: float) -> str:
     if not np.isfinite(x):
         return "n/a"
     return f"{100 * x:.0f}%" if kind == "rate" else f"{x:.2f}"
-
-
-def _signed(kind: str, d: float, low: float, high: float) -> str:
-    if kind == "rate":
-        return f"{100 * d:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
-    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
 def _cell(r: dict[str, object]) -> str:
