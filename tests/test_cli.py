@@ -198,3 +198,23 @@ def test_the_command_line_starts_without_pandas_or_scipy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_summary_reads_a_run_without_scipy_stats_or_matplotlib(tmp_path: Path) -> None:
+    # importing scipy.stats costs a second of CPU at every start of summary; it is imported only
+    # by the few answers that need it (deals' binomial tests, conclusions' tests)
+    out_dir = tmp_path / "run"
+    assert main(["run", "--bots", "greedy,random", "--games", "2", "--seed", "1", "--jobs", "1",
+                 "--out", str(out_dir), "--quiet"]) == 0
+    code = (
+        "import sys, contextlib, io\n"
+        "from projectl_sim.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    assert main(['summary', {str(out_dir)!r}]) == 0\n"
+        "assert 'first player' in out.getvalue().lower(), out.getvalue()\n"
+        "print(sorted(m for m in ('scipy.stats', 'matplotlib') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from projectl_sim.errors import RunFailed
@@ -96,7 +97,6 @@ def scheduler(cluster: tuple[str, list[int]]) -> str:
 
 
 def test_the_documented_cluster_listens_on_loopback_only(cluster: tuple[str, list[int]]) -> None:
-    psutil = pytest.importorskip("psutil")
     listening: dict[str, set[str]] = {}
     for pid in cluster[1]:
         top = psutil.Process(pid)

@@ -46,7 +46,6 @@ import zlib
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from projectl_sim.analysis.factors import benjamini_hochberg
 from projectl_sim.analysis.stats import finished_games, finished_seats
@@ -210,6 +209,8 @@ def _binomial_p(wins: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
     out = np.ones(len(n))
     if not 0 < p < 1:
         return out
+    from scipy import stats as sps  # only here: importing it costs a second at every start
+
     for i, (x, m) in enumerate(zip(np.rint(wins).astype(int), n.astype(int), strict=True)):
         out[i] = sps.binomtest(int(min(max(x, 0), m)), m, p).pvalue
     return out
