@@ -194,6 +194,28 @@ def test_a_failing_cell_is_one_line_and_keeps_the_copy(source, code, error, tmp_
     assert kept.cells[4].outputs == []  # nothing ran after it
 
 
+
+def test_a_dead_kernel_is_one_line_quoting_what_the_kernel_last_wrote(tmp_path) -> None:
+    # the kernel process's own stderr is kept from the terminal (its internals: a loaded
+    # machine can make a shutdown print a ZMQ traceback) and quoted when the kernel dies
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell('RESULTS = "x"\nPLAY = False', metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import os\nos.write(2, b'out of memory, say\\n')\nos._exit(3)"),
+        nbformat.v4.new_code_cell("print('never')", metadata={"tags": ["answer"]}),
+    ]
+    path = tmp_path / "dies.ipynb"
+    nbformat.write(nb, path)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / tables.MANIFEST).write_text(json.dumps({"status": "complete"}))
+    done = _cli("notebook", str(path), "--run", str(run))
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "projectl-sim: error: dies: cell 2 (`import os`) failed: the kernel died "
+        f"(out of memory, say) (executed copy so far: {run / 'dies.ipynb'})"
+    ]
+
 # -- mistakes, found before any kernel starts ----------------------------------------------------
 @pytest.mark.parametrize(
     ("args", "message"),

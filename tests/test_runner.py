@@ -664,7 +664,10 @@ def test_the_runner_writes_cpu_seconds_per_decision_and_summary_says_cpu(
     sleepy = seats[seats["bot"] == "sleepy"]
     assert seats["decision_cpu_mean"].notna().all()
     assert (sleepy["decision_time_mean"] > 0.002).all()
-    assert (sleepy["decision_cpu_mean"] < sleepy["decision_time_mean"] / 5).all()
+    # the 2 ms sleep is in the wall time and not in the CPU time (a loaded machine stretches
+    # the wall time of the work around it, so the CPU is not compared with a share of the wall)
+    assert (sleepy["decision_time_mean"] - sleepy["decision_cpu_mean"] > 0.0015).all()
+    assert (sleepy["decision_cpu_mean"] < 0.002).all()
     text = summary_text(out)
     assert "CPU seconds per decision" in text[text.index("== Time per decision") :]
 

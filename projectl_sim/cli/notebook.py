@@ -357,8 +357,14 @@ def run_notebook(
     )
     folder.mkdir(parents=True, exist_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
+    # The kernel process's own stderr goes to a log, not to the terminal: a cell's output comes
+    # back as messages, and what the process itself writes is its internals (a loaded machine
+    # can make its shutdown after a failed cell print a ZMQ traceback, which is no error of
+    # the notebook's). Its last line is quoted if the kernel dies.
+    log_path = Path(sockets.name) / "kernel-stderr.log"
     try:
-        client.execute()
+        with log_path.open("wb") as log:
+            client.execute(stderr=log)
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
         nbformat.write(nb, target)
         if isinstance(exc, CellExecutionError):
@@ -366,7 +372,8 @@ def run_notebook(
         elif isinstance(exc, CellTimeoutError):
             what = f"ran longer than --timeout {timeout:g} s"
         else:
-            what = "the kernel died"
+            last = _last_line(log_path)
+            what = "the kernel died" + (f" ({last})" if last else "")
         cell = _cell_name(nb, running[0], at + 1)
         # the package's own one-line error for a user mistake (a folder holding no run, say)
         # stays a user mistake (exit 2); anything else is the notebook failing (exit 1)
@@ -380,6 +387,15 @@ def run_notebook(
         sockets.cleanup()
     nbformat.write(nb, target)
     return target, answer_text(nb)
+
+
+def _last_line(path: Path) -> str:
+    """Return the last non-blank line of a text file ("" if none or unreadable)."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
