@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from projectl_sim.catalogue import Catalogue, CatalogueError, mask_cells, orientations
-from projectl_sim.loading import catalogue_from_dict, load_catalogue
+from projectl_sim.loading import (
+    EXPANSION_FILES,
+    EXPANSIONS,
+    _read_puzzle_set,
+    catalogue_from_dict,
+    combine,
+    load_catalogue,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "base_catalogue.json"
 
@@ -106,6 +113,41 @@ def test_unfillable_recess_is_rejected(tmp_path) -> None:
     with pytest.raises(CatalogueError, match="X01: no combination of pieces can fill"):
         load_catalogue(_write(tmp_path, data))
 
+
+
+@pytest.mark.parametrize("names", [(n,) for n in EXPANSIONS] + [tuple(EXPANSIONS)], ids=str)
+def test_every_shipped_puzzle_set_is_fillable_as_shipped(names: tuple[str, ...]) -> None:
+    # what a process loading the shipped data no longer checks each time (load_catalogue): each
+    # shipped set's puzzles, with the pieces of the catalogue it joins, one set and all of them
+    base = load_catalogue()
+    with_them = combine(base, [_read_puzzle_set(n, None) for n in names], check_fillable=True)
+    assert len(with_them.puzzles) > len(base.puzzles)
+    shipped = load_catalogue(expansions=names)
+    assert [p.recess for p in shipped.puzzles] == [p.recess for p in with_them.puzzles]
+
+
+def test_a_users_data_is_still_checked_for_fillability(tmp_path, monkeypatch) -> None:
+    import projectl_sim.loading as loading
+
+    checked: list[int] = []
+
+    def never(cat, recess, counts) -> bool:  # every recess found unfillable, and counted
+        checked.append(recess)
+        return False
+
+    monkeypatch.setattr(loading, "can_tile", never)
+    monkeypatch.setattr(loading, "_COMBINED", {})
+    name = EXPANSIONS[0]
+    assert load_catalogue(expansions=[name]).puzzles  # the shipped data: not checked again
+    assert checked == []
+    text = resources.files("projectl_sim").joinpath(EXPANSION_FILES[name]).read_text("utf-8")
+    path = tmp_path / "mine.json"
+    path.write_text(text)
+    with pytest.raises(CatalogueError, match="no combination of pieces can fill its recess"):
+        load_catalogue(expansions=[name], overrides={name: path})  # a user's file: checked
+    with pytest.raises(CatalogueError, match="no combination of pieces can fill its recess"):
+        load_catalogue(_write(tmp_path, _raw()))  # a user's catalogue too
+    assert len(checked) == 2
 
 def test_custom_catalogue_loads_and_is_marked(tmp_path) -> None:
     data = _raw()
