@@ -105,6 +105,9 @@ def _native_modules() -> list:
         extensions = mypycify(
             ["--ignore-missing-imports", "--follow-imports=silent", *NATIVE],
             opt_level="3",
+            # no debug information: nobody steps through the generated C, and gcc spends 5%
+            # less CPU on the one big file (measured: 129 -> 122 s of CPU at -O3)
+            debug_level="0",
             group_name="projectl_sim._native_group",  # inside the package: found from any folder
         )
     except SystemExit:  # mypyc found a type error: install the source as it is
