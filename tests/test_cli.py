@@ -185,36 +185,31 @@ def test_help_lists_every_command_with_what_it_does(capsys: pytest.CaptureFixtur
     assert "answers" in listed["summary"]
 
 
-def test_the_command_line_starts_without_pandas_or_scipy() -> None:
-    # a command that reads no table builds every subcommand's parser without loading them
+def _loaded_by(argv: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Return which of ``modules`` a fresh process has loaded after ``main(argv)`` (exit 0)."""
     code = (
-        "import sys, contextlib, io\n"
+        "import contextlib, io, json, sys\n"
         "from projectl_sim.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    assert main(['bots']) == 0\n"
-        "print(sorted(m for m in ('pandas', 'scipy', 'matplotlib') if m in sys.modules))\n"
+        f"    assert main({argv!r}) == 0\n"
+        f"print(json.dumps(sorted(m for m in {modules!r} if m in sys.modules)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "[]"
+    return json.loads(out)
+
+
+def test_the_command_line_starts_without_pandas_or_scipy() -> None:
+    # a command that reads no table builds every subcommand's parser without loading them
+    assert _loaded_by(["bots"], ("pandas", "scipy", "matplotlib")) == []
 
 
 def test_summary_reads_a_run_without_scipy_stats_or_matplotlib(tmp_path: Path) -> None:
     # importing scipy.stats costs a second of CPU at every start of summary; it is imported only
     # by the few answers that need it (deals' binomial tests, conclusions' tests)
-    out_dir = tmp_path / "run"
-    assert main(["run", "--bots", "greedy,random", "--games", "2", "--seed", "1", "--jobs", "1",
-                 "--out", str(out_dir), "--quiet"]) == 0
-    code = (
-        "import sys, contextlib, io\n"
-        "from projectl_sim.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        f"    assert main(['summary', {str(out_dir)!r}]) == 0\n"
-        "assert 'first player' in out.getvalue().lower(), out.getvalue()\n"
-        "print(sorted(m for m in ('scipy.stats', 'matplotlib') if m in sys.modules))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == "[]"
+    out = tmp_path / "run"
+    run = ["run", "--bots", "greedy,random", "--games", "2", "--seed", "1", "--jobs", "1"]
+    assert main([*run, "--out", str(out), "--quiet"]) == 0
+    assert _loaded_by(["summary", str(out)], ("scipy.stats", "matplotlib")) == []
+    assert _loaded_by(["summary", str(out)], ("pandas",)) == ["pandas"]  # it did read the run

@@ -62,6 +62,16 @@ def _params(pairs: list[str]) -> list[str]:
     return [arg for p in [*pairs, "SEED=5", "JOBS=1"] for arg in ("-p", p)]
 
 
+def _execute_on_a_run(nb, path: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """Write ``nb`` to ``path`` and execute it with ``notebook`` on a (stand-in) finished run
+    folder beside it; return the folder and the command's result."""
+    nbformat.write(nb, path)
+    run = path.parent / "run"
+    run.mkdir()
+    (run / tables.MANIFEST).write_text(json.dumps({"status": "complete"}))
+    return run, _cli("notebook", str(path), "--run", str(run))
+
+
 def _tags(cell) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
@@ -177,12 +187,7 @@ def test_a_failing_cell_is_one_line_and_keeps_the_copy(source, code, error, tmp_
         nbformat.v4.new_code_cell(source),
         nbformat.v4.new_code_cell("print('never')", metadata={"tags": ["answer"]}),
     ]
-    path = tmp_path / "fails.ipynb"
-    nbformat.write(nb, path)
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / tables.MANIFEST).write_text(json.dumps({"status": "complete"}))
-    done = _cli("notebook", str(path), "--run", str(run))
+    run, done = _execute_on_a_run(nb, tmp_path / "fails.ipynb")
     assert done.returncode == code
     line = source.splitlines()[-1]
     assert done.stderr.splitlines() == [
@@ -194,7 +199,6 @@ def test_a_failing_cell_is_one_line_and_keeps_the_copy(source, code, error, tmp_
     assert kept.cells[4].outputs == []  # nothing ran after it
 
 
-
 def test_a_dead_kernel_is_one_line_quoting_what_the_kernel_last_wrote(tmp_path) -> None:
     # the kernel process's own stderr is kept from the terminal (its internals: a loaded
     # machine can make a shutdown print a ZMQ traceback) and quoted when the kernel dies
@@ -204,12 +208,7 @@ def test_a_dead_kernel_is_one_line_quoting_what_the_kernel_last_wrote(tmp_path) 
         nbformat.v4.new_code_cell("import os\nos.write(2, b'out of memory, say\\n')\nos._exit(3)"),
         nbformat.v4.new_code_cell("print('never')", metadata={"tags": ["answer"]}),
     ]
-    path = tmp_path / "dies.ipynb"
-    nbformat.write(nb, path)
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / tables.MANIFEST).write_text(json.dumps({"status": "complete"}))
-    done = _cli("notebook", str(path), "--run", str(run))
+    run, done = _execute_on_a_run(nb, tmp_path / "dies.ipynb")
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "projectl-sim: error: dies: cell 2 (`import os`) failed: the kernel died "
