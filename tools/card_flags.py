@@ -55,15 +55,26 @@ def main() -> None:
     parser.add_argument(
         "--no-boost", action="store_true", help="the real catalogue only (no power check)"
     )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        help="append every real run's card rows (with its seed) to this CSV file: a card's "
+        "excess over the seeds tells a real difference (its mean) from a loose interval (its "
+        "spread)",
+    )
     args = parser.parse_args()
     with_flag = found = 0
     names: Counter[str] = Counter()
+    if args.save:
+        args.save.unlink(missing_ok=True)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.seeds):
             seed = args.first_seed + k
             real = strength(Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {}, args.jobs)
             flagged = cards.flagged(real)
+            if args.save:  # appended seed by seed: a long check stopped early keeps its rows
+                real.assign(seed=seed).to_csv(args.save, mode="a", header=k == 0, index=False)
             with_flag += bool(len(flagged))
             names.update(flagged["card"])
             if len(flagged):  # as it happens: a long check stopped early still tells
