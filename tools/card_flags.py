@@ -9,7 +9,10 @@ every flag counts as a false positive if no card differs from its peers (the che
 printed cards are balanced to within what such a run can see); the Benjamini-Yekutieli flags then
 keep the share of runs with any flag at or below 5%. Prints, with Wilson 95% intervals: the share
 of real runs with a flag (and which cards), and the share of boosted runs that flag the boosted
-card as the strongest with its interval above 0.
+card as the strongest with its interval above 0. ``--placebo`` also counts the flags of each real
+run with its games' outcomes shuffled between games (the first player's edge kept, any card's
+gone): the flags' false-positive rate when the premise holds by construction. ``--save`` keeps
+every real run's card rows, to tell a card that really differs from a loose interval.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
 from projectl_sim.analysis import cards, failures  # noqa: E402
 from projectl_sim.analysis.data import load_run  # noqa: E402
 from projectl_sim.sim import runner  # noqa: E402
@@ -34,14 +40,41 @@ from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 def strength(
-    folder: Path, bots: str, games: int, seed: int, rules: dict, jobs: int | None = None
-) -> object:
+    folder: Path,
+    bots: str,
+    games: int,
+    seed: int,
+    rules: dict,
+    jobs: int | None = None,
+    placebo: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Return the run's card strength, and with ``placebo`` the same with its games' outcomes
+    shuffled between games."""
     spec = RunSpec.from_mapping(
         {"bots": [bots], "players": [2], "games": games, "seed": seed, "rules": rules}
     )
     runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
     run = load_run(folder)
-    return cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
+    catalogue = failures.catalogue_cards(run.manifest)
+    real = cards.card_strength(run.seats, run.events, catalogue)
+    if not placebo:
+        return real, None
+    shuffled = shuffle_outcomes(run.seats, np.random.default_rng(seed))
+    return real, cards.card_strength(shuffled, run.events, catalogue)
+
+
+def shuffle_outcomes(seats: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """Return ``seats`` with each game's win shares (by turn order) given to another game of its
+    configuration: the first player's edge stays, any card's is gone (a true null)."""
+    out = seats.copy()
+    for _, rows in seats.groupby("config_id"):
+        wide = rows.pivot(index="game_id", columns="turn_order", values="win_share")
+        moved = pd.DataFrame(
+            wide.to_numpy()[rng.permutation(len(wide))], index=wide.index, columns=wide.columns
+        ).stack()
+        at = pd.MultiIndex.from_frame(rows[["game_id", "turn_order"]])
+        out.loc[rows.index, "win_share"] = moved.reindex(at).to_numpy()
+    return out
 
 
 def main() -> None:
@@ -56,6 +89,11 @@ def main() -> None:
         "--no-boost", action="store_true", help="the real catalogue only (no power check)"
     )
     parser.add_argument(
+        "--placebo",
+        action="store_true",
+        help="also count the flags of each real run with its outcomes shuffled between games",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         help="append every real run's card rows (with its seed) to this CSV file: a card's "
@@ -63,7 +101,7 @@ def main() -> None:
         "spread)",
     )
     args = parser.parse_args()
-    with_flag = found = 0
+    with_flag = found = placebo_flag = 0
     names: Counter[str] = Counter()
     if args.save:
         args.save.unlink(missing_ok=True)
@@ -71,8 +109,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.seeds):
             seed = args.first_seed + k
-            real = strength(Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {}, args.jobs)
+            real, placebo = strength(
+                Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {}, args.jobs, args.placebo
+            )
             flagged = cards.flagged(real)
+            if placebo is not None:
+                placebo_flag += bool(len(cards.flagged(placebo)))
             if args.save:  # appended seed by seed: a long check stopped early keeps its rows
                 real.assign(seed=seed).to_csv(args.save, mode="a", header=k == 0, index=False)
             with_flag += bool(len(flagged))
@@ -80,11 +122,15 @@ def main() -> None:
             if len(flagged):  # as it happens: a long check stopped early still tells
                 print(f"seed {seed}: flags {', '.join(flagged['card'])}", flush=True)
             if (k + 1) % 50 == 0 and k + 1 < args.seeds:
-                print(f"{k + 1} seeds: {with_flag} flag a card", flush=True)
+                print(
+                    f"{k + 1} seeds: {with_flag} flag a card"
+                    + (f" ({placebo_flag} shuffled)" if args.placebo else ""),
+                    flush=True,
+                )
             shutil.rmtree(Path(tmp) / f"real-{seed}")  # (hundreds of seeds: keep /tmp small)
             if args.no_boost:
                 continue
-            boosted = strength(
+            boosted, _ = strength(
                 Path(tmp) / f"boost-{seed}",
                 args.bots,
                 args.games,
@@ -113,6 +159,12 @@ def main() -> None:
         f"{low:.0%}-{high:.0%}; nominal at most 5%); cards flagged: "
         f"{', '.join(f'{c} x{k}' for c, k in names.most_common()) or 'none'}"
     )
+    if args.placebo:
+        low, high = wilson(placebo_flag, n)
+        print(
+            f"outcomes shuffled between games: {placebo_flag} of {n} runs flag a card "
+            f"({placebo_flag / n:.0%}, 95% CI {low:.0%}-{high:.0%})"
+        )
     if args.no_boost:
         return
     print(
