@@ -1,13 +1,13 @@
 """Compiled or pure: which build of the hot-loop modules this process runs.
 
 ``setup.py`` compiles the modules of ``MODULES`` (the engine, the tiling index, the variants and
-expansions, the game loop, the bot base class, the random bot and the planner bots) with mypyc
-when it can, and records a digest of each source it compiled. Python would import a compiled
-module in preference to its source even after the source is edited (an editable install), so
-``select`` (run on import, first thing in ``projectl_sim/__init__``) loads all of them from source
-instead when any source differs from its build, when only some of them were built, or when the
-environment sets ``PROJECTL_SIM_PURE=1``. All or none: the compiled modules call each other
-natively.
+expansions, the game loop and its flow recorder, the bot base class, the random bot and the planner
+bots) with mypyc when it can, and records a digest of each source it compiled. Python would import
+a compiled module in preference to its source even after the source is edited (an editable
+install), so ``select`` (run on import, first thing in ``projectl_sim/__init__``) loads all of them
+from source instead when any source differs from its build, when only some of them were built, or
+when the environment sets ``PROJECTL_SIM_PURE=1``. All or none: the compiled modules call each
+other natively.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ MODULES = {
     "projectl_sim.expansions.endless": "projectl_sim/expansions/endless.py",
     "projectl_sim.expansions.phoenix": "projectl_sim/expansions/phoenix.py",
     "projectl_sim.sim.play": "projectl_sim/sim/play.py",
+    "projectl_sim.sim.flow": "projectl_sim/sim/flow.py",
     "bots.base": "bots/base.py",
     "bots.random_bot": "bots/random_bot.py",
     "bots._state": "bots/_state.py",

@@ -1,19 +1,24 @@
 """How often ``cards`` flags a card on the real catalogue (false positives), and how often it finds
 a planted strong one (power), over repeated root seeds.
 
-Run: ``.venv/bin/python tools/card_flags.py [--seeds 20] [--games 200] [--bots greedy]``.
-Each seed plays two runs of ``--games`` two-player games: the real catalogue, and the same with
-one white card (``--boost``, default W12) worth 3 points more. On the real catalogue every flag
-counts as a false positive if no card differs from its peers (the check's premise: the printed
-cards are balanced to within what such a run can see); the Benjamini-Yekutieli flags then keep the
-share of runs with any flag at or below 5%. Prints, with Wilson 95% intervals: the share of real
-runs with a flag (and which cards), and the share of boosted runs that flag the boosted card as
-the strongest with its interval above 0.
+Run: ``.venv/bin/python tools/card_flags.py [--seeds 20] [--games 200] [--bots greedy] [--jobs N]
+[--no-boost]``. Each seed plays two runs of ``--games`` two-player games: the real catalogue, and
+the same with one white card (``--boost``, default W12) worth 3 points more (``--no-boost``: the
+real catalogue only, half the time, for the false-positive rate alone). On the real catalogue
+every flag counts as a false positive if no card differs from its peers (the check's premise: the
+printed cards are balanced to within what such a run can see); the Benjamini-Yekutieli flags then
+keep the share of runs with any flag at or below 5%. Prints, with Wilson 95% intervals: the share
+of real runs with a flag (and which cards), and the share of boosted runs that flag the boosted
+card as the strongest with its interval above 0. ``--placebo`` also counts the flags of each real
+run with its games' outcomes shuffled between games (the first player's edge kept, any card's
+gone): the flags' false-positive rate when the premise holds by construction. ``--save`` keeps
+every real run's card rows, to tell a card that really differs from a loose interval.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -23,6 +28,9 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
 from projectl_sim.analysis import cards, failures  # noqa: E402
 from projectl_sim.analysis.data import load_run  # noqa: E402
 from projectl_sim.sim import runner  # noqa: E402
@@ -31,13 +39,42 @@ from projectl_sim.sim.spec import RunSpec  # noqa: E402
 from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
-def strength(folder: Path, bots: str, games: int, seed: int, rules: dict) -> object:
+def strength(
+    folder: Path,
+    bots: str,
+    games: int,
+    seed: int,
+    rules: dict,
+    jobs: int | None = None,
+    placebo: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Return the run's card strength, and with ``placebo`` the same with its games' outcomes
+    shuffled between games."""
     spec = RunSpec.from_mapping(
         {"bots": [bots], "players": [2], "games": games, "seed": seed, "rules": rules}
     )
-    runner.run(spec, folder, options=RunOptions(quiet=True))
+    runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
     run = load_run(folder)
-    return cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
+    catalogue = failures.catalogue_cards(run.manifest)
+    real = cards.card_strength(run.seats, run.events, catalogue)
+    if not placebo:
+        return real, None
+    shuffled = shuffle_outcomes(run.seats, np.random.default_rng(seed))
+    return real, cards.card_strength(shuffled, run.events, catalogue)
+
+
+def shuffle_outcomes(seats: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """Return ``seats`` with each game's win shares (by turn order) given to another game of its
+    configuration: the first player's edge stays, any card's is gone (a true null)."""
+    out = seats.copy()
+    for _, rows in seats.groupby("config_id"):
+        wide = rows.pivot(index="game_id", columns="turn_order", values="win_share")
+        moved = pd.DataFrame(
+            wide.to_numpy()[rng.permutation(len(wide))], index=wide.index, columns=wide.columns
+        ).stack()
+        at = pd.MultiIndex.from_frame(rows[["game_id", "turn_order"]])
+        out.loc[rows.index, "win_share"] = moved.reindex(at).to_numpy()
+    return out
 
 
 def main() -> None:
@@ -47,18 +84,53 @@ def main() -> None:
     parser.add_argument("--bots", default="greedy")
     parser.add_argument("--boost", default="W12")
     parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all)")
+    parser.add_argument(
+        "--no-boost", action="store_true", help="the real catalogue only (no power check)"
+    )
+    parser.add_argument(
+        "--placebo",
+        action="store_true",
+        help="also count the flags of each real run with its outcomes shuffled between games",
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        help="append every real run's card rows (with its seed) to this CSV file: a card's "
+        "excess over the seeds tells a real difference (its mean) from a loose interval (its "
+        "spread)",
+    )
     args = parser.parse_args()
-    with_flag = found = 0
+    with_flag = found = placebo_flag = 0
     names: Counter[str] = Counter()
+    if args.save:
+        args.save.unlink(missing_ok=True)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.seeds):
             seed = args.first_seed + k
-            real = strength(Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {})
+            real, placebo = strength(
+                Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {}, args.jobs, args.placebo
+            )
             flagged = cards.flagged(real)
+            if placebo is not None:
+                placebo_flag += bool(len(cards.flagged(placebo)))
+            if args.save:  # appended seed by seed: a long check stopped early keeps its rows
+                real.assign(seed=seed).to_csv(args.save, mode="a", header=k == 0, index=False)
             with_flag += bool(len(flagged))
             names.update(flagged["card"])
-            boosted = strength(
+            if len(flagged):  # as it happens: a long check stopped early still tells
+                print(f"seed {seed}: flags {', '.join(flagged['card'])}", flush=True)
+            if (k + 1) % 50 == 0 and k + 1 < args.seeds:
+                print(
+                    f"{k + 1} seeds: {with_flag} flag a card"
+                    + (f" ({placebo_flag} shuffled)" if args.placebo else ""),
+                    flush=True,
+                )
+            shutil.rmtree(Path(tmp) / f"real-{seed}")  # (hundreds of seeds: keep /tmp small)
+            if args.no_boost:
+                continue
+            boosted, _ = strength(
                 Path(tmp) / f"boost-{seed}",
                 args.bots,
                 args.games,
@@ -68,7 +140,9 @@ def main() -> None:
                         int(real.set_index("card").loc[args.boost, "points"]) + 3
                     ]
                 },
+                args.jobs,
             )
+            shutil.rmtree(Path(tmp) / f"boost-{seed}")
             top = boosted.iloc[0]
             found += bool(
                 top["card"] == args.boost and top["flag"] == "strong" and top["lift_low"] > 0
@@ -85,6 +159,14 @@ def main() -> None:
         f"{low:.0%}-{high:.0%}; nominal at most 5%); cards flagged: "
         f"{', '.join(f'{c} x{k}' for c, k in names.most_common()) or 'none'}"
     )
+    if args.placebo:
+        low, high = wilson(placebo_flag, n)
+        print(
+            f"outcomes shuffled between games: {placebo_flag} of {n} runs flag a card "
+            f"({placebo_flag / n:.0%}, 95% CI {low:.0%}-{high:.0%})"
+        )
+    if args.no_boost:
+        return
     print(
         f"{args.boost} +3 points: found as the strongest, flagged, lift above 0 in {found} of {n} "
         f"runs ({found / n:.0%}, 95% CI {plow:.0%}-{phigh:.0%})"

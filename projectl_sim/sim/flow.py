@@ -10,7 +10,9 @@ followed as the base game is.
 
 Cost: a few comparisons of lengths per action (which seat's puzzles changed, whether the round
 did) and a copy of the reserve (nine ints, to see which reward pieces left it); the rest runs only
-when something happened. ``benchmarks/runner.py`` measures it against a run without the tables.
+when something happened. The module is compiled with the hot loop (``projectl_sim._native``), so
+these reads of the compiled state's fields are native ones. ``benchmarks/runner.py`` measures it
+against a run without the tables.
 
 What the recorder attributes, and how:
 
@@ -35,6 +37,8 @@ from typing import Any
 
 from projectl_sim.engine import OVER, GameState
 from projectl_sim.engine.actions import Action
+from projectl_sim.engine.hooks import Expansion
+from projectl_sim.engine.tables import Tables
 from projectl_sim.sim import tables
 
 # event kinds, in the words of the tables reference
@@ -73,8 +77,9 @@ class FlowRecorder:
 
     def __init__(self, state: GameState) -> None:
         n = state.n
-        self.n = n
-        self.tables = state.tables
+        self.n: int = n
+        self.tables: Tables = state.tables
+        self.piece_ids: tuple[str, ...] = self.tables.cat.piece_ids  # (a property: built per read)
         self.acted = [0] * n  # each seat's actions so far
         self.held = [[s[0] for s in state.slots[p]] for p in range(n)]
         # (seat, card) -> (round taken, the seat's actions when taken)
@@ -82,16 +87,17 @@ class FlowRecorder:
         for p in range(n):
             for card in self.held[p]:
                 self.taken[(p, card)] = (state.round, 0)
-        self.white = [0] * n  # puzzles completed so far, by colour
-        self.black = [0] * n
-        self.reserve = state.reserve[:]
+        self.white: list[int] = [0] * n  # puzzles completed so far, by colour
+        self.black: list[int] = [0] * n
+        self.reserve: list[int] = state.reserve[:]
         self.owed: list[list[int]] = [[] for _ in range(n)]  # completed cards, rewards to come
-        self.round = state.round
-        self.turn = state.turn
+        self.round: int = state.round
+        self.turn: int = state.turn
         self.events: list[_Event] = []
         # (round, seat, score, points, pieces, white, black, unfinished, final, declared)
         self.rounds: list[tuple[Any, ...]] = []
-        self.hooks = state.hooks.round_columns  # the expansions' declared rounds columns
+        # the expansions' declared rounds columns
+        self.hooks: tuple[Expansion, ...] = state.hooks.round_columns
         self.kinds: dict[type, str] = {}  # action class -> its kind
 
     # -- while playing ---------------------------------------------------------------------------
@@ -99,9 +105,10 @@ class FlowRecorder:
         """Note what ``seat``'s ``action`` (just applied to ``state``) changed.
 
         Only the acting seat's puzzles are compared (no rule changes another seat's); ``finish``
-        compares every seat once more at the end. Each read of a compiled state's field from
-        here costs a few tenths of a microsecond, so a step reads three when nothing happened:
-        the seat's slots, the turn, and (through a cache by type) the action's kind."""
+        compares every seat once more at the end. A step reads three things when nothing
+        happened: the seat's slots, the turn, and (through a cache by type) the action's kind
+        (compiled, the state's fields are native reads; from the pure source each cost a few
+        tenths of a microsecond)."""
         self.acted[seat] += 1
         kind = self.kinds.get(type(action))
         if kind is None:
@@ -113,10 +120,10 @@ class FlowRecorder:
             self._slots_changed(state, seat, kind)
         if kind == "recycle":
             order = getattr(action, "order", ()) or ()
-            r, turn = state.round, state.turn
-            self.events.extend(
-                (RECYCLED, r, turn, seat, card, None, None, None, None) for card in order
-            )
+            r, t = state.round, state.turn
+            events = self.events
+            for card in order:  # (a random game's most frequent event: a plain loop, compiled)
+                events.append((RECYCLED, r, t, seat, card, None, None, None, None))
         if self.owed[seat] or kind == "reward":
             self._rewards(state, seat)
         turn = state.turn
@@ -175,7 +182,7 @@ class FlowRecorder:
         if not resolved:
             return
         out = [max(0, b - a) for b, a in zip(self.reserve, state.reserve, strict=False)]
-        ids = t.cat.piece_ids
+        ids = self.piece_ids
         for card in owed[:resolved]:
             wanted = t.reward[card]
             if wanted < 0:  # a special reward, resolved by its expansion
@@ -261,18 +268,29 @@ class FlowRecorder:
         """Return the game's ``events`` and ``rounds`` columns (without the configuration
         columns every row of the game shares: ``tables.flow_table`` adds them)."""
         puzzles = self.tables.cat.puzzles
+        points = self.tables.points
         events: dict[str, list[Any]] = {name: [] for name in EVENT_FIELDS}
         if self.events:
             for name, values in zip(EVENT_FIELDS, zip(*self.events, strict=True), strict=True):
                 events[name] = list(values)
-        cards = [puzzles[c] if c >= 0 else None for c in events["card"]]
-        events["card"] = [c.id if c is not None else None for c in cards]
-        events["event_index"] = list(range(len(cards)))
+        # each card's catalogue columns, read once per card: a puzzle's fields are Python
+        # attributes, and a random game's ~200 events name a few dozen cards
+        info: dict[int, tuple[Any, ...]] = {}
+        for c in events["card"]:
+            if c not in info:
+                if c >= 0:
+                    pz = puzzles[c]
+                    info[c] = (pz.id, pz.colour, points[pz.index], pz.expansion, pz.provisional)
+                else:
+                    info[c] = (None, None, None, None, None)
+        of_card = [info[c] for c in events["card"]]
+        events["card"] = [row[0] for row in of_card]
+        events["event_index"] = list(range(len(of_card)))
         events["bot"] = [seats[p] for p in events["seat"]]
-        events["colour"] = [c.colour if c is not None else None for c in cards]
-        events["points"] = [self.tables.points[c.index] if c is not None else None for c in cards]
-        events["puzzle_set"] = [c.expansion if c is not None else None for c in cards]
-        events["provisional"] = [c.provisional if c is not None else None for c in cards]
+        events["colour"] = [row[1] for row in of_card]
+        events["points"] = [row[2] for row in of_card]
+        events["puzzle_set"] = [row[3] for row in of_card]
+        events["provisional"] = [row[4] for row in of_card]
         names = (
             "round",
             "seat",
