@@ -393,9 +393,11 @@ class MCTSBot(Bot):
         # the chosen candidate's mean value for the mover at the last search (-1: not searched);
         # the value bots' training rows note it (projectl_sim.learn.value)
         self.root_value = -1.0
-        # the last search's work (the cost model's queries) and its largest single iteration's
+        # the last search's work (the cost model's queries), its largest single iteration's,
+        # and whether the work budget ended it (fewer iterations than the budget's)
         self.work = 0
         self.work_step = 0
+        self.work_stopped = False
 
     def __repr__(self) -> str:
         items = [
@@ -416,6 +418,7 @@ class MCTSBot(Bot):
         cands = self._candidates(view, model)
         self.root_value = -1.0
         self.work = self.work_step = 0
+        self.work_stopped = False
         if len(cands) == 1:
             return cands[0]
         o = self.options
@@ -497,7 +500,10 @@ class MCTSBot(Bot):
             if deadline:
                 if time.process_time() >= deadline:
                     break
-            elif done >= budget or (cap and self.work >= cap):
+            elif done >= budget:
+                break
+            elif cap and self.work >= cap:
+                self.work_stopped = True
                 break
         return done
 
@@ -547,7 +553,10 @@ class MCTSBot(Bot):
                     # at the work per iteration so far (counted, so the same on any machine), so
                     # the remaining rounds still share them
                     spent = model.queries - first
-                    budget = min(budget, done + max(0, cap - spent) * done // max(1, spent))
+                    afford = done + max(0, cap - spent) * done // max(1, spent)
+                    if afford < budget:
+                        budget = afford
+                        self.work_stopped = True
                 share = (budget - done) // (rounds - r)
                 visits = max(1, share // len(alive))
                 round_end = 0.0
@@ -565,8 +574,9 @@ class MCTSBot(Bot):
                     self.work_step = max(self.work_step, model.queries - before)
                     self.work = model.queries - first
                     done += 1
-                    if limit <= 0 and cap and self.work >= cap:
+                    if limit <= 0 and cap and self.work >= cap and done < budget:
                         budget = done  # out of work: the choice is made on what was searched
+                        self.work_stopped = True
                     if (limit <= 0 and done >= budget) or (
                         limit > 0 and time.process_time() >= round_end
                     ):
