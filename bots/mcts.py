@@ -69,14 +69,16 @@ it has made ``iterations`` x ``work`` (default 1,500, so 300,000) queries of the
 the rollouts' greedy play ask for, cached or not), and from each halving round on it plans the
 iterations left by the work per iteration so far, so the remaining rounds still share them; the
 choice is then made on what was searched. An iteration begun is finished, so a search passes its
-budget by one iteration at most. Measured (``benchmarks/decisions.py`` games, seed 30), the
-largest searches at 200 iterations made 248,000 queries (solo with Ghost Piece, the Ambassador
-Pack and Phoenix), 203,000 (Line Clear, 5 players), 202,000 (4 players), 137,000 (solo) and
-113,000 (2 players): the budget is the bound of a search, it changes none of those. A query
-costs 3-9 us of CPU with the tiling index warm; what made the slowest decisions 5-10 s is the
-index itself (``projectl_sim.fill``): Phoenix's 17-18-cell puzzles with Ghost Piece's 12 pieces
-need more tilings than its memo keeps (1,000,000 vectors), so it is dropped and rebuilt again
-and again, at up to 30 us a query (``docs/benchmarks.md``, CPU per decision).
+budget by one iteration at most (the largest iteration measured: 3,200 queries). Measured
+(``benchmarks/decisions.py --seed 30``), no search in the 16 solo combinations reached it (the
+largest: 248,000 queries, with Ghost Piece, the Ambassador Pack and Phoenix; base solo 137,000,
+2 players 113,000, 4 players and Line Clear at 5 about 200,000): there it changes nothing. With
+Ghost Piece and Phoenix at 4 players and in Line Clear searches reach 431,000 without it, and it
+ends them. A query costs 3-9 us of CPU with the tiling index warm; what makes the slowest
+decisions 5-10 s is the index itself (``projectl_sim.fill``): Phoenix's 17-18-cell puzzles with
+Ghost Piece's 12 pieces need more tilings than its memo keeps (1,000,000 vectors), so it is
+dropped and rebuilt again and again, at up to 30 us a query (``docs/benchmarks.md``, CPU per
+decision).
 """
 
 from __future__ import annotations
