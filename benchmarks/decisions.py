@@ -1,7 +1,7 @@
 """CPU per decision of every shipped bot, in every variant x expansion combination.
 
 Run: ``.venv/bin/python benchmarks/decisions.py [--games N] [--mcts-games M] [--bots A,B]
-[--variants V,W] [--jobs J] [--seed S]``.
+[--variants V,W] [--expansions E,F] [--jobs J] [--seed S]``.
 
 Every shipped bot at its default settings (``projectl-sim bots``, but the human seat) plays
 ``--games`` games (``--mcts-games`` for ``mcts``) in each combination: the standard game at 2 and
@@ -11,10 +11,12 @@ expansions and the Endless White Deck (a combination the rules refuse, such as 6
 seat 0, greedy in the others; only seat 0's decisions are timed, in CPU seconds
 (``time.process_time``: robust to a busy machine). Per bot and variant it prints the decisions
 timed, their median, 99.9th percentile and maximum CPU, and the combination of the slowest; then
-each bot's maximum over everything. Every shipped bot's decision is bounded in work
-(``bots.endgame.BUDGET`` for solo's end search, MCTS's iterations), never in time, so this is
-where a runaway would show. Game seeds come from one root seed (printed), so a run is
-repeatable.
+each bot's maximum over everything; for ``mcts``, its searches' largest work (cost-model
+queries) and how many of them its work budget ended. Every shipped bot's decision is bounded in
+work (``bots.endgame.BUDGET`` for solo's end search, MCTS's iterations and its work budget,
+``mcts:work``), never in time, so this is where a runaway would show. ``--expansions`` plays
+some expansion sets only (``base,ghost_piece+phoenix``); a combination's game seeds are the
+same with or without it. Game seeds come from one root seed (printed), so a run is repeatable.
 """
 
 from __future__ import annotations
@@ -62,9 +64,10 @@ def _label(variant: str, players: int, expansions: tuple[str, ...]) -> str:
 
 def play_cell(
     spec: str, variant: str, players: int, expansions: tuple[str, ...], seeds: list[int]
-) -> tuple[list[float], bool]:
+) -> tuple[list[float], bool, list[int]]:
     """Play one bot's games of one combination; return seat 0's CPU seconds per decision (and
-    False when the rules refuse the combination)."""
+    False when the rules refuse the combination), and for a bot with a work budget (``mcts``)
+    the work of each search and of each search its budget ended (as negative numbers)."""
     sets = frozenset(expansions) - {"endless"}
     try:
         rules = Rules(
@@ -74,20 +77,24 @@ def play_cell(
             endless_white_deck="endless" in expansions,
         )
     except ProjectLError:
-        return [], False
+        return [], False, []
     times: list[float] = []
+    works: list[int] = []
     bot = make_bot(spec)
 
     def timed(view: Any, rng: Any) -> Any:
         start = time.process_time()
         action = bot(view, rng)
         times.append(time.process_time() - start)
+        work = getattr(bot, "work", 0)
+        if work:
+            works.append(-work if getattr(bot, "work_stopped", False) else work)
         return action
 
     others = [make_bot("greedy") for _ in range(players - 1)]
     for seed in seeds:
         play_game(rules, [timed, *others], seed, record=False)
-    return times, True
+    return times, True, works
 
 
 def _ms(seconds: float) -> str:
@@ -102,6 +109,12 @@ def main() -> None:
     parser.add_argument(
         "--variants", default=None, help="comma list of standard, solo, line_clear (default: all)"
     )
+    parser.add_argument(
+        "--expansions",
+        default=None,
+        help="comma list of the expansion sets to play, each a +-joined subset in the order "
+        f"{'+'.join(EXPANSIONS)} or base (default: every one)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
     args = parser.parse_args()
@@ -112,29 +125,40 @@ def main() -> None:
     if variants is not None and not variants <= known:
         parser.error(f"--variants: {', '.join(sorted(variants - known))} is not one of {known}")
     cells = combinations(variants)
+    if args.expansions:
+        wanted = {"" if e == "base" else e for e in args.expansions.split(",")}
+        unknown = wanted - {"+".join(e) for _, _, e in cells}
+        if unknown:
+            parser.error(f"--expansions: {', '.join(sorted(unknown))} is not an expansion set")
+    else:
+        wanted = {"+".join(e) for _, _, e in cells}
     build = "compiled" if compiled() else "pure"
     print(f"root seed {root}; {build} build; {args.jobs} jobs; bots {' '.join(specs)}")
     jobs = []
     for b, spec in enumerate(specs):
         n = args.mcts_games if spec.startswith("mcts") else args.games
         for c, (variant, players, expansions) in enumerate(cells):
+            if "+".join(expansions) not in wanted:
+                continue  # skipped, the others' seeds unchanged (c counts every combination)
             ss = np.random.SeedSequence([root, b, c])
             seeds = [int(s) for s in ss.generate_state(n, dtype=np.uint32)]
             jobs.append((spec, variant, players, expansions, seeds))
     start = time.perf_counter()
     results = Parallel(n_jobs=args.jobs)(delayed(play_cell)(*job) for job in jobs)
-    refused = sum(1 for _, ok in results if not ok) // len(specs)
+    refused = sum(1 for _, ok, _ in results if not ok) // len(specs)
     print(
-        f"{len(cells) - refused} combinations ({refused} refused by the rules), "
+        f"{len(jobs) // len(specs) - refused} combinations ({refused} refused by the rules), "
         f"{time.perf_counter() - start:.0f} s wall"
     )
     header = f"{'bot':10s} {'variant':12s} {'decisions':>9s} {'median':>12s} {'p99.9':>12s} "
     print(header + f"{'max':>12s}  slowest in")
     overall: dict[str, tuple[float, str]] = {}
     by: dict[tuple[str, str], list[tuple[list[float], str]]] = defaultdict(list)
-    for (spec, variant, players, expansions, _), (times, _ok) in zip(jobs, results, strict=True):
+    works: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for (spec, variant, players, expansions, _), (times, _ok, w) in zip(jobs, results, strict=True):
         if times:
             by[spec, variant].append((times, _label(variant, players, expansions)))
+            works[spec, variant].extend(w)
     for spec in specs:
         for variant in dict.fromkeys(v for v, _ in SEATINGS):
             groups = by.get((spec, variant), [])
@@ -147,6 +171,12 @@ def main() -> None:
                 f"{spec:10s} {variant:12s} {len(every):9d} {_ms(float(np.median(every)))} "
                 f"{_ms(float(np.quantile(every, 0.999)))} {_ms(top)}  {worst}"
             )
+            if works.get((spec, variant)):
+                w = works[spec, variant]
+                print(
+                    f"{'':10s} {'':12s} searches {len(w)}, the most work {max(map(abs, w)):,} "
+                    f"queries, {sum(1 for x in w if x < 0)} ended by the work budget"
+                )
             if top > overall.get(spec, (-1.0, ""))[0]:
                 overall[spec] = (top, worst)
     for spec, (top, worst) in overall.items():

@@ -104,6 +104,10 @@ class CostModel:
         self._scan: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
         # (index vector << 25 | empty) -> the placements of that plan (the index's answer, kept)
         self._plans: dict[int, list[tuple[int, int]]] = {}
+        # the planner's work: every ``cost`` and ``first`` query, cached or not (the unit of
+        # ``mcts``'s work budget: counted, not timed, so a search stops at the same point on any
+        # machine; a search reads the difference over its own queries)
+        self.queries = 0
 
     # -- the tiling index, asked the fast way --------------------------------------------------
     def pack(self, supply: list[int]) -> int:
@@ -143,6 +147,7 @@ class CostModel:
 
     def first(self, empty: int, supply: list[int]) -> int | None:
         """Return the cheapest tiling vector of ``empty`` within ``supply`` (``index.first``)."""
+        self.queries += 1
         if not self.fast:
             return self.index.first(empty, supply)
         if not empty:
@@ -185,6 +190,7 @@ class CostModel:
     # -- costs ---------------------------------------------------------------------------------
     def cost(self, empty: int, supply: list[int]) -> Cost:
         """Return (actions to complete ``empty``, the pieces of the tiling it plans with)."""
+        self.queries += 1
         if not empty:
             return 0, self.zero
         index = self.index

@@ -62,6 +62,23 @@ iterations of rollouts to the end, too few to average their noise out, won 15.3%
 ``time`` seconds of CPU (``time.process_time``) per decision when it is not 0 (then the bot is
 not reproducible; halving splits the time into its rounds). A decision with a single candidate
 is not searched.
+
+The iterations are bounded in work too, counted, never timed: a search by iterations stops once
+it has made ``iterations`` x ``work`` (default 1,500, so 300,000) queries of the cost model
+(``heuristics.CostModel.queries``: every completion cost and plan the candidates, the tree and
+the rollouts' greedy play ask for, cached or not), and from each halving round on it plans the
+iterations left by the work per iteration so far, so the remaining rounds still share them; the
+choice is then made on what was searched. An iteration begun is finished, so a search passes its
+budget by one iteration at most (the largest iteration measured: 3,200 queries). Measured
+(``benchmarks/decisions.py --seed 30``), no search in the 16 solo combinations reached it (the
+largest: 248,000 queries, with Ghost Piece, the Ambassador Pack and Phoenix; base solo 137,000,
+2 players 113,000, 4 players and Line Clear at 5 about 200,000): there it changes nothing. With
+Ghost Piece and Phoenix at 4 players and in Line Clear searches reach 431,000 without it, and it
+ends them. A query costs 3-9 us of CPU with the tiling index warm; what makes the slowest
+decisions 5-10 s is the index itself (``projectl_sim.fill``): Phoenix's 17-18-cell puzzles with
+Ghost Piece's 12 pieces need more tilings than its memo keeps (1,000,000 vectors), so it is
+dropped and rebuilt again and again, at up to 30 us a query (``docs/benchmarks.md``, CPU per
+decision).
 """
 
 from __future__ import annotations
@@ -276,6 +293,12 @@ class MCTSBot(Bot):
     params: ClassVar[dict[str, Param]] = {
         "iterations": (200, "iterations per decision (when time is 0)", Range(1)),
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
+        "work": (
+            1500,
+            "the planner's work per iteration, on average: a search by iterations stops once "
+            "it has made iterations x work queries of the cost model (0 = no work budget)",
+            Range(0),
+        ),
         "c": (
             0.25,
             "UCB exploration constant (values are win chances in [0, 1])",
@@ -372,6 +395,11 @@ class MCTSBot(Bot):
         # the chosen candidate's mean value for the mover at the last search (-1: not searched);
         # the value bots' training rows note it (projectl_sim.learn.value)
         self.root_value = -1.0
+        # the last search's work (the cost model's queries), its largest single iteration's,
+        # and whether the work budget ended it (fewer iterations than the budget's)
+        self.work = 0
+        self.work_step = 0
+        self.work_stopped = False
 
     def __repr__(self) -> str:
         items = [
@@ -391,6 +419,8 @@ class MCTSBot(Bot):
         model = cost_model(view)
         cands = self._candidates(view, model)
         self.root_value = -1.0
+        self.work = self.work_step = 0
+        self.work_stopped = False
         if len(cands) == 1:
             return cands[0]
         o = self.options
@@ -419,6 +449,14 @@ class MCTSBot(Bot):
         if chosen is not None and chosen.n:
             self.root_value = chosen.w[view.current] / chosen.n
         return best
+
+    def _work_cap(self) -> int:
+        """Return the search's work budget in cost-model queries (0: none; a time budget has
+        none)."""
+        o = self.options
+        if float(o["time"]) > 0:
+            return 0
+        return int(o["iterations"]) * int(o["work"])
 
     def _horizon(self) -> int:
         """Return the rollout horizon in rounds after the root's turn (0: to the end)."""
@@ -451,15 +489,23 @@ class MCTSBot(Bot):
         c = float(o["c"])
         me = view.current
         deadline = time.process_time() + limit if limit > 0 else 0.0
+        cap = self._work_cap()
+        first = model.queries
         done = 0
         while True:
             pick = _select(root, cands, len(cands), me, c)
+            before = model.queries
             self._iterate(root, pick, view, worlds, rng, model, stop)
+            self.work_step = max(self.work_step, model.queries - before)
             done += 1
+            self.work = model.queries - first
             if deadline:
                 if time.process_time() >= deadline:
                     break
             elif done >= budget:
+                break
+            elif cap and self.work >= cap:
+                self.work_stopped = True
                 break
         return done
 
@@ -491,6 +537,8 @@ class MCTSBot(Bot):
         alive = list(cands)
         rounds = max(1, math.ceil(math.log2(len(alive))))
         start = time.process_time()
+        cap = self._work_cap()
+        first = model.queries
         done = 0
         # verify=N: once a round has N visits or more for each candidate left, its visits are
         # flat rollouts to the end (scored by the game, not the fitted evaluation), kept apart
@@ -502,6 +550,15 @@ class MCTSBot(Bot):
                 elapsed = time.process_time() - start
                 expect = done / elapsed * limit / rounds / len(alive) if done and elapsed else 0
             else:
+                if cap and done:
+                    # the work budget binds: the iterations left are what the work left affords
+                    # at the work per iteration so far (counted, so the same on any machine), so
+                    # the remaining rounds still share them
+                    spent = model.queries - first
+                    afford = done + max(0, cap - spent) * done // max(1, spent)
+                    if afford < budget:
+                        budget = afford
+                        self.work_stopped = True
                 share = (budget - done) // (rounds - r)
                 visits = max(1, share // len(alive))
                 round_end = 0.0
@@ -511,11 +568,17 @@ class MCTSBot(Bot):
             out = False
             for _ in range(visits):
                 for a in alive:
+                    before = model.queries
                     if checks is None:
                         self._iterate(root, a, view, worlds, rng, model, stop)
                     else:
                         self._check(a, checks, view, worlds, rng, model)
+                    self.work_step = max(self.work_step, model.queries - before)
+                    self.work = model.queries - first
                     done += 1
+                    if limit <= 0 and cap and self.work >= cap and done < budget:
+                        budget = done  # out of work: the choice is made on what was searched
+                        self.work_stopped = True
                     if (limit <= 0 and done >= budget) or (
                         limit > 0 and time.process_time() >= round_end
                     ):

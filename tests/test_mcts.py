@@ -16,6 +16,7 @@ from projectl_sim import Rules, play_game
 from projectl_sim.engine import HIDDEN, PLAY, GameState, deal, new_game
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.endless import endless as endless_of
+from projectl_sim.sim.play import game_seeds
 
 TINY = "mcts:iterations=6"
 
@@ -213,3 +214,44 @@ def test_an_unknown_anchor_is_a_usage_error() -> None:
         UsageError, match=r"anchor=middle is out of range \(valid: one of root, leaf"
     ):
         make_bot("mcts:anchor=middle")
+
+
+# benchmarks/decisions.py --mcts-games 1 --bots mcts --variants solo --seed 30: mcts's slowest
+# decisions (up to 9.5 s of CPU) were in this game, solo with Ghost Piece, the Ambassador Pack
+# and Phoenix; its first decision searched 243,526 cost-model queries at the default 200
+# iterations (measured; the other variants' largest searches: about 200,000)
+_RUNAWAY = (1206316565, ("ghost_piece", "ambassador_pack", "phoenix"))
+
+
+def _runaway_view() -> tuple[GameState, random.Random]:
+    seed, expansions = _RUNAWAY
+    rules = Rules(players=1, variant="solo", expansions=set(expansions))
+    deal_rng, bot_rngs = game_seeds(seed, 1, 0)
+    return new_game(rules, setup=deal(rules, deal_rng)).view(0), bot_rngs[0]
+
+
+def test_the_search_stops_at_its_work_budget_where_it_ran_away() -> None:
+    view, rng = _runaway_view()
+    state = rng.getstate()
+    # a small budget, so that it binds here: 40 iterations x 600 queries
+    bot = make_bot("mcts:iterations=40,work=600")
+    action = bot(view, rng)
+    assert action in view.legal_actions()
+    cap = 40 * 600
+    # every iteration began with work left: the budget is passed by one iteration at most
+    assert bot.work <= cap + bot.work_step, (bot.work, bot.work_step)
+    assert bot.simulations < 40  # it did stop early (measured: 18 iterations, 22,895 queries)
+    # counted, not timed: the same decision and work again (the tiling index now warm)
+    again = make_bot("mcts:iterations=40,work=600")
+    rng.setstate(state)
+    assert again(view, rng) == action and again.work == bot.work
+    # without the budget the same search does more work (measured: 48,820 queries)
+    rng.setstate(state)
+    unbounded = make_bot("mcts:iterations=40,work=0")
+    unbounded(view, rng)
+    assert unbounded.work > cap and unbounded.simulations >= 39
+
+
+def test_the_default_search_has_a_work_budget() -> None:
+    bot = make_bot("mcts")
+    assert bot.options["work"] > 0 and repr(bot) == "mcts"
