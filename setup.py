@@ -16,6 +16,7 @@ import importlib.machinery
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from setuptools import setup
@@ -66,7 +67,34 @@ BUILT_FROM: dict = {}  # the digests of the sources being compiled, for the stam
 
 
 class _BuildExt(build_ext):
-    """build_ext that writes the stamp once the extensions are built, not before."""
+    """build_ext that compiles on every core and writes the stamp once the extensions are built.
+
+    mypyc writes one C file per module (``multi_file``); distutils would compile an extension's
+    files one after another, so here they go to a pool of one gcc per core, the largest first
+    (the compile is most of an install's time). The extensions themselves (the group and its
+    small shims) are built in parallel too.
+    """
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def build_extensions(self) -> None:
+        one_by_one = self.compiler.compile
+        jobs = os.cpu_count() or 1
+
+        def compile_all(sources: list, *args: object, **kwargs: object) -> list:
+            if len(sources) < 2 or jobs < 2:
+                return one_by_one(sources, *args, **kwargs)
+            largest_first = sorted(sources, key=lambda s: -os.path.getsize(s))
+            with ThreadPoolExecutor(jobs) as pool:
+                built = pool.map(lambda s: one_by_one([s], *args, **kwargs), largest_first)
+                objects = dict(zip(largest_first, built, strict=True))
+            return [obj for source in sources for obj in objects[source]]
+
+        self.compiler.compile = compile_all
+        super().build_extensions()
 
     def run(self) -> None:
         super().run()
@@ -105,8 +133,12 @@ def _native_modules() -> list:
         extensions = mypycify(
             ["--ignore-missing-imports", "--follow-imports=silent", *NATIVE],
             opt_level="3",
-            # no debug information: nobody steps through the generated C, and gcc spends 5%
-            # less CPU on the one big file (measured: 129 -> 122 s of CPU at -O3)
+            # One C file per module, compiled on both cores (_BuildExt): the build takes 48 s of
+            # wall and 88 s of CPU, where the one 19.5 MB file took 122 s of CPU in one gcc. The
+            # engine does the same work (callgrind, same games: random +1.3%, greedy -1.7%,
+            # mcts 0.0% instructions against the one-file build).
+            multi_file=True,
+            # no debug information: nobody steps through the generated C (5% less gcc CPU)
             debug_level="0",
             group_name="projectl_sim._native_group",  # inside the package: found from any folder
         )
@@ -118,6 +150,10 @@ def _native_modules() -> list:
         os.chdir(cwd)
     for ext in extensions:
         ext.optional = True  # a failed compile leaves the pure module in place
+        # With a dotted group name, mypyc writes the group's header beside the group's C file
+        # (build/projectl_sim/) and the modules' C files in build/, which include it: every
+        # source's folder is searched for headers.
+        ext.include_dirs.extend(sorted({os.path.dirname(s) for s in ext.sources}))
     return extensions
 
 
