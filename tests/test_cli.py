@@ -207,9 +207,16 @@ def test_the_command_line_starts_without_pandas_or_scipy() -> None:
 
 def test_summary_reads_a_run_without_scipy_stats_or_matplotlib(tmp_path: Path) -> None:
     # importing scipy.stats costs a second of CPU at every start of summary; it is imported only
-    # by the few answers that need it (deals' binomial tests, conclusions' tests)
+    # by the few answers that need it (deals' binomial tests, conclusions' tests); scipy.optimize
+    # (a quarter second) only by a summary with ratings to fit
     out = tmp_path / "run"
     run = ["run", "--bots", "greedy,random", "--games", "2", "--seed", "1", "--jobs", "1"]
     assert main([*run, "--out", str(out), "--quiet"]) == 0
-    assert _loaded_by(["summary", str(out)], ("scipy.stats", "matplotlib")) == []
+    heavy = ("scipy.stats", "scipy.optimize", "matplotlib")
+    assert _loaded_by(["summary", str(out)], heavy) == []
     assert _loaded_by(["summary", str(out)], ("pandas",)) == ["pandas"]  # it did read the run
+    # a round robin's ratings are fitted (profile likelihood intervals): it loads the optimizer
+    rr = tmp_path / "rr"
+    robin = ["run", "--round-robin", "greedy,rusher,builder", "--games", "8", "--seed", "1"]
+    assert main([*robin, "--jobs", "1", "--out", str(rr), "--quiet"]) == 0
+    assert _loaded_by(["summary", str(rr)], heavy) == ["scipy.optimize"]

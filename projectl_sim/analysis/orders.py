@@ -29,8 +29,6 @@ from itertools import permutations
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import null_space
-from scipy.optimize import brentq
 
 from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.stats import game_labels
@@ -133,6 +131,10 @@ def fit(
     strongly connected group of bots (else the maximum is at infinity and this stops at
     ``max_iter``).
     """
+    # scipy.linalg and scipy.optimize are imported here, not at the top: a quarter second of CPU
+    # that every summary would pay, and only a run with ratings to fit uses them
+    from scipy.linalg import null_space
+
     basis = null_space(constraints)
     theta = np.linalg.lstsq(constraints, values, rcond=None)[0]
     log_lik, grad, hess = _parts(theta, chosen, risk, weight)
@@ -179,6 +181,9 @@ def profile_interval(
     strengths refitted with ``theta[bot] = t``) stays below the chi-square(1) quantile. A bound
     further than ``reach`` (in strength units; 40 is odds of e^40) from the estimate is infinite.
     """
+    from scipy.linalg import null_space
+    from scipy.optimize import brentq
+
     k = len(theta_hat)
     crit = float(distribution.chi2_ppf(level, 1))
     gauge = _gauge(k, anchor)

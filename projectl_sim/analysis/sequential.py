@@ -47,7 +47,6 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize_scalar
 
 from projectl_sim.analysis.factors import CONFIG, _comparisons
 from projectl_sim.analysis.stats import finished_games, finished_seats
@@ -103,6 +102,7 @@ def half_width(n: np.ndarray | float, sd: np.ndarray | float, rho: float, alpha:
 @lru_cache(maxsize=256)
 def tuned_rho(deals: float, alpha: float = 0.05) -> float:
     """Return the mixture parameter that makes the boundary tightest at ``deals`` values."""
+    from scipy.optimize import minimize_scalar  # here: a quarter second every summary would pay
 
     def boundary(log_rho: float) -> float:
         rho = math.exp(log_rho)
