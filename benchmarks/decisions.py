@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import resource
 import secrets
 import sys
 import time
@@ -181,6 +182,11 @@ def main() -> None:
                 overall[spec] = (top, worst)
     for spec, (top, worst) in overall.items():
         print(f"max {spec:10s} {_ms(top)}  ({worst})")
+    # the tiling index's memo is the engine's largest memory (projectl_sim.fill): its bound shows
+    # here (--jobs 1 plays in this process; with more, the largest worker's ended ones count)
+    who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    peak = max(resource.getrusage(w).ru_maxrss for w in who)
+    print(f"peak memory of one process: {peak / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

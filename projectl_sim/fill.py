@@ -44,10 +44,16 @@ _COUNT_MAX = _GUARD - 1
 # number modulo 255 (casting out nines, in base 256); at most 25 pieces < 255 makes it exact.
 _DIGIT_SUM_MOD = _FIELD
 
-# Memo bound, in stored vectors (~45 bytes each). Every subset of a 16-cell recess takes ~1.7M;
-# a game touches far fewer. On overflow the memo is dropped whole and refills on demand (the whole
-# catalogue re-indexes in ~50 ms), which is cheaper than tracking recency on every hit.
-DEFAULT_MAX_VECTORS = 1_000_000
+# Memo bound, in stored vectors (about 60 bytes each with their tuples and sets: 300 MB at most),
+# for one index and for all the indexes of a process together (a worker of a run over many
+# expansion sets holds a catalogue, and its index, per set). Every subset of a 16-cell recess
+# takes ~1.7M; a base game touches far fewer. Phoenix's 17-18-cell puzzles with Ghost Piece's 12
+# pieces need about 4M: at 1M the memo was dropped and rebuilt within one mcts decision, again and
+# again (the slowest game measured: 76 s of CPU, largest decision 5.8 s; at 5M, 33 s and 2.6 s).
+# On overflow a memo is dropped whole and refills on demand (the whole catalogue re-indexes in
+# ~50 ms), which is cheaper than tracking recency on every hit: first the other indexes' memos,
+# least recently started first, then the index's own.
+DEFAULT_MAX_VECTORS = 5_000_000
 # Bound on the regions remembered with one tiling each by ``TilingIndex.exists``.
 _WITNESS_CAP = 500_000
 
@@ -64,6 +70,30 @@ def isolated_cells(mask: Mask25) -> Mask25:
     """Return the cells of ``mask`` with no orthogonal neighbour in ``mask``."""
     near = mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
     return mask & ~near
+
+
+class _Budget:
+    """The bound that every tiling index of a process shares (``DEFAULT_MAX_VECTORS``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0  # vectors held by every index's memo, beyond its empty region
+        # the indexes holding vectors, least recently started first (held, so that what they
+        # count is given back by ``clear``, never lost with a catalogue)
+        self.holders: list[TilingIndex] = []
+
+    def make_room(self, keep: TilingIndex) -> None:
+        """Drop other indexes' memos, oldest first, then ``keep``'s, until within the bound."""
+        for index in list(self.holders):
+            if self.used <= self.limit:
+                return
+            if index is not keep:
+                index.clear()
+        if self.used > self.limit:
+            keep.clear()
+
+
+PROCESS_BUDGET = _Budget(DEFAULT_MAX_VECTORS)
 
 
 class TilingIndex:
@@ -102,6 +132,10 @@ class TilingIndex:
 
     def clear(self) -> None:
         """Drop every memoised mask."""
+        budget = PROCESS_BUDGET
+        if self._stored > 1:
+            budget.used -= self._stored - 1
+            budget.holders.remove(self)
         self._memo = {0: (0,)}
         self._witness: dict[Mask25, Vector] = {}
         self._ends = {}
@@ -159,8 +193,11 @@ class TilingIndex:
         hit = self._memo.get(empty)
         if hit is not None:
             return hit
+        budget = PROCESS_BUDGET
         if self._stored > self.max_vectors:
             self.clear()
+        elif budget.used > budget.limit:
+            budget.make_room(self)
         return self._build(empty)
 
     def _build(self, empty: Mask25) -> tuple[Vector, ...]:
@@ -181,8 +218,17 @@ class TilingIndex:
         # exact cover it always equals the number of cells.
         vecs = tuple(sorted(found, key=lambda v: (v % _DIGIT_SUM_MOD) << shift | v))
         memo[empty] = vecs
-        self._stored += len(vecs)
+        self._count(len(vecs))
         return vecs
+
+    def _count(self, n: int) -> None:
+        """Count ``n`` vectors more in this memo and in the process's bound."""
+        if n:
+            budget = PROCESS_BUDGET
+            if self._stored == 1:  # the first since the memo was dropped
+                budget.holders.append(self)
+            self._stored += n
+            budget.used += n
 
     def _ends_of(self, empty: Mask25, vecs: tuple[Vector, ...]) -> tuple[int, ...]:
         ends = self._ends.get(empty)
@@ -332,7 +378,7 @@ class TilingIndex:
             # Only plans ask this, on the few masks along their way: a set per such mask is worth
             # its memory (it counts towards the bound) next to a bisect per question.
             found = self._sets[empty] = frozenset(self.vectors(empty))
-            self._stored += len(found)
+            self._count(len(found))
         return v in found
 
     def plan_for(self, empty: Mask25, v: Vector) -> list[Placement] | None:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiling_util import assert_tiling, supply
 
+from projectl_sim import fill
 from projectl_sim.catalogue import Catalogue, CatalogueError, cell_mask
 from projectl_sim.fill import (
     FillResult,
@@ -212,6 +213,37 @@ def test_a_tiny_memo_bound_keeps_answers_and_stays_bounded(cat: Catalogue) -> No
         puzzle = rng.choice(cat.puzzles)
         counts = [rng.randint(0, 3) for _ in cat.pieces]
         assert small.first(puzzle.recess, counts) == big.first(puzzle.recess, counts)
+
+
+def test_the_indexes_of_a_process_share_one_bound_and_keep_their_answers(
+    cat: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a worker of a run over many expansion sets holds one index per catalogue: their memos
+    # together stay within the process's bound, the oldest dropped first, answers unchanged
+    budget = fill.PROCESS_BUDGET
+    for index in list(budget.holders):  # the indexes of the tests before: dropped, they refill
+        index.clear()
+    assert budget.used == 0 and not budget.holders
+    monkeypatch.setattr(budget, "limit", 2_000)
+    old, new, big = TilingIndex(cat), TilingIndex(cat), TilingIndex(cat)
+    old.vectors(cat.puzzle("B03").recess)
+    assert old.stored_vectors > 2_000 and old in budget.holders  # one build may overshoot...
+    new.vectors(cat.puzzle("W09").recess)
+    assert old.stored_vectors == 1 and old not in budget.holders  # ...the next miss drops the
+    assert new in budget.holders and new.stored_vectors > 1  # other memo first, not its own
+    rng = random.Random(5)
+    for _ in range(200):
+        puzzle = rng.choice(cat.puzzles)
+        counts = [rng.randint(0, 3) for _ in cat.pieces]
+        index = rng.choice([old, new])
+        assert index.first(puzzle.recess, counts) == big.first(puzzle.recess, counts)
+        held = sum(i.stored_vectors - 1 for i in budget.holders)
+        assert budget.used == held  # what the bound counts is what the memos hold
+    big.clear()
+    assert big not in budget.holders
+    for index in (old, new):
+        index.clear()
+    assert budget.used == sum(i.stored_vectors - 1 for i in budget.holders)
 
 
 def test_the_index_is_one_per_catalogue(cat: Catalogue) -> None:
