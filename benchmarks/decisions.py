@@ -93,8 +93,16 @@ def play_cell(
         return action
 
     others = [make_bot("greedy") for _ in range(players - 1)]
+    start = time.process_time()
     for seed in seeds:
         play_game(rules, [timed, *others], seed, record=False)
+    # one line per combination as it ends (stderr), so a long sweep shows where it is
+    print(
+        f"{spec} {_label(variant, players, expansions)}: {len(times)} decisions, max "
+        f"{max(times, default=0.0) * 1000:.0f} ms, {time.process_time() - start:.0f} s of CPU",
+        file=sys.stderr,
+        flush=True,
+    )
     return times, True, works
 
 

@@ -74,11 +74,12 @@ budget by one iteration at most (the largest iteration measured: 3,200 queries).
 largest: 248,000 queries, with Ghost Piece, the Ambassador Pack and Phoenix; base solo 137,000,
 2 players 113,000, 4 players and Line Clear at 5 about 200,000): there it changes nothing. With
 Ghost Piece and Phoenix at 4 players and in Line Clear searches reach 431,000 without it, and it
-ends them. A query costs 3-9 us of CPU with the tiling index warm; what makes the slowest
-decisions 5-10 s is the index itself (``projectl_sim.fill``): Phoenix's 17-18-cell puzzles with
-Ghost Piece's 12 pieces need more tilings than its memo keeps (1,000,000 vectors), so it is
-dropped and rebuilt again and again, at up to 30 us a query (``docs/benchmarks.md``, CPU per
-decision).
+ends them. A query costs 3-9 us of CPU with the tiling index warm. Phoenix's 17-18-cell puzzles
+with Ghost Piece's 12 pieces need about 4 million vectors in the index's memo
+(``projectl_sim.fill``); when it kept 1,000,000 it was dropped and rebuilt within a decision, at
+up to 30 us a query, and the slowest decisions took 5-10 s. With 5,000,000 the slowest decision
+of one game in each of the 136 combinations the rules allow took 4.2 s (``docs/benchmarks.md``,
+CPU per decision).
 """
 
 from __future__ import annotations
