@@ -82,6 +82,7 @@ from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import FINISHING, OVER, PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import tiling_index
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Option
 from projectl_sim.registry import register_expansion
 from projectl_sim.rules import Rules
@@ -96,6 +97,8 @@ TOP_ACTION_LEVEL = 4
 
 class GhostTables:
     """Per-catalogue tables: which pieces are ghosts, their decompositions, Level Up targets."""
+
+    _built: bool = False  # set last in __init__: from then on, no attribute may be assigned
 
     def __init__(self, cat: Catalogue) -> None:
         self.cat = cat
@@ -118,7 +121,7 @@ class GhostTables:
                     continue  # the ghost itself
                 found.append(self.canonical([p for p in range(n) for _ in range(counts[p])]))
             decomps[g] = tuple(sorted(set(found), key=lambda d: (len(d), d)))
-        self.decompositions = decomps
+        self.decompositions: dict[int, tuple[tuple[int, ...], ...]] = ReadOnlyDict(decomps)
         # per piece given: the Level Up targets (exactly one level higher) and, when that level
         # is empty in the reserve, the shortage targets (two levels higher or up to its own level,
         # not its own shape); a ghost has neither (judgement calls 2 and 3)
@@ -136,9 +139,24 @@ class GhostTables:
             )
         self.level_up = tuple(up)
         self.level_up_shortage = tuple(short)
-        self.by_level: dict[int, tuple[int, ...]] = {}
+        by_level: dict[int, tuple[int, ...]] = {}
         for p in range(n):
-            self.by_level[levels[p]] = (*self.by_level.get(levels[p], ()), p)
+            by_level[levels[p]] = (*by_level.get(levels[p], ()), p)
+        # shared by every game and view of the catalogue (a bot reaches them through its view's
+        # Ghost Piece block): read-only, as the engine's tables are
+        self.by_level: dict[int, tuple[int, ...]] = ReadOnlyDict(by_level)
+        self._built = True
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self._built:
+            raise AttributeError(
+                f"GhostTables.{name} is read-only: a catalogue's ghost tables are shared by every "
+                "game and view of it (a bot must not change them)"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"GhostTables.{name} is read-only: it cannot be deleted")
 
     def canonical(self, pieces: Sequence[int]) -> tuple[int, ...]:
         """Return a multiset of pieces in the listing order: largest first, then by index."""
