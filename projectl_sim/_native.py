@@ -33,6 +33,7 @@ MODULES = {
     "projectl_sim.engine.state": "projectl_sim/engine/state.py",
     "projectl_sim.engine.hooks": "projectl_sim/engine/hooks.py",
     "projectl_sim.engine.tables": "projectl_sim/engine/tables.py",
+    "projectl_sim.engine.sealed": "projectl_sim/engine/sealed.py",
     "projectl_sim.engine.dealing": "projectl_sim/engine/dealing.py",
     "projectl_sim.fill": "projectl_sim/fill.py",
     "projectl_sim.variants.solo": "projectl_sim/variants/solo.py",

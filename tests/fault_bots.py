@@ -123,6 +123,15 @@ def vandalise(view: Any, limit: int = 40) -> tuple[list[str], int]:
     out, the caches): rebind and delete each attribute, write, delete and clear each dictionary,
     list and set (at most ``limit`` items of each); return the writes that went through, and
     how many were tried."""
+    roots = {"view.tables": view.tables, "view.rules": view.rules, "view.catalogue": view.catalogue}
+    return vandalise_from(roots, limit)
+
+
+def vandalise_from(
+    roots: dict[str, Any], limit: int = 40, visited: set[str] | None = None
+) -> tuple[list[str], int]:
+    """``vandalise`` from the objects of ``roots`` (path -> object), in order; the class names of
+    the objects walked are added to ``visited``."""
     done: list[str] = []
     seen: set[int] = set()
     tried = [0]
@@ -139,6 +148,8 @@ def vandalise(view: Any, limit: int = 40) -> tuple[list[str], int]:
         if id(obj) in seen or depth > 6 or obj is None or isinstance(obj, (int, float, str)):
             return
         seen.add(id(obj))
+        if visited is not None:
+            visited.add(type(obj).__name__)
         if isinstance(obj, (tuple, frozenset)):
             for i, item in enumerate(list(obj)[:limit]):
                 walk(item, f"{path}[{i}]", depth + 1)
@@ -179,9 +190,8 @@ def vandalise(view: Any, limit: int = 40) -> tuple[list[str], int]:
             attempt(f"{path}.{name} =", lambda n=name: setattr(obj, n, JUNK))
             attempt(f"del {path}.{name}", lambda n=name: delattr(obj, n))
 
-    walk(view.tables, "view.tables", 0)
-    walk(view.rules, "view.rules", 0)
-    walk(view.catalogue, "view.catalogue", 0)
+    for path, obj in roots.items():
+        walk(obj, path, 0)
     return done, tried[0]
 
 
@@ -199,6 +209,27 @@ class VandalBot(RandomBot):
     def act(self, view: GameState, rng: random.Random) -> Action:
         if self.writes is None:
             self.writes, self.tried = vandalise(view)
+        return super().act(view, rng)
+
+
+class WholeViewVandalBot(RandomBot):
+    """Random play that first tries every assignment it can reach from a copy of its whole view
+    (the state's own fields, its blocks, the hooks and expansions of its rules, the tables they
+    hold), and keeps what went through in ``writes``. The copy is its own; what it shares with the
+    game must refuse every write."""
+
+    name = "whole_view_vandal"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.writes: list[str] | None = None  # None: not tried yet
+        self.tried = 0
+        self.visited: set[str] = set()
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        if self.writes is None:
+            roots = {"copy": view.copy()}
+            self.writes, self.tried = vandalise_from(roots, limit=12, visited=self.visited)
         return super().act(view, rng)
 
 

@@ -114,7 +114,6 @@ def test_unfillable_recess_is_rejected(tmp_path) -> None:
         load_catalogue(_write(tmp_path, data))
 
 
-
 @pytest.mark.parametrize("names", [(n,) for n in EXPANSIONS] + [tuple(EXPANSIONS)], ids=str)
 def test_every_shipped_puzzle_set_is_fillable_as_shipped(names: tuple[str, ...]) -> None:
     # what a process loading the shipped data no longer checks each time (load_catalogue): each
@@ -148,6 +147,7 @@ def test_a_users_data_is_still_checked_for_fillability(tmp_path, monkeypatch) ->
     with pytest.raises(CatalogueError, match="no combination of pieces can fill its recess"):
         load_catalogue(_write(tmp_path, _raw()))  # a user's catalogue too
     assert len(checked) == 2
+
 
 def test_custom_catalogue_loads_and_is_marked(tmp_path) -> None:
     data = _raw()

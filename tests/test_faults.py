@@ -14,14 +14,13 @@ import subprocess
 import sys
 import threading
 import time
-import types
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from fault_bots import VandalBot, vandalise
+from fault_bots import VandalBot, WholeViewVandalBot
 
 import bots
 from bots.random_bot import RandomBot
@@ -775,10 +774,38 @@ def test_a_bot_cannot_change_the_tables_or_catalogue_it_is_shown(
         after
         == play_game(rules, [RandomBot(), RandomBot()], 6, seat_names=["a", "b"]).record_json()
     )
-    # the walk does find what can be written: the view's own state (a copy) is
-    state = played.state.view(0)
-    writes, _ = vandalise(types.SimpleNamespace(tables=state, rules=None, catalogue=None))
-    assert "view.tables.scores[0] =" in writes
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "expansions"),
+    [
+        ("standard", 2, ("ghost_piece", "finesse", "ambassador_pack", "phoenix")),
+        ("solo", 1, ("ghost_piece", "finesse")),
+        ("line_clear", 5, ("ghost_piece",)),
+    ],
+)
+def test_a_bot_that_writes_through_its_whole_view_changes_only_its_copy(
+    variant: str, players: int, expansions: tuple[str, ...]
+) -> None:
+    # a view's copy holds the hooks of its rules, the expansions they play and the tables they
+    # built, shared by every game of those rules in the process: once a bot wrote
+    # ``view.hooks.slots`` or an expansion's ``rules``, the games after it were changed or crashed
+    rules = Rules(players=players, variant=variant, expansions=frozenset(expansions))
+    names = [str(seat) for seat in range(players)]
+
+    def game(seed: int, first: Any) -> Any:
+        return play_game(rules, [first, *[RandomBot() for _ in names[1:]]], seed, seat_names=names)
+
+    honest = [game(seed, RandomBot()).record_json() for seed in (5, 6)]
+    vandal = WholeViewVandalBot()
+    assert game(5, vandal).record_json() == honest[0]
+    assert game(6, RandomBot()).record_json() == honest[1]
+    assert vandal.writes is not None and vandal.tried > 1000, vandal.tried
+    # the walk reached what is shared, and only the copy's own fields took a write
+    shared = (".hooks.", ".tables.", ".tileset.", ".piece_index", ".rules.")
+    assert [w for w in vandal.writes if any(s in w for s in shared)] == []
+    assert "copy.blocks.clear()" in vandal.writes
+    assert {"Hooks", "GhostPiece", "GhostTables", "Tables", "ReadOnlyDict"} <= vandal.visited
 
 
 def test_a_bot_that_rewrites_the_points_is_an_error_row_naming_it(tmp_path: Path) -> None:

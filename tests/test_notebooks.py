@@ -215,6 +215,7 @@ def test_a_dead_kernel_is_one_line_quoting_what_the_kernel_last_wrote(tmp_path) 
         f"(out of memory, say) (executed copy so far: {run / 'dies.ipynb'})"
     ]
 
+
 # -- mistakes, found before any kernel starts ----------------------------------------------------
 @pytest.mark.parametrize(
     ("args", "message"),

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
+from projectl_sim.engine.sealed import Sealed
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import expansion_classes
 from projectl_sim.rules import Rules
@@ -37,7 +39,13 @@ if TYPE_CHECKING:
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Expansion:
-    """The rules one expansion adds to the base game: override the hooks that apply."""
+    """The rules one expansion adds to the base game: override the hooks that apply.
+
+    One instance per rules object, shared by every game, copy and view of them: per-game state
+    lives in the expansion's block (``start``), never on the instance. A shipped expansion's
+    instance has no writable public attribute: ``rules`` and ``slot`` are read-only, a class's
+    own fields are private and listed in its ``__slots__``.
+    """
 
     name: ClassVar[str] = ""  # as records and the command line name it
     order: ClassVar[int] = 100  # hook order among the expansions in play (see the module)
@@ -62,9 +70,23 @@ class Expansion:
     # under its name, read by it. "" for none
     data_name: ClassVar[str] = ""
 
+    # no instance dictionary: an instance is shared by every game of its rules, and what it
+    # holds is read-only to all but itself (a class's own fields are private, under __slots__)
+    __slots__ = ("_rules", "_slot")
+
     def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.slot = -1  # set by Hooks: the index of this expansion's block in state.blocks
+        self._rules = rules
+        self._slot = -1  # set by Hooks
+
+    @property
+    def rules(self) -> Rules:
+        """The rules in force."""
+        return self._rules
+
+    @property
+    def slot(self) -> int:
+        """The index of this expansion's block in ``state.blocks``."""
+        return self._slot
 
     @classmethod
     def check_rules(cls, rules: Rules) -> None:
@@ -303,10 +325,11 @@ def _overrides(x: Expansion, hook: str) -> bool:
     return getattr(type(x), hook) is not getattr(Expansion, hook)
 
 
-class Hooks:
+class Hooks(Sealed):
     """The expansions one ``Rules`` plays, and per hook the ones that implement it (in order).
 
-    Built once per rules object (``hooks_of``) and shared by every game, copy and view of them.
+    Built once per rules object (``hooks_of``) and shared by every game, copy and view of them:
+    it and the expansions it holds are sealed, its dictionaries read-only.
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -314,10 +337,11 @@ class Hooks:
         played = [cls(rules) for cls in expansion_classes() if cls.played(rules)]
         played.sort(key=lambda x: (x.order, x.name))
         self.all: tuple[Expansion, ...] = tuple(played)
-        self.slots: dict[str, int] = {}
+        slots: dict[str, int] = {}
         for slot, x in enumerate(played):
-            x.slot = slot
-            self.slots[x.name] = slot
+            x._slot = slot  # Hooks places the expansions it holds
+            slots[x.name] = slot
+        self.slots: dict[str, int] = ReadOnlyDict(slots)
         by_hook: dict[str, tuple[Expansion, ...]] = {
             hook: tuple(x for x in played if _overrides(x, hook)) for hook in HOOKS
         }
@@ -356,17 +380,21 @@ class Hooks:
         self.render_lines = by_hook["render_lines"]
         self.check_invariants = by_hook["check_invariants"]
         # who owns each action kind, special reward and phase
-        self.action_owner: dict[str, Expansion] = {}
-        self.phase_owner: dict[str, Expansion] = {}
-        self.reward_names: dict[str, Expansion] = {}
+        action_owner: dict[str, Expansion] = {}
+        phase_owner: dict[str, Expansion] = {}
+        reward_names: dict[str, Expansion] = {}
         for x in played:
             for kind in x.action_kinds:
-                self.action_owner[kind] = x
+                action_owner[kind] = x
             for phase in x.phases:
-                self.phase_owner[phase] = x
+                phase_owner[phase] = x
             for reward in x.rewards:
-                self.reward_names[reward] = x
+                reward_names[reward] = x
+        self.action_owner: dict[str, Expansion] = ReadOnlyDict(action_owner)
+        self.phase_owner: dict[str, Expansion] = ReadOnlyDict(phase_owner)
+        self.reward_names: dict[str, Expansion] = ReadOnlyDict(reward_names)
         self.result_keys: tuple[str, ...] = tuple(k for x in played for k in x.result_keys)
+        self.seal()
 
     def get(self, name: str) -> Expansion | None:
         """Return the expansion ``name`` when these rules play it, else None."""

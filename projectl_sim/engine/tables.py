@@ -16,10 +16,11 @@ from collections.abc import Sequence
 
 from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
 from projectl_sim.engine.actions import Place, Recycle, Reward, Take, Upgrade
+from projectl_sim.engine.sealed import Sealed
 from projectl_sim.frozen import ReadOnlyDict, put, wipe
 
 
-class Tables:
+class Tables(Sealed):
     """Derived tables and caches of one catalogue, shared by every game in the process.
 
     Public, read-only: ``cat``, ``n_pieces``, ``levels`` (per piece), ``by_level`` (level -> the
@@ -29,8 +30,6 @@ class Tables:
     in piece levels, for evaluations); per piece ``upgradable``, whether the Upgrade action may
     take it.
     """
-
-    _built: bool = False  # set last in __init__: from then on, no attribute may be assigned
 
     def __init__(self, cat: Catalogue) -> None:
         self.cat = cat
@@ -120,18 +119,7 @@ class Tables:
         self.place_objects: dict[int, tuple[dict[Mask25, Place], ...]] = ReadOnlyDict()
         # empty mask -> the pieces that fit in it, each with its placements there
         self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = ReadOnlyDict()
-        self._built = True
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if self._built:
-            raise AttributeError(
-                f"Tables.{name} is read-only: a catalogue's tables are shared by every game and "
-                "view of it (a bot must not change them)"
-            )
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"Tables.{name} is read-only: it cannot be deleted")
+        self.seal()  # shared by every game and view of the catalogue: read-only from here
 
     def fit_groups(self, card: int, empty: Mask25) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
         """Return the pieces that fit in a puzzle's empty cells, each with its placements there,

@@ -133,6 +133,8 @@ def sample_ambassador(
 class AmbassadorPack(Expansion):
     """The Ambassador Pack's rules (rulings, Ambassador Pack; readings above)."""
 
+    __slots__ = ()  # no instance dictionary (``Expansion``)
+
     name: ClassVar[str] = "ambassador_pack"
     abbreviation: ClassVar[str] = "AP"
     order: ClassVar[int] = 20

@@ -147,6 +147,8 @@ def endless(state: GameState) -> Endless | None:
 class EndlessWhiteDeck(Expansion):
     """The Endless White Deck's rules (rulings, Endless White Deck; readings above)."""
 
+    __slots__ = ()  # no instance dictionary (``Expansion``)
+
     name: ClassVar[str] = "endless"
     order: ClassVar[int] = 50
     named: ClassVar[bool] = False  # played by the switch endless_white_deck

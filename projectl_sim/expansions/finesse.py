@@ -84,6 +84,7 @@ from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError, RulesError
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.jsonfile import read_json
 from projectl_sim.loading import base_catalogue
 from projectl_sim.options import Column, Option
@@ -631,11 +632,15 @@ class Finesse(Expansion):
         Column("finishing_credits", "int", "Finishing Touches placements paid with a Credit"),
     )
 
+    __slots__ = ("_insert_cost", "_piece_index", "_tileset")
+
     def __init__(self, rules: Rules) -> None:
         super().__init__(rules)
-        self.tileset = tileset_of(rules)
-        self.piece_index = {p.id: p.index for p in rules.catalogue.pieces}
-        self.insert_cost = rules.insert_cost  # rulings, Finesse: 2 active Credits
+        self._tileset = tileset_of(rules)
+        self._piece_index: dict[str, int] = ReadOnlyDict(
+            {p.id: p.index for p in rules.catalogue.pieces}
+        )
+        self._insert_cost = rules.insert_cost  # rulings, Finesse: 2 active Credits
 
     def credits(self, state: GameState) -> Credits:
         """Return the Credits block of a game."""
@@ -647,10 +652,10 @@ class Finesse(Expansion):
         """Lay out the tile row of the setup and fill the bank."""
         rules = self.rules
         row = parse_row(
-            setup.get("finesse_tiles"), self.tileset, rules.finesse_ambassador, rules.solo
+            setup.get("finesse_tiles"), self._tileset, rules.finesse_ambassador, rules.solo
         )
         try:
-            return Credits(self.tileset, row, self.piece_index, state.n, rules.finesse_bank)
+            return Credits(self._tileset, row, self._piece_index, state.n, rules.finesse_bank)
         except KeyError as exc:
             raise RecordError(f"a Finesse tile depicts an unknown piece: {exc}") from None
 
@@ -667,14 +672,16 @@ class Finesse(Expansion):
         return block
 
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
-        setup["finesse_tiles"] = deal_tiles(self.tileset, rules.finesse_ambassador, rules.solo, rng)
+        setup["finesse_tiles"] = deal_tiles(
+            self._tileset, rules.finesse_ambassador, rules.solo, rng
+        )
 
     def setup_json(self, state: GameState, setup: dict[str, Any]) -> None:
         setup["finesse_tiles"] = self.credits(state).row_ids()
 
     def record_json(self, rules: Rules, record: dict[str, Any]) -> None:
-        if self.tileset.source != "builtin":
-            record["finesse_tiles"] = self.tileset.name  # replay with --tiles
+        if self._tileset.source != "builtin":
+            record["finesse_tiles"] = self._tileset.name  # replay with --tiles
 
     def record_hint(self, record: dict[str, Any]) -> str:
         named = record.get("finesse_tiles")
@@ -687,7 +694,7 @@ class Finesse(Expansion):
 
     # -- Insert ----------------------------------------------------------------------------------
     def wrap_actions(self, state: GameState, acts: list[Action]) -> None:
-        if self.credits(state).active[state.current] >= self.insert_cost:
+        if self.credits(state).active[state.current] >= self._insert_cost:
             acts.extend([Insert(a) for a in acts])  # rulings, Finesse: Insert any action
 
     def check(self, state: GameState, player: int, action: Action) -> Action:
@@ -704,9 +711,9 @@ class Finesse(Expansion):
         if action.inner.kind == "ghost" and _free_ghost(state):
             raise IllegalActionError("a free Ghost action (ghost_action=free) is not inserted")
         active = self.credits(state).active[player]
-        if active < self.insert_cost:
+        if active < self._insert_cost:
             raise IllegalActionError(
-                f"Insert needs {self.insert_cost} active Credits, has {active}"
+                f"Insert needs {self._insert_cost} active Credits, has {active}"
             )
         return action.inner
 
@@ -726,7 +733,7 @@ class Finesse(Expansion):
         fin = self.credits(state)
         p = state.current
         if isinstance(action, Insert):
-            fin.spend(p, self.insert_cost)
+            fin.spend(p, self._insert_cost)
             fin.inserts[p] += 1
         if state.phase == PLAY:
             rule = fin.tile_rule(state.round)
@@ -858,7 +865,7 @@ class Finesse(Expansion):
             # what a player holds is what it earned minus what it spent and gave to an empty bank
             if fin.total(p) > fin.earned[p] - fin.spent[p]:
                 raise InvariantError(f"player {p} holds more Credits than it earned and kept")
-            if fin.spent[p] < self.insert_cost * fin.inserts[p] + fin.finishing[p]:
+            if fin.spent[p] < self._insert_cost * fin.inserts[p] + fin.finishing[p]:
                 raise InvariantError(
                     f"player {p}: Credits spent below Inserts and Finishing Touches"
                 )

@@ -79,6 +79,7 @@ from projectl_sim.engine.actions import (
 )
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
+from projectl_sim.engine.sealed import Sealed
 from projectl_sim.engine.state import FINISHING, OVER, PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.fill import tiling_index
@@ -95,10 +96,8 @@ LEVEL_UP_STEPS = {SPECIAL_REWARD_CODES[LEVEL_UP_1]: 1, SPECIAL_REWARD_CODES[LEVE
 TOP_ACTION_LEVEL = 4
 
 
-class GhostTables:
+class GhostTables(Sealed):
     """Per-catalogue tables: which pieces are ghosts, their decompositions, Level Up targets."""
-
-    _built: bool = False  # set last in __init__: from then on, no attribute may be assigned
 
     def __init__(self, cat: Catalogue) -> None:
         self.cat = cat
@@ -145,18 +144,7 @@ class GhostTables:
         # shared by every game and view of the catalogue (a bot reaches them through its view's
         # Ghost Piece block): read-only, as the engine's tables are
         self.by_level: dict[int, tuple[int, ...]] = ReadOnlyDict(by_level)
-        self._built = True
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if self._built:
-            raise AttributeError(
-                f"GhostTables.{name} is read-only: a catalogue's ghost tables are shared by every "
-                "game and view of it (a bot must not change them)"
-            )
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"GhostTables.{name} is read-only: it cannot be deleted")
+        self.seal()
 
     def canonical(self, pieces: Sequence[int]) -> tuple[int, ...]:
         """Return a multiset of pieces in the listing order: largest first, then by index."""
@@ -473,18 +461,20 @@ class GhostPiece(Expansion):
         ),
     )
 
+    __slots__ = ("_exchange_only", "_free", "_tables")
+
     def __init__(self, rules: Rules) -> None:
         super().__init__(rules)
-        self.tables = ghost_tables(rules.catalogue)
-        self.free = rules.ghost_action == "free"
-        self.exchange_only = rules.ghost_placement == "exchange_only"
+        self._tables = ghost_tables(rules.catalogue)
+        self._free = rules.ghost_action == "free"
+        self._exchange_only = rules.ghost_placement == "exchange_only"
 
     def ghosts(self, state: GameState) -> Ghosts:
         block: Ghosts = state.blocks[self.slot]
         return block
 
     def start(self, state: GameState, setup: dict[str, Any]) -> Any:
-        return Ghosts(self.tables, state.n, free=self.free, exchange_only=self.exchange_only)
+        return Ghosts(self._tables, state.n, free=self._free, exchange_only=self._exchange_only)
 
     def copy_block(self, block: Any) -> Any:
         gs: Ghosts = block
@@ -492,12 +482,12 @@ class GhostPiece(Expansion):
 
     # -- legal actions ---------------------------------------------------------------------------
     def add_actions(self, state: GameState, acts: list[Action], master: str) -> None:
-        if not self.free:
+        if not self._free:
             acts.extend(ghost_actions(state, placements=master == "all"))
 
     def free_actions(self, state: GameState, acts: list[Action], master: str) -> None:
         # a free Ghost action is no action: never inserted (judgement call 6)
-        if self.free:
+        if self._free:
             acts.extend(ghost_actions(state, placements=master == "all"))
 
     def phase_actions(self, state: GameState) -> list[Action]:
@@ -507,7 +497,7 @@ class GhostPiece(Expansion):
         return any(True for _ in ghost_actions(state, placements=False))
 
     def placeable(self, state: GameState, supply: list[int]) -> list[int]:
-        return self.tables.placeable(supply) if self.exchange_only else supply
+        return self._tables.placeable(supply) if self._exchange_only else supply
 
     # -- checks ----------------------------------------------------------------------------------
     def check_action(self, state: GameState, player: int, action: Action) -> None:
@@ -516,7 +506,7 @@ class GhostPiece(Expansion):
             raise IllegalActionError("no Level Up is open")
         assert isinstance(action, Ghost)
         cat = state.tables.cat
-        tables = self.tables
+        tables = self._tables
         ghost = action.ghost
         name = cat.pieces[ghost].id
         if not tables.is_ghost[ghost]:
@@ -553,7 +543,7 @@ class GhostPiece(Expansion):
         cat = state.tables.cat
         if not state.supply[player][give]:
             raise IllegalActionError(f"has no {cat.pieces[give].id} to level up")
-        if get not in self.tables.level_up_targets(give, state.reserve):
+        if get not in self._tables.level_up_targets(give, state.reserve):
             if cat.pieces[give].is_ghost:
                 why = "a ghost piece has no level above it"
             elif state.reserve[get] == 0:
@@ -566,13 +556,13 @@ class GhostPiece(Expansion):
         return "no Ghost action during Finishing Touches" if isinstance(action, Ghost) else ""
 
     def placement_error(self, state: GameState, piece: int) -> str:
-        if self.exchange_only and self.tables.is_ghost[piece]:
+        if self._exchange_only and self._tables.is_ghost[piece]:
             return "ghost pieces are only exchanged (ghost_placement=exchange_only)"
         return ""
 
     def upgrade_error(self, state: GameState, piece: int) -> str:
         """Rulings, Ghost Piece: ghost pieces come only as rewards (``Piece.reward_only``)."""
-        if self.tables.is_ghost[piece]:
+        if self._tables.is_ghost[piece]:
             return "the Upgrade action never takes a ghost piece (level 5)"
         return ""
 
@@ -623,7 +613,7 @@ class GhostPiece(Expansion):
 
     def counts_as_action(self, state: GameState, action: Action) -> bool:
         """A free Ghost action (ghost_action=free) is no action of the turn."""
-        return not (self.free and isinstance(action, Ghost))
+        return not (self._free and isinstance(action, Ghost))
 
     def resolve_reward(self, state: GameState, player: int, code: int) -> bool:
         """Start a Level Up reward; return whether a step is open (a decision)."""

@@ -18,6 +18,8 @@ from projectl_sim.registry import register_expansion
 class Phoenix(Expansion):
     """Phoenix's rules: none beyond the base game's (its puzzles are data)."""
 
+    __slots__ = ()  # no instance dictionary (``Expansion``)
+
     name: ClassVar[str] = "phoenix"
     abbreviation: ClassVar[str] = "Ph"
     order: ClassVar[int] = 40
