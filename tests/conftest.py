@@ -22,3 +22,21 @@ def _ctrl_c_delivered() -> None:
     start, need it delivered, as at a terminal."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# The longest tests (a documentation page played to its end, a notebook executed, the fault and
+# Dask runs that kill processes) run first: the suite's workers then end together, on short tests,
+# rather than one of them starting a 25-second page while the other has nothing left.
+_LONG_FIRST = (
+    "tests/test_docs.py::test_page_runs_to_the_end",
+    "tests/test_notebooks.py::test_the_command_executes",
+    "tests/test_precision.py",
+    "tests/test_runner_dask.py",
+    "tests/test_faults.py",
+    "tests/test_random_play.py",
+    "tests/test_report_browser.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FIRST))  # stable: else as found
