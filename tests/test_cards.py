@@ -71,6 +71,25 @@ def test_no_card_is_flagged_when_none_differs() -> None:
     assert flagged == 0
 
 
+def test_a_few_completions_that_all_won_are_not_a_finding_by_themselves() -> None:
+    # keep, of one card's completions, only 12 by seats that won: none of its completers lost,
+    # so the residuals from their own mean are all 0 and a test on the interval's standard error
+    # saw an excess of 25 points at p = 0. Twelve wins in twelve, where completers of its peers
+    # win two in three, happen by chance about once in a hundred: a p-value of that order, and
+    # no flag after the correction over the cards
+    seats, events = planted(bonus=0.0, games=600, seed=1)
+    won = seats.set_index(["game_id", "seat"])["win_share"]
+    mine = events[events["card"] == "C01"]
+    at = list(zip(mine["game_id"], mine["seat"], strict=True))
+    winners = {k for k in dict.fromkeys(at) if won.loc[k] == 1.0}
+    kept = mine[[k in winners for k in at]]
+    kept = kept[kept.set_index(["game_id", "seat"]).index.isin(sorted(winners)[:12])]
+    table = cards.card_strength(seats, pd.concat([events[events["card"] != "C01"], kept]))
+    row = table.set_index("card").loc["C01"]
+    assert row["completed"] == 12 and row["excess"] > 0.2
+    assert 1e-3 < row["p_value"] < 0.2 and row["flag"] == ""
+
+
 # -- a real run: one white card worth 3 points more ----------------------------------------------
 BOOSTED = "W12"  # 1 point, a domino: a card greedy takes often
 

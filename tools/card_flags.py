@@ -1,18 +1,21 @@
-"""How often ``cards`` flags a card on the real catalogue (false positives), and how often it finds
-a planted strong one (power), over repeated root seeds.
+"""How often ``cards`` flags a card on the real catalogue (false positives), and how often it
+finds a planted strong one (power), over repeated root seeds.
 
 Run: ``.venv/bin/python tools/card_flags.py [--seeds 20] [--games 200] [--bots greedy] [--jobs N]
-[--no-boost]``. Each seed plays two runs of ``--games`` two-player games: the real catalogue, and
-the same with one white card (``--boost``, default W12) worth 3 points more (``--no-boost``: the
-real catalogue only, half the time, for the false-positive rate alone). On the real catalogue
-every flag counts as a false positive if no card differs from its peers (the check's premise: the
-printed cards are balanced to within what such a run can see); the Benjamini-Yekutieli flags then
-keep the share of runs with any flag at or below 5%. Prints, with Wilson 95% intervals: the share
-of real runs with a flag (and which cards), and the share of boosted runs that flag the boosted
-card as the strongest with its interval above 0. ``--placebo`` also counts the flags of each real
-run with its games' outcomes shuffled between games (the first player's edge kept, any card's
-gone): the flags' false-positive rate when the premise holds by construction. ``--save`` keeps
-every real run's card rows, to tell a card that really differs from a loose interval.
+[--no-boost] [--placebo [--shuffles K]] [--runs DIR] [--wald]``. Each seed plays two runs of
+``--games`` two-player games: the real catalogue, and the same with one white card (``--boost``,
+default W12) worth 3 points more (``--no-boost``: the real catalogue only, half the time, for the
+false-positive rate alone). On the real catalogue every flag counts as a false positive if no card
+differs from its peers (the check's premise: the printed cards are balanced to within what such a
+run can see); the Benjamini-Yekutieli flags then keep the share of runs with any flag at or below
+5%. Prints, with Wilson 95% intervals: the share of real runs with a flag (and which cards), and the
+share of boosted runs that flag the boosted card as the strongest with its interval above 0.
+``--placebo`` also counts the flags of each real run with its games' outcomes shuffled between games
+(the first player's edge kept, any card's gone): the flags' false-positive rate when the premise
+holds by construction, ``--shuffles`` times per run. ``--save`` keeps every real run's card rows, to
+tell a card that really differs from a loose interval. ``--runs`` keeps the real runs and reuses
+them, so that ``--wald`` (the p-values from the interval's standard error, as before the score test)
+tests the same runs and shuffles.
 """
 
 from __future__ import annotations
@@ -46,21 +49,36 @@ def strength(
     seed: int,
     rules: dict,
     jobs: int | None = None,
-    placebo: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """Return the run's card strength, and with ``placebo`` the same with its games' outcomes
-    shuffled between games."""
+    shuffles: int = 0,
+) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """Return the run's card strength (the run is played unless ``folder`` holds it complete),
+    and that of ``shuffles`` copies of it with its games' outcomes shuffled between games."""
     spec = RunSpec.from_mapping(
         {"bots": [bots], "players": [2], "games": games, "seed": seed, "rules": rules}
     )
-    runner.run(spec, folder, options=RunOptions(jobs=jobs, quiet=True))
+    resume = (folder / "manifest.json").is_file()  # kept by --runs: finished, or finish it
+    runner.run(spec, folder, resume=resume, options=RunOptions(jobs=jobs, quiet=True))
     run = load_run(folder)
     catalogue = failures.catalogue_cards(run.manifest)
     real = cards.card_strength(run.seats, run.events, catalogue)
-    if not placebo:
-        return real, None
-    shuffled = shuffle_outcomes(run.seats, np.random.default_rng(seed))
-    return real, cards.card_strength(shuffled, run.events, catalogue)
+    rng = np.random.default_rng(seed)
+    placebos = [
+        cards.card_strength(shuffle_outcomes(run.seats, rng), run.events, catalogue)
+        for _ in range(shuffles)
+    ]
+    return real, placebos
+
+
+def wald_p_values() -> None:
+    """Test with the interval's standard error, as ``cards`` did before its p-values took the
+    null's (for comparing the two on the same runs and shuffles)."""
+    lift = cards._Lifts.lift
+
+    def wald(self: cards._Lifts, x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        value, influence, _ = lift(self, x)
+        return value, influence, influence
+
+    cards._Lifts.lift = wald  # type: ignore[method-assign]
 
 
 def shuffle_outcomes(seats: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
@@ -94,6 +112,23 @@ def main() -> None:
         help="also count the flags of each real run with its outcomes shuffled between games",
     )
     parser.add_argument(
+        "--shuffles",
+        type=int,
+        default=1,
+        help="with --placebo: shuffles per run (each counted; shuffles of one run share its cards)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=Path,
+        help="keep the real runs in this folder and reuse the ones it holds (default: played in "
+        "a temporary folder and deleted)",
+    )
+    parser.add_argument(
+        "--wald",
+        action="store_true",
+        help="p-values from the interval's standard error (cards before the null's was used)",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         help="append every real run's card rows (with its seed) to this CSV file: a card's "
@@ -101,7 +136,9 @@ def main() -> None:
         "spread)",
     )
     args = parser.parse_args()
-    with_flag = found = placebo_flag = 0
+    if args.wald:
+        wald_p_values()
+    with_flag = found = placebo_flag = placebo_runs = 0
     names: Counter[str] = Counter()
     if args.save:
         args.save.unlink(missing_ok=True)
@@ -109,12 +146,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.seeds):
             seed = args.first_seed + k
-            real, placebo = strength(
-                Path(tmp) / f"real-{seed}", args.bots, args.games, seed, {}, args.jobs, args.placebo
-            )
+            folder = (args.runs or Path(tmp)) / f"real-{seed}"
+            shuffles = args.shuffles if args.placebo else 0
+            real, placebos = strength(folder, args.bots, args.games, seed, {}, args.jobs, shuffles)
             flagged = cards.flagged(real)
-            if placebo is not None:
-                placebo_flag += bool(len(cards.flagged(placebo)))
+            placebo_runs += len(placebos)
+            placebo_flag += sum(bool(len(cards.flagged(p))) for p in placebos)
             if args.save:  # appended seed by seed: a long check stopped early keeps its rows
                 real.assign(seed=seed).to_csv(args.save, mode="a", header=k == 0, index=False)
             with_flag += bool(len(flagged))
@@ -127,7 +164,8 @@ def main() -> None:
                     + (f" ({placebo_flag} shuffled)" if args.placebo else ""),
                     flush=True,
                 )
-            shutil.rmtree(Path(tmp) / f"real-{seed}")  # (hundreds of seeds: keep /tmp small)
+            if args.runs is None:
+                shutil.rmtree(folder)  # (hundreds of seeds: keep /tmp small)
             if args.no_boost:
                 continue
             boosted, _ = strength(
@@ -160,10 +198,10 @@ def main() -> None:
         f"{', '.join(f'{c} x{k}' for c, k in names.most_common()) or 'none'}"
     )
     if args.placebo:
-        low, high = wilson(placebo_flag, n)
+        low, high = wilson(placebo_flag, placebo_runs)
         print(
-            f"outcomes shuffled between games: {placebo_flag} of {n} runs flag a card "
-            f"({placebo_flag / n:.0%}, 95% CI {low:.0%}-{high:.0%})"
+            f"outcomes shuffled between games: {placebo_flag} of {placebo_runs} shuffled runs "
+            f"flag a card ({placebo_flag / placebo_runs:.1%}, 95% CI {low:.1%}-{high:.1%})"
         )
     if args.no_boost:
         return

@@ -18,8 +18,11 @@ the cards tested (false discovery rate 5%): ``strong`` above its peers, ``weak``
 are 95%; the variances are cluster-robust by deal (the rotations of one deal, and the seats of one
 game, are not independent: a card completed by one seat is completed by no other), computed from
 each seat row's influence on the lift, so that the excess interval accounts for the lifts of the
-card and its peers sharing games. A card completed fewer than ``MIN_SEATS`` times, or never
-missed, is not tested (its lift is too loose to read).
+card and its peers sharing games. The p-value is a score test's: the excess over the standard
+error it has when no card matters, from each seat's residual from its stratum's mean rather than
+from its group's (the interval's): a dozen completers who all won leave no residual of their own,
+and the interval's error then made noise a finding. A card completed fewer than ``MIN_SEATS``
+times, or never missed, is not tested (its lift is too loose to read).
 
 Per reward piece the same: how often a completion gives it, and the lift of having gained it at
 least once as a reward, its excess over the other pieces'.
@@ -44,9 +47,10 @@ MIN_SEATS = 10
 FDR = 0.05  # the false discovery rate of the flags
 # Benjamini-Yekutieli: Benjamini-Hochberg made valid under any dependence between the tests (a
 # card's excess and its peers' are negatively correlated: their lifts share games); plain BH
-# flagged 4 of 30 placebo runs (outcomes shuffled between games). BY over 400 placebo runs: 23
-# flagged, 5.75% [3.9, 8.5]; the normal p-values run small for cards completed by few seats
-# (tools/card_flags.py --placebo; docs/reference/analysis.md)
+# flagged 4 of 30 placebo runs (outcomes shuffled between games). With the score test's p-values,
+# 100 greedy runs of 150 games shuffled 10 times each: a flag in 4 of 1000 (0.4%), against 51
+# (5.1%) with the interval's; the planted W12 +3 found in 28 of 30 runs (tools/card_flags.py;
+# docs/reference/analysis.md)
 FDR_METHOD = "by"
 STRATA = ("config_id", "bot", "turn_order")
 
@@ -134,10 +138,14 @@ class _Lifts:
         self.sum_y = np.bincount(self.strata, weights=self.y, minlength=self.k)
         codes, self.clusters = np.unique(ok["_deal"].to_numpy(), return_inverse=True)
         self.c = len(codes)
+        # each seat's win share less its stratum's mean: its residual when no card matters
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.resid0 = self.y - (self.sum_y / np.maximum(self.size, 1))[self.strata]
 
-    def lift(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return the stratified difference of win shares (``x`` against not) and its influence
-        summed per deal (``lift - truth ~ sum of them``)."""
+    def lift(self, x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """Return the stratified difference of win shares (``x`` against not), its influence
+        summed per deal (``lift - truth ~ sum of them``: the interval's), and the same influence
+        with each seat's residual from its stratum's mean (the null's: the p-value's)."""
         s = self.strata
         n1 = np.bincount(s, weights=x, minlength=self.k)
         n0 = self.size - n1
@@ -147,7 +155,7 @@ class _Lifts:
         w = np.where(both, n1 * n0 / np.where(both, n1 + n0, 1), 0.0)
         total = w.sum()
         if total <= 0:
-            return np.nan, np.zeros(self.c)
+            return np.nan, np.zeros(self.c), np.zeros(self.c)
         with np.errstate(invalid="ignore", divide="ignore"):
             m1 = np.where(both, y1 / n1, 0.0)
             m0 = np.where(both, y0 / n0, 0.0)
@@ -158,7 +166,8 @@ class _Lifts:
         a = np.where(both[s], a, 0.0)
         resid = self.y - np.where(x > 0, m1[s], m0[s])
         influence = np.bincount(self.clusters, weights=a * resid, minlength=self.c)
-        return float((share * (m1 - m0)).sum()), influence
+        null = np.bincount(self.clusters, weights=a * self.resid0, minlength=self.c)
+        return float((share * (m1 - m0)).sum()), influence, null
 
     def se(self, influence: np.ndarray) -> float:
         c = self.c
@@ -176,6 +185,7 @@ def _contrast(
     """Return per name its lift and interval, and its excess over the others of its group."""
     rows = {}
     influence = {}
+    null = {}
     for name in names:
         x = indicators.get(name)
         if x is None:
@@ -183,7 +193,7 @@ def _contrast(
             continue
         hits = int(x.sum())
         tested = hits >= MIN_SEATS and len(x) - hits >= MIN_SEATS
-        lift, inf = lifts.lift(x.astype(float))
+        lift, inf, inf0 = lifts.lift(x.astype(float))
         se = lifts.se(inf)
         rows[name] = {
             "tested": tested and np.isfinite(lift),
@@ -192,6 +202,7 @@ def _contrast(
             "lift_high": lift + Z95 * se,
         }
         influence[name] = inf
+        null[name] = inf0
     for group in sorted(set(groups)):
         members = [
             n for n, g in zip(names, groups, strict=True) if g == group and rows[n]["tested"]
@@ -202,13 +213,18 @@ def _contrast(
             continue
         total_lift = sum(rows[n]["lift"] for n in members)
         total_inf = sum(influence[n] for n in members)
+        total_null = sum(null[n] for n in members)
         m = len(members)
         for n in members:
             peers = (total_lift - rows[n]["lift"]) / (m - 1)
             inf = influence[n] - (total_inf - influence[n]) / (m - 1)
             excess = rows[n]["lift"] - peers
             se = lifts.se(inf)
-            z = excess / se if se > 0 else np.nan
+            # the test's standard error is the null's (a score test): with few seats completing
+            # a card, the residuals from its own completers' mean can all be near 0 (all won)
+            # and the interval's error far too small (once z -32.7 for 12 completions)
+            se0 = lifts.se(null[n] - (total_null - null[n]) / (m - 1))
+            z = excess / se0 if se0 > 0 else np.nan
             rows[n] |= {
                 "excess": excess,
                 "excess_low": excess - Z95 * se,
