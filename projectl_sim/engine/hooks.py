@@ -43,8 +43,11 @@ class Expansion:
 
     One instance per rules object, shared by every game, copy and view of them: per-game state
     lives in the expansion's block (``start``), never on the instance. A shipped expansion's
-    instance has no writable public attribute: ``rules`` and ``slot`` are read-only, a class's
-    own fields are private and listed in its ``__slots__``.
+    instance has no writable public attribute: ``rules`` and ``slot`` are read-only properties,
+    a class's own fields are private and listed in its ``__slots__``. (It cannot be ``Sealed``:
+    mypyc compiles no ``__setattr__`` in a class that Python classes may extend.) A user's
+    expansion without ``__slots__`` has an instance dictionary: it too must keep nothing there
+    that a game changes.
     """
 
     name: ClassVar[str] = ""  # as records and the command line name it
@@ -329,7 +332,7 @@ class Hooks(Sealed):
     """The expansions one ``Rules`` plays, and per hook the ones that implement it (in order).
 
     Built once per rules object (``hooks_of``) and shared by every game, copy and view of them:
-    it and the expansions it holds are sealed, its dictionaries read-only.
+    sealed once built, its dictionaries read-only (the expansions it holds: see ``Expansion``).
     """
 
     def __init__(self, rules: Rules) -> None:

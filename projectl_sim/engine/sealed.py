@@ -1,11 +1,12 @@
 """Objects built once and then shared by every game, copy and view of them.
 
-A catalogue's tables (``Tables``, Ghost Piece's ``GhostTables``), the expansions a rules object
-plays and their hook lists (``Hooks``) are built once per process and reached from every game
-and every bot's view: a bot that rebound one of their attributes would change the rules of the
-game it plays, and of every game after it in that process. Such a class extends ``Sealed`` and
-calls ``seal`` when it is built; from then on every attribute assignment and deletion raises
-``AttributeError`` naming it. Their dictionaries are ``frozen.ReadOnlyDict``.
+A catalogue's tables (``Tables``, Ghost Piece's ``GhostTables``) and the hook lists of the
+expansions a rules object plays (``Hooks``) are built once per process and reached from every
+game and every bot's view: a bot that rebound one of their attributes would change the rules of
+the game it plays, and of every game after it in that process. Such a class extends ``Sealed``
+and calls ``seal`` when it is built; from then on every attribute assignment and deletion raises
+``AttributeError`` naming it. Their dictionaries are ``frozen.ReadOnlyDict``. (The expansions
+themselves guard their attributes otherwise: ``engine.hooks.Expansion``.)
 """
 
 from __future__ import annotations
