@@ -69,6 +69,25 @@ def strength(
     return real, placebos
 
 
+def false_flags(rows: pd.DataFrame, runs: int, t_bound: float = 3.5) -> str:
+    """Return the line that tells the flags of cards that really differ from false ones: a card
+    whose mean excess over the runs is more than ``t_bound`` standard errors of that mean from 0
+    differs from its peers (for these bots); a run that flags any other card is a false positive.
+    """
+    by_card = rows.groupby("card")["excess"].agg(["mean", "std", "count"])
+    t = by_card["mean"] / (by_card["std"] / np.sqrt(by_card["count"]))
+    differ = set(by_card.index[t.abs() > t_bound])
+    flags = rows[rows["flag"].fillna("") != ""]
+    false_runs = flags[~flags["card"].isin(differ)]["seed"].nunique()
+    low, high = wilson(false_runs, runs)
+    return (
+        f"{len(differ)} of {len(by_card)} tested cards differ from their peers (mean excess over "
+        f"the runs beyond {t_bound} standard errors); runs flagging any other card (false "
+        f"positives): {false_runs} of {runs} ({false_runs / runs:.1%}, 95% CI "
+        f"{low:.1%}-{high:.1%}; nominal at most 5%)"
+    )
+
+
 def wald_p_values() -> None:
     """Test with the interval's standard error, as ``cards`` did before its p-values took the
     null's (for comparing the two on the same runs and shuffles)."""
@@ -140,6 +159,7 @@ def main() -> None:
         wald_p_values()
     with_flag = found = placebo_flag = placebo_runs = 0
     names: Counter[str] = Counter()
+    excesses: list[pd.DataFrame] = []  # every real run's tested cards: card, excess, flag, seed
     if args.save:
         args.save.unlink(missing_ok=True)
     start = time.perf_counter()
@@ -156,6 +176,8 @@ def main() -> None:
                 real.assign(seed=seed).to_csv(args.save, mode="a", header=k == 0, index=False)
             with_flag += bool(len(flagged))
             names.update(flagged["card"])
+            tested = real[real["excess"].notna()]
+            excesses.append(tested[["card", "excess", "flag"]].assign(seed=seed))
             if len(flagged):  # as it happens: a long check stopped early still tells
                 print(f"seed {seed}: flags {', '.join(flagged['card'])}", flush=True)
             if (k + 1) % 50 == 0 and k + 1 < args.seeds:
@@ -197,6 +219,8 @@ def main() -> None:
         f"{low:.0%}-{high:.0%}; nominal at most 5%); cards flagged: "
         f"{', '.join(f'{c} x{k}' for c, k in names.most_common()) or 'none'}"
     )
+    if n >= 10:
+        print(false_flags(pd.concat(excesses, ignore_index=True), n))
     if args.placebo:
         low, high = wilson(placebo_flag, placebo_runs)
         print(

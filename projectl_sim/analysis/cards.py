@@ -49,8 +49,9 @@ FDR = 0.05  # the false discovery rate of the flags
 # card's excess and its peers' are negatively correlated: their lifts share games); plain BH
 # flagged 4 of 30 placebo runs (outcomes shuffled between games). With the score test's p-values,
 # 100 greedy runs of 150 games shuffled 10 times each: a flag in 4 of 1000 (0.4%), against 51
-# (5.1%) with the interval's; the planted W12 +3 found in 28 of 30 runs (tools/card_flags.py;
-# docs/reference/analysis.md)
+# (5.1%) with the interval's; 400 runs, once each: 3 (0.8%); the printed cards' runs flag only
+# cards that differ over the 400 runs; the planted W12 +3 found in 28 of 30 runs
+# (tools/card_flags.py; docs/reference/analysis.md)
 FDR_METHOD = "by"
 STRATA = ("config_id", "bot", "turn_order")
 
