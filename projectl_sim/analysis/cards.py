@@ -140,8 +140,7 @@ class _Lifts:
         codes, self.clusters = np.unique(ok["_deal"].to_numpy(), return_inverse=True)
         self.c = len(codes)
         # each seat's win share less its stratum's mean: its residual when no card matters
-        with np.errstate(invalid="ignore", divide="ignore"):
-            self.resid0 = self.y - (self.sum_y / np.maximum(self.size, 1))[self.strata]
+        self.resid0 = self.y - (self.sum_y / np.maximum(self.size, 1))[self.strata]
 
     def lift(self, x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """Return the stratified difference of win shares (``x`` against not), its influence
