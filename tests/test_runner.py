@@ -22,7 +22,7 @@ from bots.random_bot import RandomBot
 from projectl_sim.cli import main
 from projectl_sim.engine.record import read_record, replay
 from projectl_sim.errors import ProjectLError
-from projectl_sim.sim import runner, tables
+from projectl_sim.sim import runner, tables, workers
 from projectl_sim.sim import spec as run_spec
 from projectl_sim.sim import task as run_task
 from projectl_sim.sim.play import play_game
@@ -146,6 +146,27 @@ def test_tables_are_identical_for_any_number_of_jobs(small_run: Path, tmp_path: 
     for name in tables.TABLES:
         assert one[name].equals(two[name], check_metadata=True), name
     assert one["games"].num_rows == 24 and one["seats"].num_rows == 12 * 2 + 12 * 3
+
+
+def test_a_worker_starts_without_the_table_libraries_and_with_one_blas_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker only plays games and sends their rows (``sim.rows``): pyarrow, pandas and
+    matplotlib are not loaded in it, and numpy's BLAS has one thread there unless the user set a
+    count. Read from outside, as the kernel sees each live worker: its memory map and its
+    environment."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    play(tmp_path / "r", spec(games=4), jobs=2)
+    pids = workers.worker_pids()
+    assert pids, "the run's workers wait, idle, for the next run of this process"
+    for pid in pids:
+        libraries = Path(f"/proc/{pid}/maps").read_text()
+        assert "numpy" in libraries  # what a worker does load is seen
+        for library in ("pyarrow", "pandas", "matplotlib"):
+            assert f"/{library}/" not in libraries, f"worker {pid} loaded {library}"
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"OPENBLAS_NUM_THREADS=1" in environ and b"OMP_NUM_THREADS=1" in environ
 
 
 def test_rows_add_up(small_run: Path) -> None:

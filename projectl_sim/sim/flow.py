@@ -39,7 +39,7 @@ from projectl_sim.engine import OVER, GameState
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.tables import Tables
-from projectl_sim.sim import tables
+from projectl_sim.sim.rows import declared_by
 
 # event kinds, in the words of the tables reference
 TAKEN, COMPLETED, DISCARDED, RECYCLED, REWARDED, UNFINISHED, PASSED = (
@@ -217,7 +217,7 @@ class FlowRecorder:
             extra: dict[str, Any] | None = None
             for x in self.hooks:
                 extra = extra or {}
-                extra |= tables.declared_by(x, "rounds", "round_columns", x.round_columns(state, p))
+                extra |= declared_by(x, "rounds", "round_columns", x.round_columns(state, p))
             self.rounds.append(
                 (
                     r,
@@ -317,6 +317,8 @@ class FlowRecorder:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the events rows and the rounds rows as dicts, each beginning with ``ident``
         (what the tables hold, one game at a time)."""
+        from projectl_sim.sim import tables  # pyarrow: not at import (workers never need it)
+
         out = []
         for table in tables.FLOW_TABLES:
             data = tables.flow_table([(ident, self.columns(seats)[table])], table)

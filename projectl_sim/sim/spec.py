@@ -65,7 +65,7 @@ from projectl_sim.rules import (
     switch_value,
     variant_counts,
 )
-from projectl_sim.sim import tables
+from projectl_sim.sim import rows
 
 # -- what the runner accepts -----------------------------------------------------------------
 # A grid value standing for every subset of the expansions (16 sets, "none" included).
@@ -471,12 +471,12 @@ class RunSpec:
         if data.get("records") is not None:
             kwargs["records"] = _check_records(str(data["records"]))
         if data.get("format") is not None:
-            if data["format"] not in tables.FORMATS:
-                raise UsageError(unknown_name("format", data["format"], tables.FORMATS))
+            if data["format"] not in rows.FORMATS:
+                raise UsageError(unknown_name("format", data["format"], rows.FORMATS))
             kwargs["format"] = data["format"]
         if data.get("tables") is not None:
-            if data["tables"] not in tables.TABLE_SETS:
-                raise UsageError(unknown_name("tables", data["tables"], tables.TABLE_SETS))
+            if data["tables"] not in rows.TABLE_SETS:
+                raise UsageError(unknown_name("tables", data["tables"], rows.TABLE_SETS))
             kwargs["tables"] = data["tables"]
         if data.get("catalogue") is not None:
             path = str(Path(str(data["catalogue"])).resolve())

@@ -17,7 +17,7 @@ from typing import Any
 from bots import make_bot
 from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
-from projectl_sim.sim import tables
+from projectl_sim.sim import rows
 from projectl_sim.sim.flow import FlowRecorder
 from projectl_sim.sim.play import BotError, game_seeds, play_game
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
@@ -65,12 +65,12 @@ def _result(
     n = len(seats)
     ident = {"run_id": run_id, "game_id": task.game_id, "seed": task.seed}
     ident |= config.columns() | {"deal": task.deal, "replicate": task.replicate}
-    seat_rows, game_row = tables.game_rows(
+    seat_rows, game_row = rows.game_rows(
         ident,
         rotation=task.rotation,
         seats=seats,
         state=state,
-        actions=actions or [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in range(n)],
+        actions=actions or [dict.fromkeys(rows.ACTION_KINDS, 0) for _ in range(n)],
         decision_seconds=decision_seconds or [0.0] * n,
         decision_cpu_seconds=decision_cpu_seconds or [0.0] * n,
         duration=duration,
@@ -130,9 +130,9 @@ def play_task(
     bots = [make_bot(spec) for spec in seats]
     seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
     cpu = [0.0] * len(seats)  # and CPU
-    actions = [dict.fromkeys(tables.ACTION_KINDS, 0) for _ in seats]
+    actions = [dict.fromkeys(rows.ACTION_KINDS, 0) for _ in seats]
     last: list[GameState] = []
-    kind_of = tables.RECORD_KIND
+    kind_of = rows.RECORD_KIND
     recorder: list[FlowRecorder] = []  # made from the dealt state, before the first step
 
     def on_step(state: GameState, seat: int, action: Action) -> None:
