@@ -3,15 +3,25 @@
 Importing the package takes a moment (numpy, pyarrow, the compiled engine); a Ctrl-C then would
 print a ``KeyboardInterrupt`` traceback from inside an import, before the command line's own
 handling of it (``projectl_sim.cli.main``) is there. This module imports nothing heavy itself.
+
+It also gives numpy's BLAS one thread, unless the user set a count, before numpy loads: the
+command line's own numeric work is small (tables of thousands of rows, fits of a few dozen
+parameters), and the BLAS thread pool cost every command 0.1-0.2 s of CPU, spinning beside a
+run's workers on the same cores. The workers get one thread too (``sim.workers``).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def main() -> int:
     """Run ``projectl_sim.cli.main``; a Ctrl-C before it can answer is one line, exit 130."""
+    for name in ONE_THREAD:
+        os.environ.setdefault(name, "1")
     try:
         from projectl_sim.cli import main as cli_main
 

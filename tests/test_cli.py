@@ -4,6 +4,7 @@ at its end (its answers, then next commands that work)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -71,6 +72,21 @@ def test_play_is_deterministic_for_a_seed(capsys) -> None:
     assert main(["play", "--seed", "11", "--bots", "random", "--players", "3", "--json"]) == 0
     assert capsys.readouterr().out == first
     assert json.loads(first)["seats"] == ["random"] * 3
+
+
+def test_the_script_gives_numpy_one_blas_thread_unless_the_user_set_a_count(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import projectl_sim_launch
+
+    for name in projectl_sim_launch.ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's
+    monkeypatch.setattr(sys, "argv", ["projectl-sim", "bots"])
+    assert projectl_sim_launch.main() == 0
+    assert "greedy" in capsys.readouterr().out
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["MKL_NUM_THREADS"] == "1"
+    assert os.environ["OMP_NUM_THREADS"] == "3"
 
 
 def test_unknown_bot_is_one_line_exit_2(capsys) -> None:
