@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
 
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.loading import base_catalogue
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give every process the suite starts one BLAS thread, as the ``projectl-sim`` script and a
+    run's workers have: two test workers on two cores start command-line processes, run workers
+    and kernels, whose spinning BLAS thread pools would crowd the cores (a caller's count stands).
+    Set before the test workers start, so they and all they start inherit it."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
 
 
 @pytest.fixture(scope="session")

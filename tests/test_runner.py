@@ -169,6 +169,33 @@ def test_a_worker_starts_without_the_table_libraries_and_with_one_blas_thread(
         assert b"OPENBLAS_NUM_THREADS=1" in environ and b"OMP_NUM_THREADS=1" in environ
 
 
+def _workers_started(given: RunSpec) -> int:
+    """Play ``given`` in a pool of 2 workers of its own; return how many it started."""
+    configs, tasks = plan(given, 1)
+    job = workers.Job(
+        {c.config_id: c for c in configs},
+        "test",
+        workers.Limits(),
+        workers.job_bots(),
+        tuple(sys.path),
+    )
+    kept: list[Any] = []  # the pool's workers go here when it is done (none other to take up)
+    try:
+        assert len(list(workers.Pool(2, job, idle=kept).play(tasks))) == len(tasks)
+        return len(kept)
+    finally:
+        for worker in kept:
+            worker.kill()
+
+
+def test_a_run_of_a_fraction_of_a_second_starts_one_worker_a_longer_one_every_job() -> None:
+    """A second worker would find no games left in a run of a few quick games: it starts only
+    when games still wait ``GROW_SECONDS`` after the first worker could play."""
+    assert _workers_started(spec(games=4)) == 1
+    slow = str(Path(__file__).with_name("fault_bots.py")) + ":SlowBot:delay=0.1,first=2"
+    assert _workers_started(spec(bots=[f"{slow},random"], games=8)) == 2  # 0.2 s a game
+
+
 def test_rows_add_up(small_run: Path) -> None:
     seats = tables.read_table(small_run, "seats").to_pandas()
     games = tables.read_table(small_run, "games").to_pandas()

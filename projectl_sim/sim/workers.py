@@ -58,6 +58,12 @@ SEND_SECONDS = 0.02
 # A game whose worker dies this many times is an error row (not played again): a worker killed
 # from outside costs nothing, a game that crashes its worker (a segfault, memory) costs three.
 DEATHS_PER_GAME = 3
+# A run starts one worker and, when games still wait this long after it could play, the rest of
+# its --jobs: a run of a fraction of a second (a notebook's, a documentation page's, a test's)
+# does not pay the start of workers it has no games for (about 0.3 s of CPU each); a longer one
+# plays on every core a fraction of a second later. Workers kept idle since an earlier run of
+# the process are taken up at once.
+GROW_SECONDS = 0.2
 # Workers that die before they could start, in a row, stop the run; so does one that has not
 # started within START_SECONDS (importing a user's bot that hangs).
 FAILED_STARTS = 3
@@ -371,7 +377,9 @@ _TOKENS = iter(range(1, 1 << 62))
 
 
 class Pool:
-    """``size`` worker processes playing one run's games under its time limits."""
+    """Up to ``size`` worker processes playing one run's games under its time limits: one at
+    first (or every idle one an earlier run kept), the rest once games still wait
+    ``GROW_SECONDS`` after a worker could play."""
 
     def __init__(self, size: int, job: Job, idle: list[_Worker] | None = None) -> None:
         self.size = size
@@ -404,15 +412,25 @@ class Pool:
         games = iter(todo)
         again: deque[GameTask] = deque()  # games to play before the next of ``games``
         more = True
+        grow_at: float | None = None  # when the rest of the workers start, if games still wait
         try:
-            while len(self.workers) < self.size:
-                self._start()
+            self._start()
+            while len(self.workers) < self.size and self.idle:
+                self._start()  # kept from an earlier run: free to take up
             while True:
                 for worker in self.workers:
                     if worker.ready:
                         more = self._feed(worker, games, again, more)
                 if not more and not again and not any(w.queue for w in self.workers):
                     return
+                if len(self.workers) < self.size:
+                    now = time.monotonic()
+                    if grow_at is None and any(w.ready for w in self.workers):
+                        grow_at = now + GROW_SECONDS
+                    waiting = more or again or any(len(w.queue) > 1 for w in self.workers)
+                    if grow_at is not None and now >= grow_at and waiting:
+                        while len(self.workers) < self.size:
+                            self._start()
                 conns = [w.outbox for w in self.workers]
                 for conn in wait(conns, timeout=CHECK_SECONDS):
                     worker = next(w for w in self.workers if w.outbox is conn)
@@ -429,8 +447,11 @@ class Pool:
     def _feed(
         self, worker: _Worker, games: Iterator[GameTask], again: deque[GameTask], more: bool
     ) -> bool:
-        # keep about a fifth of a second of games queued at each worker, so none waits on us
+        # keep about a fifth of a second of games queued at each worker, so none waits on us;
+        # two at most while more workers may start, so that they find games left to play
         target = max(2, min(256, int(0.2 / max(worker.pace, 1e-4))))
+        if len(self.workers) < self.size:
+            target = 2
         if len(worker.queue) > target // 2:
             return more
         batch: list[GameTask] = []
