@@ -28,9 +28,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from projectl_sim_launch import ONE_THREAD
+
 BIN = Path(sys.executable).parent
 CORES = str(os.cpu_count() or 1)
-THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+THREADS = ONE_THREAD  # the variables the script and the workers set to 1
 
 
 def cpu_of(argv: list[str], env: dict[str, str], cwd: Path) -> float:

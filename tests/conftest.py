@@ -9,6 +9,7 @@ import pytest
 
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.loading import base_catalogue
+from projectl_sim_launch import ONE_THREAD
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -16,7 +17,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run's workers have: two test workers on two cores start command-line processes, run workers
     and kernels, whose spinning BLAS thread pools would crowd the cores (a caller's count stands).
     Set before the test workers start, so they and all they start inherit it."""
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    for name in ONE_THREAD:
         os.environ.setdefault(name, "1")
 
 

@@ -169,7 +169,8 @@ def _groups(ahead: np.ndarray, size: np.ndarray, anchor: int | None) -> np.ndarr
     A bot outside it is +1 when it finished ahead of the group (through others) and never
     behind, -1 the other way round, nan when they are not connected at all.
     """
-    # scipy.sparse (0.05 s of CPU to import) only where ratings are fitted, not at every summary
+    # scipy.sparse (0.05 s of CPU to import) only where bots are rated, not in every command
+    # that imports this module
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, shortest_path
 
