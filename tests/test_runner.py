@@ -156,7 +156,9 @@ def test_a_worker_starts_without_the_table_libraries_and_with_one_blas_thread(
     count. Read from outside, as the kernel sees each live worker: its memory map and its
     environment."""
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name, raising=False)  # the suite sets them for all it starts
+    while workers._IDLE:  # workers an earlier test started: this run starts its own
+        workers._IDLE.pop().kill()
     play(tmp_path / "r", spec(games=4), jobs=2)
     pids = workers.worker_pids()
     assert pids, "the run's workers wait, idle, for the next run of this process"
