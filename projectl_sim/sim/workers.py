@@ -415,8 +415,8 @@ class Pool:
         grow_at: float | None = None  # when the rest of the workers start, if games still wait
         try:
             self._start()
-            while len(self.workers) < self.size and self.idle:
-                self._start()  # kept from an earlier run: free to take up
+            while len(self.workers) < self.size and any(w.alive() for w in self.idle):
+                self._start()  # kept from an earlier run: free to take up (a dead one is not)
             while True:
                 for worker in self.workers:
                     if worker.ready:
