@@ -28,6 +28,7 @@ from projectl_sim.sim import task as run_task
 from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions, game_from_run
 from projectl_sim.sim.spec import RunSpec, plan
+from projectl_sim_launch import ONE_THREAD
 
 
 def spec(**settings: Any) -> RunSpec:
@@ -155,7 +156,7 @@ def test_a_worker_starts_without_the_table_libraries_and_with_one_blas_thread(
     matplotlib are not loaded in it, and numpy's BLAS has one thread there unless the user set a
     count. Read from outside, as the kernel sees each live worker: its memory map and its
     environment."""
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    for name in ONE_THREAD:
         monkeypatch.delenv(name, raising=False)  # the suite sets them for all it starts
     while workers._IDLE:  # workers an earlier test started: this run starts its own
         workers._IDLE.pop().kill()
