@@ -198,19 +198,31 @@ def test_extra_rows_train_but_are_never_held_out(tmp_path: Path) -> None:
     rows.save(tmp_path / "rows.npz")
     extra = collect(3, 13, every=2, mcts_share=0.0)
     extra.save(tmp_path / "extra.npz")
+    second = collect(2, 14, every=2, mcts_share=0.0)
+    second.save(tmp_path / "second.npz")
     plain = train(tmp_path / "a", games=0, seed=1, positions=tmp_path / "rows.npz")
-    more = train(
-        tmp_path / "b",
-        games=0,
-        seed=1,
-        positions=tmp_path / "rows.npz",
-        extra=tmp_path / "extra.npz",
-        extra_weight=2,
-    )
+
+    def with_extra(out: str, *names: str) -> dict:
+        paths = [tmp_path / name for name in names]
+        return train(
+            tmp_path / out,
+            games=0,
+            seed=1,
+            positions=tmp_path / "rows.npz",
+            extra=paths,
+            extra_weight=2,
+        )
+
+    more = with_extra("b", "extra.npz")
     assert more["hash"] != plain["hash"]
     assert [r["positions"] for r in more["accuracy"]] == [r["positions"] for r in plain["accuracy"]]
     training = load_model(str(more["model"])).training
     assert training["extra_rows"] == 2 * len(extra) and training["extra_weight"] == 2
+    both = with_extra("d", "extra.npz", "second.npz")
+    training = load_model(str(both["model"])).training
+    assert training["extra_positions"] == ["extra.npz", "second.npz"]
+    assert training["extra_rows"] == 2 * (len(extra) + len(second))
+    assert both["hash"] != more["hash"]
     out = subprocess.run(
         [
             sys.executable,

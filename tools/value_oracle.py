@@ -1,7 +1,7 @@
 """How much a one-step choice among greedy's candidates can buy: greedy rollouts as the oracle.
 
 Run: ``.venv/bin/python tools/value_oracle.py [--games N] [--every K] [--rollouts R]
-[--players P] [--expansions E,...] [--seed S] [--spec SPEC] [--out ROWS.npz]``.
+[--players P] [--variant V] [--expansions E,...] [--seed S] [--spec SPEC] [--out ROWS.npz]``.
 
 Plays ``--games`` self-play games (``--seats``, default greedy; ``--players``, ``--expansions``)
 and, at about one Play decision in ``--every``, scores every candidate the value bot compares
@@ -107,6 +107,9 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=8, help="R: 2R rollouts a candidate")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--expansions", default="", help="comma-separated (default: none)")
+    parser.add_argument(
+        "--variant", default="", help="standard, solo or line_clear (default: solo at 1 player)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--spec", default="value")
     parser.add_argument(
@@ -118,7 +121,8 @@ def main() -> None:
     bot = make_bot(args.spec)
     greedy = GreedyBot(endgame=0)
     expansions = tuple(e for e in args.expansions.split(",") if e)
-    rules = Rules(players=args.players, expansions=set(expansions))
+    variant = args.variant or ("solo" if args.players == 1 else "standard")
+    rules = Rules(players=args.players, expansions=set(expansions), variant=variant)
     views: list[GameState] = []
     pick = random.Random(args.seed)
 
@@ -190,7 +194,7 @@ def main() -> None:
             old_margin=np.zeros(n),
             root_value=np.full(n, np.nan),
             table=np.asarray(["+".join(expansions) or "base"] * n, dtype=str),
-            variant=np.asarray(["standard"] * n, dtype=str),
+            variant=np.asarray([variant] * n, dtype=str),
         ).save(Path(args.out))
         print(f"{n} rows -> {args.out}")
 

@@ -40,9 +40,10 @@ def cmd_train_value(args: argparse.Namespace) -> int:
         raise UsageError(f"--positions {positions}: no such file")
     if args.extra_weight < 1:
         raise UsageError(f"--extra-weight {args.extra_weight}: must be at least 1")
-    extra = Path(args.extra_positions) if args.extra_positions else None
-    if extra is not None and not extra.is_file():
-        raise UsageError(f"--extra-positions {extra}: no such file")
+    extra = [Path(name) for name in args.extra_positions or ()]
+    for path in extra:
+        if not path.is_file():
+            raise UsageError(f"--extra-positions {path}: no such file")
     echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = train(
         Path(args.out),
@@ -101,7 +102,9 @@ def register(subparsers: Any) -> None:
     tv.add_argument(
         "--extra-positions",
         metavar="FILE",
-        help="more training rows (tools/value_oracle.py --out: rollout-labelled), never held out",
+        action="append",
+        help="more training rows (tools/value_oracle.py --out: rollout-labelled), never held "
+        "out; give it again for more files, joined in the order given",
     )
     tv.add_argument(
         "--extra-weight",

@@ -451,17 +451,18 @@ def train(
     test_share: float = 0.2,
     curve: bool = False,
     positions: Path | None = None,
-    extra: Path | None = None,
+    extra: Sequence[Path] = (),
     extra_weight: int = 1,
     echo: Any = None,
 ) -> dict[str, Any]:
     """Collect (or read) positions, fit on the training games, export ``out/model.json``, and
     write the accuracy on the held-out games (and the learning curve); return a summary.
 
-    ``extra``: more training rows (a positions file, e.g. ``tools/value_oracle.py --out``'s
-    candidate positions labelled by the mean of greedy rollouts), added to the training games
-    only (each ``extra_weight`` times: a row labelled by rollouts is worth more than one final
-    outcome): the accuracy is still measured on the held-out games' final outcomes."""
+    ``extra``: more training rows (positions files, e.g. ``tools/value_oracle.py --out``'s
+    candidate positions labelled by the mean of greedy rollouts, joined in the order given),
+    added to the training games only (each ``extra_weight`` times: a row labelled by rollouts
+    is worth more than one final outcome): the accuracy is still measured on the held-out
+    games' final outcomes."""
     import csv
 
     from bots.value_model import load_model, write_model
@@ -484,7 +485,9 @@ def train(
         say(f"{len(pos)} positions of {len(np.unique(pos.game))} games -> {out / 'positions.npz'}")
     test = held_out(pos, test_share, seed)
     train_pos, test_pos = pos.subset(~test), pos.subset(test)
-    more = Positions.load(extra) if extra is not None else None
+    more = None
+    for path in extra:
+        more = _joined(more, Positions.load(path)) if more is not None else Positions.load(path)
     if more is not None and extra_weight > 1:
         more = more.subset(np.repeat(np.arange(len(more)), extra_weight))
     training = {
@@ -498,8 +501,12 @@ def train(
             else {"positions_from": positions.name}  # how they were played: in that run's model
         ),
         **(
-            {"extra_positions": extra.name, "extra_rows": len(more), "extra_weight": extra_weight}
-            if extra is not None and more is not None
+            {
+                "extra_positions": [path.name for path in extra],
+                "extra_rows": len(more),
+                "extra_weight": extra_weight,
+            }
+            if more is not None
             else {}
         ),
         "hidden": list(hidden),
