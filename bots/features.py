@@ -30,12 +30,16 @@ from bots._state import (
     plays_finesse,
     plays_line_clear,
     solo_table,
+    solo_unlock_takes,
 )
 from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estimate, cost_model
 from bots.heuristics import remaining_actions as _remaining
+from bots.solo_sense import mastermind_forecast
 from projectl_sim.engine import HIDDEN, GameState
 
-FEATURE_VERSION: Final = 1
+# 2: solo's rival block holds the mastermind's coming takes (held_value: its next take;
+# reachable_points: its takes over the player's turns left), as greedy's solo takes count them
+FEATURE_VERSION: Final = 2
 _DISCOUNT: Final = 0.85  # per action a held puzzle still needs (its points and reward, discounted)
 _ESTIMATE: Final = Weights()  # the estimate of the actions left before the trigger (horizon 6)
 
@@ -84,6 +88,7 @@ _NS: Final = len(SEAT_FEATURES)
 _BANKED: Final = 0
 _HELD_VALUE: Final = 9
 _REACHABLE: Final = 10
+_ACTIONS_LEFT: Final = 14
 
 
 def hidden_piles(view: GameState) -> int:
@@ -233,10 +238,27 @@ def position_features(state: GameState, player: int, hidden: int, per_card: floa
             others.append(_seat(state, q, model, hidden, per_card, face_up, False))
     rival: list[float]
     if solo is not None:
-        # solo: the rival is the mastermind, its pile public, its next takes the grid's
+        # solo: the rival is the mastermind, its pile public, its coming takes the grid's (a
+        # pure function of the public table: bots.solo_sense), each gap refilled by a card worth
+        # the unseen cards' mean
         rival = [0.0] * _NS
         rival[_BANKED] = float(solo.opponent_score)
         rival[1] = float(len(solo.opponent_pile))
+        points = model.tab.points
+        colour = 0 if state.decks[0] else 1  # the solo deck: its whites lie on top
+        unseen_cards = state.unseen_cards(colour)
+        unseen = sum(points[c] for c in unseen_cards) / max(1, len(unseen_cards))
+        second = plays_finesse(state)
+        unlock_takes = solo_unlock_takes(state)
+        deck = len(state.decks[0]) + len(state.decks[1])
+        per_turn = max(1, state.rules.actions_per_turn)
+        turns = min(20, max(1, (int(me[_ACTIONS_LEFT]) + per_turn - 1) // per_turn))
+        rival[_HELD_VALUE] = mastermind_forecast(
+            solo, points, unseen, 1, second, unlock_takes, deck
+        )
+        rival[_REACHABLE] = mastermind_forecast(
+            solo, points, unseen, turns, second, unlock_takes, deck
+        )
         mean = list(rival)
     elif not others:
         rival = [0.0] * _NS
