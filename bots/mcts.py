@@ -108,7 +108,7 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value import MODEL_PARAMS, check_model, model_spec
+from bots.value import MODEL_PARAMS, check_model, model_spec, shortlist
 from bots.value_model import ValueModel
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
@@ -117,6 +117,9 @@ from projectl_sim.expansions.finesse import Insert
 
 _Key = tuple[Any, ...]
 
+# leaf=value's own defaults, for the parameters its spec leaves unset (measured: docs/benchmarks.md)
+VALUE_LEAF_DEFAULTS: Final[dict[str, Any]] = {"iterations": 32, "places": 2, "prior": 0.1}
+MAX_LEAF_ACTIONS: Final = 200  # leaf=value: a leaf played on this far at most (a stalled table)
 # The leaf evaluation: a linear estimate of a player's final score, fitted by least squares to
 # the final score margins of 100,000 positions of 2-player greedy self-play (with random
 # deviations early on, so that unusual positions are seen too). "early" terms are multiplied by
@@ -292,7 +295,11 @@ class MCTSBot(Bot):
         "root moves, one value per player"
     )
     params: ClassVar[dict[str, Param]] = {
-        "iterations": (200, "iterations per decision (when time is 0)", Range(1)),
+        "iterations": (
+            200,
+            "iterations per decision (when time is 0; 32 with leaf=value)",
+            Range(1),
+        ),
         "time": (0.0, "seconds of CPU per decision; 0 = use iterations", Range(0.0, 3600.0)),
         "work": (
             1500,
@@ -359,11 +366,28 @@ class MCTSBot(Bot):
             "value (the learned evaluation of the leaf itself, no rollout: bots.value_model)",
             OneOf("rollout", "value"),
         ),
+        "prior": (
+            0.0,
+            "bonus of the greedy choice's mean value at the root: another candidate must beat it "
+            "by this (0.1 with leaf=value)",
+            Range(0.0, 1.0),
+        ),
+        "places": (
+            0,
+            "Places searched per puzzle at every node (its largest pieces; one Upgrade per pair "
+            "of levels, Recycles only as the greedy choice, as value shortlists; 0 = every "
+            "candidate; 2 with leaf=value)",
+            Range(0, 30),
+        ),
         **MODEL_PARAMS,
     }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if self.options["leaf"] == "value":
+            for k, v in VALUE_LEAF_DEFAULTS.items():
+                if k not in self.given:
+                    self.options[k] = v
         self.weights = Weights()
         # leaf=value: the learned evaluation scores the leaves (the model named by its hash)
         self.value_model: ValueModel | None = None
@@ -374,6 +398,9 @@ class MCTSBot(Bot):
         elif "model" in kwargs or "hash" in kwargs:
             raise UsageError(f"bot {self.name}: model= and hash= need leaf=value")
         self._private = 0  # the seats whose piles the searching seat's view hides
+        self._root = 0  # the searching seat
+        self.prior = float(self.options["prior"])
+        self.places = int(self.options["places"])
         self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])
         # the rollouts' policies never search solo's end (every rollout would pay for it); the bot
@@ -403,10 +430,13 @@ class MCTSBot(Bot):
         self.work_stopped = False
 
     def __repr__(self) -> str:
+        defaults = {k: entry[0] for k, entry in self.params.items()}
+        if self.value_model is not None:
+            defaults.update(VALUE_LEAF_DEFAULTS)
         items = [
             f"{k}={_fmt(v)}"
             for k, v in self.options.items()
-            if k not in MODEL_PARAMS and v != self.params[k][0]
+            if k not in MODEL_PARAMS and v != defaults[k]
         ]
         if self.value_model is not None:
             items += model_spec(self.value_model, str(self.options["model"]))
@@ -431,6 +461,7 @@ class MCTSBot(Bot):
             # leaf evaluation does not see: rollouts play to the end
             rounds = 0
         stop = view.turn + rounds * view.n if rounds > 0 else math.inf
+        self._root = view.current
         if self.value_model is not None:
             hidden = hidden_piles(view)
             # every seat's leaf value sees the others' piles as hidden, as its own view would
@@ -592,12 +623,14 @@ class MCTSBot(Bot):
             if limit > 0 and time.process_time() >= start + limit:
                 break
             alive = (
-                _better_half(root, alive, me) if checks is None else _better_checked(checks, alive)
+                _better_half(root, alive, me, cands[0], self.prior)
+                if checks is None
+                else _better_checked(checks, alive)
             )
         # the choice: the best mean value among the candidates still in (the last halving's)
         if checks is not None:
             return done, _better_checked(checks, alive)[0]
-        return done, _better_half(root, alive, me)[0]
+        return done, _better_half(root, alive, me, cands[0], self.prior)[0]
 
     def _check(
         self,
@@ -749,16 +782,22 @@ class MCTSBot(Bot):
         """Return each player's value of a leaf by the learned evaluation (leaf=value): half
         the predicted win chance, half the logistic of the predicted margin (as at the end)."""
         self._settle(state, rng)
-        # the rest of the mover's turn the greedy way: the evaluation is scored at a turn's end,
-        # where it is sound (mid-turn, a move that changes nothing of one's own looks better
-        # than real progress, and the search finds that error: measured, bots/value.py)
-        mover, turn = state.current, state.turn
-        while state.phase == PLAY and state.current == mover and state.turn == turn:
+        # played on the greedy way to the end of a turn of the searching seat (the rest of its
+        # turn, or the others' turns and then its next): every leaf is scored at the point
+        # value's candidates are, where the evaluation's rollout rows order positions
+        me = self._root
+        steps = 0
+        while state.phase == PLAY and steps < MAX_LEAF_ACTIONS:
+            mine = state.current == me
+            turn = state.turn
             action = self.greedy.choose_with_insert(state)
             if action is None:
-                break
+                action = rng.choice(state.legal_actions(master="none"))
             state.apply(action)
             self._settle(state, rng)
+            steps += 1
+            if mine and (state.current != me or state.turn != turn):
+                break
         if state.phase == OVER:
             return self._values(state, model)
         vm = self.value_model
@@ -806,6 +845,8 @@ class MCTSBot(Bot):
             cands.insert(0, g)
         if not cands:
             cands = state.legal_actions(master="none")
+        elif self.places > 0:
+            cands = shortlist(cands, model.levels, self.places)
         return cands
 
 
@@ -820,12 +861,17 @@ def _better_checked(checks: dict[Action, list[float]], alive: list[Action]) -> l
     return [a for _, _, a in scored[: (len(alive) + 1) // 2]]
 
 
-def _better_half(root: _Node, alive: list[Action], me: int) -> list[Action]:
-    """Return the better half of ``alive`` by the mover's mean value (stable: ties keep order)."""
+def _better_half(
+    root: _Node, alive: list[Action], me: int, favoured: Action, bonus: float
+) -> list[Action]:
+    """Return the better half of ``alive`` by the mover's mean value, ``favoured`` (the greedy
+    choice) with ``bonus`` on top (stable: ties keep order)."""
     scored = []
     for i, a in enumerate(alive):
         ch = root.children.get(a)
         value = ch.w[me] / ch.n if ch is not None and ch.n else -1.0
+        if a == favoured and ch is not None and ch.n:
+            value += bonus
         scored.append((-value, i, a))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [a for _, _, a in scored[: (len(alive) + 1) // 2]]

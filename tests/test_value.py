@@ -276,3 +276,61 @@ def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> N
     drawn = fig.get_tightbbox(fig.canvas.get_renderer())
     assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
     assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+
+
+def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table() -> None:
+    """Solo: the rival block holds the mastermind's next take (held_value: the points of the
+    puzzle the rules' mastermind takes next, ``mastermind_choice``) and its takes over the
+    player's turns left (reachable_points), also after the player takes the puzzle it wanted;
+    a determinized world gives the same features as the view."""
+    import random
+
+    from bots._state import determinize, solo_table
+    from bots.heuristics import cost_model
+    from projectl_sim.engine import PLAY, GameState
+    from projectl_sim.engine.actions import Take
+    from projectl_sim.variants.solo import mastermind_choice
+
+    next_take = FEATURE_NAMES.index("rival_held_value")
+    coming = FEATURE_NAMES.index("rival_reachable_points")
+    rules = Rules(players=1, variant="solo")
+
+    def wanted(state: GameState) -> int | None:
+        """The points of the mastermind's next take (None: it unlocks first)."""
+        solo = solo_table(state)
+        if all(solo.locks[c] for c in range(3)):
+            return None
+        pos = mastermind_choice(solo, cost_model(state).tab.points)
+        return None if pos is None else cost_model(state).tab.points[solo.grid[pos]]
+
+    checked = taken = 0
+    for seed in range(1, 6):
+        states: list[GameState] = []
+
+        def note(state: GameState, seat: int, action: object, into: list = states) -> None:
+            if state.phase == PLAY:
+                into.append(state.copy())
+
+        play_game(rules, [make_bot("greedy")], seed, record=False, on_step=note)
+        for state in states[:12]:
+            view = state.view(0)
+            x = position_features(view, 0, 0, 0.0)
+            for k in range(2):
+                assert position_features(determinize(view, random.Random(k)), 0, 0, 0.0) == x
+            assert x[coming] >= x[next_take] >= 0.0
+            points = wanted(view)
+            if points is None:
+                continue
+            assert x[next_take] == points
+            checked += 1
+            solo = solo_table(view)
+            pos = mastermind_choice(solo, cost_model(view).tab.points)
+            take = Take(solo.grid[pos])
+            if take in state.legal_actions():
+                after = state.copy()
+                after.apply(take)
+                if after.phase == PLAY and after.current == 0 and wanted(after) is not None:
+                    y = position_features(after.view(0), 0, 0, 0.0)
+                    assert y[next_take] == wanted(after)
+                    taken += 1
+    assert checked >= 20 and taken >= 3
