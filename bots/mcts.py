@@ -22,13 +22,23 @@ Each decision grows one tree from the bot's view. Every iteration:
    horizon, a fitted estimate of each player's final score turned into a win chance the same
    way; and adds that vector to the path.
 
-``leaf=value`` replaces step 3's rollout: the new leaf's turn is finished the greedy way and
-the position is scored by the learned evaluation (``bots.value_model``, the shipped model or
-``model=PATH``; the spec names its hash),
-each player's value half its predicted win chance and half the logistic of its predicted margin,
-from that player's public view (the others' piles hidden, as in the bot's own view). An
-iteration then costs a tree step and an evaluation instead of a game played to the end, so a
-budget buys far more of them (``docs/reference/bots.md`` has the measured costs and strength).
+``leaf=value`` replaces step 3's rollout: the new leaf is played on the greedy way to the end of
+a turn of the searching seat (the rest of its turn, or the others' turns and then its next one)
+and that position is scored by the learned evaluation (``bots.value_model``, the shipped model or
+``model=PATH``; the spec names its hash), each player's value half its predicted win chance and
+half the logistic of its predicted margin, from that player's public view (the others' piles
+hidden, as in the bot's own view). Every leaf is so scored where ``value`` scores its candidates,
+at the end of one of the searching seat's turns, where the evaluation's rollout-labelled rows
+taught it to order positions; scored at the end of whichever seat's turn the leaf fell in, leaves
+deeper in the tree (after a rival's turn) were worth less than shallow ones for that alone, and
+the search preferred the moves whose subtrees stayed shallow: it lost 95% of its games to greedy.
+With the learned value the search also narrows and leans as ``value`` does: ``places`` keeps the
+largest Places a puzzle, one Upgrade per pair of levels and no Recycle but the greedy choice at
+every node, and ``prior`` gives the greedy choice's mean a bonus at the root. Their defaults with
+``leaf=value`` are their own (``VALUE_LEAF_DEFAULTS``: 32 iterations, ``places=2``,
+``prior=0.1``; ``docs/benchmarks.md`` has the measurements); with rollouts both are off, and
+``mcts`` plays as it always has. An iteration costs a tree step and an evaluation instead of a
+game played to the end, so a budget buys far more of them.
 
 What limited the search, and why the rollouts now play to the end (``benchmarks/bots.py``, 80
 games each, seats swapped, one world of deals per seed; the README has the full table): with the
@@ -779,8 +789,9 @@ class MCTSBot(Bot):
         return self._values(state, model)
 
     def _leaf_values(self, state: GameState, rng: random.Random, model: CostModel) -> list[float]:
-        """Return each player's value of a leaf by the learned evaluation (leaf=value): half
-        the predicted win chance, half the logistic of the predicted margin (as at the end)."""
+        """Return each player's value of a leaf by the learned evaluation (leaf=value), played
+        on the greedy way to the end of a turn of the searching seat: half the predicted win
+        chance, half the logistic of the predicted margin (as at the end)."""
         self._settle(state, rng)
         # played on the greedy way to the end of a turn of the searching seat (the rest of its
         # turn, or the others' turns and then its next): every leaf is scored at the point
