@@ -278,6 +278,40 @@ def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> N
     assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
 
 
+def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key() -> None:
+    """The docs' ladder: six bots, two of them close in cost; a name that fits nowhere beside
+    its point gets the point's rank there and its name in the key under the axis; the one model
+    hash is in the title, not in every name; nothing drawn leaves the figure."""
+    import pandas as pd
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from projectl_sim.learn.ladder import plot_ladder_cost
+
+    h = "1f4245d84f5c"
+    rows = [
+        ("mcts:leaf=value,hash=" + h, 290, 244, 337, 5.57),
+        ("mcts:iterations=200,leaf=value,hash=" + h, 223, 179, 268, 43.2),
+        ("value:rollouts=2,hash=" + h, 217, 173, 263, 6.26),
+        ("value:hash=" + h, 204, 160, 250, 0.88),
+        ("rusher", 122, 78, 166, 0.079),
+        ("greedy", 0, 0, 0, 0.034),
+    ]
+    table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
+    ax = plot_ladder_cost(table)
+    fig = ax.get_figure()
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    beside = {t.get_text() for t in ax.texts}
+    key = ax.get_xlabel()
+    assert h in ax.get_title() and not any(h in name for name in beside) and h not in key
+    for rank, (spec, *_rest) in enumerate(rows, start=1):
+        name = spec.replace(":hash=" + h, "").replace(",hash=" + h, "")
+        assert name in beside or (str(rank) in beside and f"{rank}: {name}" in key), name
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
+    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+
+
 def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table() -> None:
     """Solo: the rival block holds the mastermind's next take (held_value: the points of the
     puzzle the rules' mastermind takes next, ``mastermind_choice``) and its takes over the

@@ -27,10 +27,10 @@ LADDER_BOTS: tuple[str, ...] = (
     "rusher",
     "value",
     "value:ply=2",
+    "mcts:leaf=value",
     "mcts:iterations=50",
-    "mcts:leaf=value,iterations=60",
+    "mcts:leaf=value,iterations=200",
     "mcts",
-    "mcts:leaf=value,iterations=400",
     "mcts:iterations=800",
 )
 LADDER_COLUMNS = [
@@ -74,16 +74,41 @@ def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
     ax.set_xscale("log")
     ax.set_xlabel("CPU time per decision (ms, log scale)")
     ax.set_ylabel("rating (Elo scale, greedy = 0)")
-    ax.set_title("Skill ladder: strength against cost")
+    names = [str(b) for b in finite["bot"]]
+    hashes = sorted({h for h in (_model_hash(b) for b in names) if h})
+    # one model for all: its hash once, in the title; several: each name keeps its own
+    title = "Skill ladder: strength against cost"
+    if len(hashes) == 1:
+        title += f" (value model #{hashes[0]})"
+    ax.set_title(title)
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.margins(x=0.25, y=0.12)
-    # names beside the points where they fit (the strongest first), never over each other
+    # names beside the points where they fit (the strongest first), never over each other; a
+    # name that fits nowhere gives way to the point's rank, spelled out in the key below
     order = np.argsort(-y)
-    plots.place_labels(ax, [(_short(finite["bot"].iloc[k]), x[k], y[k]) for k in order], 8)
+    short = [_short(b, len(hashes) == 1) for b in names]
+    plots.place_labels(ax, [(short[k], x[k], y[k]) for k in order], 8)
+    placed = {t.get_text() for t in ax.texts}
+    missing = [k for k in order if short[k] not in placed]
+    if missing:
+        rank = {k: i + 1 for i, k in enumerate(order)}
+        plots.place_labels(ax, [(str(rank[k]), x[k], y[k]) for k in missing], 8)
+        key = "; ".join(f"{rank[k]}: {short[k]}" for k in missing)
+        ax.set_xlabel(ax.get_xlabel() + "\n" + key, fontsize=8)
     return ax
 
 
-def _short(spec: str) -> str:
+def _model_hash(spec: str) -> str:
+    return spec.split("hash=")[1][:12] if "hash=" in spec else ""
+
+
+def _short(spec: str, drop_hash: bool) -> str:
+    """Return a bot's name for the chart: its spec, without its model's hash when the title
+    names the one model."""
+    if drop_hash:
+        return spec.replace(":hash=" + _model_hash(spec), "").replace(
+            ",hash=" + _model_hash(spec), ""
+        )[:40]
     return spec.split(":hash=")[0].replace(",hash=", " #")[:40]
 
 
