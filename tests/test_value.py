@@ -278,6 +278,25 @@ def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> N
     assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
 
 
+def test_the_learning_curve_says_how_many_games_each_fit_trained_on(tmp_path: Path) -> None:
+    """--curve: one line a fit on a growing share of the training games, each scored on the
+    same held-out games; the last fit is the model's own."""
+    pytest.importorskip("sklearn")
+    import csv
+
+    from projectl_sim.learn.value import collect, train
+
+    collect(30, 21, every=1, mcts_share=0.0).save(tmp_path / "rows.npz")
+    out = train(tmp_path / "m", games=0, seed=1, positions=tmp_path / "rows.npz", curve=True)
+    with open(tmp_path / "m" / "learning_curve.csv") as f:
+        lines = list(csv.DictReader(f))
+    trained = [int(r["train_games"]) for r in lines]
+    assert trained == sorted(trained) and trained[0] < trained[-1] == 24  # 30 games, 6 held out
+    assert {r["games"] for r in lines} == {str(out["accuracy"][0]["games"])}
+    assert {int(r["positions"]) for r in lines} == {out["accuracy"][0]["positions"]}
+    assert float(lines[-1]["corr"]) == pytest.approx(out["accuracy"][0]["corr"])
+
+
 def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key() -> None:
     """The docs' ladder: six bots, two of them close in cost; a name that fits nowhere beside
     its point gets the point's rank there and its name in the key under the axis; the one model

@@ -531,12 +531,18 @@ def train(
             write_model(tmp, m, s, ls, MARGIN_SCALE, {"games": len(keep)})
             r = accuracy(load_model(str(tmp)), test_pos)[0]
             tmp.unlink()
-            curve_rows.append({"games": len(keep), "positions": len(part), **r})
+            # the training games and rows beside the held-out group's own (games, positions)
+            curve_rows.append({"train_games": len(keep), "train_positions": len(part), **r})
             say(
                 f"curve: {len(keep):6d} games {len(part):8d} positions: corr {r['corr']:.3f} "
                 f"brier {r['brier']:.4f} logloss {r['logloss']:.4f}"
             )
-        _write_csv(out / "learning_curve.csv", curve_rows, ["games", *ACCURACY_COLUMNS], csv)
+        _write_csv(
+            out / "learning_curve.csv",
+            curve_rows,
+            ["train_games", "train_positions", *ACCURACY_COLUMNS],
+            csv,
+        )
     return {"hash": digest, "model": out / "model.json", "accuracy": rows, "curve": curve_rows}
 
 
