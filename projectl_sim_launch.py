@@ -2,7 +2,9 @@
 
 Importing the package takes a moment (numpy, pyarrow, the compiled engine); a Ctrl-C then would
 print a ``KeyboardInterrupt`` traceback from inside an import, before the command line's own
-handling of it (``projectl_sim.cli.main``) is there. This module imports nothing heavy itself.
+handling of it (``projectl_sim.cli.main``) is there, or, inside numpy's C extension, an
+``ImportError`` (it turns the interrupt into one): a Ctrl-C while loading is noted, and either is
+then one line. This module imports nothing heavy itself.
 
 It also gives numpy's BLAS one thread, unless the user set a count, before numpy loads: the
 command line's own numeric work is small (tables of thousands of rows, fits of a few dozen
@@ -13,6 +15,7 @@ run's workers on the same cores. The workers get one thread too (``sim.workers``
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -22,9 +25,24 @@ def main() -> int:
     """Run ``projectl_sim.cli.main``; a Ctrl-C before it can answer is one line, exit 130."""
     for name in ONE_THREAD:
         os.environ.setdefault(name, "1")
-    try:
-        from projectl_sim.cli import main as cli_main
+    interrupted: list[int] = []
 
+    def note(signum: int, frame: object) -> None:
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        # while the package loads, a Ctrl-C is noted before it is raised: numpy's C extension
+        # turns a KeyboardInterrupt inside its own imports into an ImportError
+        signal.signal(signal.SIGINT, note)
+        try:
+            from projectl_sim.cli import main as cli_main
+        except ImportError:
+            if interrupted:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         return cli_main()
     except KeyboardInterrupt:
         print("projectl-sim: interrupted", file=sys.stderr)

@@ -1079,6 +1079,40 @@ def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path: Path) -> None:
     assert one_line(err).startswith("projectl-sim: interrupted"), err
 
 
+LOADING_INTERRUPTED = """
+import builtins, os, signal, sys, time
+import projectl_sim_launch
+real = builtins.__import__
+def load(name, *args, **kwargs):
+    if name == "projectl_sim.cli":
+        try:
+            if INTERRUPT:
+                os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        # as numpy's C extension does with a Ctrl-C inside its own imports
+        raise ImportError('PyCapsule_Import could not import module "datetime"')
+    return real(name, *args, **kwargs)
+builtins.__import__ = load
+sys.exit(projectl_sim_launch.main())
+"""
+
+
+@pytest.mark.parametrize("interrupt", [True, False])
+def test_a_ctrl_c_that_a_library_turns_into_an_import_error_is_one_line(interrupt: bool) -> None:
+    """A Ctrl-C while numpy loads its C extension surfaces as an ImportError (seen once, in a
+    CI run of the test above): it is still one line and 130; an ImportError with no Ctrl-C stays
+    a traceback (a broken install must show)."""
+    code = f"INTERRUPT = {interrupt}\n" + LOADING_INTERRUPTED
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    if interrupt:
+        assert out.returncode == 130 and "Traceback" not in out.stderr, out.stderr
+        assert one_line(out.stderr).startswith("projectl-sim: interrupted")
+    else:
+        assert out.returncode == 1 and "ImportError: PyCapsule_Import" in out.stderr
+
+
 def test_ctrl_c_during_the_final_answers_is_one_line(tmp_path: Path) -> None:
     out = tmp_path / "done"
     code = (
