@@ -316,9 +316,15 @@ class Run:
         """Play ``games`` (rules, specs, seed) on the worker pool; write and return their rows
         (each names its line and the two bots compared, ``a`` and ``b``). The rows are written a
         few games at a time (whole seat rotations: 6 games per job), so a run stopped midway keeps
-        what it played (``--read`` prints it)."""
+        what it played (``--read`` prints it). Games already in the folder's file for this line
+        (same seed, same seats) are not played again, so a stopped run goes on where it stopped,
+        and a run with more ``--games`` on the same seed plays only the new ones."""
         chunk = 6 * max(1, self.args.jobs)
-        rows: list[dict[str, Any]] = []
+        rows = self._played(section, name)
+        if rows:
+            done_keys = {_game_key(r) for r in rows}
+            games = [g for g in games if (g[2], tuple(g[1])) not in done_keys]
+            print(f"{name}: {len(rows)} games already in {self.out}, {len(games)} to play")
         for i in range(0, len(games), chunk):
             done: list[dict[str, Any]] = Parallel(n_jobs=self.args.jobs)(
                 delayed(play_one)(rules, specs, seed) for rules, specs, seed in games[i : i + chunk]
@@ -330,21 +336,32 @@ class Run:
                 self._write(section, done)
         return rows
 
+    def _played(self, section: str, name: str) -> list[dict[str, Any]]:
+        """Return the rows of line ``name`` already in the output folder's section file."""
+        path = self.out / f"{section}.csv" if self.out is not None else None
+        if path is None or not path.exists():
+            return []
+        return [r for r in read_csv(path) if r["line"] == name]
+
     def _write(self, section: str, rows: list[dict[str, Any]]) -> None:
         """Add ``rows`` to the section's CSV file."""
         assert self.out is not None
         path = self.out / f"{section}.csv"
         fields = sorted({k for r in rows for k in r})
+        old: list[dict[str, Any]] = []
         if path.exists():
             with open(path, newline="") as f:
-                fields = sorted(set(fields) | set(next(csv.reader(f))))
-            old = read_csv(path)
-        else:
-            old = []
+                old = list(csv.DictReader(f))  # as written: rewritten unchanged
+            fields = sorted(set(fields) | {k for r in old[:1] for k in r})
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             w.writerows(old + rows)
+
+
+def _game_key(row: dict[str, Any]) -> tuple[int, tuple[str, ...]]:
+    """Return a game row's seed and seat specs, which name the game within its line."""
+    return int(row["seed"]), tuple(row[f"s{p}_spec"] for p in range(int(row["players"])))
 
 
 def swapped(rules: dict[str, Any], a: str, b: str, seeds: list[int]) -> list[Any]:

@@ -1,0 +1,53 @@
+"""``benchmarks/bots.py``: a run into a folder that already holds some of its games goes on."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bots.py"
+TIMING = ("_cpu",)  # columns that differ between two plays of the same game
+
+
+def _bench(out: Path, games: int) -> str:
+    """Run the greedy-random pairing for ``games`` games on seed 5 into ``out``."""
+    args = ["--sections", "pairs", "--pairs", "greedy random", "--games", str(games)]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--seed", "5", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def _games(out: Path) -> dict[tuple[str, str, str], dict[str, str]]:
+    """Return the folder's game rows by (seed, seat 0, seat 1), the timing columns left out."""
+    with open(out / "pairs.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {
+        (r["seed"], r["s0_spec"], r["s1_spec"]): {
+            k: v for k, v in r.items() if not k.endswith(TIMING)
+        }
+        for r in rows
+    }
+
+
+def test_a_longer_run_into_the_same_folder_plays_only_the_new_games(tmp_path: Path) -> None:
+    _bench(tmp_path / "grown", 4)
+    first = _games(tmp_path / "grown")
+    said = _bench(tmp_path / "grown", 8)
+    assert "4 games already in" in said and "4 to play" in said
+    grown = _games(tmp_path / "grown")
+    _bench(tmp_path / "fresh", 8)
+    fresh = _games(tmp_path / "fresh")
+    # the first four games were kept, not played again, and the whole equals one run of eight
+    assert len(grown) == 8
+    assert all(grown[k] == v for k, v in first.items())
+    assert grown == fresh
+    # and a run of the same size again plays nothing
+    again = _bench(tmp_path / "grown", 8)
+    assert "8 games already in" in again and "0 to play" in again
+    assert _games(tmp_path / "grown") == fresh
