@@ -74,7 +74,10 @@ PAIRS: dict[str, tuple[Any, ...]] = {
     "mctsv-greedy": ("mcts:leaf=value", "greedy"),
     "mctsv-mcts": ("mcts:leaf=value", "mcts"),
     "value2-mcts": ("value:ply=2", "mcts"),
-    "mctsv-mcts800": ("mcts:leaf=value,iterations=1000", "mcts:iterations=800"),
+    "mctsv-mcts800": ("mcts:leaf=value", "mcts:iterations=800"),
+    # the flat search over worlds (the tree below a root candidate is greedy's own turn)
+    "mctsflat-mctsv": ("mcts:leaf=value,iterations=128,tree=turn,width=0", "mcts:leaf=value"),
+    "mctsflat-mcts800": ("mcts:leaf=value,iterations=128,tree=turn,width=0", "mcts:iterations=800"),
     # value's best `top` candidates decided by common greedy rollouts; value built on rusher
     "valueroll-greedy": ("value:rollouts=2", "greedy"),
     "valueroll-mcts": ("value:rollouts=2", "mcts"),
