@@ -27,7 +27,10 @@ Sections (``--sections``; default: all):
 Game seeds come from one root seed (``--seed``; printed), spawned in the parent, so the results are
 the same for any ``--jobs``. CPU time (``time.process_time``) because the machine is shared.
 With ``--out DIR`` every section writes its game rows to ``DIR/<section>.csv`` as it goes (a long
-run keeps what it played); ``--read DIR`` prints the table from those files.
+run keeps what it played); ``--read DIR`` prints the table from those files. A run into a folder
+that holds some of its games plays only the others: a stopped run goes on where it stopped, and
+more ``--games`` on the same seed add games to a line. Each row names each bot's full spec (a
+learned bot's model hash), and games played by another build of a bot stop the run.
 """
 
 from __future__ import annotations
@@ -163,6 +166,7 @@ def play_one(rules: dict[str, Any], specs: list[str], seed: int) -> dict[str, An
         row["opponent"] = state.opponent_score()
     for p, s in enumerate(seats):
         row[f"s{p}_spec"] = s.spec
+        row[f"s{p}_bot"] = repr(s.bot)  # the bot's full spec: its model's hash
         row[f"s{p}_score"] = scores[p]
         row[f"s{p}_win"] = (p in winners) / len(winners) if winners else 0.0
         row[f"s{p}_decisions"] = s.decisions
@@ -323,8 +327,10 @@ class Run:
         (same seed, same seats) are not played again, so a stopped run goes on where it stopped,
         and a run with more ``--games`` on the same seed plays only the new ones."""
         chunk = 6 * max(1, self.args.jobs)
-        rows = self._played(section, name)
+        wanted = {(seed, tuple(specs)) for _, specs, seed in games}
+        rows = [r for r in self._played(section, name) if _game_key(r) in wanted]
         if rows:
+            self._same_bots(section, name, rows)
             done_keys = {_game_key(r) for r in rows}
             games = [g for g in games if (g[2], tuple(g[1])) not in done_keys]
             print(f"{name}: {len(rows)} games already in {self.out}, {len(games)} to play")
@@ -345,6 +351,23 @@ class Run:
         if path is None or not path.exists():
             return []
         return [r for r in read_csv(path) if r["line"] == name]
+
+    def _same_bots(self, section: str, name: str, rows: list[dict[str, Any]]) -> None:
+        """Stop with one line if the folder's games of a line were played by other bots than
+        this build's (another model: the bot's full spec names its hash). Rows written before
+        the full spec was a column are taken as they are."""
+        now: dict[str, str] = {}
+        for r in rows:
+            for p in range(int(r["players"])):
+                then = r.get(f"s{p}_bot")
+                spec = r[f"s{p}_spec"]
+                if spec not in now:
+                    now[spec] = repr(make_bot(spec))
+                if then and then != now[spec]:
+                    raise SystemExit(
+                        f"benchmarks/bots.py: {self.out}/{section}.csv: the games of {name} "
+                        f"were played by {then}, this build's is {now[spec]}: use another --out"
+                    )
 
     def _write(self, section: str, rows: list[dict[str, Any]]) -> None:
         """Add ``rows`` to the section's CSV file."""
@@ -498,7 +521,7 @@ def read_csv(path: Path) -> list[dict[str, Any]]:
         for row in csv.DictReader(f):
             parsed: dict[str, Any] = {}
             for k, v in row.items():
-                if k.endswith("_spec") or k in ("line", "a", "b"):
+                if k.endswith(("_spec", "_bot")) or k in ("line", "a", "b"):
                     parsed[k] = v
                     continue
                 try:

@@ -11,16 +11,15 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bots.py"
 TIMING = ("_cpu",)  # columns that differ between two plays of the same game
 
 
-def _bench(out: Path, games: int) -> str:
+def _bench(out: Path, games: int, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the greedy-random pairing for ``games`` games on seed 5 into ``out``."""
     args = ["--sections", "pairs", "--pairs", "greedy random", "--games", str(games)]
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--seed", "5", "--out", str(out)],
         capture_output=True,
         text=True,
-        check=True,
+        check=check,
     )
-    return done.stdout
 
 
 def _games(out: Path) -> dict[tuple[str, str, str], dict[str, str]]:
@@ -38,7 +37,7 @@ def _games(out: Path) -> dict[tuple[str, str, str], dict[str, str]]:
 def test_a_longer_run_into_the_same_folder_plays_only_the_new_games(tmp_path: Path) -> None:
     _bench(tmp_path / "grown", 4)
     first = _games(tmp_path / "grown")
-    said = _bench(tmp_path / "grown", 8)
+    said = _bench(tmp_path / "grown", 8).stdout
     assert "4 games already in" in said and "4 to play" in said
     grown = _games(tmp_path / "grown")
     _bench(tmp_path / "fresh", 8)
@@ -48,6 +47,30 @@ def test_a_longer_run_into_the_same_folder_plays_only_the_new_games(tmp_path: Pa
     assert all(grown[k] == v for k, v in first.items())
     assert grown == fresh
     # and a run of the same size again plays nothing
-    again = _bench(tmp_path / "grown", 8)
+    again = _bench(tmp_path / "grown", 8).stdout
     assert "8 games already in" in again and "0 to play" in again
     assert _games(tmp_path / "grown") == fresh
+    # a shorter run counts only its own games: the table's line has 4 games, not the file's 8
+    fewer = _bench(tmp_path / "grown", 4).stdout
+    assert "4 games already in" in fewer and "0 to play" in fewer
+    line = next(x for x in fewer.splitlines() if x.startswith("pairs "))
+    assert line.split()[4] == "4"
+
+
+def test_games_played_by_another_build_of_a_bot_stop_the_run(tmp_path: Path) -> None:
+    _bench(tmp_path, 4)
+    path = tmp_path / "pairs.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["s0_bot"] for r in rows} == {"greedy", "random"}  # the bots' full specs
+    rows[0]["s0_bot"] += ",hash=000000000000"  # as if another model had played it
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    done = _bench(tmp_path, 8, check=False)
+    assert done.returncode != 0
+    assert "hash=000000000000" in done.stderr and "use another --out" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    with open(path, newline="") as f:
+        assert len(list(csv.DictReader(f))) == 4  # nothing played, nothing lost
