@@ -33,8 +33,12 @@ def main() -> int:
 
     try:
         # while the package loads, a Ctrl-C is noted before it is raised: numpy's C extension
-        # turns a KeyboardInterrupt inside its own imports into an ImportError
-        signal.signal(signal.SIGINT, note)
+        # turns a KeyboardInterrupt inside its own imports into an ImportError. Only over
+        # Python's own handler: a process started with SIGINT ignored (a background job) keeps
+        # ignoring it, and whatever handler was there is put back
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, note)
         try:
             from projectl_sim.cli import main as cli_main
         except ImportError:
@@ -42,7 +46,8 @@ def main() -> int:
                 raise KeyboardInterrupt from None
             raise
         finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if previous is signal.default_int_handler:
+                signal.signal(signal.SIGINT, previous)
         return cli_main()
     except KeyboardInterrupt:
         print("projectl-sim: interrupted", file=sys.stderr)

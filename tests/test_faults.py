@@ -1113,6 +1113,23 @@ def test_a_ctrl_c_that_a_library_turns_into_an_import_error_is_one_line(interrup
         assert out.returncode == 1 and "ImportError: PyCapsule_Import" in out.stderr
 
 
+def test_a_process_that_ignores_ctrl_c_keeps_ignoring_it_while_the_command_loads() -> None:
+    """A background job starts with SIGINT ignored: the launcher's note of a Ctrl-C while the
+    package loads must not take that over, nor leave Python's handler in its place."""
+    code = (
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nINTERRUPT = True\n"
+        + LOADING_INTERRUPTED.replace(
+            "sys.exit(projectl_sim_launch.main())",
+            "try:\n    projectl_sim_launch.main()\nexcept ImportError:\n"
+            "    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n    sys.exit(3)",
+        )
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    # the Ctrl-C was ignored, not noted: the loader's ImportError is the library's own
+    assert out.returncode == 3, out.stderr
+    assert out.stdout.strip() == "True"
+
+
 def test_ctrl_c_during_the_final_answers_is_one_line(tmp_path: Path) -> None:
     out = tmp_path / "done"
     code = (
