@@ -377,8 +377,9 @@ class Run:
         old: list[dict[str, Any]] = []
         if path.exists():
             with open(path, newline="") as f:
-                old = list(csv.DictReader(f))  # as written: rewritten unchanged
-            fields = sorted(set(fields) | {k for r in old[:1] for k in r})
+                reader = csv.DictReader(f)
+                old = list(reader)  # as written: rewritten unchanged
+            fields = sorted(set(fields) | set(reader.fieldnames or ()))
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
