@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import os
@@ -63,6 +64,7 @@ from projectl_sim.analysis.stats import mean_interval  # noqa: E402
 from projectl_sim.engine import GameState  # noqa: E402
 from projectl_sim.engine.actions import Action, Master, Take, TakeBasic, TakeDeck  # noqa: E402
 from projectl_sim.expansions.finesse import Insert  # noqa: E402
+from projectl_sim.sim.tables import write_text_atomic  # noqa: E402
 
 # name -> (bot A, bot B) or (bot A, bot B, rules): 2-player lines, seats swapped
 PAIRS: dict[str, tuple[Any, ...]] = {
@@ -380,10 +382,12 @@ class Run:
                 reader = csv.DictReader(f)
                 old = list(reader)  # as written: rewritten unchanged
             fields = sorted(set(fields) | set(reader.fieldnames or ()))
-        with open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=fields)
-            w.writeheader()
-            w.writerows(old + rows)
+        text = io.StringIO(newline="")
+        w = csv.DictWriter(text, fieldnames=fields)
+        w.writeheader()
+        w.writerows(old + rows)
+        # a new file then a rename: a run stopped while writing keeps every game written before
+        write_text_atomic(path, text.getvalue())
 
 
 def _game_key(row: dict[str, Any]) -> tuple[int, tuple[str, ...]]:

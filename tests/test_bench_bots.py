@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bots.py"
 TIMING = ("_cpu",)  # columns that differ between two plays of the same game
@@ -74,3 +78,27 @@ def test_games_played_by_another_build_of_a_bot_stop_the_run(tmp_path: Path) -> 
     assert len(done.stderr.strip().splitlines()) == 1
     with open(path, newline="") as f:
         assert len(list(csv.DictReader(f))) == 4  # nothing played, nothing lost
+
+
+def test_a_run_stopped_while_writing_keeps_the_games_already_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bench(tmp_path, 4)
+    path = tmp_path / "pairs.csv"
+    before = path.read_bytes()
+    with open(path, newline="") as f:
+        more = list(csv.DictReader(f))
+    spec = importlib.util.spec_from_file_location("bench_bots", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    run = bench.Run(argparse.Namespace(seed=5, out=str(tmp_path), jobs=1))
+
+    def ctrl_c(*_: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C halfway through writing the rows
+
+    monkeypatch.setattr(csv.DictWriter, "writerows", ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        run._write("pairs", more)
+    assert path.read_bytes() == before  # the file is whole, not emptied by the write
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.csv"]
