@@ -31,6 +31,10 @@ run keeps what it played); ``--read DIR`` prints the table from those files. A r
 that holds some of its games plays only the others: a stopped run goes on where it stopped, and
 more ``--games`` on the same seed add games to a line. Each row names each bot's full spec (a
 learned bot's model hash), and games played by another build of a bot stop the run.
+``--read DIR --paired DIR2`` adds, for two runs on the same root seed (the same deals), each
+line's bot A against DIR2's on the games both played (the same seed, A in the same seat): the
+change in A's win rate and points margin, with 95% intervals over the deals. It asks what
+changing one bot did, on the same deals, more precisely than two lines' intervals side by side.
 """
 
 from __future__ import annotations
@@ -284,6 +288,44 @@ def solo_paired_line(
     return (
         f"{'solo':8s} {variant + ' paired':20s} {a:24s} {'- ' + b:22s} {len(wins):5d} "
         f"wins {dw:+.1%} [{wlo:+.1%}, {whi:+.1%}]  pts {dp:+.2f} [{plo:+.2f}, {phi:+.2f}]"
+    )
+
+
+def _a_games(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[float, float]]:
+    """Return bot A's win share and points margin (its score less the others' mean) by game,
+    keyed by the game's seed and A's seat."""
+    out = {}
+    for r in rows:
+        players = int(r["players"])
+        seat = next(p for p in range(players) if r[f"s{p}_spec"] == r["a"])
+        others = [float(r[f"s{p}_score"]) for p in range(players) if p != seat]
+        margin = float(r[f"s{seat}_score"]) - sum(others) / len(others)
+        out[(int(r["seed"]), seat)] = (float(r[f"s{seat}_win"]), margin)
+    return out
+
+
+def paired_match_line(
+    x_name: str, x_rows: list[dict[str, Any]], y_name: str, y_rows: list[dict[str, Any]]
+) -> str | None:
+    """Return how bot A of line y did against bot A of line x on the games both lines played
+    (the same seed, A in the same seat): the change in A's win rate and points margin, each with
+    its 95% t interval over the deals (a deal's seatings averaged first), or None when the two
+    lines share no game."""
+    gx, gy = _a_games(x_rows), _a_games(y_rows)
+    shared = sorted(gx.keys() & gy.keys())
+    if not shared:
+        return None
+    by_deal: dict[int, list[tuple[float, float]]] = {}
+    for key in shared:
+        by_deal.setdefault(key[0], []).append((gy[key][0] - gx[key][0], gy[key][1] - gx[key][1]))
+    dw, wlo, whi = mean_interval([float(np.mean([d[0] for d in v])) for v in by_deal.values()])
+    dp, plo, phi = mean_interval([float(np.mean([d[1] for d in v])) for v in by_deal.values()])
+    wx = sum(gx[k][0] for k in shared) / len(shared)
+    wy = sum(gy[k][0] for k in shared) / len(shared)
+    return (
+        f"{'paired':8s} {y_name}  less  {x_name}: {len(shared)} games on {len(by_deal)} deals; "
+        f"A wins {wy:.1%} against {wx:.1%}, {dw:+.1%} [{wlo:+.1%}, {whi:+.1%}]; "
+        f"A margin {dp:+.2f} [{plo:+.2f}, {phi:+.2f}] points"
     )
 
 
@@ -570,6 +612,27 @@ def print_folder(folder: Path, printer: Callable[[str], None]) -> None:
                 printer(mix_line(spec, every))
 
 
+def _lines(path: Path) -> dict[str, list[dict[str, Any]]]:
+    by_line: dict[str, list[dict[str, Any]]] = {}
+    for r in read_csv(path) if path.exists() else []:
+        by_line.setdefault(r["line"], []).append(r)
+    return by_line
+
+
+def print_paired(folder: Path, other: Path, printer: Callable[[str], None]) -> None:
+    """Print, for every match line of ``folder`` and every line of ``other`` that shares games
+    with it, how the first's bot A did against the second's on those games."""
+    for section in ("pairs", "three"):
+        theirs = _lines(other / f"{section}.csv")
+        for name, rows in _lines(folder / f"{section}.csv").items():
+            for other_name, other_rows in theirs.items():
+                if other_name == name and folder.resolve() == other.resolve():
+                    continue  # a line against itself
+                line = paired_match_line(other_name, other_rows, name, rows)
+                if line is not None:
+                    printer(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=list(SECTIONS))
@@ -589,6 +652,12 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="interpreter of the build to compare")
     parser.add_argument("--out", default=None, help="folder for the game rows (CSV per section)")
     parser.add_argument("--read", default=None, help="print the table of a folder of rows")
+    parser.add_argument(
+        "--paired",
+        default=None,
+        metavar="DIR",
+        help="with --read: each line's bot A against DIR's, on the games both played",
+    )
     args = parser.parse_args()
 
     def printer(line: str) -> None:
@@ -597,7 +666,11 @@ def main() -> None:
     if args.read:
         print(HEADER)
         print_folder(Path(args.read), printer)
+        if args.paired:
+            print_paired(Path(args.read), Path(args.paired), printer)
         return
+    if args.paired:
+        parser.error("--paired reads two folders: give --read too")
     run = Run(args)
     print(f"root seed {run.root}; {args.jobs} jobs; sections {' '.join(args.sections)}")
     print(HEADER)

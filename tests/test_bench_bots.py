@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,15 @@ def _games(out: Path) -> dict[tuple[str, str, str], dict[str, str]]:
         }
         for r in rows
     }
+
+
+def _script() -> Any:
+    """Return ``benchmarks/bots.py`` loaded as a module."""
+    spec = importlib.util.spec_from_file_location("bench_bots", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
 
 
 def test_a_longer_run_into_the_same_folder_plays_only_the_new_games(tmp_path: Path) -> None:
@@ -88,10 +98,7 @@ def test_a_run_stopped_while_writing_keeps_the_games_already_written(
     before = path.read_bytes()
     with open(path, newline="") as f:
         more = list(csv.DictReader(f))
-    spec = importlib.util.spec_from_file_location("bench_bots", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _script()
     run = bench.Run(argparse.Namespace(seed=5, out=str(tmp_path), jobs=1))
 
     def ctrl_c(*_: object) -> None:
@@ -102,3 +109,59 @@ def test_a_run_stopped_while_writing_keeps_the_games_already_written(
         run._write("pairs", more)
     assert path.read_bytes() == before  # the file is whole, not emptied by the write
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.csv"]
+
+
+def _row(seed: int, a_seat: int, a_win: float, a_score: int, b_score: int) -> dict[str, Any]:
+    specs = ["B", "B"]
+    specs[a_seat] = "A"
+    scores = [b_score, b_score]
+    scores[a_seat] = a_score
+    wins = [1.0 - a_win, 1.0 - a_win]
+    wins[a_seat] = a_win
+    row: dict[str, Any] = {"players": 2, "a": "A", "b": "B", "seed": seed}
+    for p in (0, 1):
+        row |= {f"s{p}_spec": specs[p], f"s{p}_win": wins[p], f"s{p}_score": scores[p]}
+    return row
+
+
+def test_a_paired_reading_compares_bot_a_on_the_games_both_lines_played() -> None:
+    bench = _script()
+    # line x: A loses all four games of deals 1 and 2 by 2 points; line y: A wins three of
+    # them, by 1 point each, and loses deal 2's second seating by 3; deal 3 only y played
+    x = [_row(1, 0, 0.0, 10, 12), _row(1, 1, 0.0, 10, 12)]
+    x += [_row(2, 0, 0.0, 10, 12), _row(2, 1, 0.0, 10, 12)]
+    y = [_row(1, 0, 1.0, 13, 12), _row(1, 1, 1.0, 13, 12)]
+    y += [_row(2, 0, 1.0, 13, 12), _row(2, 1, 0.0, 9, 12), _row(3, 0, 1.0, 20, 0)]
+    line = bench.paired_match_line("x", x, "y", y)
+    assert "4 games on 2 deals" in line  # deal 3 is not shared
+    assert "A wins 75.0% against 0.0%, +75.0%" in line
+    # margins: deal 1 changes by +3 and +3, deal 2 by +3 and -1; over the deals +3 and +1
+    assert "A margin +2.00 [" in line
+    lo, hi = (float(v) for v in line.split("A margin +2.00 [")[1].split("]")[0].split(", "))
+    assert lo < 2.0 < hi  # two deals that differ: an interval, not a point
+    assert bench.paired_match_line("x", x, "z", [_row(9, 0, 1.0, 1, 0)]) is None
+
+
+def test_read_paired_prints_the_change_between_two_runs_on_the_same_seed(
+    tmp_path: Path,
+) -> None:
+    _bench(tmp_path / "greedy", 6)
+    args = ["--sections", "pairs", "--pairs", "rusher random", "--games", "6", "--seed", "5"]
+    subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--out", str(tmp_path / "rusher")],
+        check=True,
+        capture_output=True,
+    )
+    read = [sys.executable, str(SCRIPT), "--read", str(tmp_path / "rusher")]
+    said = subprocess.run(
+        [*read, "--paired", str(tmp_path / "greedy")], capture_output=True, text=True, check=True
+    ).stdout
+    paired = [x for x in said.splitlines() if x.startswith("paired ")]
+    assert len(paired) == 1
+    assert "rusher-random  less  greedy-random: 6 games on 3 deals" in paired[0]
+    alone = subprocess.run(
+        [sys.executable, str(SCRIPT), "--paired", str(tmp_path / "greedy")],
+        capture_output=True,
+        text=True,
+    )
+    assert alone.returncode != 0 and "give --read too" in alone.stderr
