@@ -35,6 +35,7 @@ learned bot's model hash), and games played by another build of a bot stop the r
 line's bot A against DIR2's on the games both played (the same seed, A in the same seat): the
 change in A's win rate and points margin, with 95% intervals over the deals. It asks what
 changing one bot did, on the same deals, more precisely than two lines' intervals side by side.
+A mirror line (bot A is bot B) has no one seat to follow and is not compared.
 """
 
 from __future__ import annotations
@@ -304,13 +305,19 @@ def _a_games(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[float, f
     return out
 
 
+def _mirror(rows: list[dict[str, Any]]) -> bool:
+    return any(r["a"] == r["b"] for r in rows)
+
+
 def paired_match_line(
     x_name: str, x_rows: list[dict[str, Any]], y_name: str, y_rows: list[dict[str, Any]]
 ) -> str | None:
     """Return how bot A of line y did against bot A of line x on the games both lines played
     (the same seed, A in the same seat): the change in A's win rate and points margin, each with
     its 95% t interval over the deals (a deal's seatings averaged first), or None when the two
-    lines share no game."""
+    lines share no game or either is a mirror line (bot A is bot B: no one seat to follow)."""
+    if _mirror(x_rows) or _mirror(y_rows):
+        return None
     gx, gy = _a_games(x_rows), _a_games(y_rows)
     shared = sorted(gx.keys() & gy.keys())
     if not shared:
@@ -625,6 +632,12 @@ def print_paired(folder: Path, other: Path, printer: Callable[[str], None]) -> N
     for section in ("pairs", "three"):
         theirs = _lines(other / f"{section}.csv")
         for name, rows in _lines(folder / f"{section}.csv").items():
+            if _mirror(rows):
+                printer(
+                    f"{'paired':8s} {name}: not compared: a mirror line (bot A is bot B) has no "
+                    "one seat to follow"
+                )
+                continue
             for other_name, other_rows in theirs.items():
                 if other_name == name and folder.resolve() == other.resolve():
                     continue  # a line against itself

@@ -378,8 +378,9 @@ class MCTSBot(Bot):
         ),
         "prior": (
             0.0,
-            "bonus of the greedy choice's mean value at the root: another candidate must beat it "
-            "by this (0.1 with leaf=value)",
+            "bonus of the greedy choice's mean value at the root, in root=halving's halvings and "
+            "final choice (root=ucb ignores it): another candidate must beat it by this (0.1 "
+            "with leaf=value)",
             Range(0.0, 1.0),
         ),
         "places": (

@@ -142,6 +142,27 @@ def test_a_paired_reading_compares_bot_a_on_the_games_both_lines_played() -> Non
     assert bench.paired_match_line("x", x, "z", [_row(9, 0, 1.0, 1, 0)]) is None
 
 
+def test_a_mirror_line_is_not_paired_by_a_seat_it_cannot_tell(tmp_path: Path) -> None:
+    bench = _script()
+    x = [_row(1, 0, 0.0, 10, 12), _row(1, 1, 0.0, 10, 12)]
+    # bot A is bot B: both seats hold "A", so a seat does not say which copy is followed
+    mirror = [r | {"b": "A", "s0_spec": "A", "s1_spec": "A"} for r in x]
+    assert bench.paired_match_line("x", x, "m", mirror) is None
+    assert bench.paired_match_line("m", mirror, "x", x) is None
+    for name, rows in (("x", x), ("m-m", mirror)):
+        (tmp_path / name).mkdir()
+        with open(tmp_path / name / "pairs.csv", "w", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=[*rows[0], "line"])
+            out.writeheader()
+            out.writerows(r | {"line": name} for r in rows)
+    said: list[str] = []
+    bench.print_paired(tmp_path / "m-m", tmp_path / "x", said.append)
+    assert said == [said[0]] and "m-m: not compared: a mirror line" in said[0]
+    said.clear()
+    bench.print_paired(tmp_path / "x", tmp_path / "m-m", said.append)
+    assert said == []
+
+
 def test_read_paired_prints_the_change_between_two_runs_on_the_same_seed(
     tmp_path: Path,
 ) -> None:
