@@ -329,10 +329,12 @@ def paired_match_line(
     dp, plo, phi = mean_interval([float(np.mean([d[1] for d in v])) for v in by_deal.values()])
     wx = sum(gx[k][0] for k in shared) / len(shared)
     wy = sum(gy[k][0] for k in shared) / len(shared)
+    wins, margin = f"[{wlo:+.1%}, {whi:+.1%}]", f"[{plo:+.2f}, {phi:+.2f}]"
+    if len(by_deal) < 2:
+        wins = margin = "(no interval from one deal)"
     return (
         f"{'paired':8s} {y_name}  less  {x_name}: {len(shared)} games on {len(by_deal)} deals; "
-        f"A wins {wy:.1%} against {wx:.1%}, {dw:+.1%} [{wlo:+.1%}, {whi:+.1%}]; "
-        f"A margin {dp:+.2f} [{plo:+.2f}, {phi:+.2f}] points"
+        f"A wins {wy:.1%} against {wx:.1%}, {dw:+.1%} {wins}; A margin {dp:+.2f} {margin} points"
     )
 
 

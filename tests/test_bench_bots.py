@@ -140,6 +140,9 @@ def test_a_paired_reading_compares_bot_a_on_the_games_both_lines_played() -> Non
     lo, hi = (float(v) for v in line.split("A margin +2.00 [")[1].split("]")[0].split(", "))
     assert lo < 2.0 < hi  # two deals that differ: an interval, not a point
     assert bench.paired_match_line("x", x, "z", [_row(9, 0, 1.0, 1, 0)]) is None
+    one = bench.paired_match_line("x", x[:2], "y", y[:2])  # deal 1 alone: no spread to measure
+    assert "2 games on 1 deals" in one and "nan" not in one
+    assert "+100.0% (no interval from one deal)" in one
 
 
 def test_a_mirror_line_is_not_paired_by_a_seat_it_cannot_tell(tmp_path: Path) -> None:
