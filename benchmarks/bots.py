@@ -284,12 +284,19 @@ def solo_paired_line(
         if other is not None:
             wins.append(float(r["s0_win"]) - float(other["s0_win"]))
             points.append(float(r["s0_score"]) - float(other["s0_score"]))
-    dw, wlo, whi = mean_interval(wins)
-    dp, plo, phi = mean_interval(points)
     return (
         f"{'solo':8s} {variant + ' paired':20s} {a:24s} {'- ' + b:22s} {len(wins):5d} "
-        f"wins {dw:+.1%} [{wlo:+.1%}, {whi:+.1%}]  pts {dp:+.2f} [{plo:+.2f}, {phi:+.2f}]"
+        f"wins {_change(wins, '+.1%')}  pts {_change(points, '+.2f')}"
     )
+
+
+def _change(diffs: list[float], form: str) -> str:
+    """Return the mean of paired differences and its 95% t interval over them, each number in
+    ``form``; one difference has no spread, and says so instead of printing nan bounds."""
+    mean, low, high = mean_interval(diffs)
+    if len(diffs) < 2:
+        return f"{mean:{form}} (no interval from one deal)"
+    return f"{mean:{form}} [{low:{form}}, {high:{form}}]"
 
 
 def _a_games(rows: list[dict[str, Any]]) -> dict[tuple[int, int], tuple[float, float]]:
@@ -325,16 +332,14 @@ def paired_match_line(
     by_deal: dict[int, list[tuple[float, float]]] = {}
     for key in shared:
         by_deal.setdefault(key[0], []).append((gy[key][0] - gx[key][0], gy[key][1] - gx[key][1]))
-    dw, wlo, whi = mean_interval([float(np.mean([d[0] for d in v])) for v in by_deal.values()])
-    dp, plo, phi = mean_interval([float(np.mean([d[1] for d in v])) for v in by_deal.values()])
+    wins = [float(np.mean([d[0] for d in v])) for v in by_deal.values()]
+    margins = [float(np.mean([d[1] for d in v])) for v in by_deal.values()]
     wx = sum(gx[k][0] for k in shared) / len(shared)
     wy = sum(gy[k][0] for k in shared) / len(shared)
-    wins, margin = f"[{wlo:+.1%}, {whi:+.1%}]", f"[{plo:+.2f}, {phi:+.2f}]"
-    if len(by_deal) < 2:
-        wins = margin = "(no interval from one deal)"
     return (
         f"{'paired':8s} {y_name}  less  {x_name}: {len(shared)} games on {len(by_deal)} deals; "
-        f"A wins {wy:.1%} against {wx:.1%}, {dw:+.1%} {wins}; A margin {dp:+.2f} {margin} points"
+        f"A wins {wy:.1%} against {wx:.1%}, {_change(wins, '+.1%')}; "
+        f"A margin {_change(margins, '+.2f')} points"
     )
 
 

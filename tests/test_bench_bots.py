@@ -145,6 +145,17 @@ def test_a_paired_reading_compares_bot_a_on_the_games_both_lines_played() -> Non
     assert "+100.0% (no interval from one deal)" in one
 
 
+def test_a_solo_paired_line_over_one_deal_says_it_has_no_interval() -> None:
+    bench = _script()
+    a = [{"seed": 1, "s0_win": 1.0, "s0_score": 25}, {"seed": 2, "s0_win": 0.0, "s0_score": 18}]
+    b = [{"seed": 1, "s0_win": 0.0, "s0_score": 20}, {"seed": 2, "s0_win": 0.0, "s0_score": 19}]
+    two = bench.solo_paired_line("solo", "A", "B", a, b)
+    assert "wins +50.0% [" in two and "pts +2.00 [" in two  # mean of +5 and -1
+    one = bench.solo_paired_line("solo", "A", "B", a[:1], b)
+    assert "wins +100.0% (no interval from one deal)" in one and "nan" not in one
+    assert "pts +5.00 (no interval from one deal)" in one
+
+
 def test_a_mirror_line_is_not_paired_by_a_seat_it_cannot_tell(tmp_path: Path) -> None:
     bench = _script()
     x = [_row(1, 0, 0.0, 10, 12), _row(1, 1, 0.0, 10, 12)]
@@ -153,14 +164,11 @@ def test_a_mirror_line_is_not_paired_by_a_seat_it_cannot_tell(tmp_path: Path) ->
     assert bench.paired_match_line("x", x, "m", mirror) is None
     assert bench.paired_match_line("m", mirror, "x", x) is None
     for name, rows in (("x", x), ("m-m", mirror)):
-        (tmp_path / name).mkdir()
-        with open(tmp_path / name / "pairs.csv", "w", newline="") as f:
-            out = csv.DictWriter(f, fieldnames=[*rows[0], "line"])
-            out.writeheader()
-            out.writerows(r | {"line": name} for r in rows)
+        run = bench.Run(argparse.Namespace(seed=5, out=str(tmp_path / name), jobs=1))
+        run._write("pairs", [r | {"line": name} for r in rows])
     said: list[str] = []
     bench.print_paired(tmp_path / "m-m", tmp_path / "x", said.append)
-    assert said == [said[0]] and "m-m: not compared: a mirror line" in said[0]
+    assert len(said) == 1 and "m-m: not compared: a mirror line" in said[0]
     said.clear()
     bench.print_paired(tmp_path / "x", tmp_path / "m-m", said.append)
     assert said == []
