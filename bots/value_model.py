@@ -3,7 +3,7 @@
 A model file is JSON (``write_model`` writes one, ``projectl-sim train-value`` trains one)::
 
     {"format": "projectl-sim value model", "format_version": 1,
-     "feature_version": 1, "features": [names...],
+     "feature_version": 2, "features": [names...],
      "outputs": ["win", "margin"], "margin_scale": 10.0,
      "mean": [...], "scale": [...],              # the inputs' standardisation
      "layers": [{"weights": [[...], ...], "biases": [...]}, ...],   # weights[input][unit]
@@ -13,7 +13,10 @@ Its outputs are the seat's win share (a chance, 0-1) and its final margin over t
 divided by ``margin_scale``. The file's hash (the first 12 hex digits of its SHA-256) names the
 model in the bot's spec (``value:hash=...``) and so in every record and table row that used it;
 a spec naming a hash that the file does not have is refused. A file that is missing, truncated,
-not a model, or trained on another version of the features is one line (``UsageError``).
+not a model, trained on another version of the features, of the wrong shape (no layers, a layer
+that does not fit the one before), or holding a number that is not finite or outside its range
+(``LIMITS``: a diverged fit or an edited file) is one line naming what is wrong (``UsageError``),
+when the file is read: such a model never plays.
 
 The shipped model is ``projectl_sim/data/models/value.json``.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,19 @@ FORMAT_VERSION = 1
 # beside the bots package (installed or checked out): the package data of projectl_sim
 SHIPPED = Path(__file__).resolve().parent.parent / "projectl_sim" / "data" / "models" / "value.json"
 HASH_DIGITS = 12
+OUTPUTS = ["win", "margin"]
+# The range of each kind of number a model file holds: (low, high, the range in words). A fit's
+# weights are a few units (the shipped model's are below 2: the inputs are standardised and the
+# fit penalises large weights), so a number far outside is a diverged fit or an edited file, whose
+# bot would play nonsense under a real bot's name: it is refused when the file is read.
+LIMITS: dict[str, tuple[float, float, str]] = {
+    "weight": (-1e3, 1e3, "-1000 to 1000 (a trained model's weights and biases are a few units)"),
+    "mean": (-1e6, 1e6, "-1e6 to 1e6 (the features' means are a few dozen at most)"),
+    # a fit's scale is at least 1e-9 (a constant feature's is 1), and folded into the first
+    # layer (weight / scale) it stays far from overflowing
+    "scale": (1e-9, 1e6, "1e-9 to 1e6 (a standard deviation of the features)"),
+    "margin_scale": (1e-3, 1e3, "0.001 to 1000 (points per unit of the margin output: 10)"),
+}
 
 
 class ValueModel:
@@ -93,10 +110,11 @@ def load_model(name: str = "") -> ValueModel:
     """Return the model a ``model=`` value names, read once per process (per file version)."""
     path = model_path(name)
     where = "the shipped value model" if path == SHIPPED else f"value model {name}"
+    where = where if name == str(path) else f"{where} ({path})"  # the file, wherever run
     try:
         st = path.stat()
     except OSError:
-        raise UsageError(f"{where} ({path}): no such file") from None
+        raise UsageError(f"{where}: no such file") from None
     key = (str(path), st.st_mtime_ns, st.st_size)
     hit = _LOADED.get(key)
     if hit is not None:
@@ -104,23 +122,25 @@ def load_model(name: str = "") -> ValueModel:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"{where} ({path}): cannot read it ({exc.strerror})") from None
+        raise UsageError(f"{where}: cannot read it ({exc.strerror})") from None
     digest = hashlib.sha256(raw).hexdigest()[:HASH_DIGITS]
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise UsageError(
-            f"{where} ({path}): not a value model file (truncated or not JSON: {exc})"
+            f"{where}: not a value model file (truncated or not JSON: {exc})"
         ) from None
-    net, arrays, meta = _parse(data, where, path)
+    net, arrays, meta = _parse(data, where)
     model = ValueModel(net, arrays, digest, path, meta)
     _LOADED[key] = model
     return model
 
 
-def _parse(data: Any, where: str, path: Path) -> tuple[Net, list[tuple[Any, Any]], dict[str, Any]]:
+def _parse(data: Any, where: str) -> tuple[Net, list[tuple[Any, Any]], dict[str, Any]]:
+    """Return the network a model file's JSON holds, every number checked against ``LIMITS``."""
+
     def bad(why: str) -> UsageError:
-        return UsageError(f"{where} ({path}): {why}")
+        return UsageError(f"{where}: {why}")
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise bad(f'not a value model file (no "format": "{FORMAT}")')
@@ -138,28 +158,54 @@ def _parse(data: Any, where: str, path: Path) -> tuple[Net, list[tuple[Any, Any]
     names = data.get("features")
     if names != list(FEATURE_NAMES):
         raise bad("its feature names differ from this build's (a model of another build)")
-    try:
-        mean = [float(v) for v in data["mean"]]
-        scale = [float(v) for v in data["scale"]]
-        layers = data["layers"]
-        mats = [[[float(v) for v in row] for row in layer["weights"]] for layer in layers]
-        biases = [[float(v) for v in layer["biases"]] for layer in layers]
-        margin_scale = float(data.get("margin_scale", 10.0))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise bad(f"malformed model ({type(exc).__name__}: {exc})") from None
+    if data.get("outputs", OUTPUTS) != OUTPUTS:
+        raise bad(f"its outputs are {data.get('outputs')!r}; a value model's are {OUTPUTS}")
+    if not isinstance(data.get("training", {}), dict):
+        raise bad('its "training" is not a mapping (what the model was trained on)')
     n = len(FEATURE_NAMES)
-    if len(mean) != n or len(scale) != n or not mats:
-        raise bad(f"expects {len(mean)} inputs, the features are {n}")
+    mean = _numbers(data.get("mean"), "mean", n, bad)
+    scale = _numbers(data.get("scale"), "scale", n, bad)
+    for i in range(n):
+        _check(mean[i], f"the mean of feature {i + 1} ({FEATURE_NAMES[i]})", "mean", bad)
+        _check(scale[i], f"the scale of feature {i + 1} ({FEATURE_NAMES[i]})", "scale", bad)
+    margin_scale = data.get("margin_scale", 10.0)
+    _check(margin_scale, "margin_scale", "margin_scale", bad)
+    layers = data.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise bad("holds no layers (a model has at least its output layer)")
+    mats: list[list[list[float]]] = []
+    biases: list[list[float]] = []
     sizes = [n]
-    for k, (m, b) in enumerate(zip(mats, biases, strict=True)):
-        if len(m) != sizes[-1] or any(len(row) != len(b) for row in m) or not b:
-            raise bad(f"layer {k + 1}'s weights do not fit its inputs and biases")
-        sizes.append(len(b))
+    for k, layer in enumerate(layers, start=1):
+        if not isinstance(layer, dict) or not isinstance(layer.get("weights"), list):
+            raise bad(f'layer {k} is not {{"weights": [...], "biases": [...]}}')
+        b = layer.get("biases")
+        if not isinstance(b, list) or not b:
+            raise bad(f"layer {k}'s biases: missing, or not a list of numbers")
+        units = len(b)
+        rows = layer["weights"]
+        fits = len(rows) == sizes[-1] and all(isinstance(r, list) and len(r) == units for r in rows)
+        if not fits:
+            raise bad(
+                f"layer {k}'s weights do not fit its inputs and biases (a weight from each of "
+                f"its {sizes[-1]} inputs to each of its {units} units)"
+            )
+        for j in range(units):
+            _check(b[j], f"layer {k}'s bias of unit {j + 1}", "weight", bad)
+        for i, row in enumerate(rows):
+            for j in range(units):
+                _check(
+                    row[j], f"layer {k}'s weight from input {i + 1} to unit {j + 1}", "weight", bad
+                )
+        mats.append(rows)
+        biases.append(b)
+        sizes.append(units)
     if sizes[-1] != 2:
         raise bad(f"has {sizes[-1]} outputs; a value model has 2 (win, margin)")
-    values = [*mean, *scale, margin_scale] + [v for m in mats for row in m for v in row]
-    if not all(math.isfinite(v) for v in values) or any(s <= 0 for s in scale):
-        raise bad("holds a number that is not finite (or a scale <= 0)")
+    mean = [float(v) for v in mean]
+    scale = [float(v) for v in scale]
+    mats = [[[float(v) for v in row] for row in m] for m in mats]
+    biases = [[float(v) for v in b] for b in biases]
     # fold the standardisation into the first layer: w' = w / scale, b' = b - sum(w' * mean)
     first = [[w / scale[i] for w in row] for i, row in enumerate(mats[0])]
     b0 = list(biases[0])
@@ -173,7 +219,31 @@ def _parse(data: Any, where: str, path: Path) -> tuple[Net, list[tuple[Any, Any]
         (np.asarray(m, dtype=np.float64), np.asarray(b, dtype=np.float64))
         for m, b in zip(mats, biases, strict=True)
     ]
-    return Net(sizes, flat, biases), arrays, data
+    return Net(sizes, flat, biases), arrays, {**data, "margin_scale": float(margin_scale)}
+
+
+def _numbers(value: Any, what: str, length: int, bad: Callable[[str], UsageError]) -> list[Any]:
+    """Return ``value`` when it is a list of one item per feature, else raise naming ``what``."""
+    if not isinstance(value, list):
+        raise bad(f"{what}: missing, or not a list of numbers")
+    if len(value) != length:
+        raise bad(f"{what} has {len(value)} values; the features are {length}")
+    return value
+
+
+def _check(value: Any, name: str, kind: str, bad: Callable[[str], UsageError]) -> None:
+    """Refuse ``value`` unless it is a finite number inside ``LIMITS[kind]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise bad(f"{name} is {value!r}, not a number")
+    low, high, words = LIMITS[kind]
+    if isinstance(value, int) and not -1e300 < value < 1e300:
+        raise bad(f"{name} is a whole number of {len(str(abs(value)))} digits, outside {words}")
+    if math.isnan(value):
+        raise bad(f"{name} is NaN: a model holds finite numbers only")
+    if math.isinf(value):
+        raise bad(f"{name} is {value}: a model holds finite numbers only")
+    if not low <= value <= high:
+        raise bad(f"{name} is {value:g}, outside {words}")
 
 
 def write_model(
