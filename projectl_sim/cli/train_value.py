@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bots.params import Range
+from projectl_sim.cli.numbers import Number, add_numbers, check_numbers
 from projectl_sim.errors import UsageError
 
 TRAIN_HELP = """\
@@ -17,33 +19,75 @@ final result (and MCTS's root value), fit a small neural network (scikit-learn, 
 extra) on the training games, and write OUT/model.json (play it: value:model=OUT/model.json),
 OUT/positions.npz (reuse it with --positions), OUT/accuracy.csv (the model on the held-out
 games, beside the old fitted evaluation) and, with --curve, OUT/learning_curve.csv. The same
---seed gives the same positions and model for any --jobs."""
+--seed gives the same positions and model for any --jobs. Every output is written under a
+temporary name and renamed into place at the end, under the folder's writer lock (as a run's):
+a training that fails or is interrupted leaves OUT as it was (the positions it played kept in
+OUT/positions.unused.npz), and a second training into OUT is refused while the first goes on."""
+
+
+# The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
+# training within one machine and a model within what a bot can play: 50,000 games are some 2.6
+# million positions at --every 4 (1.4 GB of features, some 9 CPU-hours of self-play: 52 rows and
+# 0.65 CPU s a game, measured on 20); 4 hidden layers of 256 units cost the bots 0.2 million
+# multiply-adds an evaluation (the shipped model's one layer of 32: 2,300); --every 100 notes
+# about one position a game.
+NUMBERS: tuple[Number, ...] = (
+    Number("--games", int, 2000, Range(1, 50_000), "self-play games"),
+    Number("--seed", int, 1, Range(0), "root seed", metavar="S"),
+    Number("--every", int, 4, Range(1, 100), "note one Play position in K", metavar="K"),
+    Number("--jobs", int, 1, Range(1, 256), "worker processes", metavar="J"),
+    Number(
+        "--mcts-share",
+        float,
+        0.04,
+        Range(0.0, 1.0),
+        "share of seats played by MCTS at 40 iterations",
+        metavar="X",
+    ),
+    Number(
+        "--hidden",
+        int,
+        (32,),
+        Range(1, 256),
+        "hidden layer sizes in units, e.g. 32 or 32,16",
+        metavar="UNITS",
+        items=4,
+    ),
+    Number(
+        "--test-share",
+        float,
+        0.2,
+        Range(0.0, 1.0, open_low=True, open_high=True),
+        "share of the games held out to score the model",
+        metavar="X",
+    ),
+    Number(
+        "--extra-weight",
+        int,
+        1,
+        Range(1, 100),
+        "each --extra-positions row counts K times in the fit",
+        metavar="K",
+    ),
+)
 
 
 def cmd_train_value(args: argparse.Namespace) -> int:
     """Train, export and score a value model."""
     from projectl_sim.learn.value import train
 
-    for name, value in (("--games", args.games), ("--every", args.every)):
-        if value < 1:
-            raise UsageError(f"{name} {value}: must be at least 1")
-    if not 0 < args.test_share < 1:
-        raise UsageError(f"--test-share {args.test_share}: must be between 0 and 1")
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
-    except ValueError:
-        raise UsageError(f"--hidden {args.hidden!r}: unit counts, e.g. 32 or 32,16") from None
-    if not hidden or min(hidden) < 1:
-        raise UsageError(f"--hidden {args.hidden!r}: at least one layer of at least one unit")
+    check_numbers(args, NUMBERS)
     positions = Path(args.positions) if args.positions else None
     if positions is not None and not positions.is_file():
         raise UsageError(f"--positions {positions}: no such file")
-    if args.extra_weight < 1:
-        raise UsageError(f"--extra-weight {args.extra_weight}: must be at least 1")
     extra = [Path(name) for name in args.extra_positions or ()]
     for path in extra:
         if not path.is_file():
             raise UsageError(f"--extra-positions {path}: no such file")
+    if args.extra_weight != 1 and not extra:
+        raise UsageError(
+            f"--extra-weight {args.extra_weight} weighs the --extra-positions rows: none given"
+        )
     echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     result = train(
         Path(args.out),
@@ -52,7 +96,7 @@ def cmd_train_value(args: argparse.Namespace) -> int:
         every=args.every,
         jobs=args.jobs,
         mcts_share=args.mcts_share,
-        hidden=hidden,
+        hidden=args.hidden,
         test_share=args.test_share,
         curve=args.curve,
         positions=positions,
@@ -72,29 +116,7 @@ def register(subparsers: Any) -> None:
         "train-value", help="train the value bots' evaluation on self-play", description=TRAIN_HELP
     )
     tv.add_argument("--out", required=True, metavar="DIR", help="folder for the model and tables")
-    tv.add_argument("--games", type=int, default=2000, metavar="N", help="self-play games")
-    tv.add_argument("--seed", type=int, default=1, metavar="S", help="root seed (default 1)")
-    tv.add_argument(
-        "--every", type=int, default=4, metavar="K", help="note one Play position in K (default 4)"
-    )
-    tv.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes")
-    tv.add_argument(
-        "--mcts-share",
-        type=float,
-        default=0.04,
-        metavar="X",
-        help="share of seats played by MCTS (40 iterations; default 0.04)",
-    )
-    tv.add_argument(
-        "--hidden", default="32", metavar="UNITS", help="hidden layer sizes, e.g. 32 or 32,16"
-    )
-    tv.add_argument(
-        "--test-share",
-        type=float,
-        default=0.2,
-        metavar="X",
-        help="share of the games held out to score the model (default 0.2)",
-    )
+    add_numbers(tv, NUMBERS)
     tv.add_argument(
         "--curve", action="store_true", help="also fit on growing shares (a learning curve)"
     )
@@ -105,13 +127,6 @@ def register(subparsers: Any) -> None:
         action="append",
         help="more training rows (tools/value_oracle.py --out: rollout-labelled), never held "
         "out; give it again for more files, joined in the order given",
-    )
-    tv.add_argument(
-        "--extra-weight",
-        type=int,
-        default=1,
-        metavar="K",
-        help="each extra row counts K times in the fit (default 1)",
     )
     tv.add_argument("--quiet", action="store_true", help="no progress lines")
     tv.set_defaults(func=cmd_train_value)
