@@ -20,24 +20,34 @@ refits on growing shares of the training games. The choice of model family is ar
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import random
 import warnings
-from collections.abc import Sequence
+import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zipfile import BadZipFile
 
 import numpy as np
 
 from bots import make_bot
 from bots.base import Bot
-from bots.features import FEATURE_NAMES, hidden_piles, mean_unseen_points, position_features
+from bots.features import (
+    FEATURE_NAMES,
+    FEATURE_VERSION,
+    hidden_piles,
+    mean_unseen_points,
+    position_features,
+)
 from bots.heuristics import Weights, candidate_actions, cost_model
 from bots.mcts import score_estimate
 from projectl_sim.engine import OVER, PLAY, GameState
 from projectl_sim.engine.actions import Action
-from projectl_sim.errors import UsageError
+from projectl_sim.errors import ProjectLError, UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import play_game
 
@@ -225,15 +235,99 @@ class Positions:
         return Positions(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, **{f: getattr(self, f) for f in self.__dataclass_fields__})
+        """Write the rows to ``path`` (an ``.npz`` archive), with the features' version."""
+        columns = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        np.savez_compressed(path, feature_version=np.int64(FEATURE_VERSION), **columns)
 
     @classmethod
-    def load(cls, path: Path) -> Positions:
+    def load(cls, path: Path, flag: str = "positions file") -> Positions:
+        """Return the rows of a positions file (``save``'s), every column checked: a file that
+        is not one (a model file, garbage, Python objects), or whose rows no game gives (NaN, a
+        width other than the features', columns of different lengths, none), is one line
+        naming ``flag``, the file and what is wrong."""
+
+        def alien(why: str) -> UsageError:
+            return UsageError(f"{flag} {path} is not a positions file ({why})")
+
+        try:
+            with open(path, "rb") as f:
+                head = f.read(64)
+        except OSError as exc:
+            raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror})") from None
+        if not head:
+            raise alien("an empty file")
+        if not head.startswith(b"PK"):  # an .npz is a zip archive
+            if head.lstrip().startswith(b"{") and b"value model" in head:
+                raise alien("it is a value model file; positions are train-value's positions.npz")
+            raise alien("not a NumPy .npz archive, as train-value writes OUT/positions.npz")
         try:
             with np.load(path, allow_pickle=False) as data:
-                return cls(**{f: data[f] for f in cls.__dataclass_fields__})
-        except (OSError, ValueError, KeyError) as exc:
-            raise UsageError(f"positions file {path}: cannot read it ({exc})") from None
+                missing = [f for f in cls.__dataclass_fields__ if f not in data.files]
+                if missing:
+                    raise alien(f"no {missing[0]!r} column")
+                version = int(data["feature_version"]) if "feature_version" in data else None
+                columns = {f: data[f] for f in cls.__dataclass_fields__}
+        except UsageError:
+            raise
+        except (OSError, ValueError, TypeError, KeyError, EOFError, BadZipFile, zlib.error) as exc:
+            if "allow_pickle" in str(exc):
+                raise alien("a column holds pickled Python objects, not numbers") from None
+            raise alien(f"a damaged archive: {type(exc).__name__}: {exc}") from None
+        if version is not None and version != FEATURE_VERSION:
+            raise UsageError(
+                f"{flag} {path}: positions of features version {version}; this build computes "
+                f"version {FEATURE_VERSION} (play them again: train-value without --positions)"
+            )
+        why = _rows_problem(columns)
+        if why:
+            raise UsageError(f"{flag} {path}: {why}")
+        return cls(**columns)
+
+
+# The largest feature or margin a game gives is a few hundred: a value beyond this is no game's
+# (a damaged or hand-made file) and would only bend the fit.
+ROW_LIMIT = 1e6
+
+
+def _rows_problem(columns: dict[str, np.ndarray]) -> str:
+    """Return what is wrong with a positions file's columns ("" when they are rows a game
+    gives): the shapes, the types, then the values."""
+    x = columns["x"]
+    if x.ndim != 2 or x.shape[1] != len(FEATURE_NAMES) or x.dtype.kind not in "iuf":
+        return (
+            f"its x is {x.dtype} of shape {x.shape}; a position has {len(FEATURE_NAMES)} "
+            f"features (version {FEATURE_VERSION}), as numbers"
+        )
+    if not len(x):
+        return "it holds no positions"
+    for name, col in columns.items():
+        if name == "x":
+            continue
+        kind = "U" if name in ("table", "variant") else "iuf"
+        if col.ndim != 1 or col.dtype.kind not in kind:
+            what = "a text" if kind == "U" else "a number"
+            return f"its {name} is {col.dtype} of shape {col.shape}; it holds {what} per position"
+        if len(col) != len(x):
+            return f"its {name} has {len(col)} rows and its x {len(x)} (columns of unequal length)"
+    for name in ("x", "margin", "win", "old_margin", "root_value", "game", "players"):
+        col = columns[name].astype(np.float64)
+        bad = ~np.isfinite(col)
+        if name == "root_value":
+            bad &= ~np.isnan(col)  # NaN: no MCTS search at that position
+        bad |= np.abs(np.nan_to_num(col)) > ROW_LIMIT
+        if bad.any():
+            at = np.argwhere(bad)[0]
+            where = f"row {at[0]}" + (f", feature {FEATURE_NAMES[at[1]]}" if name == "x" else "")
+            value = "NaN" if np.isnan(col[tuple(at)]) else f"{col[tuple(at)]:g}"
+            return f"its {name} holds {value} ({where}): no game gives it"
+    win, game, players = columns["win"], columns["game"], columns["players"]
+    if win.min() < 0 or win.max() > 1:
+        return f"its win holds {win[(win < 0) | (win > 1)][0]:g}: a win share is 0 to 1"
+    if (game < 0).any() or (game != np.round(game)).any():
+        return "its game holds a value that is not a whole number >= 0 (a game id)"
+    if (players < 1).any() or (players != np.round(players)).any():
+        return "its players holds a value that is not a whole number >= 1"
+    return ""
 
 
 def collect(
@@ -462,17 +556,75 @@ def train(
     candidate positions labelled by the mean of greedy rollouts, joined in the order given),
     added to the training games only (each ``extra_weight`` times: a row labelled by rollouts
     is worth more than one final outcome): the accuracy is still measured on the held-out
-    games' final outcomes."""
+    games' final outcomes.
+
+    Every output is written under a temporary name in ``out`` and renamed into place once all
+    of them are written, under the folder's writer lock (``sim.tables.writer_lock``, the lock a
+    run holds): a training that fails or is interrupted leaves the folder's files as they were
+    (the positions it played kept as ``positions.unused.npz``, named in its error), and a
+    second writer of the folder is refused in one line while the first goes on."""
+    _fit_library()  # before hours of self-play, not after them
+    out.mkdir(parents=True, exist_ok=True)
+    with _sole_writer(out):
+        staged = _Staged(out)
+        try:
+            result = _train(
+                staged,
+                games=games,
+                seed=seed,
+                every=every,
+                jobs=jobs,
+                mcts_share=mcts_share,
+                hidden=hidden,
+                test_share=test_share,
+                curve=curve,
+                positions=positions,
+                extra=extra,
+                extra_weight=extra_weight,
+                say=echo or (lambda line: None),
+            )
+            staged.commit()
+        except BaseException as exc:
+            note = staged.abandon()
+            if not note:
+                raise
+            if isinstance(exc, ProjectLError):
+                raise type(exc)(f"{exc}; {note}") from None
+            if isinstance(exc, KeyboardInterrupt):
+                raise KeyboardInterrupt(f"interrupted; {note}") from None
+            raise
+    return result
+
+
+def _train(
+    staged: _Staged,
+    *,
+    games: int,
+    seed: int,
+    every: int,
+    jobs: int,
+    mcts_share: float,
+    hidden: tuple[int, ...],
+    test_share: float,
+    curve: bool,
+    positions: Path | None,
+    extra: Sequence[Path],
+    extra_weight: int,
+    say: Any,
+) -> dict[str, Any]:
     import csv
 
     from bots.value_model import load_model, write_model
 
-    say = echo or (lambda line: None)
-    out.mkdir(parents=True, exist_ok=True)
+    out = staged.out
     if positions is not None:
-        pos = Positions.load(positions)
+        pos = Positions.load(positions, "--positions")
         say(f"read {len(pos)} positions of {len(np.unique(pos.game))} games from {positions}")
-    else:
+    more = None
+    for path in extra:  # read before the self-play: a bad file is refused before hours of it
+        rows = Positions.load(path, "--extra-positions")
+        more = _joined(more, rows) if more is not None else rows
+    if positions is None:
         pos = collect(
             games,
             seed,
@@ -481,13 +633,17 @@ def train(
             mcts_share=mcts_share,
             progress=lambda d, n: say(f"played {d}/{n} games"),
         )
-        pos.save(out / "positions.npz")
-        say(f"{len(pos)} positions of {len(np.unique(pos.game))} games -> {out / 'positions.npz'}")
+        if not len(pos):
+            raise UsageError(
+                f"the {games} games gave no positions to fit (one Play position in --every "
+                f"{every} is noted, and none of a game that did not end): play more --games, or "
+                "lower --every"
+            )
+        pos.save(staged.path("positions.npz"))
+        staged.played = len(pos)
+        say(f"{len(pos)} positions of {len(np.unique(pos.game))} games")
     test = held_out(pos, test_share, seed)
     train_pos, test_pos = pos.subset(~test), pos.subset(test)
-    more = None
-    for path in extra:
-        more = _joined(more, Positions.load(path)) if more is not None else Positions.load(path)
     if more is not None and extra_weight > 1:
         more = more.subset(np.repeat(np.arange(len(more)), extra_weight))
     training = {
@@ -513,10 +669,11 @@ def train(
         "library": _library(),
     }
     mean, scale, layers = fit(_joined(train_pos, more), hidden, seed)
-    digest = write_model(out / "model.json", mean, scale, layers, MARGIN_SCALE, training)
-    model = load_model(str(out / "model.json"))
+    _check_fit(layers)
+    digest = write_model(staged.path("model.json"), mean, scale, layers, MARGIN_SCALE, training)
+    model = load_model(str(staged.path("model.json")))
     rows = accuracy(model, test_pos)
-    _write_csv(out / "accuracy.csv", rows, ACCURACY_COLUMNS, csv)
+    _write_csv(staged.path("accuracy.csv"), rows, ACCURACY_COLUMNS, csv)
     say(format_rows(rows, ACCURACY_COLUMNS))
     curve_rows: list[dict[str, Any]] = []
     if curve:
@@ -527,7 +684,8 @@ def train(
             keep = shuffled[: max(1, round(share * len(shuffled)))]
             part = train_pos.subset(np.isin(train_pos.game, keep))
             m, s, ls = fit(_joined(part, more), hidden, seed)
-            tmp = out / f"curve-{len(keep)}.json"
+            _check_fit(ls)
+            tmp = staged.scratch(f"curve-{len(keep)}.json")
             write_model(tmp, m, s, ls, MARGIN_SCALE, {"games": len(keep)})
             r = accuracy(load_model(str(tmp)), test_pos)[0]
             tmp.unlink()
@@ -538,12 +696,110 @@ def train(
                 f"brier {r['brier']:.4f} logloss {r['logloss']:.4f}"
             )
         _write_csv(
-            out / "learning_curve.csv",
+            staged.path("learning_curve.csv"),
             curve_rows,
             ["train_games", "train_positions", *ACCURACY_COLUMNS],
             csv,
         )
     return {"hash": digest, "model": out / "model.json", "accuracy": rows, "curve": curve_rows}
+
+
+# the files a training writes in its folder (each staged under a temporary name first)
+OUTPUTS = ("positions.npz", "model.json", "accuracy.csv", "learning_curve.csv")
+UNUSED = "positions.unused.npz"  # the positions of a training that failed after playing them
+
+
+class _Staged:
+    """A training's outputs, written as ``.PID.NAME`` in its folder and renamed into place
+    together at the end (``commit``), or removed (``abandon``: the positions played are kept)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.staged: dict[str, Path] = {}
+        self.played = 0  # positions played by this training (0: read from a file)
+        # under the writer lock nobody else writes here: a staged file is a killed training's
+        for old in out.glob(".*.*"):
+            pid, _, name = old.name[1:].partition(".")
+            if pid.isdigit() and (name in OUTPUTS or name.startswith("curve-")):
+                old.unlink(missing_ok=True)
+
+    def path(self, name: str) -> Path:
+        """Return the temporary name of output ``name`` (it keeps the name's ending: numpy adds
+        ``.npz`` to a name without it)."""
+        tmp = self.scratch(name)
+        self.staged[name] = tmp
+        return tmp
+
+    def scratch(self, name: str) -> Path:
+        """Return a temporary name for a file the training removes itself."""
+        return self.out / f".{os.getpid()}.{name}"
+
+    def commit(self) -> None:
+        """Rename every staged output into place (the model last: its hash names the set)."""
+        for name in sorted(self.staged, key=lambda n: n == "model.json"):
+            os.replace(self.staged[name], self.out / name)
+        self.staged.clear()
+
+    def abandon(self) -> str:
+        """Remove the staged outputs, keeping the positions this training played; return the
+        note that says where they are ("" when there are none)."""
+        note = ""
+        tmp = self.staged.pop("positions.npz", None)
+        if tmp is not None and self.played and tmp.is_file():
+            kept = self.out / UNUSED
+            os.replace(tmp, kept)
+            note = (
+                f"the {self.played} positions it played are kept in {kept} (--positions reads them)"
+            )
+        for tmp in self.staged.values():
+            tmp.unlink(missing_ok=True)
+        self.staged.clear()
+        return note
+
+
+@contextlib.contextmanager
+def _sole_writer(out: Path) -> Iterator[None]:
+    """Hold ``out``'s writer lock (a run's) while the training writes there."""
+    from projectl_sim.sim.tables import lock_holder, writer_lock
+
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(writer_lock(out))
+        except UsageError:
+            holder = lock_holder(out) or "another process"
+            raise UsageError(
+                f"--out {out} is being written by {holder}: one folder has one writer; wait for "
+                "it to end, or train into another --out"
+            ) from None
+        yield
+
+
+def _check_fit(layers: list[tuple[list[list[float]], list[float]]]) -> None:
+    """Refuse a fit whose weights a model file may not hold (``bots.value_model.LIMITS``): a
+    diverged fit is one line, not a model that loads nowhere."""
+    from bots.value_model import LIMITS
+
+    values = np.concatenate(
+        [np.ravel(np.asarray(a, dtype=float)) for w, b in layers for a in (w, b)]
+    )
+    high = LIMITS["weight"][1]
+    if not np.all(np.isfinite(values)) or np.abs(values).max() > high:
+        top = np.nanmax(np.abs(values)) if np.isfinite(values).any() else math.nan
+        raise UsageError(
+            f"the fit diverged (its weights reach {top:g}, or are not finite; a model holds "
+            f"weights within ±{high:g}): are the positions' features and labels a game's?"
+        )
+
+
+def _fit_library() -> None:
+    """Refuse the training in one line when scikit-learn (the ``train`` extra) is missing."""
+    try:
+        import sklearn.neural_network  # noqa: F401
+        import threadpoolctl  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "train-value needs scikit-learn: pip install 'projectl-sim[train]'"
+        ) from None
 
 
 def _joined(pos: Positions, more: Positions | None) -> Positions:
