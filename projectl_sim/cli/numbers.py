@@ -61,14 +61,18 @@ class Number:
         return f"1 to {self.items} values separated by commas, each {span}" if self.items else span
 
     def parse(self, raw: Any) -> Any:
-        """Return the flag's value checked against the range (a tuple for a list); a bad one
-        is a ``UsageError`` naming the flag."""
+        """Return the flag's value checked against the range (a tuple for a list, from its
+        text or its values); a bad one is a ``UsageError`` naming the flag."""
         if not self.items:
             return self._one(raw, raw)
-        parts = [p.strip() for p in str(raw).split(",")]
-        if not any(parts) or len(parts) > self.items or not all(parts):
+        if isinstance(raw, (tuple, list)):
+            values = list(raw)
+        else:
+            parts = [p.strip() for p in str(raw).split(",")]
+            values = [self._read(p, raw) for p in parts] if all(parts) else []
+        if not 1 <= len(values) <= self.items:
             raise UsageError(f"{self.flag} {raw!r}: expected {self.values}")
-        return tuple(self._one(self._read(p, raw), raw) for p in parts)
+        return tuple(self._one(v, raw) for v in values)
 
     def _read(self, text: str, raw: Any) -> Any:
         try:
