@@ -26,11 +26,11 @@ OUT/positions.unused.npz), and a second training into OUT is refused while the f
 
 
 # The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
-# training within one machine and a model within what a bot can play: 50,000 games are some 2.6
-# million positions at --every 4 (1.4 GB of features, some 9 CPU-hours of self-play: 52 rows and
-# 0.65 CPU s a game, measured on 20); 4 hidden layers of 256 units cost the bots 0.2 million
-# multiply-adds an evaluation (the shipped model's one layer of 32: 2,300); --every 100 notes
-# about one position a game.
+# training within one machine and a model within what a bot can play: 50,000 games are some 3.5
+# million positions at --every 4 (the shipped model's 800 games gave 55,083), 1.9 GB of features
+# before the fit's copies; 4 hidden layers of 256 units cost the bots 0.2 million multiply-adds
+# an evaluation (the shipped model's one layer of 32: 2,300); --every 100 notes about one
+# position a game.
 NUMBERS: tuple[Number, ...] = (
     Number("--games", int, 2000, Range(1, 50_000), "self-play games"),
     Number("--seed", int, 1, Range(0), "root seed", metavar="S"),
