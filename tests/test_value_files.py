@@ -271,7 +271,8 @@ def test_positions_round_trip_with_their_features_version(tmp_path: Path) -> Non
         assert int(data["feature_version"]) == FEATURE_VERSION
     back = Positions.load(tmp_path / "rows.npz")
     for field in pos.__dataclass_fields__:
-        assert np.array_equal(getattr(back, field), getattr(pos, field), equal_nan=getattr(pos, field).dtype.kind == "f")
+        mine, read = getattr(pos, field), getattr(back, field)
+        assert np.array_equal(read, mine, equal_nan=mine.dtype.kind == "f")
     # a file written before the version was saved is read by its width alone
     np.savez(tmp_path / "old.npz", **_columns(pos))
     assert len(Positions.load(tmp_path / "old.npz")) == len(pos)
@@ -313,6 +314,9 @@ def test_a_bad_positions_file_leaves_the_folder_as_it_was(
         assert main(["train-value", "--out", str(trained), *args, "--quiet"]) == 2
         assert one_line(capsys.readouterr().err).startswith(f"projectl-sim: error: {flag} {bad}")
         assert _files(trained) == before
+    fresh = tmp_path / "fresh"
+    assert main(["train-value", "--out", str(fresh), "--positions", str(bad)]) == 2
+    assert not fresh.exists()  # refused before the folder is made
 
 
 def test_a_training_that_fails_late_replaces_nothing(
@@ -332,7 +336,9 @@ def test_a_second_writer_of_the_folder_is_refused(trained: Path, capsys: Any) ->
     before = _files(trained)
     rows = trained.parent / "rows.npz"
     with writer_lock(trained):  # a training (or a run) writing there now
-        assert main(["train-value", "--out", str(trained), "--positions", str(rows)]) == 2
+        assert (
+            main(["train-value", "--out", str(trained), "--positions", str(rows), "--quiet"]) == 2
+        )
         line = one_line(capsys.readouterr().err)
     assert f"--out {trained} is being written by pid {os.getpid()}" in line
     assert "one folder has one writer" in line

@@ -564,12 +564,23 @@ def train(
     (the positions it played kept as ``positions.unused.npz``, named in its error), and a
     second writer of the folder is refused in one line while the first goes on."""
     _fit_library()  # before hours of self-play, not after them
+    say = echo or (lambda line: None)
+    # the files read first: a bad one is refused before the folder is touched (or hours played)
+    read = None if positions is None else Positions.load(positions, "--positions")
+    if read is not None:
+        say(f"read {len(read)} positions of {len(np.unique(read.game))} games from {positions}")
+    more = None
+    for path in extra:
+        rows = Positions.load(path, "--extra-positions")
+        more = _joined(more, rows) if more is not None else rows
     out.mkdir(parents=True, exist_ok=True)
     with _sole_writer(out):
         staged = _Staged(out)
         try:
             result = _train(
                 staged,
+                read,
+                more,
                 games=games,
                 seed=seed,
                 every=every,
@@ -581,7 +592,7 @@ def train(
                 positions=positions,
                 extra=extra,
                 extra_weight=extra_weight,
-                say=echo or (lambda line: None),
+                say=say,
             )
             staged.commit()
         except BaseException as exc:
@@ -598,6 +609,8 @@ def train(
 
 def _train(
     staged: _Staged,
+    read: Positions | None,
+    more: Positions | None,
     *,
     games: int,
     seed: int,
@@ -617,14 +630,9 @@ def _train(
     from bots.value_model import load_model, write_model
 
     out = staged.out
-    if positions is not None:
-        pos = Positions.load(positions, "--positions")
-        say(f"read {len(pos)} positions of {len(np.unique(pos.game))} games from {positions}")
-    more = None
-    for path in extra:  # read before the self-play: a bad file is refused before hours of it
-        rows = Positions.load(path, "--extra-positions")
-        more = _joined(more, rows) if more is not None else rows
-    if positions is None:
+    if read is not None:
+        pos = read
+    else:
         pos = collect(
             games,
             seed,
