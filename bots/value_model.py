@@ -124,6 +124,8 @@ def load_model(name: str = "") -> ValueModel:
     except OSError as exc:
         raise UsageError(f"{where}: cannot read it ({exc.strerror})") from None
     digest = hashlib.sha256(raw).hexdigest()[:HASH_DIGITS]
+    if raw.startswith(b"PK"):  # a zip archive: train-value's positions.npz beside the model
+        raise UsageError(f"{where}: not a value model file (a zip archive: a positions file?)")
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:

@@ -116,6 +116,19 @@ def test_run_and_play_refuse_a_broken_model_before_playing(
     assert "layer 1's bias of unit 1 is NaN" in one_line(capsys.readouterr().err)
 
 
+def test_a_positions_file_named_as_a_model_and_a_folder_as_positions_are_named(
+    tmp_path: Path, capsys: Any
+) -> None:
+    _positions(games=2).save(tmp_path / "rows.npz")
+    with pytest.raises(UsageError, match="not a value model file \\(a zip archive: a positions"):
+        make_bot(f"value:model={tmp_path / 'rows.npz'}")
+    for flag in ("--positions", "--extra-positions"):
+        assert main(["train-value", "--out", str(tmp_path / "m"), flag, str(tmp_path)]) == 2
+        line = one_line(capsys.readouterr().err)
+        assert f"{flag} {tmp_path}: a folder, not a positions file" in line
+    assert not (tmp_path / "m").exists()
+
+
 # -- train-value's numbers -------------------------------------------------------------------------
 BAD_NUMBERS = [
     (["--games", "100000000000000"], "--games 100000000000000: out of range"),

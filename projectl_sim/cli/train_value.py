@@ -78,12 +78,11 @@ def cmd_train_value(args: argparse.Namespace) -> int:
 
     check_numbers(args, NUMBERS)
     positions = Path(args.positions) if args.positions else None
-    if positions is not None and not positions.is_file():
-        raise UsageError(f"--positions {positions}: no such file")
     extra = [Path(name) for name in args.extra_positions or ()]
-    for path in extra:
-        if not path.is_file():
-            raise UsageError(f"--extra-positions {path}: no such file")
+    for flag, path in [("--positions", positions)] + [("--extra-positions", p) for p in extra]:
+        if path is not None and not path.is_file():
+            why = "a folder, not a positions file" if path.is_dir() else "no such file"
+            raise UsageError(f"{flag} {path}: {why}")
     if args.extra_weight != 1 and not extra:
         raise UsageError(
             f"--extra-weight {args.extra_weight} weighs the --extra-positions rows: none given"
