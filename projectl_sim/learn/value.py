@@ -240,20 +240,21 @@ class Positions:
         np.savez_compressed(path, feature_version=np.int64(FEATURE_VERSION), **columns)
 
     @classmethod
-    def load(cls, path: Path, flag: str = "positions file") -> Positions:
+    def load(cls, path: Path, flag: str = "") -> Positions:
         """Return the rows of a positions file (``save``'s), every column checked: a file that
         is not one (a model file, garbage, Python objects), or whose rows no game gives (NaN, a
         width other than the features', columns of different lengths, none), is one line
-        naming ``flag``, the file and what is wrong."""
+        naming the file (after ``flag``, the option that named it) and what is wrong."""
+        name = f"{flag} {path}" if flag else str(path)
 
         def alien(why: str) -> UsageError:
-            return UsageError(f"{flag} {path} is not a positions file ({why})")
+            return UsageError(f"{name} is not a positions file ({why})")
 
         try:
             with open(path, "rb") as f:
                 head = f.read(64)
         except OSError as exc:
-            raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror})") from None
+            raise UsageError(f"{name}: cannot read it ({exc.strerror})") from None
         if not head:
             raise alien("an empty file")
         if not head.startswith(b"PK"):  # an .npz is a zip archive
@@ -275,12 +276,12 @@ class Positions:
             raise alien(f"a damaged archive: {type(exc).__name__}: {exc}") from None
         if version is not None and version != FEATURE_VERSION:
             raise UsageError(
-                f"{flag} {path}: positions of features version {version}; this build computes "
+                f"{name}: positions of features version {version}; this build computes "
                 f"version {FEATURE_VERSION} (play them again: train-value without --positions)"
             )
         why = _rows_problem(columns)
         if why:
-            raise UsageError(f"{flag} {path}: {why}")
+            raise UsageError(f"{name}: {why}")
         return cls(**columns)
 
 
