@@ -108,10 +108,11 @@ def test_run_and_play_refuse_a_broken_model_before_playing(
     data = _model(path)
     data["layers"][0]["biases"][0] = float("nan")
     path.write_text(json.dumps(data))
-    command = ["run", "--bots", f"value:model={path},greedy", "--players", "2", "--games", "2"]
-    assert main([*command, "--out", "r", "--quiet"]) == 2
-    assert "layer 1's bias of unit 1 is NaN" in one_line(capsys.readouterr().err)
-    assert not (tmp_path / "r").exists()  # no table of a bot that never was
+    for bots in (f"value:model={path},greedy", f"greedy,mcts:leaf=value,model={path}"):
+        command = ["run", "--bots", bots, "--players", "2", "--games", "2"]
+        assert main([*command, "--out", "r", "--quiet"]) == 2
+        assert "layer 1's bias of unit 1 is NaN" in one_line(capsys.readouterr().err)
+        assert not (tmp_path / "r").exists()  # no table of a bot that never was
     assert main(["play", "--bots", f"value:model={path},greedy"]) == 2
     assert "layer 1's bias of unit 1 is NaN" in one_line(capsys.readouterr().err)
 
