@@ -44,20 +44,20 @@ class Number:
     def values(self) -> str:
         """Return the values the flag takes, in words (for the help and the errors)."""
         kind = "a whole number" if self.kind is int else "a number"
-        low, high = self.range.low, self.range.high
-        if low is not None and high is not None:
-            if self.range.open_low and self.range.open_high:
-                span = f"{kind} strictly between {_text(low)} and {_text(high)}"
+        r = self.range
+        if r.low is not None and r.high is not None:
+            if r.open_low and r.open_high:
+                span = f"{kind} strictly between {_text(r.low)} and {_text(r.high)}"
             else:
-                span = f"{kind} from {_text(low)} to {_text(high)}"
-        elif low is not None:
+                low = _text(r.low) + (" (excluded)" if r.open_low else "")
+                high = _text(r.high) + (" (excluded)" if r.open_high else "")
+                span = f"{kind} from {low} to {high}"
+        elif r.low is not None:
             span = (
-                f"{kind} above {_text(low)}"
-                if self.range.open_low
-                else f"{kind}, {_text(low)} or more"
+                f"{kind} above {_text(r.low)}" if r.open_low else f"{kind}, {_text(r.low)} or more"
             )
         else:
-            span = f"{kind} {self.range}"
+            span = f"{kind} {r}"
         return f"1 to {self.items} values separated by commas, each {span}" if self.items else span
 
     def parse(self, raw: Any) -> Any:
@@ -81,10 +81,8 @@ class Number:
             raise UsageError(f"{self.flag} {raw!r}: expected {self.values}") from None
 
     def _one(self, value: Any, raw: Any) -> Any:
-        whole = isinstance(value, int) and not isinstance(value, bool)
-        if (whole or (self.kind is float and isinstance(value, float))) and self.range.accepts(
-            value
-        ):
+        number = isinstance(value, int) or (self.kind is float and isinstance(value, float))
+        if number and not isinstance(value, bool) and self.range.accepts(value):
             return value
         raise UsageError(f"{self.flag} {raw}: out of range (valid: {self.values})")
 
