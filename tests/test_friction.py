@@ -121,8 +121,16 @@ def test_a_users_bot_goes_by_the_name_it_declares(
     capsys.readouterr()
     source = f"{tmp_path / 'placer.py'}:Placer"
     assert tables.read_manifest("own")["bot_names"] == {source: "placer"}
-    stored = set(tables.read_table(Path("own"), "seats").to_pandas()["bot"])
-    assert stored == {source, f"{source}:eagerness=0.5", "random"}  # the spec that rebuilds it
+    stored = tables.read_table(Path("own"), "seats").to_pandas()
+    # the files name it as the summary does, the spec that rebuilds it beside the name
+    assert set(stored["bot"]) == {"placer", "placer:eagerness=0.5", "random"}
+    assert set(stored["bot_spec"]) == {source, f"{source}:eagerness=0.5", "random"}
+    won = tables.read_table(Path("own"), "games").to_pandas()["winning_bots"].dropna()
+    assert set(won) <= {"placer", "placer:eagerness=0.5", "random"} and len(won)
+    # the resume check finds the seats it planned (by their specs) and the grown games named too
+    assert main(["run", "--out", "own", "--resume", "--games", "6", "--quiet"]) == 0
+    grown = tables.read_table(Path("own"), "seats").to_pandas()
+    assert len(grown) > len(stored) and set(grown["bot"]) == set(stored["bot"])
     run = load_run("own")
     assert set(run.seats["bot"]) == {"placer", "placer:eagerness=0.5", "random"}
     assert set(run.games["lineup"]) == {"placer,random", "placer:eagerness=0.5,random"}

@@ -189,13 +189,13 @@ def _check_rows(
                 f"tables hold seed {row['seed']} and seats {row['seats']}",
             )
     if seats is not None and seats.num_rows:
-        bots = seats.select(["game_id", "seat", "bot"])
+        bots = seats.select(["game_id", "seat", "bot", "bot_spec"])
         wanted = set(sample.column("game_id").to_pylist())
         mask = pc.is_in(bots.column("game_id"), value_set=pa.array(sorted(wanted), pa.int64()))
         for row in bots.filter(mask).to_pylist():
             task = tasks[row["game_id"]]
             bot = by_id[task.config_id].seated(task.rotation)[row["seat"]]
-            if row["bot"] != bot:
+            if (row["bot_spec"] or row["bot"]) != bot:  # (no bot_spec: written before it)
                 raise _refuse(
                     out,
                     f"seats {bot} at seat {row['seat']} of game {row['game_id']}, and its "
