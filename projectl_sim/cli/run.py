@@ -103,8 +103,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     request = _precision_request(args, out)
     if request is None and spec is not None and not args.resume and not args.quiet:
-        for line in start_notes(spec, options.jobs):
-            print(line, file=sys.stderr, flush=True)
+        # said as the run starts, once its folder and disk space are checked
+        options = replace(options, notes=tuple(start_notes(spec, options.jobs)))
     if request is not None:
         from projectl_sim.cli.precision import grow_until_precise
 
