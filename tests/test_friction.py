@@ -127,7 +127,15 @@ def test_a_users_bot_goes_by_the_name_it_declares(
     assert set(stored["bot_spec"]) == {source, f"{source}:eagerness=0.5", "random"}
     won = tables.read_table(Path("own"), "games").to_pandas()["winning_bots"].dropna()
     assert set(won) <= {"placer", "placer:eagerness=0.5", "random"} and len(won)
-    # the resume check finds the seats it planned (by their specs) and the grown games named too
+    # the resume check finds the seats it planned (by their specs) and the grown games named too,
+    # also in a run written before the configurations held the names
+    manifest = tables.read_manifest("own")
+    assert {s: n for c in manifest["configs"] for s, n in c["bot_names"].items()} == {
+        source: "placer"
+    }
+    for config in manifest["configs"]:
+        del config["bot_names"]
+    Path("own", "manifest.json").write_text(json.dumps(manifest))
     assert main(["run", "--out", "own", "--resume", "--games", "6", "--quiet"]) == 0
     grown = tables.read_table(Path("own"), "seats").to_pandas()
     assert len(grown) > len(stored) and set(grown["bot"]) == set(stored["bot"])
