@@ -21,6 +21,7 @@ from projectl_sim.cli.options import PROG, game_options, load_user_classes, rule
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
+    from projectl_sim.sim.spec import RunSpec
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import EXPANSIONS, run_switches
 
@@ -135,7 +136,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def start_notes(spec: Any, jobs: int | None) -> list[str]:
+def _games(n: int, per: int) -> str:
+    """Return ``201 games (67 deals x 3 seatings)``."""
+    deals = n // per
+    return f"{n} games ({deals} deal{'s' if deals != 1 else ''} x {per} seatings)"
+
+
+def start_notes(spec: RunSpec, jobs: int | None) -> list[str]:
     """Return the lines a new run says before it starts: how ``--games`` is rounded to whole
     seatings (when it is), and, for a run of more than a minute, about how long it will take
     from the bots' measured CPU a decision (``bots.measured``) and a smaller ``--games``."""
@@ -148,18 +155,17 @@ def start_notes(spec: Any, jobs: int | None) -> list[str]:
     rounded = sorted({(n, c.per_deal) for n, c in zip(played, configs, strict=True)})
     rounded = [(n, per) for n, per in rounded if n != spec.games]
     if rounded:
-        parts = [
-            f"{n} games ({n // per} deals x {per} seatings) in {sum(1 for m in played if m == n)}"
-            for n, per in rounded
-        ]
         rest = sum(1 for n in played if n == spec.games)
-        where = (
-            f"{', '.join(parts)} of the {len(configs)} configurations"
-            + (f", {spec.games} in the other {rest}" if rest else "")
-            if rest or len(parts) > 1
-            else f"{parts[0].rpartition(' in ')[0]} in {'each' if len(configs) > 1 else 'its'} "
-            "configuration"
-        )
+        if rest or len(rounded) > 1:
+            parts = [
+                f"{_games(n, per)} in {sum(1 for m in played if m == n)}" for n, per in rounded
+            ]
+            where = f"{', '.join(parts)} of the {len(configs)} configurations" + (
+                f", {spec.games} in the other {rest}" if rest else ""
+            )
+        else:  # every configuration rounded alike
+            n, per = rounded[0]
+            where = f"{_games(n, per)} in {'each' if len(configs) > 1 else 'its'} configuration"
         lines.append(
             f"note: --games {spec.games} is rounded up to whole seatings (every deal is played "
             f"under each seating of its line-up): {where}"
