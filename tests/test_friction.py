@@ -70,7 +70,9 @@ def test_a_flag_mistake_is_one_line_naming_the_closest_flag(
 def test_bots_names_one_bot_and_refuses_an_unknown_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bots", "greedy", "mcts:iterations=5"]) == 0
     out = capsys.readouterr().out
-    heads = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+    lines = out.splitlines()
+    assert lines[0].startswith("strength: ")  # the scale of the ratings, said once
+    heads = [line.split(":")[0] for line in lines[1:] if not line.startswith(" ")]
     assert heads == ["greedy", "mcts"]  # those asked for, in that order, with their parameters
     assert "    preset='balanced'" in out
     assert main(["bots", "gredy"]) == 2
