@@ -283,7 +283,13 @@ def describe_bots(names: Sequence[str] = ()) -> list[str]:
     ``names``: only these bots (a spec's source: ``greedy``, ``mcts:iterations=50``,
     ``FILE.py:CLASS``), in that order; an unknown one is a ``UsageError`` naming the closest.
     """
-    out = []
+    from bots.measured import LADDER_MODEL, rating_text, rows_of
+
+    out = [
+        "strength: the skill ladder's rating (Elo scale, greedy = 0; 400 points are 10:1 odds; "
+        f"2 players, value model {LADDER_MODEL}) and CPU ms a decision, as measured "
+        "(bots/measured.py names each figure's command)"
+    ]
     classes: dict[str, type[Bot] | str] = {}
     if names:
         for spec in names:
@@ -303,6 +309,10 @@ def describe_bots(names: Sequence[str] = ()) -> list[str]:
             out.append(f"{name}: (plugin) {cls}")
             continue
         lines = [f"{name}: {cls.summary}" + ("" if name in BUILTIN else " (plugin)")]
+        for row in rows_of(name) if name in BUILTIN else ():
+            lines.append(
+                f"  strength: {row.spec} {rating_text(row)}; cost {row.cpu_ms:.3g} ms a decision"
+            )
         for key, entry in cls.params.items():
             valid = f"  [{entry[2]}]" if len(entry) > 2 else ""
             lines.append(f"    {key}={entry[0]!r}  {entry[1]}{valid}")

@@ -143,6 +143,88 @@ def test_bots_lists_every_bot_with_its_parameters(capsys) -> None:
         assert name in out
 
 
+def test_bots_says_each_bots_rating_and_cost_from_the_ladder(capsys) -> None:
+    from bots.measured import MEASURED, rating_text
+
+    assert main(["bots"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy = 0" in out.splitlines()[0]  # the scale's anchor, named once
+    blocks = {b.split(":")[0]: b for b in re.split(r"\n(?=\w)", out)}
+    for row in MEASURED:
+        line = f"  strength: {row.spec} {rating_text(row)}; cost {row.cpu_ms:.3g} ms a decision"
+        assert line in blocks[row.spec.split(":")[0]].splitlines(), row.spec
+    assert "+204 [+160, +250]" in blocks["value"] and "never won" in blocks["random"]
+
+
+def test_a_run_says_when_games_are_rounded_to_whole_seatings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pandas as pd
+
+    grid = ["run", "--bots", "greedy,random", "--players", "3", "--games", "4", "--jobs", "1"]
+    assert main([*grid, "--seed", "1", "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if x.startswith("note: --games 4"))
+    assert "6 games (2 deals x 3 seatings) in its configuration" in line
+    assert len(pd.read_parquet(tmp_path / "r" / "games.parquet")) == 6  # as it says
+    assert main([*grid, "--seed", "1", "--out", str(tmp_path / "q"), "--quiet"]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "run",
+                "--bots",
+                "greedy,random",
+                "--players",
+                "2",
+                "--games",
+                "4",
+                "--jobs",
+                "1",
+                "--seed",
+                "1",
+                "--out",
+                str(tmp_path / "even"),
+            ]
+        )
+        == 0
+    )
+    assert "note:" not in capsys.readouterr().err  # 2 deals x 2 seatings: nothing rounded
+
+
+def test_a_long_run_estimates_its_time_and_offers_fewer_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bots.measured import estimate_seconds
+    from projectl_sim.cli import run as cli_run
+    from projectl_sim.sim import spec as run_spec
+
+    spec = run_spec.RunSpec.from_mapping({"bots": ["mcts,greedy"], "games": 400, "seed": 1})
+    (line,) = cli_run.start_notes(spec, 2)
+    said = re.fullmatch(
+        r"estimate: about (\d+) min for 400 games on 2 worker\(s\), from the "
+        r"bots' measured CPU a decision; a first look in about (\d+) s: the "
+        r"same command with --games (\d+)",
+        line,
+    )
+    assert said is not None, line
+    seconds, _ = estimate_seconds([("mcts", "greedy")], [400], 2)
+    assert int(said.group(1)) == round(seconds / 60) and seconds > 60
+    fewer = int(said.group(3))
+    assert fewer % 2 == 0 and 0 < fewer < 400  # whole deals of both seatings
+    assert estimate_seconds([("mcts", "greedy")], [fewer], 2)[0] < 60  # smaller indeed
+    small = run_spec.RunSpec.from_mapping({"bots": ["greedy,random"], "games": 40, "seed": 1})
+    assert cli_run.start_notes(small, 2) == []  # a short run says nothing
+    # through the command line: the line before the run starts, none in --quiet
+    monkeypatch.setattr(cli_run, "ESTIMATE_SECONDS", 0.0)
+    grid = ["run", "--bots", "greedy,random", "--games", "2", "--jobs", "1", "--seed", "1"]
+    assert main([*grid, "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("estimate: about ") and err[1].startswith("running run ")
+    assert main([*grid, "--out", str(tmp_path / "q"), "--quiet"]) == 0
+    assert "estimate:" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args", [["play", "--seed", "x"], ["replay"]])
 def test_argparse_errors_exit_2(args: list[str]) -> None:
     assert run(*args).returncode == 2

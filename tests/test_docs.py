@@ -294,6 +294,34 @@ def test_readme_links_reach_files() -> None:
         assert (ROOT / target).exists(), f"README links to {target}, which is missing"
 
 
+# how the README's list of the how-to guides names each page (a new page needs its words here
+# and in the README)
+README_HOW_TO = {
+    "dask.md": "a Dask cluster",
+    "deal-and-skill.md": "the deal's part and skill tiers",
+    "designer-loop.md": "the designer's loop",
+    "learning-agents.md": "learning agents",
+    "notebooks.md": "notebooks",
+    "own-bot.md": "tiles and bots",
+    "puzzles-and-tiles.md": "your own puzzles",
+    "resume-and-grow.md": "resuming and growing runs",
+    "rule-switches.md": "rule switches",
+    "watch-and-play.md": "watching and playing a game",
+    "which-players.md": "which players to simulate",
+}
+
+
+def test_the_index_and_the_readme_name_every_how_to() -> None:
+    """Each how-to page is linked from the docs' index and named in the README's list."""
+    index = (DOCS / "index.md").read_text()
+    readme = " ".join((ROOT / "README.md").read_text().split("## Documentation", 1)[1].split())
+    pages = sorted(p.name for p in (DOCS / "how-to").glob("*.md"))
+    assert pages == sorted(README_HOW_TO), "a how-to page without its README words here"
+    for page in pages:
+        assert f"(how-to/{page})" in index, f"docs/index.md does not link {page}"
+        assert README_HOW_TO[page] in readme, f"the README's list does not name {page}"
+
+
 def test_readme_examples_are_tested_in_the_tutorials() -> None:
     """Each command and line of code the README shows is one a tutorial runs (so it is tested)."""
     text = (ROOT / "README.md").read_text()

@@ -89,7 +89,7 @@ def test_new_actions_round_trip_through_the_record_form() -> None:
     ):
         assert from_json(to_json(action, cat, 1), cat) == (1, action)
         assert describe(action, cat)
-    assert describe(LevelUp(None, None), cat) == "level_up declined"
+    assert describe(LevelUp(None, None), cat) == "level up declined"
 
 
 @pytest.mark.parametrize(

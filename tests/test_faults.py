@@ -509,7 +509,9 @@ def test_bots_from_a_file_a_module_and_a_plugin(
             == 0
         ), kind
         seats = tables.read_table(out, "seats").to_pandas()
-        assert set(seats["bot"]) == {shown, "random"}, kind
+        assert set(seats["bot_spec"]) == {shown, "random"}, kind
+        named = shown if kind == "plugin" else "slow:delay=0.0"  # the name the class declares
+        assert set(seats["bot"]) == {named, "random"}, kind
         assert seats["error"].isna().all()
         _, seat_bots, _ = runner.game_from_run(out, 0)  # the table's spec builds it again
         assert repr(seat_bots[0]) in (shown, "random")

@@ -70,7 +70,9 @@ def test_a_flag_mistake_is_one_line_naming_the_closest_flag(
 def test_bots_names_one_bot_and_refuses_an_unknown_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bots", "greedy", "mcts:iterations=5"]) == 0
     out = capsys.readouterr().out
-    heads = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+    lines = out.splitlines()
+    assert lines[0].startswith("strength: ")  # the scale of the ratings, said once
+    heads = [line.split(":")[0] for line in lines[1:] if not line.startswith(" ")]
     assert heads == ["greedy", "mcts"]  # those asked for, in that order, with their parameters
     assert "    preset='balanced'" in out
     assert main(["bots", "gredy"]) == 2
@@ -121,8 +123,24 @@ def test_a_users_bot_goes_by_the_name_it_declares(
     capsys.readouterr()
     source = f"{tmp_path / 'placer.py'}:Placer"
     assert tables.read_manifest("own")["bot_names"] == {source: "placer"}
-    stored = set(tables.read_table(Path("own"), "seats").to_pandas()["bot"])
-    assert stored == {source, f"{source}:eagerness=0.5", "random"}  # the spec that rebuilds it
+    stored = tables.read_table(Path("own"), "seats").to_pandas()
+    # the files name it as the summary does, the spec that rebuilds it beside the name
+    assert set(stored["bot"]) == {"placer", "placer:eagerness=0.5", "random"}
+    assert set(stored["bot_spec"]) == {source, f"{source}:eagerness=0.5", "random"}
+    won = tables.read_table(Path("own"), "games").to_pandas()["winning_bots"].dropna()
+    assert set(won) <= {"placer", "placer:eagerness=0.5", "random"} and len(won)
+    # the resume check finds the seats it planned (by their specs) and the grown games named too,
+    # also in a run written before the configurations held the names
+    manifest = tables.read_manifest("own")
+    assert {s: n for c in manifest["configs"] for s, n in c["bot_names"].items()} == {
+        source: "placer"
+    }
+    for config in manifest["configs"]:
+        del config["bot_names"]
+    Path("own", "manifest.json").write_text(json.dumps(manifest))
+    assert main(["run", "--out", "own", "--resume", "--games", "6", "--quiet"]) == 0
+    grown = tables.read_table(Path("own"), "seats").to_pandas()
+    assert len(grown) > len(stored) and set(grown["bot"]) == set(stored["bot"])
     run = load_run("own")
     assert set(run.seats["bot"]) == {"placer", "placer:eagerness=0.5", "random"}
     assert set(run.games["lineup"]) == {"placer,random", "placer:eagerness=0.5,random"}

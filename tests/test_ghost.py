@@ -713,5 +713,5 @@ def test_a_record_of_a_ghost_game_round_trips() -> None:
     assert again.final_scores() == outcome.state.final_scores()
     # an illegal action in a record is a one-line error naming why
     bad = extend(prefix(rec, 0), {"player": rec["setup"]["first_player"], "type": "level_up"})
-    with pytest.raises(IllegalActionError, match=r"^action 0 \(player \d\): level_up declined no "):
+    with pytest.raises(IllegalActionError, match=r"^action 0 \(player \d\): level up declined no "):
         replay(bad)

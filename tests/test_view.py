@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,17 @@ def test_steps_say_what_happened_beyond_the_action() -> None:
     said = [e for s in view_data(record)["steps"] for e in s["events"] if "noted" in e]
     noted = "the completed white puzzles are noted and shuffled into a new white deck"
     assert said == [noted] * record["result"]["reshuffles"]
+
+
+@pytest.mark.parametrize("name", ["recycle", "finesse_tile_X01", "ghost/level_up_order", "master"])
+def test_every_action_is_told_in_words_not_a_record_token(name: str) -> None:
+    record = load(name)
+    texts = [s["text"] for s in view_data(record)["steps"]]
+    tokens = [t for text in texts for t in re.findall(r"\b[a-z]+_[a-z_]+\b", text)]
+    assert tokens == [], tokens  # (piece ids read tri_L: a capital after the underscore)
+    basic = [t for a, t in zip(record["actions"], texts, strict=True) if a["type"] == "take_basic"]
+    assert all(t == "take a level-1 piece" for t in basic)
+    assert basic or name != "recycle"
 
 
 def test_the_page_is_one_file_with_its_data_escaped() -> None:
@@ -225,7 +237,7 @@ def test_a_seat_takes_back_its_last_actions_of_a_turn() -> None:
     record = game.record_json()
     assert record["actions"][0]["player"] == 0
     assert [a["type"] for a in record["actions"][:3]] == ["take", "take_basic", "take_basic"]
-    assert seen == [["take_basic", "take_basic"], ["take_basic"]]
+    assert seen == [["take a level-1 piece"] * 2, ["take a level-1 piece"]]
     # the taken-back actions left no trace: the record replays to the game played
     assert replay(record).state.final_scores() == game.state.final_scores()
 

@@ -199,3 +199,42 @@ def test_the_action_list_follows_the_step_and_past_tiles_stay_readable(
     shot_dir = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
     shot_dir.mkdir(parents=True, exist_ok=True)
     assert driver.save_screenshot(str(shot_dir / "viewer-all-end.png"))
+
+
+# the caption's box against the toolbar's and the window, and the step shown
+_CAPTION = """
+const c = document.getElementById('caption').getBoundingClientRect();
+const bar = document.getElementById('controls').getBoundingClientRect();
+return {below: c.top >= bar.bottom - 1, inWindow: c.bottom <= window.innerHeight,
+        counter: document.getElementById('counter').textContent};
+"""
+
+
+@pytest.mark.parametrize("size", [(1400, 800), (700, 900)], ids=["wide", "narrow"])
+def test_the_address_names_the_step_on_opening_and_when_it_changes(
+    size: tuple[int, int], pages: dict[str, tuple[Path, dict[str, Any]]], driver: Any
+) -> None:
+    path, record = pages["base"]
+    n = len(record["actions"])
+    far = n - 10  # a step near the end: its line is low in the action list
+    uri = path.resolve().as_uri()
+    driver.set_window_size(*size)
+    driver.get("about:blank")
+    driver.get(f"{uri}#{far}")
+    where = driver.execute_script(_CAPTION)
+    assert where["counter"] == f"step {far} / {n}"
+    assert where["below"] and where["inWindow"], where  # the caption is not under the toolbar
+    # a new address on the open page moves to its step (typed, a link): forward and back
+    driver.execute_script("location.hash = '#10'")
+    assert driver.execute_script(_CAPTION)["counter"] == f"step 10 / {n}"
+    driver.get(f"{uri}#50")
+    assert driver.execute_script(_CAPTION)["counter"] == f"step 50 / {n}"
+    driver.back()
+    assert driver.execute_script(_CAPTION)["counter"] == f"step 10 / {n}"
+    body = driver.find_element("tag name", "body")
+    from selenium.webdriver.common.keys import Keys
+
+    body.send_keys(Keys.ARROW_RIGHT)  # the address follows the step
+    assert driver.current_url.endswith("#11")
+    driver.execute_script("location.hash = '#nonsense'")  # not a step: stays
+    assert driver.execute_script(_CAPTION)["counter"] == f"step 11 / {n}"

@@ -4,6 +4,7 @@ answers, two runs side by side, its page."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import signal
@@ -20,6 +21,7 @@ from projectl_sim.cli.options import PROG, game_options, load_user_classes, rule
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
+    from projectl_sim.sim.spec import RunSpec
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import EXPANSIONS, run_switches
 
@@ -101,6 +103,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         game_timeout=args.game_timeout,
     )
     request = _precision_request(args, out)
+    if request is None and spec is not None and not args.resume and not args.quiet:
+        # said as the run starts, once its folder and disk space are checked
+        options = replace(options, notes=tuple(start_notes(spec, options.jobs)))
     if request is not None:
         from projectl_sim.cli.precision import grow_until_precise
 
@@ -116,6 +121,74 @@ def cmd_run(args: argparse.Namespace) -> int:
             # after the answers, also when both streams go to one pipe
             print(next_commands(result.out), file=sys.stderr)
     return 0
+
+
+# a run estimated to take longer than this says so before it starts, with a smaller command
+ESTIMATE_SECONDS = 60.0
+
+
+def _duration(seconds: float) -> str:
+    """Return a duration as a person says it: ``40 s``, ``12 min``, ``3.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _games(n: int, per: int) -> str:
+    """Return ``201 games (67 deals x 3 seatings)``."""
+    deals = n // per
+    return f"{n} games ({deals} deal{'s' if deals != 1 else ''} x {per} seatings)"
+
+
+def start_notes(spec: RunSpec, jobs: int | None) -> list[str]:
+    """Return the lines a new run says before it starts: how ``--games`` is rounded to whole
+    seatings (when it is), and, for a run of more than a minute, about how long it will take
+    from the bots' measured CPU a decision (``bots.measured``) and a smaller ``--games``."""
+    from bots.measured import estimate_seconds
+    from projectl_sim.sim.spec import configurations
+
+    configs = configurations(spec)
+    played = [math.ceil(spec.games / c.per_deal) * c.per_deal for c in configs]
+    lines = []
+    rounded = sorted({(n, c.per_deal) for n, c in zip(played, configs, strict=True)})
+    rounded = [(n, per) for n, per in rounded if n != spec.games]
+    if rounded:
+        rest = sum(1 for n in played if n == spec.games)
+        if rest or len(rounded) > 1:
+            parts = [
+                f"{_games(n, per)} in {sum(1 for m in played if m == n)}" for n, per in rounded
+            ]
+            where = f"{', '.join(parts)} of the {len(configs)} configurations" + (
+                f", {spec.games} in the other {rest}" if rest else ""
+            )
+        else:  # every configuration rounded alike
+            n, per = rounded[0]
+            where = f"{_games(n, per)} in {'each' if len(configs) > 1 else 'its'} configuration"
+        lines.append(
+            f"note: --games {spec.games} is rounded up to whole seatings (every deal is played "
+            f"under each seating of its line-up): {where}"
+        )
+    workers = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    seats = [c.lineup for c in configs]
+    seconds, unknown = estimate_seconds(seats, played, workers)
+    if seconds > ESTIMATE_SECONDS:
+        # the smaller run: whole deals of the most seatings, about half a minute
+        step = max(c.per_deal for c in configs)
+        fewer = max(step, int(spec.games * ESTIMATE_SECONDS / 2 / seconds) // step * step)
+        small, _ = estimate_seconds(
+            seats, [math.ceil(fewer / c.per_deal) * c.per_deal for c in configs], workers
+        )
+        least = "at least " if unknown else ""
+        lines.append(
+            f"estimate: {least}about {_duration(seconds)} for {sum(played)} games on {workers} "
+            f"worker(s), from the bots' measured CPU a decision"
+            + (f" ({', '.join(unknown)}: not measured, not counted)" if unknown else "")
+            + f"; a first look in {least}about {_duration(small)}: the same command with "
+            f"--games {fewer}"
+        )
+    return lines
 
 
 @contextmanager

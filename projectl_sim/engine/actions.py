@@ -369,7 +369,7 @@ register_action(
     (TakeBasic,),
     lambda d, cat, player: TakeBasic(),
     lambda a, cat: {"type": "take_basic"},
-    lambda a, cat: "take_basic",
+    lambda a, cat: "take a level-1 piece",
     play=True,
 )
 register_action(

@@ -333,8 +333,8 @@ def _write_level_up(a: LevelUp, cat: Any) -> dict[str, Any]:
 
 def _describe_level_up(a: LevelUp, cat: Any) -> str:
     if a.give is None or a.get is None:
-        return "level_up declined"
-    return f"level_up {cat.pieces[a.give].id} to {cat.pieces[a.get].id}"
+        return "level up declined"
+    return f"level up {cat.pieces[a.give].id} to {cat.pieces[a.get].id}"
 
 
 register_action("ghost", (Ghost,), _read_ghost, _write_ghost, _describe_ghost, play=True)

@@ -106,6 +106,17 @@ def stored_run(out: Path, manifest: dict[str, Any]) -> tuple[RunSpec, list[int]]
     return stored, list(history)
 
 
+def _without_names(configs: Any) -> Any:
+    """Return manifest configurations without their ``bot_names``: how the tables name the
+    users' bots (their classes' names, which a run written before them lacks) is no setting."""
+    if not isinstance(configs, list):
+        return configs
+    return [
+        {k: v for k, v in c.items() if k != "bot_names"} if isinstance(c, dict) else c
+        for c in configs
+    ]
+
+
 def check_resume(
     out: Path,
     manifest: dict[str, Any],
@@ -122,7 +133,7 @@ def check_resume(
     scheme = seed_scheme_of(manifest, out)
     configs, tasks = plan(stored, stored.seed, history, scheme)
     mine = json.loads(json.dumps([c.to_json() for c in configs]))
-    if manifest.get("configs") != mine:
+    if _without_names(manifest.get("configs")) != _without_names(mine):
         raise _refuse(out, "lists configurations its settings do not make")
     run_id = manifest.get("run_id")
     ids = (
@@ -189,13 +200,13 @@ def _check_rows(
                 f"tables hold seed {row['seed']} and seats {row['seats']}",
             )
     if seats is not None and seats.num_rows:
-        bots = seats.select(["game_id", "seat", "bot"])
+        bots = seats.select(["game_id", "seat", "bot", "bot_spec"])
         wanted = set(sample.column("game_id").to_pylist())
         mask = pc.is_in(bots.column("game_id"), value_set=pa.array(sorted(wanted), pa.int64()))
         for row in bots.filter(mask).to_pylist():
             task = tasks[row["game_id"]]
             bot = by_id[task.config_id].seated(task.rotation)[row["seat"]]
-            if row["bot"] != bot:
+            if (row["bot_spec"] or row["bot"]) != bot:  # (no bot_spec: written before it)
                 raise _refuse(
                     out,
                     f"seats {bot} at seat {row['seat']} of game {row['game_id']}, and its "

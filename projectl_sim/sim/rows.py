@@ -79,15 +79,20 @@ def game_rows(
     decision_cpu_seconds: Sequence[float] | None = None,
     error_seat: int | None = None,
     error: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return the seat rows and the game row of one played (or failed) game.
 
     ``ident`` holds the columns shared with the game's configuration (run_id, game_id, seed,
     config_id, players, variant, expansions, switches, lineup, deal). A failed game (a bot raised
     or chose an illegal action) keeps its counts so far but has no score, rank or winner; every
-    one of its rows carries the error.
+    one of its rows carries the error. ``seats`` are the bots' specs, ``labels`` the names they
+    go by (``GameConfig.labels``: a user's bot by the name its class declares; by default the
+    specs): ``bot`` and ``winning_bots`` hold the names, ``bot_spec`` the spec that builds the
+    bot again.
     """
     n = len(seats)
+    names = list(seats if labels is None else labels)
     t = state.tables
     hooks = state.hooks
     ok = error is None
@@ -123,7 +128,8 @@ def game_rows(
             "seat": p,
             "first_player": state.first_player,
             "turn_order": (p - state.first_player) % n,
-            "bot": seats[p],
+            "bot": names[p],
+            "bot_spec": seats[p],
             "score": scores[p],
             "rank": ranks[p],
             "won": (p in winners) if ok else None,
@@ -175,7 +181,7 @@ def game_rows(
         "decisions": sum(sum(a.values()) for a in actions),
         "end_reason": state.end_reason if ok else None,
         "winners": ",".join(map(str, winners)) if ok else None,
-        "winning_bots": ",".join(seats[w] for w in winners) if ok else None,
+        "winning_bots": ",".join(names[w] for w in winners) if ok else None,
         "margin": margin,
         "opponent_score": opponent,
         **dict.fromkeys(declared_columns("games")),

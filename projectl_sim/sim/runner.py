@@ -84,6 +84,7 @@ class RunOptions:
     echo: Callable[[str], None] | None = None  # where info lines go (default: stderr)
     decision_timeout: float = workers.DECISION_TIMEOUT  # seconds one decision may take
     game_timeout: float = workers.GAME_TIMEOUT  # seconds one game may take
+    notes: tuple[str, ...] = ()  # info lines said as the run starts (cli: rounding, time)
 
 
 @dataclass
@@ -419,6 +420,8 @@ def _run_locked(
     need = _space_needed(configs, tasks, todo, spec.records, spec.tables == "all")
     _check_space(out, need, todo)
     if not options.quiet:
+        for note in options.notes:
+            echo(note)
         verb = "growing" if grows else ("resuming" if resume else "running")
         echo(
             f"{verb} run {run_id}: {len(configs)} configuration(s), {len(tasks)} games"

@@ -42,7 +42,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from bots import make_bot, split_spec
+from bots import declared_name, make_bot, split_spec
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, closest, unknown_name
@@ -644,6 +644,9 @@ class GameConfig:
     # per seat); None and (): a run without tiers
     tier: str | None = None
     template: tuple[str, ...] = ()
+    # users' bot sources of the line-up and the name each goes by in the tables' ``bot`` column
+    # (``bot_names``): ``(("/abs/placer.py:Placer", "placer"),)``; (): every bot by its spec
+    bot_names: tuple[tuple[str, str], ...] = ()
 
     @property
     def deal_key(self) -> tuple[int, ...]:
@@ -668,6 +671,16 @@ class GameConfig:
     def seated(self, rotation: int) -> tuple[str, ...]:
         """Return the bot spec of each seat when the line-up is shifted by ``rotation``."""
         return self.lineup[rotation:] + self.lineup[:rotation]
+
+    def labels(self, rotation: int) -> tuple[str, ...]:
+        """Return the name each seat's bot goes by in the tables (``placer:eagerness=0.5`` for
+        ``/abs/placer.py:Placer:eagerness=0.5``; a built-in bot: its spec)."""
+        names = dict(self.bot_names)
+        out = []
+        for spec in self.seated(rotation):
+            source, rest = split_spec(spec)
+            out.append(names[source] + (f":{rest}" if rest else "") if source in names else spec)
+        return tuple(out)
 
     def rules(self) -> Rules:
         """Return the rules every game of this configuration is played with."""
@@ -707,11 +720,18 @@ class GameConfig:
         out = asdict(self) | {"switches": dict(self.switches), "rotations": list(self.rotations)}
         if not self.plugins:
             del out["plugins"]  # the manifests of runs of shipped classes stay as they were
-        for key, default in (("replicates", 1), ("tier", None), ("template", [])):
+        for key, default in (
+            ("replicates", 1),
+            ("tier", None),
+            ("template", []),
+            ("bot_names", []),
+        ):
             if out[key] == default or out[key] == ():
                 del out[key]  # likewise the runs without replicates or tiers
         if "template" in out:
             out["template"] = list(out["template"])
+        if "bot_names" in out:
+            out["bot_names"] = dict(out["bot_names"])
         return out
 
     @classmethod
@@ -734,6 +754,7 @@ class GameConfig:
             replicates=int(data.get("replicates", 1)),
             tier=data.get("tier"),
             template=tuple(data.get("template", ())),
+            bot_names=tuple(sorted((data.get("bot_names") or {}).items())),
         )
 
 
@@ -920,7 +941,25 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
-    return out
+    names = bot_names(out)
+    return [
+        replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))
+        for c in out
+    ]
+
+
+def _sources(lineup: Sequence[str]) -> set[str]:
+    return {split_spec(s)[0] for s in lineup}
+
+
+def bot_names(configs: Sequence[GameConfig]) -> dict[str, str]:
+    """Return the names the tables give the users' bots of these configurations: each module
+    or file source (``/abs/placer.py:Placer``) whose class declares a name of its own
+    (``placer``), when no other source of the run declares the same one."""
+    sources = sorted(s for s in _sources([b for c in configs for b in c.lineup]) if ":" in s)
+    found = {s: n for s in sources if (n := declared_name(s))}
+    named = list(found.values())
+    return {s: n for s, n in found.items() if named.count(n) == 1}
 
 
 def check_decks(rules: Rules, catalogue: str | None, least: bool = False) -> None:

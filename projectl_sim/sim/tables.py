@@ -93,7 +93,10 @@ _BASE_SEATS = pa.schema(
         pa.field("seat", pa.int64()),
         pa.field("first_player", pa.int64()),
         pa.field("turn_order", pa.int64()),
+        # the bot's name (a user's bot: the name its class declares, ``bot_names``) and the spec
+        # that builds it again (null in tables written before the column)
         pa.field("bot", pa.string()),
+        pa.field("bot_spec", pa.string()),
         pa.field("score", pa.int64()),
         pa.field("rank", pa.int64()),
         pa.field("won", pa.bool_()),

@@ -76,6 +76,7 @@ def _result(
         duration=duration,
         error_seat=error_seat,
         error=error,
+        labels=config.labels(task.rotation),
     )
     columns: dict[str, dict[str, list[Any]]] | None = None
     if flow is not None:

@@ -474,19 +474,23 @@
     const current = log.children[at - 1];
     const pane = log.parentNode;
     if (current) {
-      // the part of the list one can see: the list's box, cut by the window (before the list
-      // sticks to the top, its lower end is below the window)
+      // the list scrolls within its own box to bring the step to the middle of the part of the
+      // box one can see (the box cut by the window)
       const r = current.getBoundingClientRect();
       const box = pane.getBoundingClientRect();
       const top = Math.max(box.top, 0);
       const bottom = Math.min(box.bottom, window.innerHeight);
-      if (r.top < top + 30 || r.bottom > bottom - 10) {
-        pane.scrollTop += r.top - (top + bottom) / 2;
+      const seen = bottom > top + r.height ? [top, bottom] : [box.top, box.bottom];
+      if (r.top < seen[0] + 30 || r.bottom > seen[1] - 10) {
+        pane.scrollTop += r.top - (seen[0] + seen[1]) / 2;
       }
-      // the list's end, below the window while the page is at its top: the page moves the least
-      // that shows it (then the list sticks to the top and fits the window)
+      // beside the board (the list sticks to the top), the list's end may be below the window
+      // while the page is at its top: the page moves the least that shows it. Below the board
+      // (a narrow window) the page stays where it is: moving it to the list would hide the
+      // caption and the board under the toolbar
       const after = current.getBoundingClientRect();
-      if (after.top < 0 || after.bottom > window.innerHeight) {
+      const sticky = getComputedStyle(pane).position === "sticky";
+      if (sticky && (after.top < 0 || after.bottom > window.innerHeight)) {
         current.scrollIntoView({block: "nearest"});
       }
     } else {
@@ -548,6 +552,15 @@
     act();
   });
 
-  const fromHash = parseInt((location.hash || "").slice(1), 10);
-  show(isNaN(fromHash) ? 0 : fromHash);
+  // the address names the step (#50): when the page opens, and whenever the address changes
+  // (typed, a link, back and forward); show() keeps it up to date without a hashchange
+  function hashStep() {
+    const k = parseInt((location.hash || "").slice(1), 10);
+    return isNaN(k) ? null : k;
+  }
+  window.addEventListener("hashchange", function () {
+    const k = hashStep();
+    if (k !== null && k !== at) show(k);
+  });
+  show(hashStep() || 0);
 })();

@@ -1,0 +1,188 @@
+"""What was measured of the shipped bots: their strength on the skill ladder and their CPU cost.
+
+Data, not code that measures: each ``Measured`` row is a bot spec with the rating the ladder gave
+it (``projectl-sim ladder``: one Plackett-Luce fit, on the Elo scale with ``greedy`` at 0, 400
+points are 10:1 odds, 2 players, both seatings of the same deals) and the CPU milliseconds one
+of its decisions took in those games. ``projectl-sim bots`` prints them beside each bot, and
+``projectl-sim run`` multiplies the costs by ``DECISIONS_PER_SEAT`` to say, before a long run
+starts, about how long it will take (``cost_ms``; ``estimate_seconds``).
+
+Where the figures come from (rerun the commands to refresh them; CPU figures depend on the
+machine and its load, and a rating on the bots it was fitted with):
+
+- ``LADDER``: the ladder table of docs/how-to/which-players.md, the shipped value model
+  ``LADDER_MODEL``, 100 games a pair, on a loaded machine (its CPU figures are high).
+- ``HEURISTICS``: the same command over the other heuristics, on the pure-Python build of a
+  shared 2-core machine. Its ``greedy`` and ``rusher`` rows are left out (the ladder's stand);
+  its ``rusher`` rated +83 [+38, +130] there, against the ladder's +122: ratings from two fits
+  agree within their intervals, not to the point.
+- ``BENCHMARKS``: CPU only, bots the ladder leaves out for their cost (docs/how-to/
+  which-players.md and docs/benchmarks.md: ``benchmarks/bots.py``, ``benchmarks/decisions.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+LADDER_MODEL = "1f4245d84f5c"  # the value model the ladder's learned bots played with
+LADDER = (
+    "projectl-sim ladder --bots greedy,rusher,value,value:rollouts=2,mcts:leaf=value,"
+    "mcts:leaf=value,iterations=200 --games 100 --jobs 1 --seed 3 --out ladder"
+    f" (model {LADDER_MODEL}; docs/how-to/which-players.md)"
+)
+HEURISTICS = (
+    "projectl-sim ladder --bots greedy,random,builder,setter,recycler,rusher --games 100 "
+    "--jobs 1 --seed 3 --out ladder"
+)
+BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
+
+# A seat's decisions in one game: greedy made 35-39 a seat on average at every player count
+# from solo to Line Clear's 6 (60 games each, seed 5); other bots' games are about as long
+# (the ladder's heuristics: 35-44).
+DECISIONS_PER_SEAT = 38
+# A game's cost beside its bots' decisions (dealing, the engine's steps, its table rows): about
+# 4 ms on the pure-Python build (1,500 games of heuristics at 107 games a second on one core)
+GAME_MS = 4.0
+# The heuristics: their parameters weigh their choices, not how much they compute, so any of
+# their specs costs what their default does
+FLAT_COST = frozenset({"greedy", "rusher", "builder", "setter", "recycler", "random"})
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One bot spec as measured: its ladder rating (None: not on the ladder) and CPU cost."""
+
+    spec: str
+    cpu_ms: float  # CPU milliseconds a decision
+    source: str  # the command the figures come from (LADDER, HEURISTICS, BENCHMARKS)
+    rating: float | None = None  # on the ladder's scale, greedy = 0
+    low: float | None = None  # its 95% interval
+    high: float | None = None
+    note: str = ""  # what the rating cannot say (random: it never won)
+    iterations: int | None = None  # a search's iterations a decision when measured
+
+
+MEASURED: tuple[Measured, ...] = (
+    Measured("greedy", 0.034, LADDER, 0.0, 0.0, 0.0, note="the anchor"),
+    Measured("rusher", 0.079, LADDER, 122.0, 78.0, 166.0),
+    Measured("value", 0.884, LADDER, 204.0, 160.0, 250.0),
+    Measured("value:rollouts=2", 6.264, LADDER, 217.0, 173.0, 263.0),
+    Measured("mcts:leaf=value", 5.571, LADDER, 290.0, 244.0, 337.0, iterations=32),
+    Measured("mcts:leaf=value,iterations=200", 43.227, LADDER, 223.0, 179.0, 268.0, iterations=200),
+    Measured("recycler", 0.146, HEURISTICS, -67.0, -112.0, -23.0),
+    Measured("setter", 0.048, HEURISTICS, -93.0, -138.0, -49.0),
+    Measured("builder", 0.054, HEURISTICS, -140.0, -186.0, -95.0),
+    Measured("random", 0.014, HEURISTICS, note="never won a game: below every other bot"),
+    Measured("mcts", 170.0, BENCHMARKS, iterations=200),
+    Measured("mcts:iterations=800", 594.0, BENCHMARKS, iterations=800),
+    Measured("mcts:leaf=value,iterations=128,tree=turn,width=0", 21.5, BENCHMARKS, iterations=128),
+)
+
+
+def _params(spec: str) -> tuple[str, dict[str, str]]:
+    """Return a spec's bot name and its parameters as written (``model`` and ``hash`` left out:
+    they name the model, not the bot's cost)."""
+    name, _, rest = spec.partition(":")
+    params = dict(p.partition("=")[::2] for p in rest.split(",") if p.strip())
+    return name, {k.strip(): v.strip() for k, v in params.items() if k not in ("model", "hash")}
+
+
+def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    """Return whether two parameter sets are equal (numbers compared as numbers)."""
+    if set(a) != set(b):
+        return False
+    for key, value in a.items():
+        try:
+            if not math.isclose(float(value), float(b[key])):
+                return False
+        except ValueError:
+            if value != b[key]:
+                return False
+    return True
+
+
+def measured(spec: str) -> Measured | None:
+    """Return the row measured for exactly this spec (parameters in any order), or None."""
+    name, params = _params(spec)
+    for row in MEASURED:
+        row_name, row_params = _params(row.spec)
+        if row_name == name and _same(row_params, params):
+            return row
+    return None
+
+
+def rows_of(name: str) -> list[Measured]:
+    """Return the rows measured for a bot (its default spec first, if measured)."""
+    rows = [r for r in MEASURED if _params(r.spec)[0] == name]
+    return sorted(rows, key=lambda r: ":" in r.spec)
+
+
+def cost_ms(spec: str) -> float | None:
+    """Return a spec's CPU milliseconds a decision, as measured; None when not known.
+
+    A search measured at other iterations (``mcts:iterations=50``) is scaled by its iterations
+    (its cost grows about in proportion: 32 to 200 learned-leaf iterations cost 7.8 times the
+    CPU); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its
+    default does.
+    """
+    found = measured(spec)
+    if found is not None:
+        return found.cpu_ms
+    name, params = _params(spec)
+    if name in FLAT_COST:
+        return rows_of(name)[0].cpu_ms
+    seconds = params.pop("time", None)
+    if seconds is not None and float(seconds) > 0:
+        return float(seconds) * 1000
+    iterations = params.pop("iterations", None)
+    for row in rows_of(name):
+        row_params = _params(row.spec)[1]
+        measured_at = row_params.pop("iterations", None) or row.iterations
+        if row.iterations is None or not _same(row_params, params):
+            continue
+        wanted = float(iterations) if iterations is not None else row.iterations
+        return row.cpu_ms * wanted / float(measured_at)
+    return None
+
+
+def estimate_seconds(
+    seats: Sequence[Sequence[str]], games: Sequence[int], jobs: int
+) -> tuple[float, list[str]]:
+    """Return the seconds ``games[i]`` games seated ``seats[i]`` take on ``jobs`` workers, and
+    the specs whose cost is not known (counted as free: the estimate is then a least)."""
+    unknown: list[str] = []
+    cpu_ms = 0.0
+    for lineup, count in zip(seats, games, strict=True):
+        per_game = GAME_MS
+        for spec in lineup:
+            cost = cost_ms(spec)
+            if cost is None:
+                unknown += [spec] if spec not in unknown else []
+                continue
+            per_game += cost * DECISIONS_PER_SEAT
+        cpu_ms += per_game * count
+    return cpu_ms / 1000 / max(1, jobs), unknown
+
+
+def rating_text(row: Measured) -> str:
+    """Return a row's rating as ``+204 [+160, +250]`` (or its note when it has none)."""
+    if row.rating is None:
+        return row.note or "not on the ladder"
+    if row.low == row.high == row.rating:
+        return f"{row.rating:+.0f} ({row.note})" if row.note else f"{row.rating:+.0f}"
+    return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]"
+
+
+__all__ = [
+    "DECISIONS_PER_SEAT",
+    "LADDER_MODEL",
+    "MEASURED",
+    "Measured",
+    "cost_ms",
+    "estimate_seconds",
+    "measured",
+    "rating_text",
+    "rows_of",
+]

@@ -1,0 +1,79 @@
+"""The shipped bots' measured strength and cost (``bots.measured``): the data builds the bots it
+names, agrees with the ladder table of the docs, and prices a run's specs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bots import BUILTIN, make_bot
+from bots.measured import (
+    DECISIONS_PER_SEAT,
+    GAME_MS,
+    LADDER,
+    LADDER_MODEL,
+    MEASURED,
+    cost_ms,
+    estimate_seconds,
+    measured,
+    rows_of,
+)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.mark.parametrize("row", MEASURED, ids=lambda r: r.spec)
+def test_every_measured_spec_builds_its_bot(row) -> None:
+    make_bot(row.spec)  # a renamed parameter or bot would leave the figure naming nothing
+    assert row.cpu_ms > 0
+    assert row.rating is None or row.low <= row.rating <= row.high
+
+
+def test_every_shipped_bot_has_its_default_measured() -> None:
+    for name in sorted(set(BUILTIN) - {"human"}):
+        assert rows_of(name) and rows_of(name)[0].spec == name, name
+
+
+def test_the_ladder_rows_are_the_ladder_table_of_which_players() -> None:
+    text = (DOCS / "how-to" / "which-players.md").read_text()
+    assert f"model `{LADDER_MODEL}`" in text
+    table = re.findall(
+        r"^\| `([^`]+)` \| (-?\d+) \| (\[[^\]]+\]|\(the anchor\)) \| \d+ \| ([\d.]+) \|$",
+        text,
+        re.M,
+    )
+    assert len(table) == sum(1 for r in MEASURED if r.source == LADDER) == 6
+    for spec, rating, interval, ms in table:
+        row = measured(spec)
+        assert row is not None and row.source == LADDER, spec
+        assert (row.rating, row.cpu_ms) == (float(rating), float(ms)), spec
+        if interval.startswith("["):
+            low, high = (float(x) for x in interval[1:-1].split(","))
+            assert (row.low, row.high) == (low, high), spec
+
+
+def test_cost_scales_a_search_by_its_iterations_and_keeps_a_heuristics() -> None:
+    mcts, leaf = cost_ms("mcts"), cost_ms("mcts:leaf=value")
+    assert mcts is not None and leaf is not None
+    assert cost_ms("mcts:iterations=50") == pytest.approx(mcts / 4)  # measured at 200
+    assert cost_ms("mcts:iterations=64,leaf=value") == pytest.approx(leaf * 2)  # at 32
+    assert (
+        cost_ms("mcts:leaf=value,iterations=200")
+        == measured("mcts:iterations=200,leaf=value").cpu_ms
+    )  # measured itself: not scaled
+    assert cost_ms("mcts:time=0.5") == 500
+    assert cost_ms("greedy:preset=rush_black") == cost_ms("greedy")
+    assert cost_ms("value:model=m.json,hash=0123456789ab") == cost_ms("value")
+    assert cost_ms("mcts:horizon=2") is None  # another search: not known
+    assert cost_ms("value:rollouts=9") is None
+
+
+def test_an_estimate_counts_every_seat_and_says_what_it_could_not_price() -> None:
+    seconds, unknown = estimate_seconds([("greedy", "mcts")], [10], jobs=2)
+    per_game = GAME_MS + DECISIONS_PER_SEAT * (cost_ms("greedy") + cost_ms("mcts"))
+    assert seconds == pytest.approx(10 * per_game / 1000 / 2) and unknown == []
+    seconds, unknown = estimate_seconds([("mine.py:Mine", "greedy")] * 2, [10, 10], jobs=1)
+    assert unknown == ["mine.py:Mine"]
+    assert seconds == pytest.approx(20 * (GAME_MS + DECISIONS_PER_SEAT * cost_ms("greedy")) / 1000)
