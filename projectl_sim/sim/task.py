@@ -1,9 +1,13 @@
 """One game of a run, as a worker plays it: its rows, or the error row of a game that failed.
 
-``play_task`` plays a game (``projectl_sim.sim.play``) and turns it into its table rows
-(``projectl_sim.sim.tables``); a game whose bot raises, or that the engine cannot finish, is an
-error row. ``error_rows`` writes the row of a game stopped from outside its worker (a time limit,
-a worker that died), from the deal's state. The runner and the workers both build on this module
+``play_task`` plays a game (``projectl_sim.sim.play``), checks its result
+(``projectl_sim.engine.result_check``: the rules it ran under, the invariants, the scores, the
+replay of its actions) and turns it into its table rows (``projectl_sim.sim.tables``); a game
+whose bot raises, that the engine cannot finish, or that fails the check, is an error row. A game
+that fails the check is played again, checked after every decision, to name the seat whose bot
+bent it; its worker is replaced (``GameResult.replace_worker``). ``error_rows`` writes the row
+of a game stopped from outside its worker (a time limit, a worker that died), from the deal's
+state. The runner and the workers both build on this module
 and it imports neither (the runner starts the workers; the workers play these games).
 """
 
@@ -15,11 +19,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots import make_bot
-from projectl_sim.engine import GameState, deal, new_game
+from projectl_sim.engine import GameState, deal, new_game, setup_of
 from projectl_sim.engine.actions import Action
+from projectl_sim.engine.result_check import (
+    ResultError,
+    RulesPrint,
+    check_decision,
+    check_result,
+    rules_print,
+    state_key,
+)
+from projectl_sim.rules import Rules
 from projectl_sim.sim import rows
 from projectl_sim.sim.flow import FlowRecorder
-from projectl_sim.sim.play import BotError, game_seeds, play_game
+from projectl_sim.sim.play import BotError, GameOutcome, game_seeds, play_game
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 
 # a worker's page (``sim.workers``): the slots play_task writes at each decision
@@ -37,11 +50,14 @@ class GameResult:
     game: dict[str, Any]
     record: dict[str, Any] | None
     flow: dict[str, dict[str, list[Any]]] | None = field(default=None)
+    # the game failed its result check: its worker may be bent too, and is replaced
+    replace_worker: bool = field(default=False)
 
 
-def dealt(task: GameTask, config: GameConfig) -> GameState:
-    """Return a game's state before its first decision (dealt again from its seed)."""
-    rules = rules_of(config)
+def dealt(task: GameTask, config: GameConfig, rules: Rules | None = None) -> GameState:
+    """Return a game's state before its first decision (dealt again from its seed; with
+    ``rules``, a rules object of the configuration other than the process's)."""
+    rules = rules_of(config) if rules is None else rules
     return new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
 
 
@@ -112,20 +128,101 @@ def error_rows(
     )
 
 
+class _Bent(Exception):
+    """A decision of ``seat`` bent the game (raised out of ``play_game`` by ``_bending_seat``)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.seat = seat
+
+
+def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
+    """Play a game that failed its result check again, checked after every decision, and return
+    the seat whose decision first bent it (None: the game played again did not show it).
+
+    The game is played with a rules object of its own (the worker's may be the bent one) and new
+    bots, from the same seeds, so a bot that bends every game it plays bends this one at the same
+    decision. After each decision the state must pass ``check_decision``; then the states seen
+    are compared, decision by decision, with those the actions give from the deal alone.
+    """
+    rules = config.rules()
+    expected = rules_print(rules)
+    setups: list[dict[str, Any]] = []
+    moves: list[tuple[int, Action]] = []
+    seen: list[tuple[Any, ...]] = []
+
+    def on_step(state: GameState, seat: int, action: Action) -> None:
+        moves.append((seat, action))
+        try:
+            check_decision(state, rules, expected)
+        except ResultError:
+            raise _Bent(seat) from None
+        seen.append(state_key(state))
+
+    try:
+        play_game(
+            rules,
+            [make_bot(spec) for spec in config.seated(task.rotation)],
+            task.seed,
+            replicate=task.replicate,
+            record=False,
+            on_step=on_step,
+            on_start=lambda state: setups.append(setup_of(state)),
+        )
+    except _Bent as bent:
+        return bent.seat
+    except Exception:  # the game played again went otherwise (a bot that raised this time)
+        return None
+    try:
+        game = new_game(rules, setup=setups[0])
+        for (seat, action), key in zip(moves, seen, strict=True):
+            game.apply(action)
+            if state_key(game) != key:
+                return seat
+    except Exception:  # the actions do not follow from the deal: the last one decided
+        return moves[len(seen) - 1][0] if seen else None
+    return None
+
+
+def _bent_error(task: GameTask, config: GameConfig, problem: ResultError) -> tuple[int | None, str]:
+    """Return the error seat and the error of a game that failed its result check."""
+    seat = _bending_seat(task, config)
+    what = f"failed its result check: {problem}; its worker was replaced"
+    if seat is None:
+        return None, (
+            f"the game (game seed {task.seed}) {what} (played again, checked after every "
+            "decision, no seat's decision showed it)"
+        )
+    bot = config.seated(task.rotation)[seat]
+    return seat, f"bot {bot} (seat {seat}, game seed {task.seed}) bent the game: it {what}"
+
+
+def checked(outcome: GameOutcome, rules: Rules, expected: RulesPrint) -> None:
+    """Raise ``ResultError`` unless a game ``play_game`` recorded (``outcome.record``) passes
+    the result check for ``rules``, printed before the game as ``expected``."""
+    assert outcome.record is not None
+    check_result(outcome.state, rules, expected, outcome.record.setup, outcome.record.moves)
+
+
 def play_task(
     task: GameTask,
     config: GameConfig,
     run_id: str,
     beat: memoryview | None = None,
     flow: bool = True,
+    expected: RulesPrint | None = None,
 ) -> GameResult:
     """Play one game of a run and return its rows; a failing game becomes an error row.
 
     ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
     so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
-    (``sim.flow``).
+    (``sim.flow``). ``expected`` is the print of the configuration's rules (``rules_print``)
+    taken before any bot of this process played: the game's result is checked against it (by
+    default it is taken now).
     """
     rules = rules_of(config)
+    if expected is None:
+        expected = rules_print(rules)
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
     seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
@@ -135,7 +232,11 @@ def play_task(
     kind_of = rows.RECORD_KIND
     recorder: list[FlowRecorder] = []  # made from the dealt state, before the first step
 
+    moves: list[tuple[int, Action]] = []  # what the result check replays
+    setups: list[dict[str, Any]] = []
+
     def on_step(state: GameState, seat: int, action: Action) -> None:
+        moves.append((seat, action))
         kind = kind_of.get(action.kind)
         if kind is not None:  # (a user's expansion's own actions have no column)
             actions[seat][kind] += 1
@@ -148,9 +249,12 @@ def play_task(
             last.append(state)
 
     def on_deal(state: GameState) -> None:
-        recorder.append(FlowRecorder(state))
+        setups.append(setup_of(state))
+        if flow:
+            recorder.append(FlowRecorder(state))
 
     start = time.perf_counter()
+    bent = False
     error_seat: int | None = None
     error: str | None = None
     record: dict[str, Any] | None = None
@@ -166,11 +270,21 @@ def play_task(
             seconds=seconds,
             cpu_seconds=cpu,
             timed=task.record,  # a written record carries each decision's seconds
-            on_start=on_deal if flow else None,
+            on_start=on_deal,
         )
         state = outcome.state
+        check_result(state, rules, expected, setups[0], moves)
         if outcome.record is not None:
             record = outcome.record.to_json(state)
+    except ResultError as problem:
+        error_seat, error = _bent_error(task, config, problem)
+        bent = True
+        # its record without a result (the bent state's is no game's); its rows at the deal,
+        # with the decisions counted, as a game stopped from outside
+        if outcome.record is not None:
+            record = outcome.record.to_json()
+        state = dealt(task, config, config.rules())
+        recorder.clear()  # its events are the bent game's: none are written
     except BotError as exc:
         partial = exc.outcome  # type: ignore[attr-defined]
         state, error_seat = partial.state, exc.seat
@@ -183,7 +297,7 @@ def play_task(
         state = last[0] if last else dealt(task, config)
     if recorder:
         recorder[0].finish(state)
-    return _result(
+    result = _result(
         task,
         config,
         run_id,
@@ -198,6 +312,8 @@ def play_task(
         flow=recorder[0] if recorder else None,
         with_flow=flow,
     )
+    result.replace_worker = bent
+    return result
 
 
-__all__ = ["GameResult", "dealt", "error_rows", "play_task"]
+__all__ = ["GameResult", "checked", "dealt", "error_rows", "play_task"]

@@ -1,0 +1,300 @@
+"""The check a finished game passes before its result is written: a game no bot could bend.
+
+A bot runs in the process that plays its game, so a determined one can reach past its view (the
+shared rules object, or the real state through ``gc``). Nothing can stop that inside Python; the
+result can still be checked. ``check_result`` checks a finished game:
+
+- the rules it ran under are the rules its configuration names: the state holds the rules object
+  it was given, and that object, the catalogue's tables and the catalogue's pieces and puzzles
+  equal the ``RulesPrint`` taken before any bot ran (``rules_print``; ``rules_digest`` is its
+  hash, the same in every process, for a parent to compare with what its workers built);
+- the state passes every invariant (``check_invariants``: pieces and cards conserved, scores the
+  points of the victory piles, the variant's and the expansions' own), no touch is negative and
+  the final scores follow from the piles, the penalties and the touches;
+- the recorded actions, applied to the setup that was dealt, give the same game: the same
+  tables, supplies, puzzles, piles, scores and turn, and the same result (the variant's and the
+  expansions' parts too). A bot that changed the state in the middle of the game is found here.
+
+It raises ``ResultError`` saying what failed. It costs a small fraction of a game with search bots
+(``benchmarks/result_check.py``): one pass of the invariants and a replay on the fast path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from projectl_sim.engine.actions import Action
+from projectl_sim.engine.dealing import new_game
+from projectl_sim.engine.hooks import hooks_of
+from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.record import result_of
+from projectl_sim.engine.state import OVER, GameState
+from projectl_sim.engine.tables import tables_of
+from projectl_sim.rules import Rules
+
+# a game a bot cut off at play_game's cap on decisions (``sim.play.MAX_DECISIONS``) ends so
+TRUNCATED_BY_PLAY = "max_decisions"
+
+# what the engine reads of a catalogue's tables (compiled, they refuse every write; from the
+# source, ``object.__setattr__`` gets through, and this finds it)
+_TABLE_FIELDS = (
+    "cat",
+    "n_pieces",
+    "levels",
+    "by_level",
+    "max_level",
+    "mono",
+    "recess",
+    "points",
+    "is_black",
+    "reward",
+    "reward_level",
+    "upgradable",
+)
+
+RulesPrint = tuple[tuple[str, Any], ...]
+
+
+class ResultError(InvariantError):
+    """A finished game failed the result check; the message says what failed."""
+
+
+def _held(value: Any) -> Any:
+    """Return ``value`` as a print holds it: a mapping's items copied (it could be changed in
+    place), anything else itself (compared by identity first, then by value)."""
+    if isinstance(value, dict):
+        return tuple(value.items())
+    return value
+
+
+def rules_print(rules: Rules) -> RulesPrint:
+    """Return what ``check_result`` compares: every field of ``rules``, what the engine reads of
+    its catalogue's tables, and its pieces' copies and puzzles' points, rewards and recesses."""
+    fields = [(f"rules.{name}", _held(value)) for name, value in vars(rules).items()]
+    t = tables_of(rules.catalogue)
+    fields += [(f"tables.{name}", getattr(t, name, None)) for name in _TABLE_FIELDS]
+    cat = rules.catalogue
+    # each game's reserve is counted from the pieces' copies; the puzzles' points, rewards and
+    # recesses the engine reads from the tables (``rules_digest`` covers the puzzles too)
+    fields.append(("catalogue.pieces", tuple((p.id, p.level, p.copies) for p in cat.pieces)))
+    return tuple(fields)
+
+
+def _puzzles(cat: Any) -> tuple[tuple[Any, ...], ...]:
+    return tuple((p.id, p.colour, p.points, p.reward, p.recess) for p in cat.puzzles)
+
+
+def rules_digest(rules: Rules) -> str:
+    """Return a hash of ``rules`` that is the same in every process that builds them alike."""
+    t = tables_of(rules.catalogue)
+    data = [
+        json.dumps(rules.to_json(), sort_keys=True, default=repr),
+        repr([getattr(t, name, None) for name in _TABLE_FIELDS if name not in ("cat", "by_level")]),
+        repr(sorted(t.by_level.items())),
+        repr(rules_print(rules)[-1]),
+        repr(_puzzles(rules.catalogue)),
+    ]
+    return hashlib.sha256("\n".join(data).encode()).hexdigest()[:16]
+
+
+def _changed(expected: RulesPrint, now: RulesPrint) -> str:
+    """Return the first field of two prints that differs, as ``name: was -> now``."""
+    for (name, was), (_, value) in zip(expected, now, strict=False):
+        if was is not value and was != value:
+            return f"{name} was {_short(was)}, is {_short(value)}"
+    names = {n for n, _ in now} ^ {n for n, _ in expected}
+    return f"{sorted(names)[0]} was added or removed" if names else "a field"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_rules(state: GameState, rules: Rules, expected: RulesPrint) -> None:
+    if state.rules is not rules:
+        raise ResultError("the game's state holds another rules object than it was dealt with")
+    now = rules_print(rules)
+    if now != expected:
+        raise ResultError(f"the rules changed during the game: {_changed(expected, now)}")
+    if state.tables is not tables_of(rules.catalogue) or state.hooks is not hooks_of(rules):
+        raise ResultError("the game's state holds tables or hooks of other rules")
+    for name in ("actions_per_turn", "max_unfinished"):
+        if getattr(state, name) != getattr(rules, name):
+            raise ResultError(
+                f"the game played {name} {getattr(state, name)}, its rules say "
+                f"{getattr(rules, name)}"
+            )
+
+
+def _check_scores(state: GameState) -> None:
+    t = state.tables
+    penalty = state.rules.unfinished_penalty
+    final = state.final_scores()
+    for p in range(state.n):
+        if state.ft_pieces[p] < 0:
+            raise ResultError(f"player {p} has {state.ft_pieces[p]} finishing touches")
+        won = sum(t.points[c] for c in (*state.piles[p], *state.completed_elsewhere(p)))
+        lost = state.ft_pieces[p] + (sum(t.points[s[0]] for s in state.slots[p]) if penalty else 0)
+        if final[p] != won - lost:
+            raise ResultError(
+                f"player {p}: final score {final[p]} is not its piles' {won} points "
+                f"less {lost} for touches and unfinished puzzles"
+            )
+
+
+def _snapshot(state: GameState) -> tuple[Any, ...]:
+    """Return the base game's fields a replay must reproduce."""
+    return (
+        state.reserve,
+        state.supply,
+        state.slots,
+        state.piles,
+        state.scores,
+        state.ft_pieces,
+        state.rows,
+        state.decks,
+        state.current,
+        state.first_player,
+        state.round,
+        state.turn,
+        state.phase,
+        state.end_reason,
+        state.trigger_round,
+    )
+
+
+_SNAPSHOT_NAMES = (
+    "reserve counts",
+    "supplies",
+    "unfinished puzzles",
+    "victory piles",
+    "scores",
+    "finishing touches",
+    "rows",
+    "decks",
+    "seats to move",
+    "first players",
+    "rounds",
+    "turns",
+    "phases",
+    "end reasons",
+    "trigger rounds",
+)
+
+
+def state_key(state: GameState) -> tuple[Any, ...]:
+    """Return the base game's fields of ``state`` as values that later moves cannot change."""
+    return (
+        tuple(state.reserve),
+        tuple(map(tuple, state.supply)),
+        tuple(map(tuple, state.slots)),
+        tuple(state.piles),
+        tuple(state.scores),
+        tuple(state.ft_pieces),
+        tuple(state.rows),
+        tuple(state.decks),
+        *_snapshot(state)[8:],
+    )
+
+
+def check_decision(state: GameState, rules: Rules, expected: RulesPrint) -> None:
+    """Raise ``ResultError`` unless ``state``, in the middle of a game, was played under
+    ``rules`` as printed and passes every invariant (what a finished game's check can do
+    without its replay, and costs about as much after every decision)."""
+    try:
+        _check_rules(state, rules, expected)
+        try:
+            check_invariants(state)
+        except ResultError:
+            raise
+        except InvariantError as exc:
+            raise ResultError(f"the state breaks an invariant: {exc}") from None
+        _check_scores(state)
+    except ResultError:
+        raise
+    except Exception as exc:  # a state bent out of shape can fail the check itself
+        raise ResultError(f"the state cannot be checked ({type(exc).__name__}: {exc})") from None
+
+
+def replayed(rules: Rules, setup: Any, moves: Sequence[tuple[int, Action]]) -> GameState:
+    """Return the game ``moves`` give from ``setup``, applied on the fast path (they were
+    checked when played); a game ``play_game`` cut off is cut off the same way."""
+    game = new_game(rules, setup=setup)
+    for _, action in moves:
+        game.apply(action)
+    return game
+
+
+def _check_replay(
+    state: GameState, rules: Rules, setup: Any, moves: Sequence[tuple[int, Action]]
+) -> None:
+    try:
+        game = replayed(rules, setup, moves)
+    except Exception as exc:  # the actions do not follow from the deal: anything may raise
+        raise ResultError(
+            f"its {len(moves)} recorded actions do not replay from its deal "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+    if game.phase != OVER and state.end_reason == TRUNCATED_BY_PLAY:
+        game.truncate(TRUNCATED_BY_PLAY)
+    for name, mine, theirs in zip(_SNAPSHOT_NAMES, _snapshot(state), _snapshot(game), strict=True):
+        if mine != theirs:
+            raise ResultError(
+                f"replaying its recorded actions gives other {name}: {_short(mine)} played, "
+                f"{_short(theirs)} replayed"
+            )
+    mine_result, their_result = result_of(state), result_of(game)
+    if mine_result != their_result:
+        key = next(
+            k for k in (*mine_result, *their_result) if mine_result.get(k) != their_result.get(k)
+        )
+        raise ResultError(
+            f"its result's {key} differs from what its recorded actions give: "
+            f"{_short(mine_result.get(key))} played, {_short(their_result.get(key))} replayed"
+        )
+
+
+def check_result(
+    state: GameState,
+    rules: Rules,
+    expected: RulesPrint,
+    setup: Any,
+    moves: Sequence[tuple[int, Action]],
+) -> None:
+    """Raise ``ResultError`` unless the finished game ``state`` is what ``rules`` (whose print
+    before the game was ``expected``) and its recorded ``moves`` from ``setup`` give."""
+    try:
+        _check_rules(state, rules, expected)
+        if state.phase != OVER:
+            raise ResultError(f"the game is not over (phase {state.phase!r})")
+        try:
+            check_invariants(state)
+        except ResultError:
+            raise
+        except InvariantError as exc:
+            raise ResultError(f"the final state breaks an invariant: {exc}") from None
+        _check_scores(state)
+        _check_replay(state, rules, setup, moves)
+    except ResultError:
+        raise
+    except Exception as exc:  # a state bent out of shape can fail the check itself
+        raise ResultError(
+            f"the final state cannot be checked ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+__all__ = [
+    "TRUNCATED_BY_PLAY",
+    "ResultError",
+    "RulesPrint",
+    "check_decision",
+    "check_result",
+    "replayed",
+    "rules_digest",
+    "rules_print",
+    "state_key",
+]
