@@ -13,6 +13,7 @@ and it imports neither (the runner starts the workers; the workers play these ga
 
 from __future__ import annotations
 
+import functools
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -128,6 +129,13 @@ def error_rows(
     )
 
 
+@functools.lru_cache(maxsize=64)
+def first_print(config: GameConfig) -> RulesPrint:
+    """Return the print of a configuration's rules taken the first time this process asked
+    (before it played any game of them: a bot that bends them later is found)."""
+    return rules_print(rules_of(config))
+
+
 class _Bent(Exception):
     """A decision of ``seat`` bent the game (raised out of ``play_game`` by ``_bending_seat``)."""
 
@@ -204,6 +212,21 @@ def checked(outcome: GameOutcome, rules: Rules, expected: RulesPrint) -> None:
     check_result(outcome.state, rules, expected, outcome.record.setup, outcome.record.moves)
 
 
+def check_played(outcome: GameOutcome, rules: Rules, expected: RulesPrint) -> None:
+    """``checked`` for the ``play`` command: a game that fails is a ``BotError`` (one line, exit
+    1) carrying the outcome, as a bot that raised."""
+    try:
+        checked(outcome, rules, expected)
+    except ResultError as problem:
+        err = BotError(
+            f"the game (seed {outcome.seed}) failed its result check: {problem}; one of its bots "
+            "bent it",
+            -1,
+        )
+        err.outcome = outcome  # type: ignore[attr-defined]
+        raise err from None
+
+
 def play_task(
     task: GameTask,
     config: GameConfig,
@@ -217,12 +240,12 @@ def play_task(
     ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
     so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
     (``sim.flow``). ``expected`` is the print of the configuration's rules (``rules_print``)
-    taken before any bot of this process played: the game's result is checked against it (by
-    default it is taken now).
+    taken before any bot of this process played (a worker takes it when it starts): the game's
+    result is checked against it (by default, ``first_print``).
     """
     rules = rules_of(config)
     if expected is None:
-        expected = rules_print(rules)
+        expected = first_print(config)
     seats = config.seated(task.rotation)
     bots = [make_bot(spec) for spec in seats]
     seconds = [0.0] * len(seats)  # each seat's decision time, wall clock
@@ -316,4 +339,12 @@ def play_task(
     return result
 
 
-__all__ = ["GameResult", "checked", "dealt", "error_rows", "play_task"]
+__all__ = [
+    "GameResult",
+    "check_played",
+    "checked",
+    "dealt",
+    "error_rows",
+    "first_print",
+    "play_task",
+]
