@@ -1,8 +1,8 @@
 """One game of a run, as a worker plays it: its rows, or the error row of a game that failed.
 
 ``play_task`` plays a game (``projectl_sim.sim.play``), checks its result
-(``projectl_sim.engine.result_check``: the rules it ran under, the invariants, the scores, the
-replay of its actions) and turns it into its table rows (``projectl_sim.sim.tables``); a game
+(``projectl_sim.engine.result_check``: the rules it ran under, the invariants, the scores, and
+the replay of its record when it writes one) and turns it into its table rows (``projectl_sim.sim.tables``); a game
 whose bot raises, that the engine cannot finish, or that fails the check, is an error row. A game
 that fails the check is played again, checked after every decision, to name the seat whose bot
 bent it; its worker is replaced (``GameResult.replace_worker``). ``error_rows`` writes the row
@@ -207,7 +207,8 @@ def _bent_error(task: GameTask, config: GameConfig, problem: ResultError) -> tup
 
 def checked(outcome: GameOutcome, rules: Rules, expected: RulesPrint) -> None:
     """Raise ``ResultError`` unless a game ``play_game`` recorded (``outcome.record``) passes
-    the result check for ``rules``, printed before the game as ``expected``."""
+    the result check for ``rules``, printed before the game as ``expected``, its record's
+    replay included."""
     assert outcome.record is not None
     check_result(outcome.state, rules, expected, outcome.record.setup, outcome.record.moves)
 
@@ -255,11 +256,7 @@ def play_task(
     kind_of = rows.RECORD_KIND
     recorder: list[FlowRecorder] = []  # made from the dealt state, before the first step
 
-    moves: list[tuple[int, Action]] = []  # what the result check replays
-    setups: list[dict[str, Any]] = []
-
     def on_step(state: GameState, seat: int, action: Action) -> None:
-        moves.append((seat, action))
         kind = kind_of.get(action.kind)
         if kind is not None:  # (a user's expansion's own actions have no column)
             actions[seat][kind] += 1
@@ -272,9 +269,7 @@ def play_task(
             last.append(state)
 
     def on_deal(state: GameState) -> None:
-        setups.append(setup_of(state))
-        if flow:
-            recorder.append(FlowRecorder(state))
+        recorder.append(FlowRecorder(state))
 
     start = time.perf_counter()
     bent = False
@@ -293,12 +288,14 @@ def play_task(
             seconds=seconds,
             cpu_seconds=cpu,
             timed=task.record,  # a written record carries each decision's seconds
-            on_start=on_deal,
+            on_start=on_deal if flow else None,
         )
         state = outcome.state
-        check_result(state, rules, expected, setups[0], moves)
-        if outcome.record is not None:
+        if outcome.record is not None:  # its record is written: the check replays it too
+            checked(outcome, rules, expected)
             record = outcome.record.to_json(state)
+        else:
+            check_result(state, rules, expected)
     except ResultError as problem:
         error_seat, error = _bent_error(task, config, problem)
         bent = True
