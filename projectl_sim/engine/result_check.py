@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from projectl_sim.engine.actions import Action
@@ -58,32 +59,65 @@ _TABLE_FIELDS = (
     "upgradable",
 )
 
-RulesPrint = tuple[tuple[str, Any], ...]
+_TABLES_OF = attrgetter(*_TABLE_FIELDS)
+_COPIES_OF = attrgetter("copies")
 
 
 class ResultError(InvariantError):
     """A finished game failed the result check; the message says what failed."""
 
 
-def _held(value: Any) -> Any:
-    """Return ``value`` as a print holds it: a mapping's items copied (it could be changed in
-    place), anything else itself (compared by identity first, then by value)."""
-    if isinstance(value, dict):
-        return tuple(value.items())
-    return value
+class RulesPrint:
+    """What ``check_result`` compares of a rules object (``rules_print``): its fields (a mapping
+    copied, as it could be changed in place), what the engine reads of its catalogue's tables,
+    and its pieces' copies (each game's reserve is counted from them; the puzzles' points,
+    rewards and recesses the engine reads from the tables). Compared in a few C-level
+    comparisons, each by identity first."""
+
+    __slots__ = ("copies", "fields", "tables")
+
+    def __init__(self, rules: Rules) -> None:
+        self.fields = {k: dict(v) if isinstance(v, dict) else v for k, v in vars(rules).items()}
+        cat = rules.catalogue
+        self.tables = _TABLES_OF(tables_of(cat))
+        self.copies = tuple(map(_COPIES_OF, cat.pieces))
+
+    def names(self) -> list[str]:
+        """Return the names of what the print holds."""
+        return [
+            *(f"rules.{k}" for k in self.fields),
+            *(f"tables.{k}" for k in _TABLE_FIELDS),
+            "catalogue.pieces' copies",
+        ]
+
+    def changed(self, rules: Rules) -> str | None:
+        """Return what of ``rules`` differs from this print (``name was X, is Y``), or None."""
+        cat = rules.catalogue
+        if (
+            vars(rules) == self.fields
+            and _TABLES_OF(tables_of(cat)) == self.tables
+            and tuple(map(_COPIES_OF, cat.pieces)) == self.copies
+        ):
+            return None
+        now = RulesPrint(rules)
+        pairs = [
+            *((f"rules.{k}", v, now.fields.get(k)) for k, v in self.fields.items()),
+            *((f"rules.{k}", None, v) for k, v in now.fields.items() if k not in self.fields),
+            *(
+                (f"tables.{k}", a, b)
+                for k, a, b in zip(_TABLE_FIELDS, self.tables, now.tables, strict=True)
+            ),
+            ("catalogue.pieces' copies", self.copies, now.copies),
+        ]
+        for name, was, value in pairs:
+            if was is not value and was != value:
+                return f"{name} was {_short(was)}, is {_short(value)}"
+        return "a field"
 
 
 def rules_print(rules: Rules) -> RulesPrint:
-    """Return what ``check_result`` compares: every field of ``rules``, what the engine reads of
-    its catalogue's tables, and its pieces' copies and puzzles' points, rewards and recesses."""
-    fields = [(f"rules.{name}", _held(value)) for name, value in vars(rules).items()]
-    t = tables_of(rules.catalogue)
-    fields += [(f"tables.{name}", getattr(t, name, None)) for name in _TABLE_FIELDS]
-    cat = rules.catalogue
-    # each game's reserve is counted from the pieces' copies; the puzzles' points, rewards and
-    # recesses the engine reads from the tables (``rules_digest`` covers the puzzles too)
-    fields.append(("catalogue.pieces", tuple((p.id, p.level, p.copies) for p in cat.pieces)))
-    return tuple(fields)
+    """Return what ``check_result`` compares of ``rules`` (take it before any bot plays)."""
+    return RulesPrint(rules)
 
 
 def _puzzles(cat: Any) -> tuple[tuple[Any, ...], ...]:
@@ -97,19 +131,10 @@ def rules_digest(rules: Rules) -> str:
         json.dumps(rules.to_json(), sort_keys=True, default=repr),
         repr([getattr(t, name, None) for name in _TABLE_FIELDS if name not in ("cat", "by_level")]),
         repr(sorted(t.by_level.items())),
-        repr(rules_print(rules)[-1]),
+        repr([(p.id, p.level, p.copies, p.cells) for p in rules.catalogue.pieces]),
         repr(_puzzles(rules.catalogue)),
     ]
     return hashlib.sha256("\n".join(data).encode()).hexdigest()[:16]
-
-
-def _changed(expected: RulesPrint, now: RulesPrint) -> str:
-    """Return the first field of two prints that differs, as ``name: was -> now``."""
-    for (name, was), (_, value) in zip(expected, now, strict=False):
-        if was is not value and was != value:
-            return f"{name} was {_short(was)}, is {_short(value)}"
-    names = {n for n, _ in now} ^ {n for n, _ in expected}
-    return f"{sorted(names)[0]} was added or removed" if names else "a field"
 
 
 def _short(value: Any) -> str:
@@ -120,9 +145,9 @@ def _short(value: Any) -> str:
 def _check_rules(state: GameState, rules: Rules, expected: RulesPrint) -> None:
     if state.rules is not rules:
         raise ResultError("the game's state holds another rules object than it was dealt with")
-    now = rules_print(rules)
-    if now != expected:
-        raise ResultError(f"the rules changed during the game: {_changed(expected, now)}")
+    changed = expected.changed(rules)
+    if changed is not None:
+        raise ResultError(f"the rules changed during the game: {changed}")
     if state.tables is not tables_of(rules.catalogue) or state.hooks is not hooks_of(rules):
         raise ResultError("the game's state holds tables or hooks of other rules")
     for name in ("actions_per_turn", "max_unfinished"):

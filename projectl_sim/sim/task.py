@@ -2,13 +2,14 @@
 
 ``play_task`` plays a game (``projectl_sim.sim.play``), checks its result
 (``projectl_sim.engine.result_check``: the rules it ran under, the invariants, the scores, and
-the replay of its record when it writes one) and turns it into its table rows (``projectl_sim.sim.tables``); a game
-whose bot raises, that the engine cannot finish, or that fails the check, is an error row. A game
-that fails the check is played again, checked after every decision, to name the seat whose bot
-bent it; its worker is replaced (``GameResult.replace_worker``). ``error_rows`` writes the row
-of a game stopped from outside its worker (a time limit, a worker that died), from the deal's
-state. The runner and the workers both build on this module
-and it imports neither (the runner starts the workers; the workers play these games).
+the replay of its record when it writes one) and turns it into its table rows
+(``projectl_sim.sim.tables``); a game whose bot raises, that the engine cannot finish, or that
+fails the check, is an error row. A game that fails the check is played again, checked after
+every decision, to name the seat whose bot bent it; its worker is replaced
+(``GameResult.replace_worker``). ``error_rows`` writes the row of a game stopped from outside its
+worker (a time limit, a worker that died), from the deal's state. The runner and the workers
+both build on this module and it imports neither (the runner starts the workers; the workers
+play these games).
 """
 
 from __future__ import annotations
