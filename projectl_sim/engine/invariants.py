@@ -9,10 +9,12 @@ tests run it after every action of every combination.
 from __future__ import annotations
 
 from collections import Counter
-from operator import add
+from operator import add, attrgetter
 
 from projectl_sim.engine.actions import BLACK, WHITE
 from projectl_sim.engine.state import BASE_PHASES, FINISHING, HIDDEN, PLAY, REWARD, GameState
+
+_copies_of = attrgetter("copies")
 
 
 class InvariantError(AssertionError):
@@ -48,7 +50,7 @@ def check_invariants(state: GameState) -> None:
                 raise InvariantError(f"{cat.puzzles[card].id}: filled cells disagree with pieces")
             if filled == t.recess[card] and state.phase != FINISHING:
                 raise InvariantError(f"{cat.puzzles[card].id} is full but not completed")
-    copies = [piece.copies for piece in cat.pieces]
+    copies = list(map(_copies_of, cat.pieces))
     if held != copies:
         i = next(i for i, (h, c) in enumerate(zip(held, copies, strict=True)) if h != c)
         raise InvariantError(f"{cat.pieces[i].id}: {held[i]} copies accounted for, not {copies[i]}")
@@ -95,7 +97,7 @@ def check_invariants(state: GameState) -> None:
         elsewhere = state.completed_elsewhere(p)
         if state.pile_hidden(p) or HIDDEN in elsewhere:
             continue
-        if state.scores[p] != sum(t.points[c] for c in state.piles[p] + elsewhere):
+        if state.scores[p] != sum(map(t.points.__getitem__, state.piles[p] + elsewhere)):
             raise InvariantError(
                 f"player {p}: score {state.scores[p]} is not its completed puzzles' points"
             )

@@ -165,8 +165,11 @@ def _check_scores(state: GameState) -> None:
     for p in range(state.n):
         if state.ft_pieces[p] < 0:
             raise ResultError(f"player {p} has {state.ft_pieces[p]} finishing touches")
-        won = sum(t.points[c] for c in (*state.piles[p], *state.completed_elsewhere(p)))
-        lost = state.ft_pieces[p] + (sum(t.points[s[0]] for s in state.slots[p]) if penalty else 0)
+        points = t.points.__getitem__
+        won = sum(map(points, (*state.piles[p], *state.completed_elsewhere(p))))
+        lost = state.ft_pieces[p]
+        if penalty:
+            lost += sum(points(s[0]) for s in state.slots[p])
         if final[p] != won - lost:
             raise ResultError(
                 f"player {p}: final score {final[p]} is not its piles' {won} points "
