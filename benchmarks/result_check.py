@@ -13,14 +13,16 @@ check's share). The line prints the CPU per game of each kind (other games: thei
 within the spread of game lengths) and the check's own CPU as a share of the games it checked,
 the figure to read. ``--callgrind`` also counts the instructions of the same games played both
 ways, each in a fresh process under ``valgrind --tool=callgrind`` (the process's start counted
-alone and taken off); counts don't move with the machine's load. The build that runs (compiled or
-pure) is printed: the game runs several times faster compiled and the check is not compiled, so
-the compiled build's share is the one that matters.
+alone and taken off; the cyclic garbage collector off in the counted games, as when it runs
+depends on every allocation before); counts don't move with the machine's load. The build that
+runs (compiled or pure) is printed: the game runs several times faster compiled and the check is
+not compiled, so the compiled build's share is the one that matters.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import secrets
 import subprocess
@@ -127,6 +129,10 @@ def main() -> None:
         # instructions are in the process's start that the 0-game count takes off
         warm = _seeds(WARM + args.games, root)
         _pass(warm[:WARM], True, args.records)
+        # no cyclic collection in the counted games: when one runs depends on every allocation
+        # before it, and its instructions would swamp the check's
+        gc.collect()
+        gc.disable()
         _pass(warm[WARM:], args.pass_only == "check", args.records)
         return
     # fresh games for every pass: a game played again finds the caches of the tables and of the
