@@ -168,10 +168,8 @@ def job_bots() -> bytes:
     return cloudpickle.dumps(extra)
 
 
-def _adopt(job: Job) -> dict[int, RulesPrint]:
-    """Set up this worker for a run: the import path, the extra bots, every seat's bot; return
-    the print of each configuration's rules (``rules_print``), taken before any game, once its
-    digest is found to be the parent's."""
+def _adopt(job: Job) -> None:
+    """Set up this worker for a run: the import path, the extra bots, every seat's bot."""
     import pickle
 
     import bots
@@ -180,19 +178,25 @@ def _adopt(job: Job) -> dict[int, RulesPrint]:
         sys.path[:] = list(job.path)
     if job.bots:
         bots.REGISTRY.update(pickle.loads(job.bots))
-    prints = {}
-    for cid, config in job.configs.items():
+    for config in job.configs.values():
         for spec in config.lineup:
             bots.make_bot(spec)  # a bot this process cannot load stops the run, in one line
-        rules = rules_of(config)
-        prints[cid] = rules_print(rules)
-        if job.digests is not None and rules_digest(rules) != job.digests.get(cid):
-            raise WorkerError(
-                f"the rules of configuration {cid} built in a worker differ from the run's "
-                "(a plug-in file changed since the run began, or a bot changed them as it was "
-                "built)"
-            )
-    return prints
+        rules_of(config)
+
+
+def _print_of(job: Job, config_id: int) -> RulesPrint:
+    """Return the print of a configuration's rules (``rules_print``), taken before this worker
+    plays its first game of them, once their digest is found to be the parent's (else
+    ``WorkerError``). Taken then, not when the worker starts: the print reads the catalogue's
+    tables, which the first game builds anyway (a worker is ready to play sooner)."""
+    rules = rules_of(job.configs[config_id])
+    if job.digests is not None and rules_digest(rules) != job.digests.get(config_id):
+        raise WorkerError(
+            f"the rules of configuration {config_id} built in a worker differ from the run's "
+            "(a plug-in file changed since the run began, or a bot of an earlier game changed "
+            "them)"
+        )
+    return rules_print(rules)
 
 
 # -- the worker process --------------------------------------------------------------------------
@@ -233,7 +237,8 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             return
         if kind == "job":
             try:
-                prints = _adopt(body)
+                _adopt(body)
+                prints = {}
             except BotBuildError as exc:  # what the bot itself raised, as the parent's line says
                 outbox.send(("fatal", f"a worker cannot start the run: {exc.cause_line}"))
                 continue
@@ -255,6 +260,12 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             beat[_STEPS] = 0
             beat[_SEAT] = -1
             beat[_GAME] = task.game_id
+            try:
+                if task.config_id not in prints:
+                    prints[task.config_id] = _print_of(job, task.config_id)
+            except ProjectLError as exc:
+                outbox.send(("fatal", f"{exc} (in a worker process, pid {os.getpid()})"))
+                break
             try:
                 config = job.configs[task.config_id]
                 expected = prints[task.config_id]
