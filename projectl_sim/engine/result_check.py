@@ -5,9 +5,10 @@ shared rules object, or the real state through ``gc``). Nothing can stop that in
 result can still be checked. ``check_result`` checks a finished game:
 
 - the rules it ran under are the rules its configuration names: the state holds the rules object
-  it was given, and that object, the catalogue's tables and the catalogue's pieces and puzzles
-  equal the ``RulesPrint`` taken before any bot ran (``rules_print``; ``rules_digest`` is its
-  hash, the same in every process, for a parent to compare with what its workers built);
+  it was given, and that object's fields, what the engine reads of its catalogue's tables and
+  its pieces' copies equal the ``RulesPrint`` taken before any bot ran (``rules_print``;
+  ``rules_digest``, the same in every process that builds the rules alike, lets a parent
+  compare its rules with those its workers built);
 - the state passes every invariant (``check_invariants``: pieces and cards conserved, scores the
   points of the victory piles, the variant's and the expansions' own), no touch is negative and
   the final scores follow from the piles, the penalties and the touches;
@@ -231,19 +232,22 @@ def state_key(state: GameState) -> tuple[Any, ...]:
     )
 
 
-def check_decision(state: GameState, rules: Rules, expected: RulesPrint) -> None:
-    """Raise ``ResultError`` unless ``state``, in the middle of a game, was played under
-    ``rules`` as printed and passes every invariant (what a finished game's check can do
-    without its replay, and costs about as much after every decision)."""
+def _check_state(state: GameState, rules: Rules, expected: RulesPrint, which: str) -> None:
+    _check_rules(state, rules, expected)
     try:
-        _check_rules(state, rules, expected)
-        try:
-            check_invariants(state)
-        except ResultError:
-            raise
-        except InvariantError as exc:
-            raise ResultError(f"the state breaks an invariant: {exc}") from None
-        _check_scores(state)
+        check_invariants(state)
+    except ResultError:
+        raise
+    except InvariantError as exc:
+        raise ResultError(f"{which} breaks an invariant: {exc}") from None
+    _check_scores(state)
+
+
+def check_decision(state: GameState, rules: Rules, expected: RulesPrint) -> None:
+    """Raise ``ResultError`` unless ``state``, at any point of a game, was played under ``rules``
+    as printed (``expected``) and keeps every invariant: ``check_result`` without its replay."""
+    try:
+        _check_state(state, rules, expected, "the state")
     except ResultError:
         raise
     except Exception as exc:  # a state bent out of shape can fail the check itself
@@ -252,7 +256,7 @@ def check_decision(state: GameState, rules: Rules, expected: RulesPrint) -> None
 
 def replayed(rules: Rules, setup: Any, moves: Sequence[tuple[int, Action]]) -> GameState:
     """Return the game ``moves`` give from ``setup``, applied on the fast path (they were
-    checked when played); a game ``play_game`` cut off is cut off the same way."""
+    checked when played)."""
     game = new_game(rules, setup=setup)
     for _, action in moves:
         game.apply(action)
@@ -270,7 +274,7 @@ def _check_replay(
             f"({type(exc).__name__}: {exc})"
         ) from None
     if game.phase != OVER and state.end_reason == TRUNCATED_BY_PLAY:
-        game.truncate(TRUNCATED_BY_PLAY)
+        game.truncate(TRUNCATED_BY_PLAY)  # play_game cut the game off: so is its replay
     for name, mine, theirs in zip(_SNAPSHOT_NAMES, _snapshot(state), _snapshot(game), strict=True):
         if mine != theirs:
             raise ResultError(
@@ -299,16 +303,9 @@ def check_result(
     before the game was ``expected``) and, when its ``setup`` and recorded ``moves`` are given,
     the game they give."""
     try:
-        _check_rules(state, rules, expected)
         if state.phase != OVER:
             raise ResultError(f"the game is not over (phase {state.phase!r})")
-        try:
-            check_invariants(state)
-        except ResultError:
-            raise
-        except InvariantError as exc:
-            raise ResultError(f"the final state breaks an invariant: {exc}") from None
-        _check_scores(state)
+        _check_state(state, rules, expected, "the final state")
         if setup is not None and moves is not None:
             _check_replay(state, rules, setup, moves)
     except ResultError:

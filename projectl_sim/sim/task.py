@@ -145,7 +145,7 @@ class _Bent(Exception):
         self.seat = seat
 
 
-def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
+def _bending_seat(task: GameTask, config: GameConfig, beat: memoryview | None) -> int | None:
     """Play a game that failed its result check again, checked after every decision, and return
     the seat whose decision first bent it (None: the game played again did not show it).
 
@@ -153,15 +153,17 @@ def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
     bots, from the same seeds, so a bot that bends every game it plays bends this one at the same
     decision. After each decision the state must pass ``check_decision``; then the states seen
     are compared, decision by decision, with those the actions give from the deal alone.
+    ``beat`` is told of each decision, as in ``play_task``: the time limits hold here too.
     """
-    rules = config.rules()
-    expected = rules_print(rules)
     setups: list[dict[str, Any]] = []
     moves: list[tuple[int, Action]] = []
     seen: list[tuple[Any, ...]] = []
 
     def on_step(state: GameState, seat: int, action: Action) -> None:
         moves.append((seat, action))
+        if beat is not None:
+            beat[BEAT_STEPS] += 1
+            beat[BEAT_SEAT] = state.current
         try:
             check_decision(state, rules, expected)
         except ResultError:
@@ -169,6 +171,8 @@ def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
         seen.append(state_key(state))
 
     try:
+        rules = config.rules()
+        expected = rules_print(rules)
         play_game(
             rules,
             [make_bot(spec) for spec in config.seated(task.rotation)],
@@ -180,7 +184,7 @@ def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
         )
     except _Bent as bent:
         return bent.seat
-    except Exception:  # the game played again went otherwise (a bot that raised this time)
+    except Exception:  # played again, the game went otherwise (a bot raised this time)
         return None
     try:
         game = new_game(rules, setup=setups[0])
@@ -193,9 +197,11 @@ def _bending_seat(task: GameTask, config: GameConfig) -> int | None:
     return None
 
 
-def _bent_error(task: GameTask, config: GameConfig, problem: ResultError) -> tuple[int | None, str]:
+def _bent_error(
+    task: GameTask, config: GameConfig, problem: ResultError, beat: memoryview | None
+) -> tuple[int | None, str]:
     """Return the error seat and the error of a game that failed its result check."""
-    seat = _bending_seat(task, config)
+    seat = _bending_seat(task, config, beat)
     what = f"failed its result check: {problem}; its worker was replaced"
     if seat is None:
         return None, (
@@ -242,8 +248,8 @@ def play_task(
     ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
     so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
     (``sim.flow``). ``expected`` is the print of the configuration's rules (``rules_print``)
-    taken before any bot of this process played (a worker takes it when it starts): the game's
-    result is checked against it (by default, ``first_print``).
+    taken before any bot of this process played (a worker takes it before its first game of
+    them): the game's result is checked against it (by default, ``first_print``).
     """
     rules = rules_of(config)
     if expected is None:
@@ -298,13 +304,16 @@ def play_task(
         else:
             check_result(state, rules, expected)
     except ResultError as problem:
-        error_seat, error = _bent_error(task, config, problem)
+        error_seat, error = _bent_error(task, config, problem, beat)
         bent = True
         # its record without a result (the bent state's is no game's); its rows at the deal,
         # with the decisions counted, as a game stopped from outside
         if outcome.record is not None:
             record = outcome.record.to_json()
-        state = dealt(task, config, config.rules())
+        try:
+            state = dealt(task, config, config.rules())
+        except Exception:  # rules built again that cannot deal: the process's
+            state = dealt(task, config)
         recorder.clear()  # its events are the bent game's: none are written
     except BotError as exc:
         partial = exc.outcome  # type: ignore[attr-defined]
