@@ -176,6 +176,29 @@ def seat_of(row: dict[str, Any]) -> int:
     return int(row["seat"])
 
 
+def test_the_worker_that_played_a_bent_game_is_replaced() -> None:
+    # the writer's two games (one a seat): each bends its worker's rules, so each is played by
+    # a worker of its own, and the one that played the first is gone
+    spec = RunSpec.from_mapping(
+        {"bots": [f"{FAULT_BOTS}:RulesWriterBot,random"], "players": [2], "games": 2, "seed": 2}
+    )
+    configs, tasks = plan(spec, 1)
+    job = workers.Job({c.config_id: c for c in configs}, "test", workers.Limits())
+    kept: list[Any] = []
+    pool = workers.Pool(1, job, idle=kept)
+    played_by = []
+    try:
+        for result in pool.play(tasks):
+            assert result.game["error"] is not None and result.replace_worker
+            played_by.append(pool.workers[0].proc)
+        assert len(played_by) == 2 and played_by[0].pid != played_by[1].pid
+        assert played_by[0].poll() is not None  # the first retired: its process ended
+        assert [w.proc.pid for w in kept] != [played_by[1].pid]  # and so did the second's
+    finally:
+        for worker in kept:
+            worker.kill()
+
+
 def test_a_worker_whose_rules_differ_from_the_parents_refuses_the_run() -> None:
     spec = RunSpec.from_mapping({"bots": ["random"], "players": [2], "games": 1, "seed": 1})
     configs, tasks = plan(spec, 1)

@@ -285,8 +285,7 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         beat[_GAME] = -1
         if done:
             outbox.send(("done", done))
-        if retire:
-            outbox.send(("retire", None))
+        if retire:  # the parent, reading the bent game's result, replaces this worker
             return
 
 
@@ -535,6 +534,9 @@ class Pool:
                     task = worker.queue.popleft()
                     assert task.game_id == result.game_id, (task.game_id, result.game_id)
                     yield result
+                if body and body[-1].replace_worker:  # it played nothing more: it is ending
+                    self._retired(worker, again)
+                    return
             elif kind == "ready":
                 if body == self.job.token:
                     worker.ready = worker.started = True
@@ -542,13 +544,10 @@ class Pool:
                     worker.last = time.monotonic()
             elif kind == "fatal":
                 raise WorkerError(body)
-            elif kind == "retire":
-                self._retired(worker, again)
-                return
 
     def _retired(self, worker: _Worker, again: deque[GameTask]) -> None:
-        """Replace a worker that retired (a game it played failed its result check): the games
-        sent to it and not played go to the others, and a new worker starts."""
+        """Replace a worker that ends after a game that failed its result check: the games sent
+        to it and not played go to the others, and a new worker starts."""
         again.extendleft(reversed(worker.queue))
         worker.queue.clear()
         worker.release()
