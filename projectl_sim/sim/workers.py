@@ -193,8 +193,8 @@ def _print_of(job: Job, config_id: int) -> RulesPrint:
     if job.digests is not None and rules_digest(rules) != job.digests.get(config_id):
         raise WorkerError(
             f"the rules of configuration {config_id} built in a worker differ from the run's "
-            "(a plug-in file changed since the run began, or a bot of an earlier game changed "
-            "them)"
+            "(a plug-in file whose options or puzzles changed since the run began, or a bot of "
+            "an earlier game that changed them)"
         )
     return rules_print(rules)
 
