@@ -125,12 +125,21 @@ def _puzzles(cat: Any) -> tuple[tuple[Any, ...], ...]:
     return tuple((p.id, p.colour, p.points, p.reward, p.recess) for p in cat.puzzles)
 
 
+def _canonical(value: Any) -> Any:
+    """Return a value the record form holds that JSON cannot, as every process writes it: a
+    set in order, an object without its address."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(repr, value))
+    text = repr(value)
+    return type(value).__qualname__ if " at 0x" in text else text
+
+
 def rules_digest(rules: Rules) -> str:
     """Return a hash of ``rules`` that is the same in every process that builds them alike: their
     record form and their catalogue's pieces and puzzles (the tables are derived from those; not
     built here, as a process may not need them)."""
     data = [
-        json.dumps(rules.to_json(), sort_keys=True, default=repr),
+        json.dumps(rules.to_json(), sort_keys=True, default=_canonical),
         repr([(p.id, p.level, p.copies, p.cells) for p in rules.catalogue.pieces]),
         repr(_puzzles(rules.catalogue)),
     ]
