@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import mmap
 import os
 import signal
@@ -153,7 +154,13 @@ class Job:
 
 def rules_digests(configs: Mapping[int, GameConfig]) -> dict[int, str]:
     """Return the ``rules_digest`` of each configuration's rules, built in this process."""
-    return {cid: rules_digest(rules_of(config)) for cid, config in configs.items()}
+    return {cid: _digest_of(config) for cid, config in configs.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest_of(config: GameConfig) -> str:
+    # once per configuration and process: a Dask worker makes a pool for every batch
+    return rules_digest(rules_of(config))
 
 
 def job_bots() -> bytes:
