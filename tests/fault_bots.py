@@ -100,7 +100,19 @@ class NotABot:
     """Not a ``Bot``: naming it is a one-line error."""
 
 
-__all__ = ["Bot", "CrashBot", "HangBot", "NotABot", "ParentOnlyBot", "RaiseBot", "SlowBot"]
+__all__ = [
+    "Bot",
+    "CrashBot",
+    "GcPiecesBot",
+    "GcScoreBot",
+    "GcTakeBot",
+    "HangBot",
+    "NotABot",
+    "ParentOnlyBot",
+    "RaiseBot",
+    "RulesWriterBot",
+    "SlowBot",
+]
 
 
 class RewriteBot(RandomBot):
@@ -240,3 +252,101 @@ class InitRaiseBot(RandomBot):
 
     def __init__(self, **kwargs: Any) -> None:
         raise ValueError("no model file here")
+
+
+# -- bots that bend the game past their view (the result check finds them) ---------------------
+class RulesWriterBot(RandomBot):
+    """Random play that, at its first decision, writes ``actions_per_turn`` into the rules object
+    its view shares with the game (and with every game of those rules in its process)."""
+
+    name = "rules_writer"
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "actions": (5, "the actions per turn it writes", Range(1)),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.wrote = False
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        if not self.wrote:
+            object.__setattr__(view.rules, "actions_per_turn", self.options["actions"])
+            self.wrote = True
+        return super().act(view, rng)
+
+
+def real_states(view: GameState) -> list[GameState]:
+    """Return the states in this process that are the game ``view`` shows (found through ``gc``):
+    every live ``GameState`` but the view at the same turn, seat and phase."""
+    import gc
+
+    return [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, GameState)
+        and o is not view
+        and o.turn == view.turn
+        and o.current == view.current
+        and o.phase == view.phase
+    ]
+
+
+class _GcBot(RandomBot):
+    """Random play that finds the real state at its first decision of a game and changes it at
+    every decision (``bend``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.targets: list[GameState] | None = None
+
+    def bend(self, state: GameState, seat: int) -> None:
+        raise NotImplementedError
+
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        if self.targets is None:
+            self.targets = real_states(view)
+        for state in self.targets:
+            self.bend(state, view.current)
+        return super().act(view, rng)
+
+
+class GcScoreBot(_GcBot):
+    """Random play that adds ``points`` to its seat's score in the real state at every decision."""
+
+    name = "gc_score"
+    params: ClassVar[dict[str, tuple[Any, ...]]] = {
+        "points": (13, "points added at every decision", Range(1)),
+    }
+
+    def bend(self, state: GameState, seat: int) -> None:
+        state.scores[seat] += self.options["points"]
+
+
+class GcPiecesBot(_GcBot):
+    """Random play that creates a mono in its seat's supply in the real state at every decision."""
+
+    name = "gc_pieces"
+
+    def bend(self, state: GameState, seat: int) -> None:
+        state.supply[seat][state.tables.mono] += 1
+
+
+class GcTakeBot(_GcBot):
+    """Random play that moves a piece from the reserve to its seat's supply in the real state at
+    its first decision: every count stays conserved, and only the game's replay shows it."""
+
+    name = "gc_take"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.took = False
+
+    def bend(self, state: GameState, seat: int) -> None:
+        if self.took:
+            return
+        for piece, left in enumerate(state.reserve):
+            if left:
+                state.reserve[piece] -= 1
+                state.supply[seat][piece] += 1
+                self.took = True
+                return

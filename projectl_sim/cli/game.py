@@ -30,7 +30,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from projectl_sim.cli.human import human_seats
     from projectl_sim.engine.record import write_record
     from projectl_sim.engine.render import render
+    from projectl_sim.engine.result_check import rules_print
     from projectl_sim.sim.play import BotError, GameOutcome, play_game
+    from projectl_sim.sim.task import check_played
 
     replayed: GameOutcome | None = None  # a run's game, played again under its limits
     replayed_record: dict[str, Any] = {}
@@ -93,7 +95,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             if isinstance(outcome, int):
                 return outcome  # a person left: the record so far is written
         else:
+            expected = rules_print(rules)
             outcome = play_game(rules, bots, seed, timed=True)
+            check_played(outcome, rules, expected)  # a bot that bent the game: exit 1, one line
     except BotError as exc:
         partial = exc.outcome  # type: ignore[attr-defined]
         if args.record and partial.record is not None:

@@ -9,9 +9,12 @@ tests run it after every action of every combination.
 from __future__ import annotations
 
 from collections import Counter
+from operator import add, attrgetter
 
 from projectl_sim.engine.actions import BLACK, WHITE
 from projectl_sim.engine.state import BASE_PHASES, FINISHING, HIDDEN, PLAY, REWARD, GameState
+
+_copies_of = attrgetter("copies")
 
 
 class InvariantError(AssertionError):
@@ -24,10 +27,13 @@ def check_invariants(state: GameState) -> None:
     cat = t.cat
     n = state.n
     # Pieces: every copy is in the reserve, a supply, placed on an unfinished puzzle, or where
-    # the variant keeps pieces (solo: above a grid column, or in the opponent's supply).
-    on_puzzles = [0] * t.n_pieces
+    # the variant keeps pieces (solo: above a grid column, or in the opponent's supply). Counted
+    # with lists, not a generator per piece: the runner checks every finished game this way.
+    held = state.reserve[:]
+    for supply in state.supply:
+        held = list(map(add, held, supply))
     for piece in state.pieces_elsewhere():
-        on_puzzles[piece] += 1
+        held[piece] += 1
     for p in range(n):
         if len(state.slots[p]) > state.max_unfinished:
             raise InvariantError(f"player {p} has {len(state.slots[p])} unfinished puzzles")
@@ -39,53 +45,59 @@ def check_invariants(state: GameState) -> None:
                 if union & mask:
                     raise InvariantError(f"{cat.puzzles[card].id}: placed pieces overlap")
                 union |= mask
-                on_puzzles[piece] += 1
+                held[piece] += 1
             if union != filled or filled & ~t.recess[card]:
                 raise InvariantError(f"{cat.puzzles[card].id}: filled cells disagree with pieces")
             if filled == t.recess[card] and state.phase != FINISHING:
                 raise InvariantError(f"{cat.puzzles[card].id} is full but not completed")
-    for i, piece in enumerate(cat.pieces):
-        held = state.reserve[i] + sum(s[i] for s in state.supply) + on_puzzles[i]
-        if held != piece.copies:
-            raise InvariantError(f"{piece.id}: {held} copies accounted for, not {piece.copies}")
-        if state.reserve[i] < 0 or any(s[i] < 0 for s in state.supply):
-            raise InvariantError(f"{piece.id}: a negative count")
+    copies = list(map(_copies_of, cat.pieces))
+    if held != copies:
+        i = next(i for i, (h, c) in enumerate(zip(held, copies, strict=True)) if h != c)
+        raise InvariantError(f"{cat.pieces[i].id}: {held[i]} copies accounted for, not {copies[i]}")
+    if min(state.reserve) < 0 or any(min(s) < 0 for s in state.supply):
+        i = next(
+            i for i in range(t.n_pieces) if min(state.reserve[i], *(s[i] for s in state.supply)) < 0
+        )
+        raise InvariantError(f"{cat.pieces[i].id}: a negative count")
     # Cards: each card in play exactly once across rows, decks, what the variant shows,
     # unfinished puzzles and piles (a view's HIDDEN deck cards count for their deck's colour).
-    per_colour = [0, 0]
-    cards: Counter[int] = Counter()
+    cards: list[int] = []
+    hidden = [0, 0]  # a view's HIDDEN deck cards, by deck
     for colour in (WHITE, BLACK):
-        per_colour[colour] += len(state.rows[colour]) + len(state.decks[colour])
-        cards.update(state.rows[colour])
-        cards.update(c for c in state.decks[colour] if c != HIDDEN)
-    shown = [c for c in state.shown_cards() if c >= 0]
-    cards.update(shown)
-    for c in shown:
-        per_colour[BLACK if t.is_black[c] else WHITE] += 1
+        cards += state.rows[colour]
+        deck = state.decks[colour]
+        if HIDDEN in deck:
+            hidden[colour] = deck.count(HIDDEN)
+            cards += [c for c in deck if c != HIDDEN]
+        else:
+            cards += deck
+    cards += [c for c in state.shown_cards() if c >= 0]
     hidden_piles = False
     for p in range(n):
-        held_cards = [s[0] for s in state.slots[p]] + [c for c in state.piles[p] if c != HIDDEN]
-        hidden_piles = hidden_piles or state.pile_hidden(p)
-        cards.update(held_cards)
-        for c in held_cards:
-            per_colour[BLACK if t.is_black[c] else WHITE] += 1
-    dup = [cat.puzzles[c].id for c, k in cards.items() if k > 1]
-    if dup:
+        cards += [s[0] for s in state.slots[p]]
+        if state.pile_hidden(p):
+            hidden_piles = True
+            cards += [c for c in state.piles[p] if c != HIDDEN]
+        else:
+            cards += state.piles[p]
+    if len(set(cards)) != len(cards):
+        dup = sorted({cat.puzzles[c].id for c, k in Counter(cards).items() if k > 1})
         raise InvariantError(f"cards in two places: {', '.join(dup)}")
-    for colour in (WHITE, BLACK):
-        if hidden_piles:
-            break  # a view that hides piles cannot tell their colours
-        if per_colour[colour] != state.cards_in_play[colour]:
-            raise InvariantError(
-                f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
-                f"not {state.cards_in_play[colour]}"
-            )
+    if not hidden_piles:  # a view that hides piles cannot tell their colours
+        black = sum(map(t.is_black.__getitem__, cards)) + hidden[BLACK]
+        per_colour = (len(cards) + hidden[WHITE] + hidden[BLACK] - black, black)
+        for colour in (WHITE, BLACK):
+            if per_colour[colour] != state.cards_in_play[colour]:
+                raise InvariantError(
+                    f"{per_colour[colour]} {('white', 'black')[colour]} cards in play, "
+                    f"not {state.cards_in_play[colour]}"
+                )
     # Scores equal the points of the victory pile (and of the completed cards that left it).
     for p in range(n):
         elsewhere = state.completed_elsewhere(p)
         if state.pile_hidden(p) or HIDDEN in elsewhere:
             continue
-        if state.scores[p] != sum(t.points[c] for c in state.piles[p] + elsewhere):
+        if state.scores[p] != sum(map(t.points.__getitem__, state.piles[p] + elsewhere)):
             raise InvariantError(
                 f"player {p}: score {state.scores[p]} is not its completed puzzles' points"
             )

@@ -9,7 +9,10 @@ reads those pages a few times a second: a decision that has not ended within
 (``SIGKILL``, whatever the bot is doing: a pure-Python loop, a sleep or compiled code) and
 replaced, and the game becomes an error row; the games queued behind it go to other workers. A
 worker that dies on its own (killed from outside, out of memory) has its games played again
-elsewhere; a game that takes three workers down with it is an error row.
+elsewhere; a game that takes three workers down with it is an error row. A game that fails its
+result check (``sim.task``: a bot bent the game, its rules or its tables) is an error row, and its
+worker retires after sending it: a new one, whose rules no bot has touched, plays the games that
+were queued behind it.
 
 Workers outlive one run in the same process (as joblib's are reused), so a notebook or a test
 suite running many small runs starts them once. A worker exits when its parent does: a thread
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import mmap
 import os
 import signal
@@ -41,6 +45,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from bots import BotBuildError
+from projectl_sim.engine.result_check import RulesPrint, rules_digest, rules_print
 from projectl_sim.errors import ProjectLError
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 from projectl_sim.sim.task import BEAT_SEAT, BEAT_STEPS, GameResult, dealt, error_rows, play_task
@@ -143,6 +148,19 @@ class Job:
     path: tuple[str, ...] | None = None  # the parent's import path (local workers only)
     token: int = 0
     flow: bool = True  # collect the events and rounds rows (``--tables all``)
+    # config id -> ``rules_digest`` of its rules as the parent built them (``Pool`` fills it)
+    digests: Mapping[int, str] | None = None
+
+
+def rules_digests(configs: Mapping[int, GameConfig]) -> dict[int, str]:
+    """Return the ``rules_digest`` of each configuration's rules, built in this process."""
+    return {cid: _digest_of(config) for cid, config in configs.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _digest_of(config: GameConfig) -> str:
+    # once per configuration and process: a Dask worker makes a pool for every batch
+    return rules_digest(rules_of(config))
 
 
 def job_bots() -> bytes:
@@ -173,6 +191,21 @@ def _adopt(job: Job) -> None:
         rules_of(config)
 
 
+def _print_of(job: Job, config_id: int) -> RulesPrint:
+    """Return the print of a configuration's rules (``rules_print``), taken before this worker
+    plays its first game of them, once their digest is found to be the parent's (else
+    ``WorkerError``). Taken then, not when the worker starts: the print reads the catalogue's
+    tables, which the first game builds anyway (a worker is ready to play sooner)."""
+    rules = rules_of(job.configs[config_id])
+    if job.digests is not None and rules_digest(rules) != job.digests.get(config_id):
+        raise WorkerError(
+            f"the rules of configuration {config_id} built in a worker differ from the run's "
+            "(a plug-in file whose options or puzzles changed since the run began, or a bot of "
+            "an earlier game that changed them)"
+        )
+    return rules_print(rules)
+
+
 # -- the worker process --------------------------------------------------------------------------
 def _die_with(parent: int) -> None:
     """Have the kernel kill this process when its parent ends (Linux), even mid-hang."""
@@ -201,6 +234,7 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
     page = mmap.mmap(fd_beat, _BEAT * 8)
     beat = memoryview(page).cast("q")
     job: Job | None = None
+    prints: dict[int, RulesPrint] = {}
     while True:
         try:
             kind, body = inbox.recv()
@@ -211,6 +245,7 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         if kind == "job":
             try:
                 _adopt(body)
+                prints = {}
             except BotBuildError as exc:  # what the bot itself raised, as the parent's line says
                 outbox.send(("fatal", f"a worker cannot start the run: {exc.cause_line}"))
                 continue
@@ -227,16 +262,28 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         assert kind == "games" and job is not None
         done: list[GameResult] = []
         sent = time.perf_counter()
+        retire = False
         for task in body:
             beat[_STEPS] = 0
             beat[_SEAT] = -1
             beat[_GAME] = task.game_id
             try:
+                if task.config_id not in prints:
+                    prints[task.config_id] = _print_of(job, task.config_id)
+            except ProjectLError as exc:
+                outbox.send(("fatal", f"{exc} (in a worker process, pid {os.getpid()})"))
+                break
+            try:
                 config = job.configs[task.config_id]
-                done.append(play_task(task, config, job.run_id, beat, job.flow))
+                expected = prints[task.config_id]
+                result = play_task(task, config, job.run_id, beat, job.flow, expected)
             except Exception as exc:  # building the rows failed: a runner bug, stop the run
                 line = f"{type(exc).__name__}: {exc}"
                 outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
+                break
+            done.append(result)
+            if result.replace_worker:  # a bot bent this process: it plays nothing more
+                retire = True
                 break
             now = time.perf_counter()
             if now - sent >= SEND_SECONDS:
@@ -245,6 +292,8 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
         beat[_GAME] = -1
         if done:
             outbox.send(("done", done))
+        if retire:  # the parent, reading the bent game's result, replaces this worker
+            return
 
 
 # -- the parent's side ---------------------------------------------------------------------------
@@ -384,7 +433,8 @@ class Pool:
     def __init__(self, size: int, job: Job, idle: list[_Worker] | None = None) -> None:
         self.size = size
         self.idle = _IDLE if idle is None else idle  # where workers wait between runs
-        self.job = replace(job, token=next(_TOKENS))
+        digests = rules_digests(job.configs) if job.digests is None else job.digests
+        self.job = replace(job, token=next(_TOKENS), digests=digests)
         self.workers: list[_Worker] = []
         self.deaths: dict[int, int] = {}
         self.failed_starts = 0
@@ -491,6 +541,9 @@ class Pool:
                     task = worker.queue.popleft()
                     assert task.game_id == result.game_id, (task.game_id, result.game_id)
                     yield result
+                if body and body[-1].replace_worker:  # it played nothing more: it is ending
+                    self._retired(worker, again)
+                    return
             elif kind == "ready":
                 if body == self.job.token:
                     worker.ready = worker.started = True
@@ -498,6 +551,15 @@ class Pool:
                     worker.last = time.monotonic()
             elif kind == "fatal":
                 raise WorkerError(body)
+
+    def _retired(self, worker: _Worker, again: deque[GameTask]) -> None:
+        """Replace a worker that ends after a game that failed its result check: the games sent
+        to it and not played go to the others, and a new worker starts."""
+        again.extendleft(reversed(worker.queue))
+        worker.queue.clear()
+        worker.release()
+        self.workers.remove(worker)
+        self._start()
 
     def _died(self, worker: _Worker, again: deque[GameTask]) -> Iterator[GameResult]:
         how = worker.exit_text()
