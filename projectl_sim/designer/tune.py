@@ -592,6 +592,8 @@ def tune(
         raise UsageError(f"--rule {clash[0]}: it is searched (--param), so it cannot be fixed")
     if budget < 1:
         raise UsageError(f"--budget {budget}: give the games the search may play (> 0)")
+    if isinstance(target, (int, float)) and not math.isfinite(target):
+        raise UsageError(f"--target {target}: give a finite number to take the distance from")
     space = math.prod(p.size for p in params)
     per_trial = games_per_trial or max(10, budget // min(space, 30))
     if per_trial < 1:
