@@ -147,6 +147,10 @@ def test_illegal_actions_and_garbage_texts_are_value_errors() -> None:
     illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
     with pytest.raises(ValueError, match=f"action {illegal} is not legal for player"):
         state.apply_action(illegal)
+    with pytest.raises(ValueError, match="got -1"):
+        state.apply_action(-1)
+    with pytest.raises(TypeError, match="got 'x'"):
+        state.apply_action("x")
     assert state.history() == history  # refused before anything changed
     text = state.serialize()
     assert game.deserialize_state(text).history() == history

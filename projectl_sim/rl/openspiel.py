@@ -419,6 +419,14 @@ class ProjectLState(pyspiel.State):
         pool = [c for c in self.state.unseen_cards(colour) if c not in done]
         return [(c, 1.0 / len(pool)) for c in pool]
 
+    def apply_action(self, action: int) -> None:
+        """Apply ``action`` (OpenSpiel's own check of a negative one is a bare C++ assertion)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be a whole number (an int), got {action!r}")
+        if action < 0:
+            raise ValueError(f"action must be one of legal_actions() (>= 0), got {action}")
+        super().apply_action(action)
+
     def _refuse(self, action: int, legal: list[int], who: str) -> None:
         shown = ", ".join(map(str, legal[:8])) + (", ..." if len(legal) > 8 else "")
         raise ValueError(f"action {action} is not legal for {who} now (legal: {shown})")
