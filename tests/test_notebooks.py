@@ -232,6 +232,10 @@ def test_a_dead_kernel_is_one_line_quoting_what_the_kernel_last_wrote(tmp_path) 
         (["01", "--run", "{run}", "-p", "GAMES"], "-p 'GAMES': use NAME=VALUE"),
         (["01", "--run", "{run}", "-p", "RESULTS=x"], "-p RESULTS: set by --run"),
         (["01", "--run", "{run}", "-p", "PLAY=True"], "-p PLAY: set by --play"),
+        (["01", "--run", "{run}", "--timeout", "0"], "--timeout 0: give the seconds"),
+        (["01", "--run", "{run}", "--timeout", "-1"], "--timeout -1: give the seconds"),
+        # a run of --tables core (its manifest, no flow table): 06 reads rounds and events
+        (["06", "--run", "{run}"], "06_cards_and_flow reads the events and rounds tables that"),
     ],
 )
 def test_a_mistake_is_one_line_and_exit_2(args, message, tmp_path, capsys) -> None:

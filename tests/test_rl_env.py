@@ -249,3 +249,45 @@ def test_encoding_refuses_a_users_action_kinds() -> None:
     register_expansion(Dance)
     with pytest.raises(EncodingError, match="dance"):
         Vocabulary(Rules(players=2, expansions={"rl_test_dance"}))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "named"),
+    [
+        (dict(expansions=["ghost_piece", 7]), TypeError, "expansions"),
+        (dict(expansions=3), TypeError, "expansions"),
+        (dict(max_cycles="ten"), TypeError, "max_cycles"),
+        (dict(max_cycles=1.5), TypeError, "max_cycles"),
+        (dict(max_cycles=0), ValueError, "max_cycles"),
+        (dict(players="two"), TypeError, "players"),
+        (dict(players=9), ValueError, "players"),
+        (dict(variant=3), TypeError, "variant"),
+        (dict(render_mode="rgb"), ValueError, "render_mode"),
+        (dict(rules="standard"), TypeError, "rules"),
+    ],
+)
+def test_bad_constructor_arguments_name_the_parameter(kwargs, error, named) -> None:
+    with pytest.raises(error, match=named) as caught:
+        env(**kwargs)
+    assert isinstance(caught.value, UsageError)  # one line on the command line too
+
+
+@pytest.mark.parametrize("make", [env, raw_env], ids=["env", "raw_env"])
+def test_bad_seed_action_and_order_name_the_problem(make) -> None:
+    e = make(players=2)
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+        e.step(0)
+    with pytest.raises(RuntimeError, match=r"observe\(\) before reset\(\)"):
+        e.observe("player_0")
+    with pytest.raises(ValueError, match="seed must be a whole number >= 0"):
+        e.reset(seed=-1)
+    with pytest.raises(TypeError, match="seed must be a whole number"):
+        e.reset(seed="abc")
+    e.reset(seed=np.int64(3))  # numpy's integers are whole numbers
+    assert e.unwrapped.game_seed == 3
+    with pytest.raises(TypeError, match="action must be a token"):
+        e.step("zz")
+    with pytest.raises(ValueError, match="action must be a token 0-86, got 1000"):
+        e.step(1000)
+    legal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    e.step(legal)  # the refused calls changed nothing: the game goes on

@@ -14,6 +14,7 @@ import projectl_sim.rl  # noqa: F401  (registers projectl_sim/ProjectL-v0)
 from projectl_sim import play_game
 from projectl_sim.engine.record import replay
 from projectl_sim.errors import UsageError
+from projectl_sim.rl.gym_env import ProjectLEnv
 
 GAMES = {
     "base_vs_greedy": dict(opponents="greedy,greedy", black_deck_3p=3),
@@ -76,3 +77,37 @@ def test_an_illegal_token_ends_the_episode_with_the_penalty() -> None:
 def test_opponents_must_fill_the_table() -> None:
     with pytest.raises(UsageError, match="solo variant is for 1 player"):
         gymnasium.make("projectl_sim/ProjectL-v0", opponents="random", variant="solo")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "named"),
+    [
+        (dict(max_steps=0), ValueError, "max_steps"),
+        (dict(max_steps="5"), TypeError, "max_steps"),
+        (dict(illegal_reward=float("nan")), ValueError, "illegal_reward"),
+        (dict(illegal_reward="low"), TypeError, "illegal_reward"),
+        (dict(seat="a"), TypeError, "seat"),
+        (dict(seat=2), ValueError, "seat must be 0-1"),
+        (dict(opponents=5), TypeError, "opponents"),
+        (dict(opponents="nobot"), ValueError, "opponents: unknown bot"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(kwargs, error, named) -> None:
+    with pytest.raises(error, match=named):
+        ProjectLEnv(**kwargs)
+
+
+def test_steps_out_of_order_or_out_of_the_space_are_gymnasium_errors() -> None:
+    e = ProjectLEnv(opponents="random", black_deck_2p=3)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="before reset"):
+        e.step(0)
+    obs, _ = e.reset(seed=1)
+    with pytest.raises(gymnasium.error.InvalidAction, match="action must be a token"):
+        e.step("x")
+    with pytest.raises(gymnasium.error.InvalidAction, match="got 1000000"):
+        e.step(10**6)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, reward, terminated, _, _ = e.step(illegal)  # in the space, not legal: the episode ends
+    assert (reward, terminated) == (-1.0, True)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="episode's end"):
+        e.step(illegal)

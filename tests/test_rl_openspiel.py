@@ -133,3 +133,30 @@ def test_resampling_keeps_what_the_player_knows_and_deals_the_hidden_piles_again
         changed += other.state.piles[1 - player] != state.state.piles[1 - player]
         check_invariants(other.state)
     assert changed >= 3
+
+
+def test_illegal_actions_and_garbage_texts_are_value_errors() -> None:
+    game = pyspiel.load_game("python_project_l", GAMES["base"])
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="action 1000000 is not legal for chance"):
+        state.apply_action(10**6)
+    rng = random.Random(0)
+    while state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    history = state.history()
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises(ValueError, match=f"action {illegal} is not legal for player"):
+        state.apply_action(illegal)
+    with pytest.raises(ValueError, match="got -1"):
+        state.apply_action(-1)
+    with pytest.raises(TypeError, match="got 'x'"):
+        state.apply_action("x")
+    assert state.history() == history  # refused before anything changed
+    text = state.serialize()
+    assert game.deserialize_state(text).history() == history
+    with pytest.raises(ValueError, match="not a serialized python_project_l state"):
+        game.deserialize_state("garbage")
+    with pytest.raises(ValueError, match="history item 0: action 5000 is not legal"):
+        game.deserialize_state(text.replace("history=", "history=-1:5000,", 1))
+    with pytest.raises(ValueError, match="is not PLAYER:ACTION"):
+        game.deserialize_state("history=-1:x\nmove_number=1\n")

@@ -160,6 +160,8 @@ def test_tune_finds_the_actions_per_turn_that_make_games_shortest(tmp_path: Path
         ),
         (["--objective", "rounds", "--param", "row_sized=3..4"], "not a rules parameter"),
         (["--objective", "rounds", "--param", "black_deck_2p=1..300"], "1-200"),
+        (["--objective", "rounds", "--param", "row_size=3..4", "--target", "nan"], "--target nan"),
+        (["--objective", "margin", "--param", "row_size=3..4", "--target=-inf"], "finite"),
     ],
 )
 def test_tune_mistakes_are_one_line(tmp_path: Path, capsys, args: list[str], says: str) -> None:

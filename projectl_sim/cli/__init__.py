@@ -96,17 +96,19 @@ def _stray_line(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
 
 
 # the values that name a file or folder: an empty one would silently mean "not given" (or the
-# current folder), so it is refused
-_PATH_METAVARS = frozenset({"FILE", "DIR", "RUN", "RUN_A", "RUN_B", "PATH"})
+# current folder), so it is refused (a positional without a metavar goes by its name: replay's
+# FILE, view's RECORD)
+_PATH_METAVARS = frozenset({"FILE", "DIR", "RUN", "RUN_A", "RUN_B", "PATH", "RECORD"})
 
 
 def _empty_path_line(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
     """Return the one line for a file or folder value given as an empty string, if any."""
     for action in parser._actions:
         value = getattr(args, action.dest, None)
-        if action.metavar in _PATH_METAVARS and isinstance(value, str) and not value.strip():
-            name = action.option_strings[-1] if action.option_strings else action.metavar
-            kind = "file" if action.metavar in ("FILE", "PATH") else "folder"
+        label = action.metavar or ("" if action.option_strings else action.dest.upper())
+        if label in _PATH_METAVARS and isinstance(value, str) and not value.strip():
+            name = action.option_strings[-1] if action.option_strings else label
+            kind = "file" if label in ("FILE", "PATH", "RECORD") else "folder"
             return f"{parser.prog}: error: {name} {value!r} names no {kind}"
     return None
 

@@ -23,9 +23,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     from projectl_sim.sim import runner
     from projectl_sim.sim.spec import split_lineup
 
-    bots = tuple(split_lineup(args.bots)) if args.bots else LADDER_BOTS
+    bots = tuple(split_lineup(args.bots)) if args.bots is not None else LADDER_BOTS
     if len(bots) < 2:
-        raise UsageError("--bots: rate two or more bots")
+        raise UsageError(f"--bots {args.bots!r}: rate two or more bots (comma separated specs)")
     if args.games < 1:
         raise UsageError(f"--games {args.games}: play at least one game a pair")
     options = runner.RunOptions(jobs=args.jobs, quiet=args.quiet)
@@ -38,6 +38,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         options=options,
     )
     print(format_ladder(table))
+    failed, played, first = table.attrs.get("failed", (0, 0, ""))
+    if failed:
+        print(f"note: {failed} of {played} games are error rows, left out of the ratings ({first})")
     print(f"written: {Path(args.out) / 'ladder.csv'}, {Path(args.out) / 'ladder.png'}")
     return 0
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import re
 import sys
 import tempfile
@@ -226,6 +227,31 @@ def holds_run(folder: Path) -> bool:
     return (folder / "manifest.json").exists() or any(folder.glob("*/manifest.json"))
 
 
+def tables_read(nb: Mapping[str, Any]) -> list[str]:
+    """Return the flow tables (``events``, ``rounds``) a notebook's code reads: an attribute of
+    that name in a code cell (``run.rounds``), the tables a ``--tables core`` run lacks."""
+    from projectl_sim.sim.tables import FLOW_TABLES
+
+    code = "\n".join(_text(c.get("source", "")) for c in nb["cells"] if c["cell_type"] == "code")
+    return [name for name in FLOW_TABLES if re.search(rf"\.{name}\b", code)]
+
+
+def check_tables(nb: Mapping[str, Any], stem: str, folder: Path) -> None:
+    """Refuse a run (or a run of a folder of runs) lacking a flow table the notebook reads."""
+    from projectl_sim.sim.tables import MANIFEST, written_tables
+
+    needed = tables_read(nb)
+    runs = [folder, *sorted(p.parent for p in folder.glob(f"*/{MANIFEST}"))]
+    for run in (r for r in runs if needed and (r / MANIFEST).exists()):
+        lacking = [name for name in needed if name not in written_tables(run)]
+        if lacking:
+            raise UsageError(
+                f"{stem} reads the {' and '.join(lacking)} table{'s' if len(lacking) > 1 else ''}"
+                f" that {run} lacks (played with --tables core): play it again without "
+                "--tables core"
+            )
+
+
 def answer_text(nb: Mapping[str, Any]) -> str | None:
     """Return the text the cell tagged ``answer`` printed or displayed (None if it has none)."""
     found = _tagged(nb, ANSWER_TAG)
@@ -301,6 +327,8 @@ def run_notebook(
     if missing:
         raise UsageError(f"{stem}: its parameters cell assigns no {' or '.join(missing)}")
     values = parse_parameters(parameters, known, stem)
+    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
+        raise UsageError(f"--timeout {timeout:g}: give the seconds a cell may run (> 0)")
     folder = Path(run).expanduser().absolute()
     if not play:
         if not folder.is_dir():
@@ -312,6 +340,8 @@ def run_notebook(
             )
     elif folder.exists() and not folder.is_dir():
         raise UsageError(f"{run}: not a folder")
+    if folder.is_dir():
+        check_tables(nb_json, stem, folder)
     unused = [k for k in values if known[k].sweep]
     # a run folder is read as it is; with --play, a folder of runs plays those it lacks
     if unused and ((folder / "manifest.json").exists() or (not play and holds_run(folder))):

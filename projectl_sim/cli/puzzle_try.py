@@ -13,9 +13,12 @@ from projectl_sim.errors import UsageError
 def cmd_try(args: argparse.Namespace) -> int:
     """Play the paired runs of one drawn puzzle and print their report."""
     from projectl_sim.cli.options import drawn_puzzles, rule_grid
+    from projectl_sim.cli.puzzles import refuse_empty
     from projectl_sim.designer.trial import try_puzzle
     from projectl_sim.sim import runner
 
+    refuse_empty(args, "--expansions", "--players", "--scheduler", "--backend", "--puzzle")
+    refuse_empty(args, "--replaces", "--bots")
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games {args.games}: play at least one game per configuration")
     _cat, drawn = drawn_puzzles(args)

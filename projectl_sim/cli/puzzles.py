@@ -27,7 +27,17 @@ def parse_expansions(text: str | None) -> tuple[tuple[str, ...], dict[str, str]]
     return rules.parse_expansions(text, EXPANSIONS)
 
 
+def refuse_empty(args: argparse.Namespace, *flags: str) -> None:
+    """Refuse a flag given an empty value: it would silently mean "not given"."""
+    for flag in flags:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and not item.strip():
+                raise UsageError(f"{flag} {item!r} names nothing: give a value, or leave it out")
+
+
 def _load(args: argparse.Namespace) -> Catalogue:
+    refuse_empty(args, "--expansions")
     names, files = parse_expansions(args.expansions)
     # a CatalogueError is reported by the CLI
     return load_catalogue(args.catalogue, expansions=names, overrides=files)
@@ -172,6 +182,8 @@ def run_puzzles(args: argparse.Namespace) -> int:
     from projectl_sim.atlas import atlas_table, write_atlas  # lazy: pandas and matplotlib
 
     cat = _load(args)
+    if Path(args.out).exists() and not Path(args.out).is_dir():  # before the atlas is computed
+        raise UsageError(f"--out {args.out}: not a folder")
     try:
         paths = write_atlas(atlas_table(cat), Path(args.out))
     except OSError as exc:

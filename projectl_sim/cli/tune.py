@@ -35,10 +35,15 @@ bootstrap intervals over the deals, with a chart of the objective against each p
 def cmd_tune(args: argparse.Namespace) -> int:
     """Run the search and its confirmation, then print the report."""
     from projectl_sim.cli.options import rule_grid
+    from projectl_sim.cli.puzzles import refuse_empty
     from projectl_sim.designer.tune import parse_bot_param, parse_param, parse_tiers_target, tune
     from projectl_sim.sim import runner
     from projectl_sim.sim.spec import split_lineup
 
+    refuse_empty(args, "--objective", "--tiers", "--tiers-target", "--bot", "--field")
+    refuse_empty(args, "--bots", "--players", "--expansions", "--scheduler", "--backend")
+    if args.field is not None and not args.bot:
+        raise UsageError("--field goes with --bot (the opponents of the bot tuned)")
     objective = args.objective or ("strength" if args.bot else None)
     if objective is None:
         raise UsageError("tune needs --objective NAME (or --bot BOT to tune a bot)")

@@ -52,7 +52,7 @@ from projectl_sim.errors import UsageError
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import is_run_switch, puzzle_key, switch_default, switch_value
 from projectl_sim.sim import runner
-from projectl_sim.sim.spec import RunSpec, configurations, rules_of
+from projectl_sim.sim.spec import MAX_GAMES, RunSpec, configurations, rules_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -592,6 +592,18 @@ def tune(
         raise UsageError(f"--rule {clash[0]}: it is searched (--param), so it cannot be fixed")
     if budget < 1:
         raise UsageError(f"--budget {budget}: give the games the search may play (> 0)")
+    if isinstance(target, (int, float)) and not math.isfinite(target):
+        raise UsageError(f"--target {target}: give a finite number to take the distance from")
+    for flag, count in (
+        ("--budget", budget),
+        ("--games-per-trial", games_per_trial),
+        ("--confirm-games", confirm_games),
+    ):
+        if count is not None and count > MAX_GAMES:
+            raise UsageError(f"{flag} {count}: at most {MAX_GAMES:,} games")
+    if seed is not None and not 0 <= seed < 2**32:
+        # Optuna's sampler takes a 32-bit seed
+        raise UsageError(f"--seed {seed}: a tune's seed is a whole number from 0 to 2**32 - 1")
     space = math.prod(p.size for p in params)
     per_trial = games_per_trial or max(10, budget // min(space, 30))
     if per_trial < 1:

@@ -7,6 +7,9 @@ other) and fits one joint Plackett-Luce model over all its games
 and anchored on greedy (0), with profile-likelihood 95% intervals. Beside each rating: the bot's
 CPU time per decision (the seats table's ``decision_cpu_mean``, weighted by decisions). Written
 to ``ladder.csv`` and ``ladder.png`` (rating against CPU per decision, log scale) in the folder.
+Games that ended in an error row (a bot that raised) are left out of the fit and counted in the
+table's ``attrs["failed"]``; a run with no finished game to rate is a ``RunFailed`` naming the
+first error.
 """
 
 from __future__ import annotations
@@ -103,13 +106,14 @@ def _model_hash(spec: str) -> str:
 
 
 def _short(spec: str, drop_hash: bool) -> str:
-    """Return a bot's name for the chart: its spec, without its model's hash when the title
-    names the one model."""
+    """Return a bot's name for the chart: its whole spec (a cut one can read as another bot: a
+    value search cut to a rollout search), without its model's hash when the title names the
+    one model."""
     if drop_hash:
         return spec.replace(":hash=" + _model_hash(spec), "").replace(
             ",hash=" + _model_hash(spec), ""
-        )[:40]
-    return spec.split(":hash=")[0].replace(",hash=", " #")[:40]
+        )
+    return spec.split(":hash=")[0].replace(",hash=", " #")
 
 
 def ladder(
@@ -122,6 +126,7 @@ def ladder(
     options: Any = None,
 ) -> pd.DataFrame:
     """Play (or finish) the round robin in ``out/run``; write and return the ladder."""
+    from projectl_sim.errors import RunFailed
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim.spec import RunSpec
     from projectl_sim.sim.summary import read_run
@@ -134,8 +139,16 @@ def ladder(
     if resume:
         tables.read_manifest(run_dir)
     runner.run(spec, run_dir, resume=resume, options=options)
-    seats, _ = read_run(run_dir)
+    seats, games = read_run(run_dir)
+    errors = games["error"].dropna() if "error" in games else pd.Series(dtype=object)
     table = ladder_table(seats)
+    first = str(errors.iloc[0]).splitlines()[0] if len(errors) else ""
+    if table.empty:
+        why = f" ({len(errors)} of {len(games)} games are error rows; the first: {first})"
+        raise RunFailed(
+            f"ladder: no finished game to rate{why if len(errors) else ''}: see {run_dir}"
+        )
+    table.attrs["failed"] = (len(errors), len(games), first)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "ladder.csv", index=False)
     ax = plot_ladder_cost(table)

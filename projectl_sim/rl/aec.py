@@ -18,10 +18,15 @@ convention: the seed's first child deals, the next ones seed each seat's ``rando
 ``numpy.random.default_rng(s)``, so a seeded environment plays the same games in the same order
 (``pettingzoo.test.seed_test``). A ``reset()`` before any seed draws from fresh entropy, the
 Gymnasium convention. ``info["game_seed"]`` names each game's seed.
+
+A bad argument is a ``ValueError`` or ``TypeError`` naming the parameter (``max_cycles``,
+``seed``, ``action``; ``projectl_sim.rl.options``), and a call out of order (``step`` before
+``reset``) a ``RuntimeError`` saying so.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any, ClassVar
 
 import gymnasium
@@ -36,7 +41,14 @@ from projectl_sim.engine.record import RecordWriter
 from projectl_sim.engine.render import render as render_text
 from projectl_sim.engine.state import END_RULES, GameState
 from projectl_sim.rl.codec import Decision, Observer, Vocabulary
-from projectl_sim.rl.options import make_rules
+from projectl_sim.rl.options import (
+    EnvOrderError,
+    EnvTypeError,
+    EnvValueError,
+    make_rules,
+    seed_of,
+    whole_number,
+)
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import game_seeds
 
@@ -66,13 +78,16 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         super().__init__()
         if rules is None:
             rules = make_rules(players=players, variant=variant, expansions=expansions, **options)
+        elif not isinstance(rules, Rules):
+            raise EnvTypeError(f"rules must be a projectl_sim Rules, got {rules!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        if max_cycles is not None and max_cycles < 1:
-            raise ValueError(f"max_cycles must be >= 1, got {max_cycles}")
+            raise EnvValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
         self.rules = rules
         self.render_mode = render_mode
-        self.max_cycles = max_cycles
+        self.max_cycles = whole_number("max_cycles", max_cycles, 1, optional=True)
         self.vocab = Vocabulary(rules)
         self.observer = Observer(self.vocab)
         self.possible_agents = [f"player_{i}" for i in range(rules.players)]
@@ -98,6 +113,7 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
 
     # -- the episode ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = seed_of(seed)
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         self.game_seed = int(seed) if seed is not None else int(self._np_random.integers(2**62))
@@ -141,9 +157,31 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
                 self.infos[a]["opponent_score"] = state.opponent_score()
         self.decision = None
 
+    def _started(self, method: str) -> GameState:
+        """Return the game, or say that ``method`` needs a ``reset()`` first."""
+        if self.game is None:
+            raise EnvOrderError(f"{method}() before reset(): call reset(seed=...) first")
+        return self.game
+
+    def token_of(self, action: Any) -> int:
+        """Return ``action`` as a token of the action space, or say why it is none."""
+        n = self.vocab.n
+        if isinstance(action, bool):
+            raise EnvTypeError(f"action must be a token 0-{n - 1} (an int), got {action!r}")
+        try:
+            token = operator.index(action)
+        except TypeError:
+            raise EnvTypeError(
+                f"action must be a token 0-{n - 1} (an int), got {action!r}"
+            ) from None
+        if not 0 <= token < n:
+            raise EnvValueError(f"action must be a token 0-{n - 1}, got {token}")
+        return token
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self.game
-        assert state is not None
+        state = self._started("observe")
+        if agent not in self.possible_agents:
+            raise EnvValueError(f"agent must be one of {self.possible_agents}, got {agent!r}")
         seat = self.possible_agents.index(agent)
         decision = self.decision
         mine = decision is not None and decision.seat == seat
@@ -152,17 +190,18 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        self._started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         decision = self.decision
         assert decision is not None and self.game is not None
-        token = int(action)
+        token = self.token_of(action)
         if token not in decision.tokens():
-            name = self.vocab.names[token] if 0 <= token < self.vocab.n else "out of range"
-            raise ValueError(
-                f"token {token} ({name}) is not legal for {agent} now (see the action mask)"
+            raise EnvValueError(
+                f"action {token} ({self.vocab.names[token]}) is not legal for {agent} now "
+                "(see the action mask)"
             )
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
@@ -196,15 +235,13 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
     # -- records and drawing -------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
         """Return the game so far as a projectl-sim record (its result once it is over)."""
-        assert self.game is not None
-        return self.writer.to_json(self.game)
+        return self.writer.to_json(self._started("record"))
 
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() needs a render_mode ('human' or 'ansi')")
             return None
-        assert self.game is not None
-        text = render_text(self.game)
+        text = render_text(self._started("render"))
         if self.decision is not None and self.decision.prefix:
             chosen = " ".join(self.vocab.names[t] for t in self.decision.prefix)
             text += f"\ndeciding: {chosen}"
@@ -220,10 +257,39 @@ class raw_env(AECEnv):  # the PettingZoo convention's name
         return f"projectl_v0({self.rules.players} players, {self.rules.variant})"
 
 
+class _InBounds(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's out-of-bounds check, raising an error that names the action (its own is a
+    bare ``assert``)."""
+
+    def step(self, action: Any) -> None:
+        base = self.unwrapped
+        base._started("step")
+        agent = base.agent_selection
+        dead = base.terminations[agent] or base.truncations[agent]
+        if not (action is None and dead):
+            base.token_of(action)
+        super().step(action)
+
+
+class _InOrder(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check, raising a ``RuntimeError`` that says what to call first (its
+    own is an ``AssertionError``, gone under ``python -O``)."""
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise EnvOrderError("step() before reset(): call reset(seed=...) first")
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            raise EnvOrderError("observe() before reset(): call reset(seed=...) first")
+        return super().observe(agent)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """Return the environment with PettingZoo's usual wrappers (an illegal token ends the game
     with -1 for its agent; actions out of range and calls out of order raise)."""
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    e = _InBounds(e)
+    return _InOrder(e)

@@ -17,6 +17,11 @@ short by the rules' caps or by ``max_steps`` learner steps.
 Seeding is Gymnasium's: ``reset(seed=s)`` seeds ``np_random`` and deals the game of seed
 ``s`` (the game ``projectl-sim play --seed s`` deals, with the same opponents' draws); a later
 ``reset()`` deals a seed drawn from ``np_random``.
+
+A bad argument is a ``ValueError`` or ``TypeError`` naming the parameter (the PettingZoo
+environment's, ``projectl_sim.rl.options``); ``step`` before ``reset`` (or after the episode's
+end) is ``gymnasium.error.ResetNeeded``, an action outside the action space
+``gymnasium.error.InvalidAction``, and a bad ``reset`` seed Gymnasium's own error.
 """
 
 from __future__ import annotations
@@ -27,7 +32,14 @@ import gymnasium
 import numpy as np
 
 from bots import make_bot
+from projectl_sim.errors import UsageError
 from projectl_sim.rl.aec import raw_env
+from projectl_sim.rl.options import (
+    EnvTypeError,
+    EnvValueError,
+    real_number,
+    whole_number,
+)
 from projectl_sim.rules import Rules
 
 ENV_ID = "projectl_sim/ProjectL-v0"  # registered by ``import projectl_sim.rl``
@@ -40,7 +52,12 @@ def opponent_specs(opponents: Any) -> list[str]:
 
     if isinstance(opponents, str):
         return split_lineup(opponents)
-    return [str(s) for s in opponents]
+    if not isinstance(opponents, (list, tuple)) or not all(isinstance(s, str) for s in opponents):
+        raise EnvTypeError(
+            "opponents must be bot specs: a list of str or a text such as 'greedy,random', "
+            f"got {opponents!r}"
+        )
+    return list(opponents)
 
 
 class ProjectLEnv(gymnasium.Env):
@@ -63,14 +80,20 @@ class ProjectLEnv(gymnasium.Env):
         specs = opponent_specs(opponents)
         players = len(specs) + 1 if rules is None else rules.players
         if len(specs) != players - 1:
-            raise ValueError(f"{players} players need {players - 1} opponents, got {len(specs)}")
-        if not 0 <= seat < players:
-            raise ValueError(f"seat must be 0-{players - 1}, got {seat}")
-        self.bots = [make_bot(s) for s in specs]
+            raise EnvValueError(
+                f"opponents: {players} players need {players - 1} opponents, got {len(specs)}"
+            )
+        seat = whole_number("seat", seat, 0)
+        if seat >= players:
+            raise EnvValueError(f"seat must be 0-{players - 1}, got {seat}")
+        try:
+            self.bots = [make_bot(s) for s in specs]
+        except UsageError as exc:
+            raise EnvValueError(f"opponents: {exc}") from None
         self.specs = specs
         self.seat = seat
-        self.illegal_reward = illegal_reward
-        self.max_steps = max_steps
+        self.illegal_reward = real_number("illegal_reward", illegal_reward)
+        self.max_steps = whole_number("max_steps", max_steps, 1, optional=True)
         self.env = raw_env(
             players=players,
             variant=variant,
@@ -117,9 +140,14 @@ class ProjectLEnv(gymnasium.Env):
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         e = self.env
-        token = int(action)
+        if e.game is None:
+            raise gymnasium.error.ResetNeeded("step() before reset(): call reset(seed=...) first")
         if e.decision is None:
-            raise RuntimeError("the episode is over: call reset()")
+            raise gymnasium.error.ResetNeeded("step() after the episode's end: call reset()")
+        try:
+            token = e.token_of(action)
+        except (EnvTypeError, EnvValueError) as exc:
+            raise gymnasium.error.InvalidAction(str(exc)) from None
         if token not in e.decision.tokens():
             info = dict(e.infos[self.agent]) | {"illegal_action": token}
             e.decision = None

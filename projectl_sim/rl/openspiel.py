@@ -28,6 +28,10 @@ same colour and reward, so every count the player sees stays true), as OpenSpiel
 
 Returns are win shares (1 for a win, 1/k for a win shared by k, else 0; solo: 1 for beating
 the mastermind). Not offered: ``endless_white_deck`` (its reshuffle is not a chance node).
+
+An action that is not legal at a node (a player's or chance's) is a ``ValueError`` naming it,
+before the state changes; ``deserialize_state`` replays the text's history through the same
+checks, so a text that is not a state of this game is a ``ValueError`` saying why.
 """
 
 from __future__ import annotations
@@ -44,10 +48,9 @@ from projectl_sim.engine.actions import BLACK, WHITE, Action
 from projectl_sim.engine.chance import exchange_cards, stack_deck
 from projectl_sim.engine.dealing import rng_from_seed
 from projectl_sim.engine.state import END_RULES
-from projectl_sim.errors import ProjectLError
 from projectl_sim.expansions.finesse import FACE_DOWN, ROW_LENGTH, ROW_SETS, tileset_of
 from projectl_sim.rl.codec import Decision, Observer, Vocabulary, action_tokens
-from projectl_sim.rl.options import make_rules, rule_options
+from projectl_sim.rl.options import EnvValueError, make_rules, rule_options
 from projectl_sim.rules import GRID_SIZE, SOLO_LOCKS, Rules
 
 SHORT_NAME = "python_project_l"
@@ -99,7 +102,7 @@ def rules_of(params: dict[str, Any]) -> Rules:
         **changed,
     )
     if rules.endless_white_deck:
-        raise ProjectLError(
+        raise EnvValueError(
             "python_project_l does not play endless_white_deck: its reshuffle is no chance node "
             "(the PettingZoo environment plays it)"
         )
@@ -149,6 +152,34 @@ class ProjectLGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> SeatObserver:
         return SeatObserver(self)
+
+    def deserialize_state(self, text: str) -> ProjectLState:
+        """Return the state ``State.serialize`` wrote: its history replayed, each action checked."""
+        if not isinstance(text, str):
+            raise TypeError(f"deserialize_state takes the text serialize() wrote, got {text!r}")
+        first = text.split("\n", 1)[0]
+        if not first.startswith("history="):
+            shown = first[:40] + ("..." if len(first) > 40 else "")
+            raise ValueError(
+                f"deserialize_state: not a serialized {SHORT_NAME} state (it begins "
+                f"'history=...', this one {shown!r})"
+            )
+        state = self.new_initial_state()
+        items = [i for i in first[len("history=") :].split(",") if i]
+        for n, item in enumerate(items):
+            player, _, action = item.rpartition(":")
+            try:
+                number = int(action)
+                int(player)
+            except ValueError:
+                raise ValueError(
+                    f"deserialize_state: history item {n} {item!r} is not PLAYER:ACTION"
+                ) from None
+            try:
+                state.apply_action(number)
+            except ValueError as exc:
+                raise ValueError(f"deserialize_state: history item {n}: {exc}") from None
+        return state
 
 
 class _Replay:
@@ -388,7 +419,25 @@ class ProjectLState(pyspiel.State):
         pool = [c for c in self.state.unseen_cards(colour) if c not in done]
         return [(c, 1.0 / len(pool)) for c in pool]
 
+    def apply_action(self, action: int) -> None:
+        """Apply ``action`` (OpenSpiel's own check of a negative one is a bare C++ assertion)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be a whole number (an int), got {action!r}")
+        if action < 0:
+            raise ValueError(f"action must be one of legal_actions() (>= 0), got {action}")
+        super().apply_action(action)
+
+    def _refuse(self, action: int, legal: list[int], who: str) -> None:
+        shown = ", ".join(map(str, legal[:8])) + (", ..." if len(legal) > 8 else "")
+        raise ValueError(f"action {action} is not legal for {who} now (legal: {shown})")
+
     def _apply_action(self, action: int) -> None:
+        if self.state is None or self.action is not None:  # a chance node: few outcomes
+            outcomes = [a for a, _ in self.chance_outcomes()]
+            if action not in outcomes:
+                self._refuse(action, outcomes, "chance")
+        elif self.decision is not None and action not in self.decision.tokens():
+            self._refuse(action, self.decision.tokens(), f"player {self.decision.seat}")
         if self.state is None:
             self.chosen.append(int(action))
             if len(self.chosen) == len(self.nodes):

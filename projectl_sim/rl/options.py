@@ -7,10 +7,16 @@ their ``Rules`` through ``make_rules`` and OpenSpiel its parameter list from it.
 options the base game, the variants and the expansions declare (``projectl_sim.rules.
 every_option``, a user's expansion's too), then the grid keys that are not declared options
 (``starting_supply``, ``added_puzzles``).
+
+A bad argument of an environment is an ``EnvValueError`` or ``EnvTypeError`` (the libraries'
+convention: a ``ValueError`` / ``TypeError`` whose message names the parameter), both
+``UsageError`` too, so the command line (a ``--bots rl:`` seat) prints them as one line.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +30,53 @@ from projectl_sim.rules import (
     rules_keywords,
     switch_value,
 )
+
+
+class EnvValueError(UsageError, ValueError):
+    """A learning environment's argument of the right type but a wrong value."""
+
+
+class EnvTypeError(UsageError, TypeError):
+    """A learning environment's argument of the wrong type."""
+
+
+class EnvOrderError(UsageError, RuntimeError):
+    """A learning environment's method called out of order (``step`` before ``reset``)."""
+
+
+def whole_number(name: str, value: Any, minimum: int, *, optional: bool = False) -> int | None:
+    """Return ``value`` as an int of at least ``minimum`` (None too when ``optional``);
+    anything else is an error naming ``name``."""
+    if value is None and optional:
+        return None
+    wanted = f"a whole number >= {minimum}" + (" or None" if optional else "")
+    if isinstance(value, bool):
+        raise EnvTypeError(f"{name} must be {wanted}, got {value!r}")
+    try:
+        number = operator.index(value)  # int and numpy's integers; never 1.5 or "3"
+    except TypeError:
+        raise EnvTypeError(f"{name} must be {wanted}, got {value!r}") from None
+    if number < minimum:
+        raise EnvValueError(f"{name} must be {wanted}, got {number}")
+    return number
+
+
+def real_number(name: str, value: Any) -> float:
+    """Return ``value`` as a finite float; anything else is an error naming ``name``."""
+    if isinstance(value, (bool, str, bytes)):
+        raise EnvTypeError(f"{name} must be a finite number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise EnvTypeError(f"{name} must be a finite number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise EnvValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+def seed_of(seed: Any) -> int | None:
+    """Return a ``reset`` seed: None or a whole number >= 0 (numpy's ``SeedSequence`` range)."""
+    return whole_number("seed", seed, 0, optional=True)
 
 
 @dataclass(frozen=True)
@@ -60,13 +113,35 @@ def make_rules(
     ``"all"``); ``options`` are ``rule_options()`` names with values in their rules form or as
     text (``"true"``, ``"12"``, ``"mono+domino"``).
     """
+    try:
+        return _make_rules(players, variant, expansions, options)
+    except (EnvValueError, EnvTypeError):
+        raise
+    except UsageError as exc:  # the rules' own one line, as the libraries' ValueError
+        raise EnvValueError(str(exc)) from None
+
+
+def _make_rules(players: Any, variant: Any, expansions: Any, options: dict[str, Any]) -> Rules:
     known = rule_options()
+    whole_number("players", players, 1)
+    if not isinstance(variant, str):
+        raise EnvTypeError(f"variant must be a name (str), got {variant!r}")
     if variant not in VARIANTS:
         raise UsageError(unknown_name("variant", variant, VARIANTS))
     if isinstance(expansions, str):
         names, _files = parse_expansions(expansions, option="expansions")
     else:
-        names, _files = parse_expansions(",".join(expansions), option="expansions")
+        try:
+            items = list(expansions or ())
+        except TypeError:
+            raise EnvTypeError(
+                f"expansions must be a list of names or a text such as 'ghost+finesse', "
+                f"got {expansions!r}"
+            ) from None
+        stray = [item for item in items if not isinstance(item, str)]
+        if stray:
+            raise EnvTypeError(f"expansions must hold names (str), got {stray[0]!r}")
+        names, _files = parse_expansions(",".join(items), option="expansions")
     switches = []
     for key, raw in options.items():
         if key not in known:

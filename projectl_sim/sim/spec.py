@@ -72,6 +72,9 @@ from projectl_sim.sim import rows
 ALL_SUBSETS = "all-subsets"
 
 RECORDS_HELP = "all|sample:N|none"
+# The most games of a configuration a run takes: a trillion is centuries of CPU, and more
+# would overflow the plan's 64-bit game ids (``--games 99999999999999999999``)
+MAX_GAMES = 10**12
 SPEC_KEYS = (
     "bots",
     "round_robin",
@@ -463,6 +466,8 @@ class RunSpec:
             kwargs["games"] = _whole(data["games"], "games")
         if kwargs.get("games", cls.games) < 1:
             raise UsageError(f"games must be at least 1, got {kwargs['games']}")
+        if kwargs.get("games", cls.games) > MAX_GAMES:
+            raise UsageError(f"games must be at most {MAX_GAMES:,}, got {kwargs['games']}")
         if data.get("seed") is not None:
             seed = _whole(data["seed"], "seed")
             if seed < 0:

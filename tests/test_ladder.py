@@ -1,0 +1,53 @@
+"""The ``ladder`` command's doors: its bots, a bot that raises, and the chart's names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from projectl_sim.cli import main
+
+FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+
+
+@pytest.mark.parametrize("bots", ["", "greedy", " , "])
+def test_fewer_than_two_bots_is_one_line_not_the_default_ladder(bots, tmp_path, capsys) -> None:
+    assert main(["ladder", "--out", str(tmp_path / "l"), "--bots", bots, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--bots {bots!r}: rate two or more bots" in err
+    assert not (tmp_path / "l").exists()  # refused before a game is played
+
+
+def test_a_bot_that_always_raises_is_one_line_naming_it(tmp_path, capsys) -> None:
+    bots = f"greedy,{FAULT_BOTS}:RaiseBot:p=1"
+    argv = ["ladder", "--out", str(tmp_path / "l"), "--bots", bots, "--games", "2", "--jobs", "1"]
+    assert main([*argv, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no finished game to rate (2 of 2 games are error rows" in err
+    assert "RaiseBot:p=1.0 (seat" in err and "raised RuntimeError: boom" in err
+    assert (tmp_path / "l" / "run" / "games.parquet").exists()  # the run is kept
+
+
+def test_a_bot_that_sometimes_raises_is_rated_on_the_games_that_finished(tmp_path, capsys) -> None:
+    bots = f"greedy,{FAULT_BOTS}:RaiseBot:p=0.01"
+    argv = ["ladder", "--out", str(tmp_path / "l"), "--bots", bots, "--games", "6", "--jobs", "1"]
+    assert main([*argv, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    table = pd.read_csv(tmp_path / "l" / "ladder.csv")
+    failed = int(out.split("note: ")[1].split()[0])
+    assert 0 < failed < 6 and f"note: {failed} of 6 games are error rows" in out
+    assert set(table["games"]) == {6 - failed}
+
+
+def test_the_chart_names_a_long_spec_whole() -> None:
+    """A name cut to 40 characters read as another bot (a value search as a rollout one)."""
+    from projectl_sim.learn.ladder import plot_ladder_cost
+
+    long = "mcts:iterations=128,tree=turn,width=0.0,leaf=value"
+    rows = [(long, 120, 80, 160, 30.0), ("greedy", 0, 0, 0, 0.03)]
+    table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
+    ax = plot_ladder_cost(table)
+    beside = {t.get_text() for t in ax.texts}
+    assert long in beside or f"1: {long}" in ax.get_xlabel()
