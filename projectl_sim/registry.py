@@ -246,7 +246,9 @@ def plugin_error(kind: str, name: str, cls: type, method: str, exc: BaseExceptio
     said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, SystemExit):
         said = f"it called sys.exit({exc.code!r})"
-    detail = "".join(traceback.format_exception(exc)).rstrip()
+    # from the user's method on (the first frame is the guard's own)
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    detail = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip()
     return PluginError(
         f"your {kind} {name} raised in {method}{where}: {said}".replace("\n", " "), detail
     )

@@ -19,7 +19,7 @@ from projectl_sim.engine import GameState, deal, new_game
 from projectl_sim.engine.actions import Action
 from projectl_sim.sim import rows
 from projectl_sim.sim.flow import FlowRecorder
-from projectl_sim.sim.play import BotError, game_seeds, play_game
+from projectl_sim.sim.play import BotError, check_step, game_seeds, play_game
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 
 # a worker's page (``sim.workers``): the slots play_task writes at each decision
@@ -118,12 +118,14 @@ def play_task(
     run_id: str,
     beat: memoryview | None = None,
     flow: bool = True,
+    check: bool = False,
 ) -> GameResult:
     """Play one game of a run and return its rows; a failing game becomes an error row.
 
     ``beat`` (a worker's page shared with the runner, ``sim.workers``) is told of each decision,
     so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
-    (``sim.flow``).
+    (``sim.flow``). ``check`` checks the game's invariants after every action (``check_step``:
+    a game that breaks one is an error row, naming a user's expansion or variant in play).
     """
     rules = rules_of(config)
     seats = config.seated(task.rotation)
@@ -146,6 +148,8 @@ def play_task(
             recorder[0].step(state, seat, action)
         if not last:
             last.append(state)
+        if check:
+            check_step(state)
 
     def on_deal(state: GameState) -> None:
         recorder.append(FlowRecorder(state))

@@ -143,6 +143,7 @@ class Job:
     path: tuple[str, ...] | None = None  # the parent's import path (local workers only)
     token: int = 0
     flow: bool = True  # collect the events and rounds rows (``--tables all``)
+    check: bool = False  # check the invariants after every action (``--check-invariants``)
 
 
 def job_bots() -> bytes:
@@ -233,7 +234,7 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             beat[_GAME] = task.game_id
             try:
                 config = job.configs[task.config_id]
-                done.append(play_task(task, config, job.run_id, beat, job.flow))
+                done.append(play_task(task, config, job.run_id, beat, job.flow, job.check))
             except Exception as exc:  # building the rows failed: a runner bug, stop the run
                 line = f"{type(exc).__name__}: {exc}"
                 outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
