@@ -166,7 +166,9 @@ def _check_methods(kind: str, name: str, cls: type) -> None:
             if not callable(getattr(cls, attr, None)):
                 continue
             if not hasattr(base, attr):
-                near = difflib.get_close_matches(attr, hooks, n=1, cutoff=0.85)
+                # a private name is compared with the private ones (a variant's _setup_table)
+                alike = [h for h in hooks if h.startswith("_") == attr.startswith("_")]
+                near = difflib.get_close_matches(attr, alike, n=1, cutoff=0.85)
                 if near and len(attr) >= 5:
                     raise RulesError(
                         f"{kind} {name}: {klass.__qualname__}.{attr} is no hook of "
