@@ -61,7 +61,7 @@ def new_manifest(
     spec: RunSpec, seed: int, run_id: str, configs: Sequence[GameConfig], n_games: int
 ) -> dict[str, Any]:
     """Return the manifest a new run writes before its first game."""
-    manifest = {
+    manifest: dict[str, Any] = {
         "format": FORMAT,
         "run_id": run_id,
         "root_seed": seed,
