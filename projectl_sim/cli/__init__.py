@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ProjectLError as exc:
         detail = str(getattr(exc, "detail", "") or "")
-        hint = f" ({TRACEBACK} shows where)" if isinstance(exc, PluginError) else ""
+        hint = f" ({TRACEBACK} shows where)" if isinstance(exc, PluginError) and detail else ""
         print(f"{PROG}: error: {exc}{'' if show_traceback else hint}", file=sys.stderr)
         if show_traceback and detail:
             print(detail, file=sys.stderr)

@@ -184,8 +184,10 @@ def start_state(
         raise RecordError(str(exc)) from None
     setup = record.get("setup")
     seed = record.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        raise RecordError(f"seed must be a whole number >= 0 (or null), got {seed!r}")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise RecordError(f"seed must be an integer (or null), got {seed!r}")
+    if seed is not None and seed < 0:  # a game seed is a numpy SeedSequence's entropy
+        raise RecordError(f"seed must be an integer >= 0 (or null), got {seed!r}")
     if setup is None:
         if seed is None:
             raise RecordError("a record needs a setup or an integer seed")
