@@ -300,3 +300,20 @@ def test_the_packages_own_expansions_are_not_wrapped() -> None:
             Mine(Rules(players=2)).end_turn(None)
     finally:
         unregister_expansion("my_phoenix")
+
+
+def test_a_run_whose_variant_fails_at_once_names_it_and_resumes_once_fixed(
+    tmp_path: Path, capsys: Any
+) -> None:
+    path = tmp_path / "deal.py"
+    path.write_text(PLUGINS)
+    out = tmp_path / "run"
+    args = ["run", "--bots", "random", "--players", "2", "--games", "2", "--jobs", "1"]
+    assert main([*args, "--variant", f"{path}:BadDeal", "--quiet", "--out", str(out)]) == 1
+    said = error_line(capsys)
+    assert f"your variant bad_deal raised in _setup_table (deal.py line {line('oops')})" in said
+    assert "0/2 games saved" in said
+    # no game was written with the broken file: the fixed one resumes the run
+    path.write_text(PLUGINS.replace('raise KeyError("oops")', "pass"))
+    assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
+    assert pq.read_table(out / "games.parquet").column("error").null_count == 2

@@ -155,18 +155,23 @@ def check_resume(
     for fmt in tables.FORMATS:
         if fmt != stored.format and (out / f"games.{fmt}").exists():
             raise _refuse(out, f"says format {stored.format!r} but the tables are {fmt}")
-    _check_plugins(out, manifest, stored)
+    _check_plugins(out, manifest, stored, games is not None and games.num_rows > 0)
     if games is not None and games.num_rows:
         _check_rows(out, games, seats, configs, tasks, str(run_id))
 
 
-def _check_plugins(out: Path, manifest: dict[str, Any], stored: RunSpec) -> None:
+def _check_plugins(out: Path, manifest: dict[str, Any], stored: RunSpec, played: bool) -> None:
     """Refuse a resume when a user's class the run plays changed since its games began (its
-    source's hash is not the manifest's): the games would mix two rule sets."""
+    source's hash is not the manifest's): the games would mix two rule sets. Before any game
+    was written (a plug-in that failed at once, then fixed) the manifest takes the new hashes."""
     recorded = manifest.get("plugin_hashes") or {}
     if not isinstance(recorded, dict):
         raise _refuse(out, f"has plugin_hashes {recorded!r}, not a mapping")
     now = plugin_hashes(stored)
+    if not played:
+        if now:
+            manifest["plugin_hashes"] = now
+        return
     for source, digest in sorted(recorded.items()):
         if now.get(source) != digest:
             kind = next((k for _n, k, s in stored.plugins if s == source), "class")
