@@ -117,24 +117,26 @@ def _shipped(cls: type) -> bool:
     return module in ("builtins", "projectl_sim") or module.startswith("projectl_sim.")
 
 
+# a class given as the other kind: (that kind, what the refusal says)
+_OTHER_KIND = {
+    "expansion": ("variant", "a variant; give it to --variant"),
+    "variant": ("expansion", "an expansion; give it to --expansions"),
+}
+
+
 def _check_class(kind: str, cls: Any) -> None:
     """Refuse what is not a class of the kind's base (``Expansion``, ``GameState``)."""
     base = _base(kind)
     what = "Expansion" if kind == "expansion" else "GameState (a variant's state class)"
+    a_kind = "an expansion" if kind == "expansion" else "a variant"
     if not isinstance(cls, type):
-        article = "an" if kind == "expansion" else "a"
-        raise RulesError(f"{article} {kind} must be a subclass of {what}, got {cls!r}")
+        raise RulesError(f"{a_kind} must be a subclass of {what}, got {cls!r}")
     if base is not None and not issubclass(cls, base):
-        other = _base("variant" if kind == "expansion" else "expansion")
-        hint = (
-            f": it is a{'n expansion' if kind == 'variant' else ' variant'}; give it to "
-            f"{'--expansions' if kind == 'variant' else '--variant'}"
-            if other is not None and issubclass(cls, other)
-            else ""
-        )
-        article = "an" if kind == "expansion" else "a"
+        other, said = _OTHER_KIND[kind]
+        other_base = _base(other)
+        hint = f": it is {said}" if other_base and issubclass(cls, other_base) else ""
         raise RulesError(
-            f"{cls.__qualname__} is not {article} {kind}: it must be a subclass of "
+            f"{cls.__qualname__} is not {a_kind}: it must be a subclass of "
             f"projectl_sim.{what}{hint}"
         )
 
@@ -170,10 +172,10 @@ def _check_methods(kind: str, name: str, cls: type) -> None:
                 alike = [h for h in hooks if h.startswith("_") == attr.startswith("_")]
                 near = difflib.get_close_matches(attr, alike, n=1, cutoff=0.85)
                 if near and len(attr) >= 5:
+                    advice = "" if attr.startswith("_") else "; name a helper of yours with a _"
                     raise RulesError(
                         f"{kind} {name}: {klass.__qualname__}.{attr} is no hook of "
-                        f"{base.__name__} (did you mean {near[0]}?); a helper of your own "
-                        "is better named with a leading _"
+                        f"{base.__name__} (did you mean {near[0]}?){advice}"
                     )
                 continue
             try:
