@@ -153,30 +153,33 @@ def _positional(sig: inspect.Signature) -> int | None:
 
 
 def _check_methods(kind: str, name: str, cls: type) -> None:
-    """Refuse a user's class whose method is named like a hook that does not exist (a misspelt
-    hook is never called) or overrides a hook with other arguments than the engine passes."""
+    """Refuse a user's class with a method or declaration named like one of the base class's
+    that does not exist (a misspelt hook is never called, a misspelt ``columns`` never read), or
+    a hook overridden with other arguments than the engine passes."""
     base = _base(kind)
     if base is None or _shipped(cls):
         return
-    hooks = [h for h in dir(base) if not h.startswith("__") and callable(getattr(base, h, None))]
+    known = [h for h in dir(base) if not h.startswith("__")]
     for klass in cls.__mro__:
         if _shipped(klass) or klass is object:
             continue
         for attr, value in vars(klass).items():
             if attr.startswith("__") or isinstance(value, type):
                 continue
-            if not callable(getattr(cls, attr, None)):
-                continue
+            method = callable(getattr(cls, attr, None))
             if not hasattr(base, attr):
                 # a private name is compared with the private ones (a variant's _setup_table)
-                alike = [h for h in hooks if h.startswith("_") == attr.startswith("_")]
+                alike = [h for h in known if h.startswith("_") == attr.startswith("_")]
                 near = difflib.get_close_matches(attr, alike, n=1, cutoff=0.85)
                 if near and len(attr) >= 5:
-                    advice = "" if attr.startswith("_") else "; name a helper of yours with a _"
+                    what = "hook" if method else "declaration"
+                    advice = "" if attr.startswith("_") else "; name one of yours with a _"
                     raise RulesError(
-                        f"{kind} {name}: {klass.__qualname__}.{attr} is no hook of "
+                        f"{kind} {name}: {klass.__qualname__}.{attr} is no {what} of "
                         f"{base.__name__} (did you mean {near[0]}?){advice}"
                     )
+                continue
+            if not method:
                 continue
             try:
                 wanted = _positional(inspect.signature(getattr(base, attr)))

@@ -72,6 +72,11 @@ PLUGINS = textwrap.dedent(
             pass
 
 
+    class MisspeltColumns(Expansion):
+        name: ClassVar[str] = "misspelt_columns"
+        column: ClassVar[tuple[Any, ...]] = ()
+
+
     class FewArguments(Expansion):
         name: ClassVar[str] = "few_arguments"
 
@@ -104,7 +109,15 @@ def line(snippet: str) -> int:
     return next(i for i, text in enumerate(PLUGINS.splitlines(), 1) if snippet in text)
 
 
-NAMES = ("raises", "init_raises", "lists_raise", "creator", "misspelt", "few_arguments")
+NAMES = (
+    "raises",
+    "init_raises",
+    "lists_raise",
+    "creator",
+    "misspelt",
+    "few_arguments",
+    "misspelt_columns",
+)
 
 
 @pytest.fixture(scope="module")
@@ -200,6 +213,10 @@ def test_a_hook_raising_while_a_bot_lists_its_actions_is_not_the_bots_fault(
             ["--expansions", "{}:Misspelt"],
             "expansion misspelt: Misspelt.puzzle_complete is no hook of Expansion (did you mean "
             "puzzle_completed?)",
+        ),
+        (
+            ["--expansions", "{}:MisspeltColumns"],
+            "MisspeltColumns.column is no declaration of Expansion (did you mean columns?)",
         ),
         (
             ["--expansions", "{}:FewArguments"],
