@@ -22,6 +22,7 @@ import pytest
 
 from projectl_sim import Rules
 from projectl_sim.cli import main
+from projectl_sim.engine import new_game
 from projectl_sim.registry import (
     PluginError,
     load_expansion,
@@ -29,7 +30,7 @@ from projectl_sim.registry import (
     unregister_expansion,
     unregister_variant,
 )
-from projectl_sim.sim.play import play_game
+from projectl_sim.sim.play import InvariantBroken, check_step, play_game
 
 PLUGINS = textwrap.dedent(
     '''
@@ -334,3 +335,15 @@ def test_a_run_whose_variant_fails_at_once_names_it_and_resumes_once_fixed(
     path.write_text(PLUGINS.replace('raise KeyError("oops")', "pass"))
     assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
     assert pq.read_table(out / "games.parquet").column("error").null_count == 2
+
+
+def test_a_broken_game_without_a_users_class_is_the_engines_bug() -> None:
+    state = new_game(Rules(players=2), seed=1)
+    check_step(state)
+    state.supply[0][0] += 1
+    with pytest.raises(
+        InvariantBroken,
+        match=r"^the game broke its invariants in round 1, turn 1 \(\w+: 16 copies accounted "
+        r"for, not 15\): a bug of the engine's",
+    ):
+        check_step(state)

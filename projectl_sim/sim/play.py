@@ -48,6 +48,12 @@ class BotError(ProjectLError):
         self.detail = detail
 
 
+class InvariantBroken(ProjectLError):
+    """A game broke its invariants with no user's class in play: the engine's bug (exit 1)."""
+
+    exit_code = 1
+
+
 def _describe(state: GameState, action: object) -> str:
     try:
         return state.describe(action)  # type: ignore[arg-type]
@@ -158,18 +164,20 @@ def game_seeds(
 
 
 def check_step(state: GameState) -> None:
-    """Raise ``InvariantError`` unless the game's invariants hold in ``state`` (pieces, cards and
-    scores conserved: ``engine.invariants``); when the game plays a user's expansion or variant,
-    a ``PluginError`` naming it (the engine's own pass the random-play tests)."""
+    """Raise unless the game's invariants hold in ``state`` (pieces, cards and scores conserved:
+    ``engine.invariants``): a ``PluginError`` naming the user's expansions and variant in play,
+    else ``InvariantBroken`` (the engine's own pass the random-play tests)."""
     try:
         check_invariants(state)
     except InvariantError as exc:
         suspects = users_classes(state.rules.expansions, state.rules.variant)
+        broke = f"the game broke its invariants in round {state.round}, turn {state.turn} ({exc})"
         if not suspects:
-            raise
+            raise InvariantBroken(
+                f"{broke}: a bug of the engine's; please report it with the game's seed"
+            ) from exc
         raise PluginError(
-            f"the game broke its invariants in round {state.round}, turn {state.turn} ({exc}); "
-            f"it plays {' and '.join(suspects)}, whose hooks changed the state"
+            f"{broke}; it plays {' and '.join(suspects)}, whose hooks changed the state"
         ) from exc
 
 
