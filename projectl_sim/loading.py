@@ -34,6 +34,10 @@ from projectl_sim.catalogue import (
 from projectl_sim.fill import can_tile
 from projectl_sim.jsonfile import read_json
 
+# the most points a puzzle may be worth (a catalogue's or ``--rule points.ID``): far above any
+# printed card (5), and scores stay small whole numbers in every table
+MAX_POINTS = 99
+
 
 def _fail(where: str, problem: str) -> CatalogueError:
     return CatalogueError(f"{where}: {problem}")
@@ -134,8 +138,8 @@ def _parse_puzzles(
         if colour not in COLOURS:
             raise _fail(where, f"colour {colour!r} must be 'white' or 'black'")
         points = spec.get("points")
-        if not isinstance(points, int) or isinstance(points, bool) or points < 0:
-            raise _fail(where, f"points {points!r} must be a whole number >= 0")
+        if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points <= MAX_POINTS:
+            raise _fail(where, f"points {points!r} must be a whole number 0-{MAX_POINTS}")
         reward = spec.get("reward")
         if not isinstance(reward, str):
             raise _fail(where, f"reward {reward!r} must be a piece id or a reward name")

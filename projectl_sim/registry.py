@@ -4,7 +4,15 @@ An expansion module registers its hook class (``register_expansion``), a variant
 class (``register_variant``), when it is imported; ``import projectl_sim`` imports every shipped
 one, then those of installed packages' entry points (groups ``projectl_sim.expansions`` and
 ``projectl_sim.variants``). A user's own module registers the same way, or is loaded from a file
-by ``load_expansion`` / ``load_variant`` (``--expansions path/to/file.py:Class``). Each class
+by ``load_expansion`` / ``load_variant`` (``--expansions path/to/file.py:Class``). A class is
+checked for what it must be when it is registered: a subclass of ``Expansion`` (of ``GameState``
+for a variant), with a name, whose methods named like a hook are hooks that exist and take the
+hook's arguments. A user's class (one defined outside the package) then has the methods it
+overrides guarded: an exception they raise, other than the package's own errors, becomes one
+``PluginError`` line naming the class, the method and the line ("your expansion black_mono
+raised in puzzle_completed (my_rules.py line 12): KeyError: 3"), its traceback kept in
+``detail``. The shipped classes are not wrapped: the engine's hot loop calls them directly. Each
+class
 declares its rules options and its table columns (``projectl_sim.options``): ``Rules`` checks
 expansion and variant names and options against this registry, ``new_game`` builds the state
 class of the rules' variant from it (OpenSpiel's registered games), and the command line, run
@@ -15,14 +23,20 @@ The registry holds classes only; it imports nothing of the engine (it sits below
 
 from __future__ import annotations
 
+import difflib
+import functools
+import hashlib
 import importlib
 import importlib.util
+import inspect
 import sys
+import traceback
+from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.errors import RulesError, UsageError
+from projectl_sim.errors import ProjectLError, RulesError, UsageError
 from projectl_sim.options import Column, Option, check_declarations
 
 _EXPANSIONS: dict[str, Any] = {}  # name -> Expansion subclass, in registration order
@@ -33,6 +47,31 @@ _RESERVED: set[str] = set()
 # or "MODULE:CLASS"), so that a run's manifest names it and its readers load it again
 _SOURCES: dict[str, tuple[str, str]] = {}
 ENTRY_POINT_GROUPS = {"expansion": "projectl_sim.expansions", "variant": "projectl_sim.variants"}
+# the class every expansion extends (``engine.hooks.Expansion``, which declares itself here: the
+# registry sits below the engine); a variant extends the one registered as ``standard``
+_EXPANSION_BASE: list[type] = []
+
+
+class PluginError(ProjectLError):
+    """A user's expansion or variant raised: the message names the class, the method and the
+    line (exit 1); ``detail`` is its traceback (the command line's ``--traceback`` prints it)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+def declare_expansion_base(base: type) -> None:
+    """Name the class every expansion must extend (``engine.hooks`` calls it once)."""
+    _EXPANSION_BASE[:] = [base]
+
+
+def _base(kind: str) -> type | None:
+    if kind == "expansion":
+        return _EXPANSION_BASE[0] if _EXPANSION_BASE else None
+    return _VARIANTS.get("standard")
 
 
 def reserve_options(names: set[str]) -> None:
@@ -72,12 +111,165 @@ def _check_new(kind: str, name: str, cls: Any, held: dict[str, Any]) -> None:
         raise RulesError(f"two {kind}s are called {name!r}: {previous.__qualname__} and {cls}")
 
 
+def _shipped(cls: type) -> bool:
+    """Return whether ``cls`` is the package's own (or Python's): its methods are not guarded."""
+    module = getattr(cls, "__module__", "") or ""
+    return module in ("builtins", "projectl_sim") or module.startswith("projectl_sim.")
+
+
+# a class given as the other kind: (that kind, what the refusal says)
+_OTHER_KIND = {
+    "expansion": ("variant", "a variant; give it to --variant"),
+    "variant": ("expansion", "an expansion; give it to --expansions"),
+}
+
+
+def _check_class(kind: str, cls: Any) -> None:
+    """Refuse what is not a class of the kind's base (``Expansion``, ``GameState``)."""
+    base = _base(kind)
+    what = "Expansion" if kind == "expansion" else "GameState (a variant's state class)"
+    a_kind = "an expansion" if kind == "expansion" else "a variant"
+    if not isinstance(cls, type):
+        raise RulesError(f"{a_kind} must be a subclass of {what}, got {cls!r}")
+    if base is not None and not issubclass(cls, base):
+        other, said = _OTHER_KIND[kind]
+        other_base = _base(other)
+        hint = f": it is {said}" if other_base and issubclass(cls, other_base) else ""
+        raise RulesError(
+            f"{cls.__qualname__} is not {a_kind}: it must be a subclass of "
+            f"projectl_sim.{what}{hint}"
+        )
+
+
+def _positional(sig: inspect.Signature) -> int | None:
+    """Return how many positional arguments a signature is called with (None: any number)."""
+    kinds = [p.kind for p in sig.parameters.values()]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return None
+    return sum(
+        k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for k in kinds
+    )
+
+
+def _check_methods(kind: str, name: str, cls: type) -> None:
+    """Refuse a user's class with a method or declaration named like one of the base class's
+    that does not exist (a misspelt hook is never called, a misspelt ``columns`` never read), or
+    a hook overridden with other arguments than the engine passes."""
+    base = _base(kind)
+    if base is None or _shipped(cls):
+        return
+    known = [h for h in dir(base) if not h.startswith("__")]
+    for klass in cls.__mro__:
+        if _shipped(klass) or klass is object:
+            continue
+        for attr, value in vars(klass).items():
+            if attr.startswith("__") or isinstance(value, type):
+                continue
+            method = callable(getattr(cls, attr, None))
+            if not hasattr(base, attr):
+                # a private name is compared with the private ones (a variant's _setup_table)
+                alike = [h for h in known if h.startswith("_") == attr.startswith("_")]
+                near = difflib.get_close_matches(attr, alike, n=1, cutoff=0.85)
+                if near and len(attr) >= 5:
+                    what = "hook" if method else "declaration"
+                    advice = "" if attr.startswith("_") else "; name one of yours with a _"
+                    raise RulesError(
+                        f"{kind} {name}: {klass.__qualname__}.{attr} is no {what} of "
+                        f"{base.__name__} (did you mean {near[0]}?){advice}"
+                    )
+                continue
+            if not method:
+                continue
+            try:
+                wanted = _positional(inspect.signature(getattr(base, attr)))
+                given = inspect.signature(getattr(cls, attr))
+            except (TypeError, ValueError):  # no signature to read: the call will tell
+                continue
+            if wanted is None:
+                continue
+            try:
+                given.bind(*range(wanted))
+            except TypeError:
+                hook = ", ".join(inspect.signature(getattr(base, attr)).parameters)
+                raise RulesError(
+                    f"{kind} {name}: {klass.__qualname__}.{attr}({', '.join(given.parameters)}) "
+                    f"does not take the arguments the engine calls it with: {attr}({hook})"
+                ) from None
+
+
+def _guard(kind: str, name: str, cls: type) -> None:
+    """Wrap the methods a user's class overrides so that what they raise is one line
+    (``PluginError``) naming the class and method; the package's own errors pass as they are."""
+    base = _base(kind)
+    if base is None or _shipped(cls) or "_projectl_sim_guarded" in vars(cls):
+        return
+    done: set[str] = set()
+    for klass in cls.__mro__:
+        if _shipped(klass) or klass is object:
+            continue
+        for attr, value in vars(klass).items():
+            if attr in done or (attr != "__init__" and attr.startswith("__")):
+                continue
+            if attr != "__init__" and not hasattr(base, attr):
+                continue  # a helper of the class's own: the hook that calls it names it
+            done.add(attr)
+            if isinstance(value, classmethod | staticmethod):
+                if inspect.isfunction(value.__func__):
+                    wrapped = _guarded(kind, name, cls, value.__func__)
+                    setattr(cls, attr, type(value)(wrapped))
+            elif inspect.isfunction(value):
+                setattr(cls, attr, _guarded(kind, name, cls, value))
+    cls._projectl_sim_guarded = True  # type: ignore[attr-defined]
+
+
+def _guarded(kind: str, name: str, cls: type, fn: Callable[..., Any]) -> Callable[..., Any]:
+    method = fn.__name__
+    # an invariant check raises InvariantError (an AssertionError) on purpose: that is its report
+    passes: tuple[type[BaseException], ...] = (
+        (ProjectLError, AssertionError) if "invariants" in method else (ProjectLError,)
+    )
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except passes:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise plugin_error(kind, name, cls, method, exc) from exc
+
+    return guarded
+
+
+def plugin_error(kind: str, name: str, cls: type, method: str, exc: BaseException) -> PluginError:
+    """Return the one line for ``exc`` raised in ``method`` of a user's class: its name, the
+    method, the file and line of that class's code it came from, the exception."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    module = sys.modules.get(cls.__module__)
+    source = getattr(module, "__file__", None)
+    mine = [f for f in frames if source and f.filename == source] or frames[-1:]
+    where = f" ({Path(mine[-1].filename).name} line {mine[-1].lineno})" if mine else ""
+    said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, SystemExit):
+        said = f"it called sys.exit({exc.code!r})"
+    # from the user's method on (the first frame is the guard's own)
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    detail = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip()
+    return PluginError(
+        f"your {kind} {name} raised in {method}{where}: {said}".replace("\n", " "), detail
+    )
+
+
 def register_expansion(cls: Any) -> Any:
     """Register an expansion's hook class under its ``name`` (a class decorator)."""
+    _check_class("expansion", cls)
     name = getattr(cls, "name", "")
     if not isinstance(name, str) or not name.isidentifier():
         raise RulesError(f"an expansion needs a name that is an identifier, got {name!r}")
     _check_new("expansion", name, cls, _EXPANSIONS)
+    _check_methods("expansion", name, cls)
+    _guard("expansion", name, cls)
     _EXPANSIONS[name] = cls
     return cls
 
@@ -94,13 +286,21 @@ def register_variant(name: str | None = None) -> Any:
     ``options`` and ``columns``."""
 
     def register(cls: Any) -> Any:
+        if _VARIANTS:  # the first is the base game's state class itself
+            _check_class("variant", cls)
         own = name or getattr(cls, "variant_name", "")
         if not isinstance(own, str) or not own.isidentifier():
             raise RulesError(f"a variant needs a name that is an identifier, got {own!r}")
-        players = tuple(getattr(cls, "players", ()))
+        try:
+            players = tuple(getattr(cls, "players", ()))
+        except TypeError:
+            players = ()
         if not players or not all(isinstance(p, int) and 1 <= p <= 6 for p in players):
             raise RulesError(f"variant {own}: players must list player counts 1-6, got {players}")
         _check_new("variant", own, cls, _VARIANTS)
+        if _VARIANTS:
+            _check_methods("variant", own, cls)
+            _guard("variant", own, cls)
         _VARIANTS[own] = cls
         return cls
 
@@ -220,14 +420,37 @@ def _load_class(spec: str, what: str) -> Any:
         raise
     except RulesError as exc:
         raise UsageError(f"{what} {spec}: {exc}") from None
+    except SystemExit as exc:  # a module that ends the process as it is imported
+        raise UsageError(
+            f"{what} {spec}: importing it called sys.exit({exc.code!r}){_line_of(exc, target)}"
+        ) from None
     except Exception as exc:  # a user's module that does not import: one line, not a traceback
         raise UsageError(
-            f"{what} {spec}: importing it failed ({type(exc).__name__}: {exc})"
+            f"{what} {spec}: importing it failed{_line_of(exc, target)} "
+            f"({type(exc).__name__}: {exc})"
         ) from None
     cls = getattr(module, attr, None)
     if not isinstance(cls, type):
         raise UsageError(f"{what} {spec}: {target} has no class {attr}")
     return cls
+
+
+def _line_of(exc: BaseException, target: str) -> str:
+    """Return " at line N" of the user's file an exception came from, else ""."""
+    if not target.endswith(".py"):
+        return ""
+    path = str(Path(target).resolve())
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+    return f" at line {lines[-1]}" if lines else ""
+
+
+def kind_of(cls: Any) -> str | None:
+    """Return "expansion" or "variant" by the class ``cls`` extends, else None."""
+    for kind in ("expansion", "variant"):
+        base = _base(kind)
+        if base is not None and isinstance(cls, type) and issubclass(cls, base):
+            return kind
+    return None
 
 
 def load_class(spec: str) -> Any:
@@ -267,6 +490,40 @@ def load_variant(spec: str) -> str:
         raise UsageError(f"variant {spec}: {exc}") from None
     _SOURCES[name] = ("variant", _source(spec))
     return str(name)
+
+
+def source_hash(spec: str) -> str | None:
+    """Return a digest of the source file of a loaded class's ``FILE.py:CLASS`` or
+    ``MODULE:CLASS`` (its module's file), or None when it has no file to read."""
+    target = spec.rpartition(":")[0]
+    if target.endswith(".py"):
+        path: str | None = target
+    else:
+        try:
+            found = importlib.util.find_spec(target)
+        except (ImportError, ValueError):
+            return None
+        path = found.origin if found is not None else None
+    try:
+        data = Path(path).read_bytes() if path else None
+    except OSError:
+        return None
+    return None if data is None else hashlib.sha256(data).hexdigest()[:16]
+
+
+def users_classes(expansions: Iterable[str], variant: str) -> list[str]:
+    """Return how a game's own classes are named in an error: ``your expansion creator
+    (rules.py:Creator)`` for each expansion and variant played that is not the package's."""
+    out = []
+    for kind, name, held in [("variant", variant, _VARIANTS)] + [
+        ("expansion", n, _EXPANSIONS) for n in sorted(expansions)
+    ]:
+        cls = held.get(name)
+        if cls is not None and not _shipped(cls):
+            spec = _SOURCES.get(name, ("", ""))[1]
+            where = f" ({Path(spec.rpartition(':')[0]).name}:{cls.__name__})" if spec else ""
+            out.append(f"your {kind} {name}{where}")
+    return out
 
 
 def sources() -> dict[str, list[str]]:

@@ -19,7 +19,12 @@ from projectl_sim.catalogue import (
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.errors import RulesError, UsageError, unknown_name
 from projectl_sim.frozen import ReadOnlyDict
-from projectl_sim.loading import base_catalogue, with_puzzle_changes, with_shipped_sets
+from projectl_sim.loading import (
+    MAX_POINTS,
+    base_catalogue,
+    with_puzzle_changes,
+    with_shipped_sets,
+)
 from projectl_sim.options import Option
 from projectl_sim.registry import (
     data_names,
@@ -541,9 +546,13 @@ class Rules:
                 if not cat.has_puzzle(pid):
                     raise RulesError(f"{name}.{pid}: the catalogue has no puzzle {pid!r}")
                 if name == "points" and (
-                    not isinstance(value, int) or isinstance(value, bool) or value < 0
+                    not isinstance(value, int)
+                    or isinstance(value, bool)
+                    or not 0 <= value <= MAX_POINTS
                 ):
-                    raise RulesError(f"points.{pid} must be a whole number >= 0, got {value!r}")
+                    raise RulesError(
+                        f"points.{pid} must be a whole number 0-{MAX_POINTS}, got {value!r}"
+                    )
                 if name == "reward" and value not in (*cat.piece_ids, *SPECIAL_REWARDS):
                     raise RulesError(
                         f"reward.{pid}: {value!r} is no piece of the catalogue "

@@ -216,7 +216,8 @@ def short_white_game(
     setup["white_deck"] = setup["white_deck"][:whites]
     state = new_game(rules, setup=setup)
     players = [make_bot(b) for b in (bots or ["random"] * rules.players)]
-    writer = RecordWriter.start(state, seed, [repr(b) for b in players])
+    # no seed in the record: the setup is not the one the seed deals (its deck is cut)
+    writer = RecordWriter.start(state, None, [repr(b) for b in players])
     while not state.is_over:
         seat = state.current
         action = players[seat](state.view(seat), rngs[seat])

@@ -54,6 +54,7 @@ from projectl_sim.engine.invariants import check_invariants
 from projectl_sim.engine.record import replay, summary_json
 from projectl_sim.engine.render import render
 from projectl_sim.loading import base_catalogue
+from projectl_sim.sim.play import game_seeds
 from projectl_sim.variants.solo import EMPTY
 
 CAT = base_catalogue()
@@ -208,8 +209,10 @@ def test_setup_switch_random_opponent_pieces_of_any_shape() -> None:
         for col in locks(state):
             shapes.update(col)
         check_invariants(state)  # every piece accounted for: reserve, supply, locks, opponent
+        # a record's seed is a game seed, dealt as play deals it (its first child)
         again = replay({"format": "projectl-record/1", "rules": rules.to_json(), "seed": seed})
-        assert again.state.solo == state.solo
+        dealt = new_game(rules, setup=deal(rules, game_seeds(seed, rules.players)[0]))
+        assert again.state.solo == dealt.solo
     assert len(shapes) >= 5
 
 

@@ -34,6 +34,9 @@ from projectl_sim.cli import (
 )
 from projectl_sim.cli.options import PROG
 from projectl_sim.errors import ProjectLError, closest, unknown_name
+from projectl_sim.registry import PluginError
+
+TRACEBACK = "--traceback"  # print the user's traceback of an error in their own code
 
 
 class FlagError(Exception):
@@ -54,6 +57,12 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of every subcommand."""
     parser = Parser(prog=PROG, description="Project L simulation toolkit")
+    parser.add_argument(
+        "--traceback",
+        action="store_true",
+        help="when your own expansion, variant or bot raises, print its traceback after the "
+        "error's line (anywhere on the command line)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
     for group in (*commands, ladder):
@@ -117,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user mistakes print one line and exit non-zero."""
     parser = build_parser()
     given = list(sys.argv[1:] if argv is None else argv)
+    # --traceback is taken anywhere on the line (it is most often added at its end)
+    show_traceback = TRACEBACK in given
+    given = [word for word in given if word != TRACEBACK]
     commands = _commands(parser)
     if given and not given[0].startswith("-") and given[0] not in commands:
         # argparse would print its usage and the choices; one line, with the closest, instead
@@ -137,7 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ProjectLError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        detail = str(getattr(exc, "detail", "") or "")
+        hint = f" ({TRACEBACK} shows where)" if isinstance(exc, PluginError) and detail else ""
+        print(f"{PROG}: error: {exc}{'' if show_traceback else hint}", file=sys.stderr)
+        if show_traceback and detail:
+            print(detail, file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt as exc:  # a run's says what it saved and how to go on
         print(f"{PROG}: {str(exc) or 'interrupted'}", file=sys.stderr)

@@ -20,7 +20,7 @@ from projectl_sim.cli.options import (
 )
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import credits
-from projectl_sim.registry import is_class_spec, load_variant, variant_names
+from projectl_sim.registry import PluginError, is_class_spec, load_variant, variant_names
 from projectl_sim.rules import EXPANSIONS, Rules, parse_expansions, run_switches
 from projectl_sim.variants.solo import SoloState
 
@@ -44,6 +44,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 
         if args.game is None:
             raise UsageError("--from needs --game ID (a game_id of the run's tables)")
+        given = [flag for flag, dest in _GAME_FLAGS if _given(getattr(args, dest, None))]
+        if given:
+            raise UsageError(
+                f"--from plays game {args.game} of {args.from_run} with the run's own rules, bots "
+                f"and seed: {', '.join(given)} cannot change them (play a new game without --from)"
+            )
+        game_id(args.game, args.from_run)
         rules, bots, seed = game_from_run(args.from_run, args.game)
         players = rules.players
         record, _, error = play_from_run(args.from_run, args.game)
@@ -52,11 +59,13 @@ def cmd_play(args: argparse.Namespace) -> int:
                 write_record(record, args.record)
                 print(f"partial record written to {args.record}", file=sys.stderr)
             raise BotError(error, -1)
-        state = replay(record, rules.catalogue, rules.expansion_data).state
+        state = replay(record, rules.catalogue, rules.expansion_data, on_step=_check_replayed).state
         replayed = GameOutcome(state, None, seed)
         replayed_record = record
     else:
-        specs = [s for s in args.bots.split(",") if s.strip()]
+        if args.game is not None:
+            raise UsageError("--game goes with --from RUN (a game of a run's tables)")
+        specs = [s for s in (args.bots or "random,random").split(",") if s.strip()]
         players = args.players or len(specs)
         if len(specs) < players:
             specs = [specs[i % len(specs)] for i in range(players)]
@@ -66,7 +75,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         bots = [make_bot(s) for s in specs]
         one_expansion_set(args.expansions)
         try:
-            name = load_variant(args.variant) if is_class_spec(args.variant) else args.variant
+            wanted = args.variant or "standard"
+            name = load_variant(wanted) if is_class_spec(wanted) else wanted
             variant = {"variant": name} | (
                 {"difficulty": args.difficulty} if args.difficulty else {}
             )
@@ -96,11 +106,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return outcome  # a person left: the record so far is written
         else:
             expected = rules_print(rules)
-            outcome = play_game(rules, bots, seed, timed=True)
+            outcome = play_game(rules, bots, seed, timed=True, on_step=_check)
             check_played(outcome, rules, expected)  # a bot that bent the game: exit 1, one line
-    except BotError as exc:
-        partial = exc.outcome  # type: ignore[attr-defined]
-        if args.record and partial.record is not None:
+    except (BotError, PluginError) as exc:
+        partial = getattr(exc, "outcome", None)
+        if args.record and partial is not None and partial.record is not None:
             write_record(partial.record_json(), args.record)
             print(f"partial record written to {args.record}", file=sys.stderr)
         raise
@@ -152,6 +162,48 @@ def cmd_play(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
+
+
+# the flags that choose a new game's rules, seats and seed: ``play --from`` replays a run's game
+_GAME_FLAGS = (
+    ("--seed", "seed"),
+    ("--bots", "bots"),
+    ("--players", "players"),
+    ("--variant", "variant"),
+    ("--difficulty", "difficulty"),
+    ("--expansions", "expansions"),
+    ("--catalogue", "catalogue"),
+    ("--tiles", "tiles"),
+    ("--ambassador", "ambassador"),
+    ("--rule", "rule"),
+)
+# the largest game id a run's tables can hold (an int64 column)
+_MAX_GAME_ID = 2**63 - 1
+
+
+def _given(value: Any) -> bool:
+    """Return whether a flag's value was given (argparse's defaults: None, False, [])."""
+    return value is not None and value is not False and value != []
+
+
+def game_id(value: int, run: str) -> int:
+    """Return ``--game ID`` checked to be an id a run's tables can hold (one line otherwise)."""
+    if not 0 <= value <= _MAX_GAME_ID:
+        raise UsageError(f"--game {value}: {run} has no such game (its game ids count from 0)")
+    return value
+
+
+def _check(state: Any, seat: int, action: Any) -> None:
+    """Check the game's invariants after each action ``play`` applies (a user's expansion or
+    variant that breaks one is named: ``sim.play.check_step``)."""
+    from projectl_sim.sim.play import check_step
+
+    check_step(state)
+
+
+def _check_replayed(state: Any, seat: int, action: Any) -> None:
+    if action is not None:
+        _check(state, seat, action)
 
 
 def bot_label(bot: Any) -> str:
@@ -225,7 +277,10 @@ def _play_with_people(
             seat_names=names,
             timed=True,
             take_backs=backs,
-            on_step=term.observe,
+            on_step=lambda state, seat, action: (
+                _check(state, seat, action),
+                term.observe(state, seat, action),
+            ),
         )
     except BotError as exc:
         if not term.left:
@@ -293,7 +348,7 @@ def register(sub: Any) -> None:
     play = sub.add_parser("play", help="play one seeded game and print its summary")
     play.add_argument("--seed", type=int, help="game seed (chosen and printed if absent)")
     play.add_argument(
-        "--bots", default="random,random", help="comma list of bot specs, one per seat"
+        "--bots", help="comma list of bot specs, one per seat (default random,random)"
     )
     play.add_argument("--players", type=int, help="player count (default: number of bots)")
     play.add_argument(
@@ -303,7 +358,6 @@ def register(sub: Any) -> None:
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.add_argument(
         "--variant",
-        default="standard",
         help=f"{', '.join(variant_names())} (default standard; solo is 1 player, line_clear 5-6), "
         "or your own: FILE.py:CLASS, MODULE:CLASS",
     )

@@ -16,7 +16,13 @@ from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, unknown_name
 from projectl_sim.expansions.finesse import load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
-from projectl_sim.registry import is_class_spec, load_class, load_expansion, load_variant
+from projectl_sim.registry import (
+    is_class_spec,
+    kind_of,
+    load_class,
+    load_expansion,
+    load_variant,
+)
 from projectl_sim.rules import (
     is_run_switch,
     parse_expansions,
@@ -110,10 +116,10 @@ def load_user_classes(*values: Any) -> None:
                 if is_class_spec(item.strip()):
                     target = item.strip()
                     cls = load_class(target)
-                    if hasattr(cls, "action_kinds"):  # an Expansion subclass
-                        load_expansion(target)
-                    else:
+                    if kind_of(cls) == "variant":  # by the class it extends (else: refused)
                         load_variant(target)
+                    else:
+                        load_expansion(target)
 
 
 def rule_grid(items: Sequence[str] | None) -> dict[str, str] | None:

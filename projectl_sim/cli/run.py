@@ -101,6 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         chunk=args.chunk,
         decision_timeout=args.decision_timeout,
         game_timeout=args.game_timeout,
+        check_invariants=args.check_invariants,
     )
     request = _precision_request(args, out)
     if request is None and spec is not None and not args.resume and not args.quiet:
@@ -450,6 +451,13 @@ def register(subparsers: Any) -> None:
         default=GAME_TIMEOUT,
         metavar="S",
         help=f"a game taking longer is stopped (an error row; default {GAME_TIMEOUT:g} s)",
+    )
+    how.add_argument(
+        "--check-invariants",
+        action="store_true",
+        help="check the game's invariants (pieces, cards and scores conserved) after every "
+        "action: slower; a game that breaks one is an error row (naming your own expansion or "
+        "variant in play)",
     )
     how.add_argument(
         "--quiet",

@@ -12,6 +12,7 @@ from projectl_sim.errors import UsageError
 
 
 def cmd_view(args: argparse.Namespace) -> int:
+    from projectl_sim.cli.game import game_id
     from projectl_sim.engine.record import read_record
     from projectl_sim.view import write_view
 
@@ -22,6 +23,7 @@ def cmd_view(args: argparse.Namespace) -> int:
             raise UsageError("give a record file or --from RUN --game ID, not both")
         if args.game is None:
             raise UsageError("--from needs --game ID (a game_id of the run's tables)")
+        game_id(args.game, args.from_run)
         record, rules, written = record_from_run(args.from_run, args.game)
         if not written:
             print(

@@ -29,7 +29,7 @@ from mypy_extensions import mypyc_attr
 from projectl_sim.engine.sealed import Sealed
 from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Column, Option
-from projectl_sim.registry import expansion_classes
+from projectl_sim.registry import declare_expansion_base, expansion_classes
 from projectl_sim.rules import Rules
 
 if TYPE_CHECKING:
@@ -283,6 +283,11 @@ class Expansion:
 
     def check_invariants(self, state: GameState) -> None:
         """Raise ``InvariantError`` unless this expansion's invariants hold in ``state``."""
+
+
+# the registry checks every expansion extends this class, and guards a user's class's hooks:
+# what they raise is one line naming the class and hook (``registry.PluginError``)
+declare_expansion_base(Expansion)
 
 
 # Every hook a class may override; Hooks lists, per hook, the expansions in play that do.

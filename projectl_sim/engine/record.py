@@ -1,9 +1,11 @@
 """Game records (format ``projectl-record/1``): writing, reading and validating replay.
 
 A record is the rules, the setup (or the seed it is dealt from), the seats and every decision;
-its ``result`` is checked on replay. The variant and the expansions in play add their parts of
-the setup, the result and the replay summary through their hooks, so this module reads and
-writes any game the engine plays.
+every field it states is checked on replay: the setup against its seed (a game seed: its first
+child deals the setup, as ``play`` and ``run`` deal), the seats against the player count, each
+action against the rules, and each key of its ``result`` against what the replay gives. The
+variant and the expansions in play add their parts of the setup, the result and the replay
+summary through their hooks, so this module reads and writes any game the engine plays.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import COLOURS, Action, cells_json, describe, from_json, to_json
@@ -52,11 +56,6 @@ def result_of(state: GameState) -> dict[str, Any]:
     for x in state.hooks.result_json:
         x.result_json(state, out)
     return out
-
-
-# keys of a record's result that a replay checks: the base game's, then the variant's and the
-# expansions' (``Expansion.result_keys``)
-_RESULT_KEYS = ("scores", "winners", "completed", "opponent")
 
 
 @dataclass
@@ -187,17 +186,55 @@ def start_state(
     seed = record.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise RecordError(f"seed must be an integer (or null), got {seed!r}")
+    if seed is not None and seed < 0:  # a game seed is a numpy SeedSequence's entropy
+        raise RecordError(f"seed must be an integer >= 0 (or null), got {seed!r}")
     if setup is None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if seed is None:
             raise RecordError("a record needs a setup or an integer seed")
-        return new_game(rules, seed=seed), warnings
-    try:
-        return new_game(rules, setup=setup), warnings
-    except RecordError as exc:
-        hints = [h for h in (x.record_hint(record) for x in hooks_of(rules).record_hint) if h]
-        if hints:
-            raise RecordError(f"{exc} ({'; '.join(hints)})") from None
-        raise
+        state = seeded_game(rules, seed)
+    else:
+        try:
+            state = new_game(rules, setup=setup)
+        except RecordError as exc:
+            hints = [h for h in (x.record_hint(record) for x in hooks_of(rules).record_hint) if h]
+            if hints:
+                raise RecordError(f"{exc} ({'; '.join(hints)})") from None
+            raise
+        if seed is not None:
+            _check_seed(state, seed)
+    _check_seats(record.get("seats"), state.n)
+    return state, warnings
+
+
+def seeded_game(rules: Rules, seed: int) -> GameState:
+    """Return the game a record's ``seed`` deals: a game seed, whose first child deals the setup
+    (as ``play``, ``run`` and the learning environments deal it; the others seed the seats)."""
+    return new_game(rules, seed=np.random.SeedSequence(seed).spawn(1)[0])
+
+
+def _check_seed(state: GameState, seed: int) -> None:
+    """Refuse a record whose setup is not the one its seed deals (exit 1)."""
+    stated = setup_of(state)
+    dealt = setup_of(seeded_game(state.rules, seed))
+    if stated != dealt:
+        key = next(k for k in (*dealt, *stated) if stated.get(k) != dealt.get(k))
+        raise RecordMismatchError(
+            f"seed {seed} does not deal the record's setup (its {key} differs): the seed or the "
+            "setup was changed; remove the seed to replay the setup alone"
+        )
+
+
+def _check_seats(seats: Any, players: int) -> None:
+    """Refuse ``seats`` that are not one name per player (a record may leave them out)."""
+    if seats is None:
+        return
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise RecordError(f"seats must be a list of names, one per player, got {seats!r}")
+    if len(seats) != players:
+        raise RecordError(
+            f"seats names {len(seats)} seat{'s' if len(seats) != 1 else ''} for a game of "
+            f"{players} player{'s' if players != 1 else ''}"
+        )
 
 
 def seconds_of(raw: dict[str, Any]) -> float | None:
@@ -268,13 +305,21 @@ def replay(
                 f"the record has a result but its game is not over after {len(actions)} actions"
             )
         _check_result(recorded, state.n)
-        replayed = result_of(state)
-        for key in (*_RESULT_KEYS, *state.hooks.result_keys):
-            if key in recorded and recorded[key] != replayed.get(key):
-                raise RecordMismatchError(
-                    f"result disagrees with the replay: {key} {recorded[key]} recorded, "
-                    f"{replayed.get(key)} replayed"
+        # every key the record states, in its JSON form (tuples are lists there)
+        replayed = json.loads(json.dumps(result_of(state)))
+        for key, value in recorded.items():
+            if key not in replayed:
+                warnings.append(
+                    f"result key {key!r} is not one this game's replay gives: unchecked"
                 )
+            elif value != replayed[key]:
+                raise RecordMismatchError(
+                    f"result disagrees with the replay: {key} {value!r} recorded, "
+                    f"{replayed[key]!r} replayed"
+                )
+    named = record.get("catalogue")
+    if named is not None and named != cat.name:
+        warnings.append(f"the record was played on catalogue {named!r}, replayed on {cat.name!r}")
     return Replay(state, len(actions), warnings)
 
 

@@ -7,7 +7,9 @@ recomputes the run's identity from its settings (the configurations, the run id,
 games, the tables' format) and compares it with what the manifest says and with the games
 already written (their run id, configuration columns, seats and seeds), and refuses any
 mismatch with one line. A hand-edited ``root_seed`` or line-up, or a manifest of a format this
-version does not know, stops a resume before anything is written.
+version does not know, stops a resume before anything is written. A run that plays a user's
+expansion or variant class keeps a hash of its source file (``plugin_hashes``): a resume after
+the file was edited would mix games of two rule sets, so it is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from projectl_sim.errors import UsageError
+from projectl_sim.registry import source_hash
 from projectl_sim.sim import tables
 from projectl_sim.sim.spec import (
     SEED_SCHEME,
@@ -43,11 +46,22 @@ SAMPLE = 200
 _CONFIG_COLUMNS = ("config_id", "players", "variant", "expansions", "switches", "lineup")
 
 
+def plugin_hashes(spec: RunSpec) -> dict[str, str]:
+    """Return the hash of the source of each user's class the run plays (``FILE.py:CLASS`` or
+    ``MODULE:CLASS`` -> digest; a class without a file to read is left out)."""
+    out = {}
+    for _name, _kind, source in spec.plugins:
+        digest = source_hash(source)
+        if digest is not None:
+            out[source] = digest
+    return out
+
+
 def new_manifest(
     spec: RunSpec, seed: int, run_id: str, configs: Sequence[GameConfig], n_games: int
 ) -> dict[str, Any]:
     """Return the manifest a new run writes before its first game."""
-    return {
+    manifest: dict[str, Any] = {
         "format": FORMAT,
         "run_id": run_id,
         "root_seed": seed,
@@ -62,6 +76,10 @@ def new_manifest(
         "sessions": [],
         "status": "running",
     }
+    hashes = plugin_hashes(spec)
+    if hashes:  # checked by a resume (a run of the package's classes only has none)
+        manifest["plugin_hashes"] = hashes
+    return manifest
 
 
 def _refuse(out: Path, what: str) -> UsageError:
@@ -148,8 +166,31 @@ def check_resume(
     for fmt in tables.FORMATS:
         if fmt != stored.format and (out / f"games.{fmt}").exists():
             raise _refuse(out, f"says format {stored.format!r} but the tables are {fmt}")
+    _check_plugins(out, manifest, stored, games is not None and games.num_rows > 0)
     if games is not None and games.num_rows:
         _check_rows(out, games, seats, configs, tasks, str(run_id))
+
+
+def _check_plugins(out: Path, manifest: dict[str, Any], stored: RunSpec, played: bool) -> None:
+    """Refuse a resume when a user's class the run plays changed since its games began (its
+    source's hash is not the manifest's): the games would mix two rule sets. Before any game
+    was written (a plug-in that failed at once, then fixed) the manifest takes the new hashes."""
+    recorded = manifest.get("plugin_hashes") or {}
+    if not isinstance(recorded, dict):
+        raise _refuse(out, f"has plugin_hashes {recorded!r}, not a mapping")
+    now = plugin_hashes(stored)
+    if not played:
+        if now:
+            manifest["plugin_hashes"] = now
+        return
+    for source, digest in sorted(recorded.items()):
+        if now.get(source) != digest:
+            kind = next((k for _n, k, s in stored.plugins if s == source), "class")
+            raise UsageError(
+                f"--resume: your {kind} {source} changed since the run in {out} began (its "
+                "source's hash is not the one in the manifest): the games played so far followed "
+                "the old rules; put the file back as it was, or play the run again in a new folder"
+            )
 
 
 def _check_rows(
@@ -214,4 +255,4 @@ def _check_rows(
                 )
 
 
-__all__ = ["FORMAT", "FORMATS", "check_resume", "new_manifest", "stored_run"]
+__all__ = ["FORMAT", "FORMATS", "check_resume", "new_manifest", "plugin_hashes", "stored_run"]

@@ -21,8 +21,10 @@ from mypy_extensions import mypyc_attr
 
 from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
+from projectl_sim.engine.invariants import InvariantError, check_invariants
 from projectl_sim.engine.record import RecordWriter
 from projectl_sim.errors import IllegalActionError, ProjectLError
+from projectl_sim.registry import PluginError, users_classes
 from projectl_sim.rules import Rules
 
 BotFn = Callable[[GameState, random.Random], Action]
@@ -44,6 +46,12 @@ class BotError(ProjectLError):
         super().__init__(message)
         self.seat = seat
         self.detail = detail
+
+
+class InvariantBroken(ProjectLError):
+    """A game broke its invariants with no user's class in play: the engine's bug (exit 1)."""
+
+    exit_code = 1
 
 
 def _describe(state: GameState, action: object) -> str:
@@ -155,6 +163,24 @@ def game_seeds(
     return rng_from_seed(children[0]), [rng_from_seed(c) for c in children[1:]]
 
 
+def check_step(state: GameState) -> None:
+    """Raise unless the game's invariants hold in ``state`` (pieces, cards and scores conserved:
+    ``engine.invariants``): a ``PluginError`` naming the user's expansions and variant in play,
+    else ``InvariantBroken`` (the engine's own pass the random-play tests)."""
+    try:
+        check_invariants(state)
+    except InvariantError as exc:
+        suspects = users_classes(state.rules.expansions, state.rules.variant)
+        broke = f"the game broke its invariants in round {state.round}, turn {state.turn} ({exc})"
+        if not suspects:
+            raise InvariantBroken(
+                f"{broke}: a bug of the engine's; please report it with the game's seed"
+            ) from exc
+        raise PluginError(
+            f"{broke}; it plays {' and '.join(suspects)}, whose hooks changed the state"
+        ) from exc
+
+
 def play_game(
     rules: Rules,
     bots: Sequence[BotFn],
@@ -207,6 +233,8 @@ def play_game(
             cpu_start = thread_time() if on_cpu else 0.0
             try:
                 action = bots[seat](view, bot_rngs[seat])
+            except PluginError:  # a user's expansion or variant failed, not the bot
+                raise
             except Exception as exc:  # a bot's bug must not lose the game played so far
                 if seconds is not None:
                     seconds[seat] += perf_counter() - start
@@ -272,6 +300,9 @@ def play_game(
             decisions += 1
             if decisions > MAX_DECISIONS:
                 state.truncate("max_decisions")
+    except PluginError as exc:  # the game played so far is kept, as for a bot's error
+        exc.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
+        raise
     finally:  # also when a bot fails: its rows keep the time it took
         if cpu_seconds is not None:
             _scale_cpu(cpu_seconds, made, cpu_timed)

@@ -85,6 +85,8 @@ class RunOptions:
     decision_timeout: float = workers.DECISION_TIMEOUT  # seconds one decision may take
     game_timeout: float = workers.GAME_TIMEOUT  # seconds one game may take
     notes: tuple[str, ...] = ()  # info lines said as the run starts (cli: rounding, time)
+    # check the game's invariants after every action (a game that breaks one: an error row)
+    check_invariants: bool = False
 
 
 @dataclass
@@ -434,6 +436,7 @@ def _run_locked(
         workers.job_bots(),
         tuple(sys.path) if _backend_name(options) == "local" else None,
         flow=spec.tables == "all",
+        check=options.check_invariants,
     )
     results, jobs = stack.enter_context(
         _results(options, _missing(tasks, done), job, min(jobs, max(1, todo)))

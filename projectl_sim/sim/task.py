@@ -31,10 +31,11 @@ from projectl_sim.engine.result_check import (
     rules_print,
     state_key,
 )
+from projectl_sim.registry import users_classes
 from projectl_sim.rules import Rules
 from projectl_sim.sim import rows
 from projectl_sim.sim.flow import FlowRecorder
-from projectl_sim.sim.play import BotError, GameOutcome, game_seeds, play_game
+from projectl_sim.sim.play import BotError, GameOutcome, check_step, game_seeds, play_game
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 
 # a worker's page (``sim.workers``): the slots play_task writes at each decision
@@ -204,6 +205,10 @@ def _bent_error(
     """Return the error seat and the error of a game that failed its result check."""
     seat = _bending_seat(task, config, beat)
     what = f"failed its result check: {problem}; its worker was replaced"
+    played = rules_of(config)
+    suspects = users_classes(played.expansions, played.variant)
+    if suspects:  # a user's class may have changed the state, not the seat deciding
+        what += f" (it plays {' and '.join(suspects)}, whose hooks may have changed the state)"
     if seat is None:
         return None, (
             f"the game (game seed {task.seed}) {what} (played again, checked after every "
@@ -227,9 +232,10 @@ def check_played(outcome: GameOutcome, rules: Rules, expected: RulesPrint) -> No
     try:
         checked(outcome, rules, expected)
     except ResultError as problem:
+        suspects = users_classes(rules.expansions, rules.variant)
         err = BotError(
-            f"the game (seed {outcome.seed}) failed its result check: {problem}; one of its bots "
-            "bent it",
+            f"the game (seed {outcome.seed}) failed its result check: {problem}; one of its "
+            f"bots{''.join(f' or {s}' for s in suspects)} bent it",
             -1,
         )
         err.outcome = outcome  # type: ignore[attr-defined]
@@ -243,6 +249,7 @@ def play_task(
     beat: memoryview | None = None,
     flow: bool = True,
     expected: RulesPrint | None = None,
+    check: bool = False,
 ) -> GameResult:
     """Play one game of a run and return its rows; a failing game becomes an error row.
 
@@ -250,7 +257,9 @@ def play_task(
     so the watchdog can time them. ``flow`` collects the game's ``events`` and ``rounds`` rows
     (``sim.flow``). ``expected`` is the print of the configuration's rules (``rules_print``)
     taken before any bot of this process played (a worker takes it before its first game of
-    them): the game's result is checked against it (by default, ``first_print``).
+    them): the game's result is checked against it (by default, ``first_print``). ``check``
+    checks the game's invariants after every action (``check_step``: a game that breaks one is an
+    error row, naming a user's expansion or variant in play).
     """
     rules = rules_of(config)
     if expected is None:
@@ -275,6 +284,8 @@ def play_task(
             recorder[0].step(state, seat, action)
         if not last:
             last.append(state)
+        if check:
+            check_step(state)
 
     def on_deal(state: GameState) -> None:
         recorder.append(FlowRecorder(state))

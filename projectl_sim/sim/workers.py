@@ -148,6 +148,7 @@ class Job:
     path: tuple[str, ...] | None = None  # the parent's import path (local workers only)
     token: int = 0
     flow: bool = True  # collect the events and rounds rows (``--tables all``)
+    check: bool = False  # check the invariants after every action (``--check-invariants``)
     # config id -> ``rules_digest`` of its rules as the parent built them (``Pool`` fills it)
     digests: Mapping[int, str] | None = None
 
@@ -276,7 +277,9 @@ def _worker_main(fd_in: int, fd_out: int, fd_life: int, fd_beat: int) -> None:
             try:
                 config = job.configs[task.config_id]
                 expected = prints[task.config_id]
-                result = play_task(task, config, job.run_id, beat, job.flow, expected)
+                result = play_task(
+                    task, config, job.run_id, beat, job.flow, expected, check=job.check
+                )
             except Exception as exc:  # building the rows failed: a runner bug, stop the run
                 line = f"{type(exc).__name__}: {exc}"
                 outbox.send(("fatal", f"game {task.game_id} could not be written ({line})"))
