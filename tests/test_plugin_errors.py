@@ -337,13 +337,14 @@ def test_a_run_whose_variant_fails_at_once_names_it_and_resumes_once_fixed(
     assert pq.read_table(out / "games.parquet").column("error").null_count == 2
 
 
-def test_a_broken_game_without_a_users_class_is_the_engines_bug() -> None:
+def test_a_broken_game_without_a_users_class_names_the_seat_that_decided() -> None:
     state = new_game(Rules(players=2), seed=1)
     check_step(state)
     state.supply[0][0] += 1
     with pytest.raises(
         InvariantBroken,
         match=r"^the game broke its invariants in round 1, turn 1 \(\w+: 16 copies accounted "
-        r"for, not 15\): a bug of the engine's",
+        r"for, not 15\) after seat 1's decision: a bot that reached into the game's state, or "
+        r"else a bug of the engine's",
     ):
-        check_step(state)
+        check_step(state, 1)

@@ -198,7 +198,7 @@ def _check(state: Any, seat: int, action: Any) -> None:
     variant that breaks one is named: ``sim.play.check_step``)."""
     from projectl_sim.sim.play import check_step
 
-    check_step(state)
+    check_step(state, seat)
 
 
 def _check_replayed(state: Any, seat: int, action: Any) -> None:

@@ -163,18 +163,22 @@ def game_seeds(
     return rng_from_seed(children[0]), [rng_from_seed(c) for c in children[1:]]
 
 
-def check_step(state: GameState) -> None:
+def check_step(state: GameState, seat: int | None = None) -> None:
     """Raise unless the game's invariants hold in ``state`` (pieces, cards and scores conserved:
-    ``engine.invariants``): a ``PluginError`` naming the user's expansions and variant in play,
-    else ``InvariantBroken`` (the engine's own pass the random-play tests)."""
+    ``engine.invariants``), checked after ``seat``'s decision was applied: a ``PluginError``
+    naming the user's expansions and variant in play, else ``InvariantBroken`` naming the seat
+    that decided (a bot that reached into the game's state; the engine's own moves pass the
+    random-play tests)."""
     try:
         check_invariants(state)
     except InvariantError as exc:
         suspects = users_classes(state.rules.expansions, state.rules.variant)
         broke = f"the game broke its invariants in round {state.round}, turn {state.turn} ({exc})"
         if not suspects:
+            after = f" after seat {seat}'s decision" if seat is not None else ""
             raise InvariantBroken(
-                f"{broke}: a bug of the engine's; please report it with the game's seed"
+                f"{broke}{after}: a bot that reached into the game's state, or else a bug of "
+                "the engine's (please report it with the game's seed)"
             ) from exc
         raise PluginError(
             f"{broke}; it plays {' and '.join(suspects)}, whose hooks changed the state"

@@ -285,7 +285,7 @@ def play_task(
         if not last:
             last.append(state)
         if check:
-            check_step(state)
+            check_step(state, seat)
 
     def on_deal(state: GameState) -> None:
         recorder.append(FlowRecorder(state))
