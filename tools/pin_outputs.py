@@ -55,19 +55,19 @@ print(table.to_csv(index=False))
 print(format_ladder(table))
 """
 
-# name -> arguments of `run` (each run gets --out, --jobs 1 and --quiet)
-RUNS: dict[str, list[str]] = {
+# name -> the arguments of `run` (each run gets --out, --jobs 1 and --quiet)
+RUNS: dict[str, str] = {
     # 2 player counts x 2 expansion sets of one mixed line-up
-    "grid": "--bots greedy,random --players 2,3 --expansions none,ghost --games 40 --seed 1".split(),
+    "grid": "--bots greedy,random --players 2,3 --expansions none,ghost --games 40 --seed 1",
     # three bots, every pair on the same deals
-    "bots": "--round-robin greedy,random,builder --games 20 --seed 2".split(),
-    "solo": "--variant solo --bots greedy --games 40 --seed 3".split(),
+    "bots": "--round-robin greedy,random,builder --games 20 --seed 2",
+    "solo": "--variant solo --bots greedy --games 40 --seed 3",
     # a deal played twice under each seating, for `deals`
-    "deals": "--bots greedy --players 2 --games 20 --deal-replicates 2 --seed 4".split(),
+    "deals": "--bots greedy --players 2 --games 20 --deal-replicates 2 --seed 4",
     # the two sides of `compare`: the same seed and line-up, Ghost Piece in one
-    "plain": "--bots greedy,random --players 2 --games 40 --seed 5".split(),
-    "ghost": "--bots greedy,random --players 2 --expansions ghost --games 40 --seed 5".split(),
-    "mirror": "--bots greedy --players 2,3 --games 40 --seed 6".split(),
+    "plain": "--bots greedy,random --players 2 --games 40 --seed 5",
+    "ghost": "--bots greedy,random --players 2 --expansions ghost --games 40 --seed 5",
+    "mirror": "--bots greedy --players 2,3 --games 40 --seed 6",
 }
 
 
@@ -110,7 +110,7 @@ def play_runs(runs: Path) -> None:
     for name, args in RUNS.items():
         if (runs / name / "manifest.json").exists():
             continue
-        _cli(["run", *args, "--out", str(runs / name), "--jobs", "1", "--quiet"])
+        _cli(["run", *args.split(), "--out", str(runs / name), "--jobs", "1", "--quiet"])
     trial = runs / "try"
     if not (trial / "report.txt").exists():
         (runs / "n01.toml").write_text(N01)
