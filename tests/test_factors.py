@@ -12,13 +12,8 @@ from analysis_util import G, make_tables
 from scipy import stats as sps
 
 from projectl_sim.analysis import factors as eff
-from projectl_sim.analysis.stats import (
-    clustered_mean,
-    clustered_rate,
-    equal_shares_test,
-    seat_advantage,
-    wilson,
-)
+from projectl_sim.analysis.outcomes import seat_advantage
+from projectl_sim.analysis.stats import clustered_mean, clustered_rate, equal_shares_test, wilson
 
 
 def _games(
@@ -116,14 +111,6 @@ def test_no_base_game_means_no_effects() -> None:
     seats, games = make_tables(_games(20, rng, first_wins=0.5, rounds=20, expansions="finesse"))
     assert eff.effects(seats, games).empty
     assert list(eff.effects(seats, games).columns) == eff.EFFECT_COLUMNS
-
-
-def test_benjamini_hochberg_by_hand() -> None:
-    p = np.array([0.01, 0.04, 0.03, np.nan, 0.5])
-    # sorted 0.01, 0.03, 0.04, 0.5 (m = 4): 0.04, 0.06, 0.0533 -> monotone 0.04, 0.0533, 0.0533
-    q = eff.benjamini_hochberg(p)
-    np.testing.assert_allclose(q[[0, 2, 1, 4]], [0.04, 0.16 / 3, 0.16 / 3, 0.5])
-    assert math.isnan(q[3])
 
 
 # -- clustered intervals ---------------------------------------------------------------------------

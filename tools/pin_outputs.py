@@ -153,8 +153,8 @@ def write_pins(runs: Path, out: Path) -> None:
     files["ladder.txt"] = _python(LADDER, str(runs / "ladder" / "run"))
     files["summary-ladder.txt"] = _cli(["summary", str(runs / "ladder" / "run")])
     for name, text in files.items():
-        # the runs' folder differs between checkouts: name it the same in every pin
-        (out / name).write_text(text.replace(str(runs), "RUNS"))
+        # the folders differ between checkouts: name them the same in every pin
+        (out / name).write_text(text.replace(str(runs), "RUNS").replace(str(out), "OUT"))
 
 
 def main() -> None:

@@ -24,18 +24,18 @@ from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
-from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
+from projectl_sim.analysis.outcomes import seat_advantage, summarize
 from projectl_sim.analysis.ratings import pair_results, plackett_luce
+from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
-from projectl_sim.analysis.stats import finished_games, seat_advantage
+from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect
 from projectl_sim.analysis.tiers import templates_of, tier_lines
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts
-from projectl_sim.sim.summary import provenance_lines, summarize
+from projectl_sim.sim.summary import provenance_lines
 
 __all__ = ["summary_text", "verdicts_text"]
 
-ALPHA = 0.05
 MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
 SEAT_HALF_WIDTH = 0.05  # the precision the seat section sizes runs for
 

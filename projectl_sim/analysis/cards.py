@@ -39,12 +39,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.stats import Z95, deal_labels, finished_seats, game_labels, wilson
+from projectl_sim.analysis.rows import deal_labels, finished_seats, game_labels
+from projectl_sim.analysis.stats import ALPHA, Z95, normal_interval, q_values, wilson
+from projectl_sim.analysis.stats import distributions as distribution
 
 # a card (or piece) completed (gained) by fewer seats than this, or missed by fewer, is not tested
 MIN_SEATS = 10
-FDR = 0.05  # the false discovery rate of the flags
+FDR = ALPHA  # the false discovery rate of the flags
 # Benjamini-Yekutieli: Benjamini-Hochberg made valid under any dependence between the tests (a
 # card's excess and its peers' are negatively correlated: their lifts share games); plain BH
 # flagged 4 of 30 placebo runs (outcomes shuffled between games). With the score test's p-values,
@@ -194,12 +195,12 @@ def _contrast(
         hits = int(x.sum())
         tested = hits >= MIN_SEATS and len(x) - hits >= MIN_SEATS
         lift, inf, inf0 = lifts.lift(x.astype(float))
-        se = lifts.se(inf)
+        low, high = normal_interval(lift, lifts.se(inf))
         rows[name] = {
             "tested": tested and np.isfinite(lift),
             "lift": lift,
-            "lift_low": lift - Z95 * se,
-            "lift_high": lift + Z95 * se,
+            "lift_low": low,
+            "lift_high": high,
         }
         influence[name] = inf
         null[name] = inf0
@@ -225,10 +226,11 @@ def _contrast(
             # and the interval's error far too small (once z -32.7 for 12 completions)
             se0 = lifts.se(null[n] - (total_null - null[n]) / (m - 1))
             z = excess / se0 if se0 > 0 else np.nan
+            low, high = normal_interval(excess, se)
             rows[n] |= {
                 "excess": excess,
-                "excess_low": excess - Z95 * se,
-                "excess_high": excess + Z95 * se,
+                "excess_low": low,
+                "excess_high": high,
                 "p_value": float(2 * distribution.norm_sf(abs(z))) if np.isfinite(z) else np.nan,
             }
     out = pd.DataFrame.from_dict(rows, orient="index")
@@ -237,22 +239,11 @@ def _contrast(
             out[column] = np.nan
     if "p_value" not in out:
         out["p_value"] = np.nan
-    out["q_value"] = _bh(out["p_value"].to_numpy(dtype=float))
+    out["q_value"] = q_values(out["p_value"].to_numpy(dtype=float), FDR_METHOD)
     strong = (out["q_value"] < FDR) & (out["excess"] > 0)
     weak = (out["q_value"] < FDR) & (out["excess"] < 0)
     out["flag"] = np.where(strong, "strong", np.where(weak, "weak", ""))
     return out.drop(columns="tested")
-
-
-def _bh(p: np.ndarray) -> np.ndarray:
-    """Return the adjusted p-values (``FDR_METHOD``; nan where ``p`` is nan)."""
-    from scipy.stats import false_discovery_control
-
-    out = np.full(len(p), np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = false_discovery_control(p[ok], method=FDR_METHOD)
-    return out
 
 
 def card_strength(

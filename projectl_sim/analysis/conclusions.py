@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.labels import short_expansions
-from projectl_sim.analysis.power import minimum_detectable_effect
-from projectl_sim.analysis.stats import finished_games
+from projectl_sim.analysis.rows import finished_games
+from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
 from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -56,8 +56,6 @@ __all__ = [
     "puzzle_answer",
     "solo_finesse_answer",
 ]
-
-ALPHA = 0.05
 
 
 def _pct(x: float) -> str:

@@ -47,9 +47,8 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.factors import benjamini_hochberg
-from projectl_sim.analysis.stats import finished_games, finished_seats
-from projectl_sim.sim.summary import wilson
+from projectl_sim.analysis.rows import finished_games, finished_seats
+from projectl_sim.analysis.stats import ALPHA, q_values, wilson
 
 __all__ = [
     "DEAL_COLUMNS",
@@ -63,7 +62,6 @@ __all__ = [
 RESAMPLES = 2000
 LEVEL = 0.95
 TRIM = 0.05  # the trimmed span drops this share of the deals at each end
-ALPHA = 0.05
 _LABELS = ["players", "variant", "expansions", "switches", "lineup", "tier"]
 DEAL_COLUMNS = [
     "config_id",
@@ -244,7 +242,7 @@ def deal_variance(
         deal = _per_deal(group)
         rate = float(group["y"].mean())
         p = deal["rate"].to_numpy()
-        q = benjamini_hochberg(_binomial_p(deal["wins"].to_numpy(), deal["n"].to_numpy(), rate))
+        q = q_values(_binomial_p(deal["wins"].to_numpy(), deal["n"].to_numpy(), rate))
         h_all = float(_entropy(np.array([rate]))[0])
         several = deal["n"] > 1
         label = labels.loc[config_id]

@@ -28,24 +28,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
 from projectl_sim.analysis.labels import lineup_unit, varying
-from projectl_sim.analysis.pairs import (
-    deals_differ,
-    game_values,
-    metric_columns,
-    metric_kind,
-    paired_difference,
-)
+from projectl_sim.analysis.pairs import deals_differ, game_values, metric_columns, metric_kind
+from projectl_sim.analysis.rows import deal_labels
 from projectl_sim.analysis.stats import (
-    deal_labels,
     diff_clustered_means,
     diff_clustered_rates,
+    paired_difference,
     welch,
     welch_p_value,
 )
+from projectl_sim.analysis.stats import distributions as distribution
 
 __all__ = ["COMPARE_COLUMNS", "compare", "compare_text", "match_configurations"]
 

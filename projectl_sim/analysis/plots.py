@@ -170,7 +170,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
         fig = fig or new_figure(6.4, 2.5)
         _empty(fig.add_subplot(), title, "no game with two or more seats")
         return fig
-    from projectl_sim.analysis.stats import SEAT_ADVANTAGE_COLUMNS
+    from projectl_sim.analysis.outcomes import SEAT_ADVANTAGE_COLUMNS
 
     by = [c for c in table.columns if c not in SEAT_ADVANTAGE_COLUMNS]
     keys = _panel_keys(table)

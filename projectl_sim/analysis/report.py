@@ -25,8 +25,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import balance as bal  # the module (the function is balance_table)
-from projectl_sim.analysis import factors, labels, plots, ratings, stats, strategy, timing
+from projectl_sim.analysis import factors, labels, plots, ratings, strategy, timing
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.outcomes import seat_advantage, win_rates
+from projectl_sim.analysis.rows import finished_seats
 from projectl_sim.errors import UsageError
 
 _STYLE = """
@@ -282,7 +284,7 @@ def _flow_section(page: _Page, run: Run) -> None:
         page.note("This run has no events or rounds table (played with --tables core).")
         return
     card = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
-    games = int(stats.finished_seats(run.seats)["game_id"].nunique())
+    games = int(finished_seats(run.seats)["game_id"].nunique())
     page.note(cards.verdict_line(card, "card", games), "answer")
     page.note(
         "Lift: the win share of the seats that completed a card minus the others', within the "
@@ -331,7 +333,7 @@ def build_report(run: Run) -> str:
     if key:
         page.note(f"Expansion sets abbreviated: {key}; base = the base game.")
 
-    seat = stats.seat_advantage(seats, by=bal.CONFIG)
+    seat = seat_advantage(seats, by=bal.CONFIG)
     multi = not seat.empty
     # a round robin asks which bot is strongest: its ranking leads, its seats come after
     robin = bool((run.manifest.get("config") or {}).get("round_robin"))
@@ -429,7 +431,7 @@ def build_report(run: Run) -> str:
 
     page.heading("Win rates")
     page.note("Win rate counts a k-way shared win as 1/k; intervals are Wilson 95% intervals.")
-    by_bot = stats.win_rates(seats, ["players", "variant", "bot"])
+    by_bot = win_rates(seats, ["players", "variant", "bot"])
     page.table(by_bot)
     page.chart(lambda: plots.plot_win_rates(by_bot, labels=["players", "variant", "bot"]), "win")
 

@@ -32,12 +32,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.factors import benjamini_hochberg, effects
+from projectl_sim.analysis.factors import effects
 from projectl_sim.analysis.paired import _fmt_diff as _signed  # the same signed interval
-from projectl_sim.analysis.pairs import game_values, metric_columns, metric_kind, paired_difference
+from projectl_sim.analysis.pairs import game_values, metric_columns, metric_kind
 from projectl_sim.analysis.ratings import pair_results
-from projectl_sim.analysis.stats import clustered_mean, clustered_rate, finished_games
+from projectl_sim.analysis.rows import finished_games
+from projectl_sim.analysis.stats import (
+    ALPHA,
+    clustered_mean,
+    clustered_rate,
+    paired_difference,
+    q_values,
+)
+from projectl_sim.analysis.stats import distributions as distribution
 
 __all__ = [
     "INTERACTION_COLUMNS",
@@ -51,7 +58,6 @@ __all__ = [
 ]
 
 TIER = "tier"  # the name a tier's bot goes by here (the line-ups' placeholder, sim.spec.TIER)
-ALPHA = 0.05
 _CELL = ["players", "variant", "expansions", "switches", "lineup"]
 _EFFECT_KEYS = [
     "players",
@@ -288,7 +294,7 @@ def skill_interactions(
     table = _typed(pd.DataFrame(rows, columns=INTERACTION_COLUMNS))
     if table.empty:
         return table
-    table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy(dtype=float))
+    table["q_value"] = q_values(table["p_value"].to_numpy(dtype=float))
     outside = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     table["flagged"] = outside & (table["q_value"] < ALPHA)
     return table

@@ -28,16 +28,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.factors import CONFIG, benjamini_hochberg, effects
+from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.labels import varying
+from projectl_sim.analysis.outcomes import seat_advantage
 from projectl_sim.analysis.pairs import expansion_title
-from projectl_sim.analysis.power import minimum_detectable_effect
 from projectl_sim.analysis.ratings import pair_results
-from projectl_sim.analysis.stats import seat_advantage
+from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect, q_values
 
 __all__ = ["VERDICT_COLUMNS", "verdict_lines", "verdicts"]
 
-ALPHA = 0.05
 VERDICT_COLUMNS = [
     "question",
     "subject",
@@ -111,7 +110,7 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
     if table.empty:
         return []
     configs = table.drop_duplicates(CONFIG).copy()
-    configs["q"] = benjamini_hochberg(configs["p_value"])
+    configs["q"] = q_values(configs["p_value"])
     rows = []
     for _, c in configs.iterrows():
         mine = table
