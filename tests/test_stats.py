@@ -21,7 +21,7 @@ from projectl_sim.analysis.stats import (
 
 
 def test_the_level_and_its_quantile_agree() -> None:
-    assert Z95 == pytest.approx(float(distributions.norm_ppf(1 - ALPHA / 2)), abs=1e-12)
+    assert abs(Z95 - float(distributions.norm_ppf(1 - ALPHA / 2))) < 1e-12
     assert normal_interval(1.0, 0.5) == pytest.approx((1 - 0.5 * Z95, 1 + 0.5 * Z95))
     assert all(math.isnan(x) for x in normal_interval(1.0, np.nan))
 

@@ -19,11 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.rows import finished_games, finished_seats
+from projectl_sim.analysis.rows import CONFIG, finished_games, finished_seats
 from projectl_sim.analysis.stats import diff_means, diff_proportions, mean_interval, wilson
 
 GROUP = ["players", "variant", "switches", "lineup"]
-CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 CLOSE_MARGIN = 2
 
 BALANCE_COLUMNS = [

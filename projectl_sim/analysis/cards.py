@@ -35,10 +35,12 @@ linear-probability answer to the same question, exact in small strata and quick.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.fmt import NA, diff_interval, p_text, pct
 from projectl_sim.analysis.rows import deal_labels, finished_seats, game_labels
 from projectl_sim.analysis.stats import ALPHA, Z95, normal_interval, q_values, wilson
 from projectl_sim.analysis.stats import distributions as distribution
@@ -342,16 +344,12 @@ __all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_s
 
 
 # -- text ------------------------------------------------------------------------------------------
-def _pct(x: float) -> str:
-    return "-" if not np.isfinite(x) else f"{x:.0%}"
+def _lift(row: Any) -> str:
+    return f"{diff_interval('rate', row.lift, row.lift_low, row.lift_high):<26}"
 
 
-def _signed(x: float, low: float, high: float) -> str:
-    if not np.isfinite(x):
-        return "-"
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return f"{x:+.1%}"
-    return f"{x:+.1%} [{low:+.1%}, {high:+.1%}]"
+def _excess(row: Any) -> str:
+    return f"{diff_interval('rate', row.excess, row.excess_low, row.excess_high):<26}"
 
 
 def detectable(strength: pd.DataFrame) -> float:
@@ -379,14 +377,13 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
     for row in cards.itertuples(index=False):
         mark = "*" if row.provisional is True else ""
         provisional = provisional or bool(mark)
-        actions = "-" if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
-        ppa = "-" if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
-        q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+        actions = NA if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
+        ppa = NA if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
+        q = p_text(row.q_value)
         lines.append(
             f"{str(row.card) + mark:<10} {row.colour!s:<5} {int(row.points):>3} "
-            f"{_pct(row.take_rate):>6} {_pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
-            f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
-            f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+            f"{pct(row.take_rate):>6} {pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
+            f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
         )
     if provisional:
         lines.append("* provisional puzzle data (an expansion set not yet published)")
@@ -398,11 +395,10 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
             f"{'excess [95% CI]':<26} {'q':>6} flag"
         )
         for row in pieces.itertuples(index=False):
-            q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+            q = p_text(row.q_value)
             lines.append(
                 f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
-                f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
-                f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
             )
         lines.append(verdict_line(pieces, "piece", games))
     return lines

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.pairs import PAIR_KEYS, deals_differ, game_values, metric_columns
-from projectl_sim.analysis.rows import RUN, deal_labels, finished_games, finished_seats
+from projectl_sim.analysis.rows import CONFIG, RUN, deal_labels, finished_games, finished_seats
 from projectl_sim.analysis.stats import (
     clustered_rate,
     design_effect,
@@ -62,7 +62,6 @@ from projectl_sim.analysis.stats import (
 
 __all__ = ["EFFECT_COLUMNS", "HALF_WIDTHS", "effects"]
 
-CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 SAME = ["players", "variant", "lineup"]  # what a comparison never changes
 
 # metric -> kind; the order rows come in

@@ -30,6 +30,7 @@ import pandas as pd
 
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
+from projectl_sim.analysis.fmt import diff_interval, value
 from projectl_sim.analysis.labels import lineup_unit, varying
 from projectl_sim.analysis.pairs import deals_differ, game_values, metric_columns, metric_kind
 from projectl_sim.analysis.rows import deal_labels
@@ -258,18 +259,6 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
     return out[COMPARE_COLUMNS]
 
 
-def _fmt(kind: str, value: float) -> str:
-    if not np.isfinite(value):
-        return "n/a"
-    return f"{value:.1%}" if kind == "rate" else f"{value:.2f}"
-
-
-def _fmt_diff(kind: str, d: float, low: float, high: float) -> str:
-    if kind == "rate":
-        return f"{d * 100:+.1f} pts [{low * 100:+.1f}, {high * 100:+.1f}]"
-    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
-
-
 def _words(conf: pd.Series, vary: list[str]) -> str:
     from projectl_sim.analysis.verdicts import config_words
 
@@ -373,8 +362,8 @@ def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
                 ratio_one = r.width_unpaired / (r.ci_high - r.ci_low)
                 gain = f"  (unpaired: {ratio_one:.1f}x as wide)"
             lines.append(
-                f"  {label:<{width}}  A {_fmt(r.kind, r.value_a):>7}  "
-                f"B {_fmt(r.kind, r.value_b):>7}  "
-                f"B-A {_fmt_diff(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
+                f"  {label:<{width}}  A {value(r.kind, r.value_a):>7}  "
+                f"B {value(r.kind, r.value_b):>7}  "
+                f"B-A {diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
             )
     return "\n".join(w for line in lines for w in _wrapped(line))

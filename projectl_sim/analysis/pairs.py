@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from projectl_sim.analysis.rows import finished_games, finished_seats, game_keys
+from projectl_sim.analysis.rows import CONFIG, finished_games, finished_seats, game_keys
 from projectl_sim.catalogue import EXPANSIONS as PUZZLE_SETS
 
 __all__ = [
@@ -29,7 +29,6 @@ __all__ = [
 ]
 
 PAIR_KEYS = ["seed", "seats"]  # a game of A and a game of B with these equal are a pair
-_CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 
 
 def expansion_title(name: str) -> str:
@@ -60,7 +59,7 @@ def game_values(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     ok_games = finished_games(games)
     ok_seats = finished_seats(seats)
     index = game_keys(ok_games)
-    keys = [*index, "config_id", "seed", "seats", *_CONFIG]
+    keys = [*index, "config_id", "seed", "seats", *CONFIG]
     keys += [c for c in ("deal", "rotation", "replicate") if c in ok_games]
     out = ok_games[keys].copy()
     out["margin"] = ok_games["margin"].astype(float)

@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import labels as lab
+from projectl_sim.analysis.fmt import ordinal
 from projectl_sim.figures import new_figure
 
 _GREY = "#888888"
@@ -204,7 +205,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
                 ms=3,
                 lw=0.8,
                 color=f"C{t}",
-                label=_ordinal(t),
+                label=ordinal(t + 1) + (" (first player)" if t == 0 else ""),
             )
             for artist in bars.get_children():  # a share of 0 or 1 drawn whole
                 artist.set_clip_on(False)
@@ -234,10 +235,6 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
     )
     fig.suptitle(title, fontsize=10)
     return fig
-
-
-def _ordinal(turn: int) -> str:
-    return {0: "1st (first player)", 1: "2nd", 2: "3rd"}.get(turn, f"{turn + 1}th")
 
 
 def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:

@@ -29,6 +29,7 @@ from projectl_sim.analysis import factors, labels, plots, ratings, strategy, tim
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.outcomes import seat_advantage, win_rates
 from projectl_sim.analysis.rows import finished_seats
+from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.errors import UsageError
 
 _STYLE = """
@@ -345,11 +346,11 @@ def build_report(run: Run) -> str:
             )
         else:
             page.heading("Seat advantage per configuration")
-            rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < 0.05).sum())
+            rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < ALPHA).sum())
             n = len(seat.drop_duplicates(bal.CONFIG))
             page.note(
                 f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
-                f"{0.05 * n:.1f} would by chance). Dots: each turn order's share of the wins "
+                f"{ALPHA * n:.1f} would by chance). Dots: each turn order's share of the wins "
                 "with its 95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 "
                 "expected wins per seat, else chi-square.",
                 "answer",

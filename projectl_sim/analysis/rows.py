@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CONFIG",
     "RUN",
     "deal_labels",
     "finished_games",
@@ -16,6 +17,8 @@ __all__ = [
     "game_labels",
 ]
 
+# the settings that name a configuration (with ``config_id``, which numbers them within a run)
+CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 RUN = "run"  # the column naming each row's run in the tables of several runs (``load_runs``)
 
 

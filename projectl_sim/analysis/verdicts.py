@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.factors import CONFIG, effects
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal_word, rate_interval
 from projectl_sim.analysis.labels import varying
 from projectl_sim.analysis.outcomes import seat_advantage
 from projectl_sim.analysis.pairs import expansion_title
@@ -49,27 +50,11 @@ VERDICT_COLUMNS = [
     "text",
 ]
 
-_ORDINAL = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", 5: "sixth"}
-
 # how a metric's change reads in a verdict: (the thing, word when it rises, word when it falls)
 _CHANGES = {
     "rounds": ("games", "longer", "shorter"),
     "margin": ("the winner's margin", "wider", "narrower"),
 }
-
-
-def _pts(x: float) -> str:
-    return f"{100 * x:+.1f} pts"
-
-
-def _rate_interval(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.0f}% [{100 * low:.0f}, {100 * high:.0f}]"
-
-
-def _diff_interval(kind: str, d: float, low: float, high: float, unit: str = "") -> str:
-    if kind == "rate":
-        return f"{100 * d:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
-    return f"{d:+.2f}{unit} [{low:+.2f}, {high:+.2f}]"
 
 
 def config_words(row: pd.Series | dict, vary: Sequence[str]) -> str:
@@ -123,7 +108,7 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
         games = int(first["games"])
         mde = minimum_detectable_effect(np.sqrt(fair * (1 - fair) / games))
         subject = config_words(c, vary)
-        share = _rate_interval(first["share"], first["ci_low"], first["ci_high"])
+        share = rate_interval(first["share"], first["ci_low"], first["ci_high"])
         q = float(c["q"])
         detected = bool(np.isfinite(q) and q < ALPHA)
         if detected:
@@ -136,8 +121,8 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
                 other = mine.loc[far]
                 text = (
                     f"{subject}: seats are not equal ({tested}): the "
-                    f"{_ORDINAL.get(far, f'{far + 1}th')} player wins "
-                    f"{_rate_interval(other['share'], other['ci_low'], other['ci_high'])}, "
+                    f"{ordinal_word(far + 1)} player wins "
+                    f"{rate_interval(other['share'], other['ci_low'], other['ci_high'])}, "
                     f"the first {share}"
                 )
             text += f" against a fair {100 * fair:.0f}%"
@@ -199,7 +184,7 @@ def _effect_rows(eff: pd.DataFrame, vary: Sequence[str], n_rows: int) -> list[di
             if head["metric"] == "first_player_rate"
             else f"{head['bot']}'s win rate"
         )
-        change = _diff_interval("rate", head["diff"], head["ci_low"], head["ci_high"])
+        change = diff_interval("rate", head["diff"], head["ci_low"], head["ci_high"])
         q = float(head["q_value"])
         detected = bool(np.isfinite(q) and q < ALPHA)
         if detected:
@@ -226,12 +211,12 @@ def _effect_rows(eff: pd.DataFrame, vary: Sequence[str], n_rows: int) -> list[di
                 unit = " rounds" if r["metric"] == "rounds" else " points"
                 text += (
                     f"; {thing} {up if r['diff'] > 0 else down}, "
-                    f"{_diff_interval('mean', r['diff'], r['ci_low'], r['ci_high'], unit)}"
+                    f"{diff_interval('mean', r['diff'], r['ci_low'], r['ci_high'], unit)}"
                 )
             elif r["metric"] == "win_rate":
                 text += (
                     f"; {r['bot']} wins {'more' if r['diff'] > 0 else 'less'}, "
-                    f"{_diff_interval('rate', r['diff'], r['ci_low'], r['ci_high'])}"
+                    f"{diff_interval('rate', r['diff'], r['ci_low'], r['ci_high'])}"
                 )
         rows.append(
             {
@@ -330,7 +315,7 @@ def verdict_lines(table: pd.DataFrame, wrap: int = 100, most: int = 10) -> list[
         rest = mine.drop(found.index).drop(shown.index, errors="ignore")
         if len(rest):
             mde = rest["mde"][np.isfinite(rest["mde"]) & (rest["mde"] <= 1)]
-            size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else "n/a"
+            size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else NA
             text = (
                 f"the other {len(rest)} {unit}: no detectable {what}; this run detects "
                 f"{size} or more in each"
