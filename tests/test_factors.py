@@ -179,3 +179,25 @@ def test_effects_frame_has_the_documented_columns_in_order() -> None:
     table = eff.effects(seats, games)
     assert list(table.columns) == eff.EFFECT_COLUMNS
     assert isinstance(table, pd.DataFrame) and len(table) == 3  # first player, margin, rounds
+
+
+def test_a_difference_of_rates_both_at_0_or_100_percent_measures_nothing() -> None:
+    # greedy wins every game with and without Finesse, seats rotated: no rate can move
+    games = []
+    for expansions in ("none", "finesse"):
+        for i in range(40):
+            first = i % 2
+            games.append(
+                G(["greedy", "random"], [20, 5], [1, 2], first_player=first, expansions=expansions)
+            )
+    seats, table = make_tables(games)
+    out = eff.effects(seats, table).set_index(["metric", "bot"], drop=False)
+    assert out.loc[("win_rate", "greedy"), "unmeasured_because"] == "both sides 100%"
+    assert out.loc[("win_rate", "random"), "unmeasured_because"] == "both sides 0%"
+    first = out[out["metric"] == "first_player_rate"].iloc[0]
+    assert "the bots decide who wins, not the seats" in first["unmeasured_because"]
+    rates = out[out["kind"] == "rate"]
+    assert rates["p_value"].isna().all() and rates["q_value"].isna().all()
+    assert not out["significant"].any()
+    # the margin and the length still measure something
+    assert out[out["metric"] == "rounds"]["unmeasured_because"].isna().all()

@@ -246,6 +246,16 @@ def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> lis
         lines.append("")
         lines.append(f"{title} (fair share {pct(1 / players)}):")
         lines.extend("  " + x for x in _table(rows, header, right={1}))
+        unmeasured = meta["unmeasured_because"].map(lambda r: isinstance(r, str))
+        for name, config in zip(names, order, strict=True):
+            if unmeasured[config]:
+                lines += _prose(
+                    f"{name}: nothing could be measured: {meta.loc[config, 'unmeasured_because']}",
+                    "  ",
+                )
+        if unmeasured.all():
+            continue
+        meta = meta[~unmeasured]
         rejected = int((meta["p_value"] < ALPHA).sum())
         n = len(meta)
         games = float(meta["games"].median())

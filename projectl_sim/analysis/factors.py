@@ -42,6 +42,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.measurable import mark_unmeasured
 from projectl_sim.analysis.pairs import PAIR_KEYS, deals_differ, game_values, metric_columns
 from projectl_sim.analysis.rows import CONFIG, RUN, deal_labels, finished_games, finished_seats
 from projectl_sim.analysis.stats import (
@@ -103,6 +104,7 @@ EFFECT_COLUMNS = [
     "pairs",
     "width_unpaired",
     "unpaired_because",
+    "unmeasured_because",
 ]
 
 
@@ -312,6 +314,7 @@ def effects(
     if not rows:
         return pd.DataFrame(columns=EFFECT_COLUMNS)
     out = pd.DataFrame(rows)
+    out = mark_unmeasured(out, "base", "value", [*SAME, "factor", "level", "against", "switches"])
     out["q_value"] = q_values(out["p_value"])
     out["games_needed"] = out["games_needed"].astype("Int64")
     return out[EFFECT_COLUMNS]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.measurable import seat_unmeasured
 from projectl_sim.analysis.rows import deal_labels, finished_seats
 from projectl_sim.analysis.stats import clustered_rate, equal_shares_test, wilson
 
@@ -30,6 +31,7 @@ SEAT_ADVANTAGE_COLUMNS = [
     "chi2",
     "p_value",
     "test",
+    "unmeasured_because",
 ]
 
 
@@ -69,7 +71,9 @@ def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.
     Pearson's statistic of the wins per turn order against equal shares (Rao-Scott corrected by
     the mean design effect ``deff``), exact for small groups, else chi-square with N-1 degrees of
     freedom. Solo games (one seat, no opponent at the table) are left out; a group with no wins
-    at all gets nan for the test.
+    at all gets nan for the test. In a line-up of different bots the shares are the bots' own,
+    pooled over the rotation; where they cannot move with the seat (``measurable``) the test is
+    nan and ``unmeasured_because`` says why (None elsewhere).
     """
     by = list(dict.fromkeys([*by, "players"]))  # shares compare with 1/N: one N per group
     ok = finished_seats(seats)
@@ -98,9 +102,13 @@ def seat_advantage(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.
                 }
             )
         mean_deff = float(np.mean([o["deff"] for o in orders]))
-        stat, p_value, test = equal_shares_test([o["wins"] for o in orders], mean_deff)
+        reason = seat_unmeasured(group)
+        if reason is None:
+            stat, p_value, test = equal_shares_test([o["wins"] for o in orders], mean_deff)
+        else:
+            stat, p_value, test = np.nan, np.nan, ""
         for o in orders:
-            o |= {"chi2": stat, "p_value": p_value, "test": test}
+            o |= {"chi2": stat, "p_value": p_value, "test": test, "unmeasured_because": reason}
         rows.extend(orders)
     out = pd.DataFrame(rows)
     return out[[*by, *SEAT_ADVANTAGE_COLUMNS]]

@@ -346,15 +346,26 @@ def build_report(run: Run) -> str:
             )
         else:
             page.heading("Seat advantage per configuration")
-            rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < ALPHA).sum())
-            n = len(seat.drop_duplicates(bal.CONFIG))
-            page.note(
-                f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
-                f"{ALPHA * n:.1f} would by chance). Dots: each turn order's share of the wins "
-                "with its 95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 "
-                "expected wins per seat, else chi-square.",
-                "answer",
-            )
+            configs = seat.drop_duplicates(bal.CONFIG)
+            n = len(configs)
+            unmeasured = configs[configs["unmeasured_because"].notna()]
+            tested = configs[configs["unmeasured_because"].isna()]
+            if len(tested):
+                page.note(
+                    f"{int((tested['p_value'] < ALPHA).sum())} of {len(tested)} configurations "
+                    f"reject equal shares of the wins at 5% (about {ALPHA * len(tested):.1f} "
+                    "would by chance). Dots: each turn order's share of the wins with its 95% "
+                    "Wilson interval; dashed: the fair share 1/N; p: exact test below 5 expected "
+                    "wins per seat, else chi-square.",
+                    "answer",
+                )
+            names = dict(zip(configs.index, labels.config_labels(configs), strict=True))
+            for at, c in unmeasured.iterrows():
+                page.note(
+                    f"{names[at]}: nothing could be measured about the seats: "
+                    f"{c['unmeasured_because']}.",
+                    "answer",
+                )
             page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
             page.table(
                 _seat_table(seat), folded=f"the first player's share in each of {n} configurations"

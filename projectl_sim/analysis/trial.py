@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis import fmt
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.paired import compare
 from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
@@ -100,7 +101,12 @@ class TrialReport:
                 if r.bot:
                     name = f"{name} {r.bot}"
                 mark = " *" if r.significant else ""
-                if r.kind == "rate":
+                if isinstance(r.unmeasured_because, str):
+                    text = (
+                        f"{fmt.value(r.kind, r.value_a):>6} -> {fmt.value(r.kind, r.value_b):>6}  "
+                        f"nothing could be measured: {r.unmeasured_because}"
+                    )
+                elif r.kind == "rate":
                     text = (
                         f"{r.value_a:6.1%} -> {r.value_b:6.1%}  {r.diff * 100:+5.1f} pts "
                         f"[{r.ci_low * 100:+.1f}, {r.ci_high * 100:+.1f}]"

@@ -111,7 +111,13 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
         share = rate_interval(first["share"], first["ci_low"], first["ci_high"])
         q = float(c["q"])
         detected = bool(np.isfinite(q) and q < ALPHA)
-        if detected:
+        reason = c.get("unmeasured_because")
+        if isinstance(reason, str):
+            text = (
+                f"{subject}: nothing could be measured about the seats: {reason} (the first "
+                f"player wins {share})"
+            )
+        elif detected:
             far = int((mine["share"] - fair).abs().idxmax())
             tested = _p_words(c["p_value"], q)
             if far == 0:
@@ -187,7 +193,10 @@ def _effect_rows(eff: pd.DataFrame, vary: Sequence[str], n_rows: int) -> list[di
         change = diff_interval("rate", head["diff"], head["ci_low"], head["ci_high"])
         q = float(head["q_value"])
         detected = bool(np.isfinite(q) and q < ALPHA)
-        if detected:
+        reason = head.get("unmeasured_because")
+        if isinstance(reason, str):
+            text = f"{subject}: nothing could be measured about {what}: {reason}"
+        elif detected:
             verb = "raises" if head["diff"] > 0 else "lowers"
             text = f"{subject}: {verb} {what}, {change} ({_p_words(head['p_value'], q)})"
         else:
