@@ -65,7 +65,6 @@ CHARTS = {
     ),
     "scores": lambda s, g: plots.plot_scores(s),
     "effects": lambda s, g: plots.plot_effects(pa.effects(s, g)),
-    "expansion_effects": lambda s, g: plots.plot_expansion_effects(pa.effects(s, g)),
     "puzzles": lambda s, g: plots.plot_puzzles(pa.puzzle_stats(s)),
     "points_per_action": lambda s, g: plots.plot_points_per_action(pa.points_per_action(s)),
     "finishing": lambda s, g: plots.plot_finishing(pa.finishing_touches(s, g)),

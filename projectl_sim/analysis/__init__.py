@@ -21,7 +21,7 @@ from typing import Any
 # each module of the package, and the names it gives the package
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "answers": ("summary_text",),
-    "balance": ("balance_table", "end_reasons", "expansion_effects", "expansion_sets"),
+    "balance": ("balance_table", "end_reasons", "expansion_sets"),
     "cards": ("card_strength", "cards_text", "piece_strength"),
     "conclusions": (
         "balance_answer",

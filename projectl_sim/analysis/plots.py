@@ -482,43 +482,6 @@ def plot_scores(seats: pd.DataFrame, ax: Axes | None = None, by: str = "bot") ->
     return ax
 
 
-def plot_expansion_effects(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw each expansion combination's change of each metric against the base game.
-
-    A grid: one row per group and expansion combination, one column per metric. Each cell shows
-    the difference (expansion - base) and is coloured by it in units of its 95% interval's
-    half-width (blue lower, red higher; pale when the interval holds 0); a star marks the
-    significant ones.
-    """
-    title = "Expansion effects against the base game\n(colour: difference / 95% half-width)"
-    if table.empty:
-        return _empty(
-            _axes(ax), title, "the run has no expansion combination next to the base game"
-        )
-    metrics = list(dict.fromkeys(table["metric"]))
-    keys = [c for c in ("players", "variant", "lineup", "switches", "expansions") if c in table]
-    rows = table[keys].drop_duplicates().reset_index(drop=True)
-    ax = _axes(ax, 1.8 + 1.05 * len(metrics), 1.3 + 0.26 * len(rows))
-    z = np.full((len(rows), len(metrics)), np.nan)
-    text = [["" for _ in metrics] for _ in range(len(rows))]
-    index = {tuple(r): i for i, r in enumerate(rows.itertuples(index=False))}
-    for r in table.itertuples(index=False):
-        i = index[tuple(getattr(r, k) for k in keys)]
-        j = metrics.index(r.metric)
-        half = (r.ci_high - r.ci_low) / 2
-        z[i, j] = r.diff / half if half > 0 else 0.0
-        mark = "*" if r.significant else ""
-        text[i][j] = f"{r.diff:+.2f}{mark}" if r.kind == "rate" else f"{r.diff:+.1f}{mark}"
-    ax.imshow(np.clip(z, -2, 2), cmap="coolwarm", vmin=-2, vmax=2, aspect="auto")
-    for i in range(len(rows)):
-        for j in range(len(metrics)):
-            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=6)
-    ax.set_xticks(range(len(metrics)), metrics, rotation=30, ha="right", fontsize=7)
-    ax.set_yticks(range(len(rows)), _labels(rows, keys), fontsize=7)
-    ax.set_title(title, fontsize=9)
-    return ax
-
-
 def plot_puzzles(table: pd.DataFrame, ax: Axes | None = None, top: int = 52) -> Axes:
     """Draw how often each puzzle was taken per game, split into completed and unfinished."""
     ax = _axes(ax, 10, 4)
