@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 from projectl_sim.analysis import balance as bal  # the module (the function is balance_table)
 from projectl_sim.analysis import factors, labels, plots, ratings, strategy, timing
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.fmt import p_text, pct, rate_interval
 from projectl_sim.analysis.outcomes import seat_advantage, win_rates
 from projectl_sim.analysis.rows import finished_seats
 from projectl_sim.analysis.stats import ALPHA
@@ -80,14 +81,12 @@ def _header(column: object) -> str:
 
 
 def _probability(v: object) -> str:
-    """Return a p or q value as read: three decimals, or "< 0.001" (never 2.71e-19)."""
+    """Return a p or q value as read: three decimals, or "<0.001" (never 2.71e-19)."""
     try:
         x = float(v)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return str(v)
-    if not np.isfinite(x):
-        return ""
-    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+    return p_text(x)
 
 
 def _number(v: float, digits: int = 3) -> str:
@@ -199,11 +198,11 @@ def _seat_table(seat: pd.DataFrame) -> pd.DataFrame:
     """Return one row per configuration: the first player's share, its interval and the test."""
     first = seat[seat["turn_order"] == 0].copy()
     first["first player"] = [
-        f"{v:.0%} [{lo:.0%}, {hi:.0%}]"
+        rate_interval(v, lo, hi)
         for v, lo, hi in zip(first["share"], first["ci_low"], first["ci_high"], strict=True)
     ]
-    first["fair share"] = [f"{e:.0%}" for e in first["expected"]]
-    first["p"] = [f"{p:.3g}" if np.isfinite(p) else "" for p in first["p_value"]]
+    first["fair share"] = [pct(e) for e in first["expected"]]
+    first["p"] = first["p_value"]
     first = first.sort_values(["players", "share"], ascending=[True, False])
     keys = labels.varying(first, bal.CONFIG) or ["players"]
     return first[[*keys, "games", "first player", "fair share", "p", "test"]]
