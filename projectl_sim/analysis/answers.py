@@ -370,10 +370,19 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
         )
         return lines, []
     vary = labels.varying(configs)
-    n = len(eff)
+    measured = eff["unmeasured_because"].isna()
+    n = int(measured.sum())
     flagged = eff[eff["significant"]].sort_values("p_value")
     lines += _pairing_lines(eff, vary)
-    lines += _prose("* = interval leaves out 0; q = Benjamini-Hochberg over all rows")
+    lines += _prose(
+        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows that measured something"
+        + (
+            f" ({len(eff) - n} measured nothing: their rates, or their bots' win rates, are 0% "
+            "or 100% on both sides)"
+            if n < len(eff)
+            else ""
+        )
+    )
     lines += _prose(
         f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
         f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, pct, rate_interval
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import short_expansions
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
@@ -201,7 +201,7 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
         )
         if len(rejected):
             worst = rejected.loc[rejected["p_value"].idxmin()]
-            text += f"; the most uneven is {_config(worst)} (p = {worst['p_value']:.3f})"
+            text += f"; the most uneven is {_config(worst)} (p {p_text(worst['p_value'])})"
         out.append(text + ".")
         mdes = []
         for players, group in first.groupby("players", sort=True):
@@ -294,7 +294,7 @@ def puzzle_answer(games: pd.DataFrame, taken: pd.DataFrame, value: pd.DataFrame)
                 lean = "bots take the better-paid puzzles less often"
             out.append(
                 f"Over the {len(pairs)} puzzles of the catalogue, points per action and times "
-                f"taken have a rank correlation of {rho:+.2f} (p = {p:.3f}): {lean}."
+                f"taken have a rank correlation of {rho:+.2f} (p {p_text(p)}): {lean}."
             )
     return " ".join(out)
 
