@@ -35,9 +35,9 @@ from joblib import Parallel, delayed  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
+from projectl_sim.analysis.stats import wilson  # noqa: E402
 from projectl_sim.rules import EXPANSIONS, every_combination, parse_expansions  # noqa: E402
 from projectl_sim.sim.spec import game_seed  # noqa: E402
-from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 def name(rules: Rules) -> str:

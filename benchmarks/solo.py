@@ -28,10 +28,10 @@ import numpy as np  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
+from projectl_sim.analysis.stats import wilson  # noqa: E402
 from projectl_sim.expansions.finesse import credits  # noqa: E402
 from projectl_sim.rules import DIFFICULTIES  # noqa: E402
 from projectl_sim.sim.spec import game_seed  # noqa: E402
-from projectl_sim.sim.summary import wilson  # noqa: E402
 
 VARIANTS = {"solo": frozenset(), "finesse-solo": frozenset({"finesse"})}
 

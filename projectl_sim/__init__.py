@@ -70,7 +70,7 @@ _LAZY = {
     "RunOptions": "projectl_sim.sim.runner",
     "game_from_run": "projectl_sim.sim.runner",
     "read_table": "projectl_sim.sim.tables",
-    "win_rates": "projectl_sim.sim.summary",
+    "win_rates": "projectl_sim.analysis.outcomes",
     # the designer's loop (issue 19)
     "read_puzzles": "projectl_sim.drawings",
     "check_puzzle": "projectl_sim.puzzle_check",

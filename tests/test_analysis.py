@@ -117,22 +117,10 @@ def test_end_reasons_shares() -> None:
     assert reasons["share"].sum() == pytest.approx(1)
 
 
-def test_expansion_effects_flag_a_real_change_and_not_an_equal_one() -> None:
-    base = [G(["a", "a"], [10, 8], [1, 2], rounds=10 + i % 2) for i in range(20)]
-    more = [
-        G(["a", "a"], [10, 8], [1, 2], rounds=14 + i % 2, expansions="ghost") for i in range(20)
-    ]
-    lonely = [G(["a", "b", "c"], [3, 2, 1], [1, 2, 3], expansions="ghost")]  # no base game
-    seats, games = make_tables(base + more + lonely)
-    effects = pa_.expansion_effects(seats, games).set_index("metric")
-    assert set(effects["players"]) == {2} and set(effects["expansions"]) == {"ghost"}
-    assert effects.loc["rounds", "diff"] == pytest.approx(4)
-    assert effects.loc["rounds", "significant"]
-    assert effects.loc["first_player_rate", "diff"] == pytest.approx(0)
-    assert not effects.loc["first_player_rate", "significant"]
-    assert not effects.loc["margin", "significant"]  # identical margins: a zero-width interval
-    assert pa_.expansion_effects(*make_tables(base)).empty
-    assert pa_.expansion_sets(games) == ["none", "ghost"]
+def test_expansion_sets_put_the_base_game_first() -> None:
+    sets = ("ghost+phoenix", "ghost", "none")
+    games = [G(["a", "a"], [10, 8], [1, 2], expansions=e) for e in sets]
+    assert pa_.expansion_sets(make_tables(games)[1]) == ["none", "ghost", "ghost+phoenix"]
 
 
 # -- strategy ------------------------------------------------------------------------------------
@@ -319,7 +307,6 @@ def test_every_plot_returns_axes_and_leaves_global_state_alone(tmp_path) -> None
         plots.plot_ladder(pa_.skill_ladder(seats)),
         plots.plot_end_reasons(pa_.end_reasons(games)),
         plots.plot_scores(seats),
-        plots.plot_expansion_effects(pa_.expansion_effects(seats, games)),
         plots.plot_puzzles(pa_.puzzle_stats(seats)),
         plots.plot_points_per_action(pa_.points_per_action(seats)),
         plots.plot_piece_mix(pa_.piece_mix([])),

@@ -65,7 +65,6 @@ CHARTS = {
     ),
     "scores": lambda s, g: plots.plot_scores(s),
     "effects": lambda s, g: plots.plot_effects(pa.effects(s, g)),
-    "expansion_effects": lambda s, g: plots.plot_expansion_effects(pa.effects(s, g)),
     "puzzles": lambda s, g: plots.plot_puzzles(pa.puzzle_stats(s)),
     "points_per_action": lambda s, g: plots.plot_points_per_action(pa.points_per_action(s)),
     "finishing": lambda s, g: plots.plot_finishing(pa.finishing_touches(s, g)),
@@ -226,7 +225,7 @@ def test_report_tables_read_as_words_and_plain_numbers(small) -> None:
         {"q_value": [2.71e-19, 0.2], "ci_low": [0.000012, 1.5], "games_needed": [3, 4]}
     )
     html = _table(frame)
-    assert "e-" not in html and "&lt; 0.001" in html and "0.200" in html
+    assert "e-" not in html and "&lt;0.001" in html and "0.200" in html
     assert re.findall(r"<th>([^<]*)</th>", html) == ["q (BH)", "95% low", "games needed"]
     page = build_report(small)
     headers = re.findall(r"<th>([^<]*)</th>", page)

@@ -12,13 +12,8 @@ from analysis_util import G, make_tables
 from scipy import stats as sps
 
 from projectl_sim.analysis import factors as eff
-from projectl_sim.analysis.stats import (
-    clustered_mean,
-    clustered_rate,
-    equal_shares_test,
-    seat_advantage,
-    wilson,
-)
+from projectl_sim.analysis.outcomes import seat_advantage
+from projectl_sim.analysis.stats import clustered_mean, clustered_rate, equal_shares_test, wilson
 
 
 def _games(
@@ -118,14 +113,6 @@ def test_no_base_game_means_no_effects() -> None:
     assert list(eff.effects(seats, games).columns) == eff.EFFECT_COLUMNS
 
 
-def test_benjamini_hochberg_by_hand() -> None:
-    p = np.array([0.01, 0.04, 0.03, np.nan, 0.5])
-    # sorted 0.01, 0.03, 0.04, 0.5 (m = 4): 0.04, 0.06, 0.0533 -> monotone 0.04, 0.0533, 0.0533
-    q = eff.benjamini_hochberg(p)
-    np.testing.assert_allclose(q[[0, 2, 1, 4]], [0.04, 0.16 / 3, 0.16 / 3, 0.5])
-    assert math.isnan(q[3])
-
-
 # -- clustered intervals ---------------------------------------------------------------------------
 def test_one_game_per_deal_gives_the_textbook_intervals() -> None:
     x = np.array([1, 0, 1, 1, 0, 1, 0.5, 1])
@@ -192,3 +179,25 @@ def test_effects_frame_has_the_documented_columns_in_order() -> None:
     table = eff.effects(seats, games)
     assert list(table.columns) == eff.EFFECT_COLUMNS
     assert isinstance(table, pd.DataFrame) and len(table) == 3  # first player, margin, rounds
+
+
+def test_a_difference_of_rates_both_at_0_or_100_percent_measures_nothing() -> None:
+    # greedy wins every game with and without Finesse, seats rotated: no rate can move
+    games = []
+    for expansions in ("none", "finesse"):
+        for i in range(40):
+            first = i % 2
+            games.append(
+                G(["greedy", "random"], [20, 5], [1, 2], first_player=first, expansions=expansions)
+            )
+    seats, table = make_tables(games)
+    out = eff.effects(seats, table).set_index(["metric", "bot"], drop=False)
+    assert out.loc[("win_rate", "greedy"), "unmeasured_because"] == "both sides 100%"
+    assert out.loc[("win_rate", "random"), "unmeasured_because"] == "both sides 0%"
+    first = out[out["metric"] == "first_player_rate"].iloc[0]
+    assert "the bots decide who wins, not the seats" in first["unmeasured_because"]
+    rates = out[out["kind"] == "rate"]
+    assert rates["p_value"].isna().all() and rates["q_value"].isna().all()
+    assert not out["significant"].any()
+    # the margin and the length still measure something
+    assert out[out["metric"] == "rounds"]["unmeasured_because"].isna().all()

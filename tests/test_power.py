@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from projectl_sim.analysis.power import (
+from projectl_sim.analysis.stats import (
+    Z95,
     games_needed,
     games_to_detect,
     minimum_detectable_effect,
     rate_difference_se,
+    wilson,
 )
-from projectl_sim.sim.summary import Z95, wilson
 
 
 def test_games_for_one_rate_are_the_smallest_with_a_narrow_enough_wilson_interval() -> None:

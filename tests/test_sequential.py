@@ -8,7 +8,7 @@ import pytest
 from analysis_util import G, make_tables
 
 from projectl_sim.analysis import sequential as seq
-from projectl_sim.sim.summary import wilson
+from projectl_sim.analysis.stats import wilson
 
 P = 0.6  # the first player's true win rate in the simulated games
 PATHS, DEALS, BATCH = 3000, 1000, 20  # simulated runs, deals at most, deals per batch

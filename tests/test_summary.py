@@ -8,6 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from projectl_sim.analysis.answers import summary_text
+from projectl_sim.analysis.outcomes import win_rates
+from projectl_sim.analysis.stats import wilson
 from projectl_sim.cli import main
 from projectl_sim.sim import runner, summary, tables
 from projectl_sim.sim.runner import RunOptions
@@ -15,7 +18,7 @@ from projectl_sim.sim.spec import RunSpec
 
 
 def test_wilson_interval_matches_known_values() -> None:
-    low, high = summary.wilson(np.array([0, 5, 10, 81]), np.array([10, 10, 10, 263]))
+    low, high = wilson(np.array([0, 5, 10, 81]), np.array([10, 10, 10, 263]))
     np.testing.assert_allclose(low, [0.0, 0.2366, 0.7225, 0.2553], atol=1e-4)
     np.testing.assert_allclose(high, [0.2775, 0.7634, 1.0, 0.3662], atol=1e-4)
 
@@ -43,7 +46,7 @@ def test_a_shared_win_counts_one_over_k_and_failed_games_are_left_out() -> None:
             (2, 1, "b", 0, None, None),
         ]
     )
-    rates = summary.win_rates(seats, ["bot"]).set_index("bot")
+    rates = win_rates(seats, ["bot"]).set_index("bot")
     assert rates.loc["a", "played"] == 2 and rates.loc["a", "win_rate"] == 0.75
     assert rates.loc["b", "win_rate"] == 0.25
     assert rates["win_rate"].sum() == 1.0
@@ -70,9 +73,6 @@ def test_summary_prints_rates_by_bot_turn_order_and_configuration(
         assert title in out
     # the answers time each bot's decisions by the CPU column the runner writes
     assert "== Time per decision ==" in out and "CPU seconds per decision" in out
-    # and the table ``projectl-sim run`` prints after a run shows both clocks per bot
-    printed = summary.format_summary(*summary.read_run(run_dir))
-    assert "time per decision by bot" in printed and "CPU ms" in printed and "wall ms" in printed
     assert "variant standard, expansions none, switches default" in out
     assert "provisional data" not in out  # the base game's data is real
 
@@ -83,7 +83,7 @@ def test_summary_names_the_provisional_data_a_run_used(tmp_path: Path) -> None:
         {"bots": ["random"], "players": [2], "expansions": "none,phoenix", "games": 2, "seed": 1}
     )
     runner.run(spec, out, options=RunOptions(jobs=1, quiet=True))
-    text = summary.format_summary(*summary.read_run(out))
+    text = summary_text(out)
     assert "provisional data in 2 of 4 games: phoenix (column provisional_sets)" in text
 
 
@@ -97,7 +97,7 @@ def test_summary_reads_a_run_that_is_still_in_parts(run_dir: Path, tmp_path: Pat
     tables.write_part(copy, 0, seats.slice(0, 10).to_pylist(), games.slice(0, 4).to_pylist())
     seats_frame, games_frame = summary.read_run(copy)
     assert len(games_frame) == 4 and len(seats_frame) == 10
-    assert summary.format_summary(seats_frame, games_frame).startswith("4 games, 0 failed")
+    assert summary_text(copy).startswith("4 games, 0 failed")
 
 
 def test_summary_of_a_missing_run_is_one_line(
@@ -106,20 +106,3 @@ def test_summary_of_a_missing_run_is_one_line(
     assert main(["summary", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("projectl-sim: error:") and err.count("\n") == 1
-
-
-def test_the_time_per_decision_is_each_seats_mean_weighted_by_its_decisions() -> None:
-    seats = pd.DataFrame(
-        {
-            "players": [2, 2, 2],
-            "bot": ["a", "a", "b"],
-            "decisions": [10, 30, 5],
-            "decision_time_mean": [0.002, 0.001, 0.010],
-            "decision_cpu_mean": [0.001, 0.0005, None],
-        }
-    )
-    times = summary.decision_times(seats).set_index("bot")
-    assert times.loc["a", "decisions"] == 40
-    assert times.loc["a", "wall_ms"] == pytest.approx((10 * 2 + 30 * 1) / 40)
-    assert times.loc["a", "cpu_ms"] == pytest.approx((10 * 1 + 30 * 0.5) / 40)
-    assert pd.isna(times.loc["b", "cpu_ms"])  # not measured (a table from before the column)

@@ -68,3 +68,39 @@ def test_a_difference_that_does_not_survive_the_many_comparisons_is_not_a_findin
             assert not row["detected"]
             assert "but not after the correction" in row["text"]
     assert all(row["detected"] == (row["q_value"] < 0.05) for _, row in effects.iterrows())
+
+
+def _decided(n: int, expansions: str, winner: str = "greedy") -> list[G]:
+    """Greedy against random, seats rotated, the same bot winning every game."""
+    out = []
+    for i in range(n):
+        first = i % 2  # seat 0 is greedy; it moves first in every other game
+        win = [1, 2] if winner == "greedy" else [2, 1]
+        out.append(
+            G(["greedy", "random"], [20, 5] if win[0] == 1 else [5, 20], win, first_player=first,
+              expansions=expansions)
+        )  # fmt: skip
+    return out
+
+
+def test_the_seats_of_a_line_up_the_bots_decide_are_not_given_a_verdict() -> None:
+    seats, games = make_tables(_decided(60, "none") + _decided(60, "finesse"))
+    found = verdicts(seats, games).set_index(["question", "subject"])
+    seat = found.loc[("seats", "2 players, the base game")]
+    assert "nothing could be measured about the seats" in seat["text"]
+    assert "no detectable seat advantage" not in seat["text"] and not seat["detected"]
+    assert np.isnan(seat["q_value"])
+    effect = found.loc[("effect", "Finesse at 2 players")]
+    assert "nothing could be measured about the first player's win rate" in effect["text"]
+    assert "no detectable change" not in effect["text"]
+    text = summary_text(Run(Path("x"), seats, games, {}))
+    assert "no detectable seat advantage" not in text
+    assert "nothing could be measured: a line-up of different bots (greedy, random)" in text
+
+
+def test_a_mixed_line_up_whose_bots_win_and_lose_in_each_seat_is_still_measured() -> None:
+    games = _decided(30, "none") + _decided(30, "none", winner="random")[:4]
+    seats, table = make_tables(games)
+    found = verdicts(seats, table).set_index("question").loc["seats"]
+    assert "nothing could be measured" not in found["text"]
+    assert "no detectable seat advantage" in found["text"] and np.isfinite(found["q_value"])

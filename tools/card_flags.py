@@ -36,10 +36,10 @@ import pandas as pd  # noqa: E402
 
 from projectl_sim.analysis import cards, failures  # noqa: E402
 from projectl_sim.analysis.data import load_run  # noqa: E402
+from projectl_sim.analysis.stats import wilson  # noqa: E402
 from projectl_sim.sim import runner  # noqa: E402
 from projectl_sim.sim.runner import RunOptions  # noqa: E402
 from projectl_sim.sim.spec import RunSpec  # noqa: E402
-from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 def strength(

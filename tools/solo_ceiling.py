@@ -33,9 +33,9 @@ import numpy as np  # noqa: E402
 
 from bots import MCTSBot, make_bot  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
+from projectl_sim.analysis.stats import wilson  # noqa: E402
 from projectl_sim.engine import OVER, GameState, deal, new_game  # noqa: E402
 from projectl_sim.sim.play import game_seeds  # noqa: E402
-from projectl_sim.sim.summary import wilson  # noqa: E402
 
 
 class Clairvoyant(MCTSBot):

@@ -35,7 +35,7 @@ import optuna  # noqa: E402
 
 from bots import make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.sim.summary import wilson  # noqa: E402
+from projectl_sim.analysis.stats import wilson  # noqa: E402
 
 # the searched weights and their ranges (the bot's own ranges are wider)
 SPACE: dict[str, tuple[str, float, float]] = {

@@ -2,14 +2,23 @@
 
 Functions take the pandas tables of a run (``load_run(path).seats`` / ``.games``), or of several
 runs side by side (``load_runs([...])``: a ``run`` column, games and deals kept apart per run), and
-return tables; ``answers.summary_text`` puts the answers in the text ``projectl-sim summary``
-prints; ``conclusions`` writes each notebook's answer in words from its tables; ``verdicts`` says in
-one line per question what a run concluded; ``compare`` sets two runs' configurations side by side,
-matched by settings and paired on shared deals; ``sequential.precision_check`` tells a growing run
-when its intervals are narrow enough; ``plots`` draws the tables (each chart takes a table and an
-optional ``ax``, or a ``fig`` for the faceted ones); ``report`` writes one self-contained HTML page
-of a run (the seeded sweeps the notebooks start from are in ``projectl_sim.sim.sweep``). Nothing
-here re-simulates or imports the bots. The names below load their module when first used, so that a
+return tables. The flow, one layer reading the ones before it:
+
+- reading the tables: ``data`` (runs), ``rows`` (which rows count, each row's deal and game, the
+  configuration's columns);
+- statistics: ``stats`` (intervals, clustered means and rates, the design effect, tests and the
+  multiple-comparison adjustment, paired differences, power), with no table in it;
+- questions: ``outcomes`` (win rates, seat advantage), ``factors`` (effects of expansions and
+  switches), ``ratings``, ``cards``, ``deals``, ``tiers``, ``game_flow``, ``timing``, ...; what a
+  run could not measure is decided once, in ``measurable``;
+- render: ``fmt`` (how every number is written), ``answers`` (the text ``projectl-sim summary``
+  prints), ``verdicts`` (one line per question), ``conclusions`` (each notebook's answer in
+  words), ``paired.compare_text``, ``report`` (one self-contained HTML page) and ``plots`` (each
+  chart takes a table and an optional ``ax``, or a ``fig`` for the faceted ones).
+
+``sequential.precision_check`` tells a growing run when its intervals are narrow enough (the
+seeded sweeps the notebooks start from are in ``projectl_sim.sim.sweep``). Nothing here
+re-simulates or imports the bots. The names below load their module when first used, so that a
 command that needs none of them (``projectl-sim bots``) starts without pandas and scipy.
 """
 
@@ -21,7 +30,7 @@ from typing import Any
 # each module of the package, and the names it gives the package
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "answers": ("summary_text",),
-    "balance": ("balance_table", "end_reasons", "expansion_effects", "expansion_sets"),
+    "balance": ("balance_table", "end_reasons", "expansion_sets"),
     "cards": ("card_strength", "cards_text", "piece_strength"),
     "conclusions": (
         "balance_answer",
@@ -35,7 +44,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "game_flow": ("flow_summary", "margin_distribution"),
     "factors": ("effects",),
     "paired": ("compare", "compare_text"),
-    "power": ("games_needed", "games_to_detect", "minimum_detectable_effect"),
+    "outcomes": ("seat_advantage", "win_rates"),
     "ratings": (
         "bradley_terry",
         "fit_bradley_terry",
@@ -50,15 +59,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "stats": (
         "clustered_mean",
         "clustered_rate",
+        "design_effect",
         "diff_clustered_means",
         "diff_clustered_rates",
         "diff_means",
         "diff_proportions",
         "equal_shares_test",
+        "games_needed",
+        "games_to_detect",
         "mean_interval",
-        "seat_advantage",
+        "minimum_detectable_effect",
+        "q_values",
         "wilson",
-        "win_rates",
     ),
     "strategy": (
         "action_mix",

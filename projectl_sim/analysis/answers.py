@@ -24,18 +24,19 @@ from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
-from projectl_sim.analysis.power import games_needed, minimum_detectable_effect
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval, value
+from projectl_sim.analysis.outcomes import seat_advantage, summarize
 from projectl_sim.analysis.ratings import pair_results, plackett_luce
+from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
-from projectl_sim.analysis.stats import finished_games, seat_advantage
+from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect
 from projectl_sim.analysis.tiers import templates_of, tier_lines
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts
-from projectl_sim.sim.summary import provenance_lines, summarize
+from projectl_sim.sim.summary import provenance_lines
 
 __all__ = ["summary_text", "verdicts_text"]
 
-ALPHA = 0.05
 MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
 SEAT_HALF_WIDTH = 0.05  # the precision the seat section sizes runs for
 
@@ -48,38 +49,9 @@ def _prose(text: str, indent: str = "") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent)
 
 
-def _p(p: float) -> str:
-    return "n/a" if not np.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")
-
-
-def _pct(x: float, digits: int = 0) -> str:
-    return "  n/a" if not np.isfinite(x) else f"{100 * x:.{digits}f}%"
-
-
-def _interval(value: float, low: float, high: float, digits: int = 0) -> str:
-    """Return ``41% [26, 58]`` (a rate and its interval, in percent)."""
-    if not np.isfinite(value):
-        return "n/a"
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return _pct(value, digits)
-    return f"{_pct(value, digits)} [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
-
-
-def _signed(kind: str, d: float, low: float, high: float) -> str:
-    if kind == "rate":
-        return f"{100 * d:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
-    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
-
-
-def _number(kind: str, x: float) -> str:
-    if not np.isfinite(x):
-        return "n/a"
-    return f"{100 * x:.1f}%" if kind == "rate" else f"{x:.2f}"
-
-
 def _mde(kind: str, mde: float) -> str:
     if not np.isfinite(mde):
-        return "n/a"
+        return NA
     if kind == "rate":
         return "> 100 pts" if mde > 1 else f"{100 * mde:.1f} pts"
     return f"{mde:.2f}"
@@ -87,7 +59,7 @@ def _mde(kind: str, mde: float) -> str:
 
 def _seconds(s: float) -> str:
     if not np.isfinite(s):
-        return "n/a"
+        return NA
     if s < 1e-3:
         return f"{s * 1e6:.0f} µs"
     if s < 1:
@@ -201,12 +173,12 @@ def _precision_section(run: Run) -> list[str]:
             "effects": f"first player vs {r.against}",
         }.get(r.quantity, r.quantity)
         if kind == "rate" and r.quantity == "effects":
-            value = _signed("rate", r.estimate, r.ci_low, r.ci_high)
+            value = diff_interval("rate", r.estimate, r.ci_low, r.ci_high)
         elif kind == "rate":
-            value = _interval(r.estimate, r.ci_low, r.ci_high, 1)
+            value = rate_interval(r.estimate, r.ci_low, r.ci_high, 1)
         else:
             value = f"{r.estimate:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
-        width = f"{r.width:.3f}" if np.isfinite(r.width) else "n/a"
+        width = f"{r.width:.3f}" if np.isfinite(r.width) else NA
         rows.append(
             [
                 name,
@@ -262,17 +234,28 @@ def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> lis
         for name, config in zip(names, order, strict=True):
             m = meta.loc[config]
             cells = [
-                _interval(share[config][t], low[config][t], high[config][t]) for t in range(players)
+                rate_interval(share[config][t], low[config][t], high[config][t])
+                for t in range(players)
             ]
-            test = f"{_p(m['p_value'])} {m['test']}" if np.isfinite(m["p_value"]) else "n/a"
+            test = f"{p_text(m['p_value'])} {m['test']}" if np.isfinite(m["p_value"]) else NA
             rows.append([name, str(int(m["games"])), *cells, test])
-        header = ["configuration", "games", *(_ordinal(t) for t in range(players)), "p"]
+        header = ["configuration", "games", *(ordinal(t + 1) for t in range(players)), "p"]
         title = f"{players} players, {where['variant']}"
         if "lineup" in where:
             title += f", line-up {labels.short_lineup(where['lineup'])}"
         lines.append("")
-        lines.append(f"{title} (fair share {_pct(1 / players)}):")
+        lines.append(f"{title} (fair share {pct(1 / players)}):")
         lines.extend("  " + x for x in _table(rows, header, right={1}))
+        unmeasured = meta["unmeasured_because"].map(lambda r: isinstance(r, str))
+        for name, config in zip(names, order, strict=True):
+            if unmeasured[config]:
+                lines += _prose(
+                    f"{name}: nothing could be measured: {meta.loc[config, 'unmeasured_because']}",
+                    "  ",
+                )
+        if unmeasured.all():
+            continue
+        meta = meta[~unmeasured]
         rejected = int((meta["p_value"] < ALPHA).sum())
         n = len(meta)
         games = float(meta["games"].median())
@@ -287,16 +270,12 @@ def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> lis
         )
         lines += _prose(
             f"{chance}MDE of one configuration's first-player share against the fair "
-            f"{_pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with {games:.0f} "
+            f"{pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with {games:.0f} "
             f"games (80% power, 5% level); an interval of +-{100 * SEAT_HALF_WIDTH:.0f} pts on "
             f"that share needs {need} games per configuration.",
             "  ",
         )
     return lines
-
-
-def _ordinal(turn: int) -> str:
-    return {0: "1st", 1: "2nd", 2: "3rd"}.get(turn, f"{turn + 1}th")
 
 
 def _effect_name(row: pd.Series, vary: list[str]) -> str:
@@ -391,10 +370,19 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
         )
         return lines, []
     vary = labels.varying(configs)
-    n = len(eff)
+    measured = eff["unmeasured_because"].isna()
+    n = int(measured.sum())
     flagged = eff[eff["significant"]].sort_values("p_value")
     lines += _pairing_lines(eff, vary)
-    lines += _prose("* = interval leaves out 0; q = Benjamini-Hochberg over all rows")
+    lines += _prose(
+        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows that measured something"
+        + (
+            f" ({len(eff) - n} measured nothing: their rates, or their bots' win rates, are 0% "
+            "or 100% on both sides)"
+            if n < len(eff)
+            else ""
+        )
+    )
     lines += _prose(
         f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
         f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "
@@ -420,7 +408,7 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
                 (f"+-{100 * half:.0f} pts" if kind == "rate" else f"+-{half:g} {_UNITS[metric]}")
                 + f": {int(need.median())} games"
                 if len(need)
-                else "n/a",
+                else NA,
             ]
         )
     lines.extend(
@@ -456,9 +444,9 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
                 [
                     _effect_name(r, vary),
                     _metric_name(r),
-                    f"{_number(r['kind'], r['base'])} -> {_number(r['kind'], r['value'])}",
-                    _signed(r["kind"], r["diff"], r["ci_low"], r["ci_high"]),
-                    _p(r["q_value"]),
+                    f"{value(r['kind'], r['base'])} -> {value(r['kind'], r['value'])}",
+                    diff_interval(r["kind"], r["diff"], r["ci_low"], r["ci_high"]),
+                    p_text(r["q_value"]),
                 ]
             )
         lines.extend(
@@ -476,7 +464,7 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
             [
                 _effect_name(r, vary),
                 _metric_name(r),
-                _signed(r["kind"], r["diff"], r["ci_low"], r["ci_high"]) + mark,
+                diff_interval(r["kind"], r["diff"], r["ci_low"], r["ci_high"]) + mark,
                 _mde(r["kind"], r["mde"]),
                 f"{r['games_base']}/{r['games']}",
             ]
@@ -519,7 +507,7 @@ def _ratings_section(seats: pd.DataFrame, rated: pd.DataFrame | None = None) -> 
         elif np.isfinite(r.rating):
             value = f"{r.rating:+.0f} [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
         else:
-            value = {np.inf: "+inf", -np.inf: "-inf"}.get(r.rating, "n/a")
+            value = {np.inf: "+inf", -np.inf: "-inf"}.get(r.rating, NA)
         rows.append([r.bot, value, str(r.games), f"{r.wins:g}", r.note])
     lines.extend(_table(rows, ["bot", "rating [95%]", "games", "wins", ""], right={2, 3}))
     return lines
@@ -577,7 +565,7 @@ def _h2h_section(seats: pd.DataFrame, order: list[str] | None = None) -> list[st
             f"{r.players}p",
             r.bot,
             r.opponent,
-            _interval(r.rate, r.ci_low, r.ci_high, 1),
+            rate_interval(r.rate, r.ci_low, r.ci_high, 1),
             str(r.games),
         ]
         for r in ahead.itertuples(index=False)
@@ -624,7 +612,7 @@ def _rates(table: pd.DataFrame, title: str, name_columns: list[str]) -> list[str
                     for c in name_columns
                 ),
                 str(d["played"]),
-                _interval(d["win_rate"], d["ci_low"], d["ci_high"], 1),
+                rate_interval(d["win_rate"], d["ci_low"], d["ci_high"], 1),
                 f"{d['mean_score']:.1f}",
             ]
         )

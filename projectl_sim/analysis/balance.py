@@ -1,4 +1,4 @@
-"""Balance of a configuration, and what each expansion combination changes against the base game.
+"""Balance of a configuration: seat advantage, margins, length and how its games ended.
 
 A *configuration group* is every column that names what was played except the expansions:
 ``players``, ``variant``, ``switches`` and ``lineup``. The balance of a group is read from its
@@ -6,10 +6,8 @@ finished games: the first player's share of wins against 1/N, the winner's score
 share of close games (margin at most ``close`` points; a shared or tie-broken win has margin 0),
 game length (rounds, turns), how games ended, and the seats' scores.
 
-``expansion_effects`` compares each expansion combination with the base game (``expansions ==
-"none"``) in the same group: the difference of every metric with its 95% interval (rates:
-Newcombe's interval; means: Welch's), flagged ``significant`` when the interval leaves out zero.
-No correction is made for the many comparisons: read the flags as leads, not verdicts.
+What an expansion set or a rules switch changes against the base game is ``factors.effects``
+(paired on shared deals, clustered, corrected for the many comparisons).
 """
 
 from __future__ import annotations
@@ -19,17 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import (
-    diff_means,
-    diff_proportions,
-    finished_games,
-    finished_seats,
-    mean_interval,
-    wilson,
-)
+from projectl_sim.analysis.rows import CONFIG, finished_games, finished_seats
+from projectl_sim.analysis.stats import mean_interval, wilson
 
-GROUP = ["players", "variant", "switches", "lineup"]
-CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 CLOSE_MARGIN = 2
 
 BALANCE_COLUMNS = [
@@ -56,30 +46,6 @@ BALANCE_COLUMNS = [
     "score_mean",
     "score_sd",
 ]
-
-EFFECT_COLUMNS = [
-    "metric",
-    "kind",
-    "base",
-    "value",
-    "diff",
-    "ci_low",
-    "ci_high",
-    "significant",
-    "games_base",
-    "games",
-]
-
-# metric -> (kind, where it is read): a rate of the games, a mean over games, or over seats
-_METRICS: dict[str, tuple[str, str]] = {
-    "first_player_rate": ("rate", "seat"),
-    "close_share": ("rate", "game"),
-    "truncated_share": ("rate", "game"),
-    "margin": ("mean", "game"),
-    "rounds": ("mean", "game"),
-    "turns": ("mean", "game"),
-    "score": ("mean", "seat"),
-}
 
 
 def _groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple[object, ...], pd.DataFrame]:
@@ -164,81 +130,6 @@ def end_reasons(games: pd.DataFrame, by: Sequence[str] = CONFIG) -> pd.DataFrame
     out = out.reset_index()
     out["share"] = out["games"] / out.groupby(by, observed=True)["games"].transform("sum")
     return out
-
-
-def _values(
-    metric: str, seats: pd.DataFrame, games: pd.DataFrame, close: int
-) -> tuple[np.ndarray, int]:
-    """Return a metric's observations (0/1 for a rate) and how many games they come from."""
-    if metric == "first_player_rate":
-        first = seats[(seats["turn_order"] == 0) & (seats["players"] > 1)]
-        return first["win_share"].to_numpy(dtype=float), len(first)
-    if metric == "close_share":
-        return _close(games, close).to_numpy(dtype=float), len(games)
-    if metric == "truncated_share":
-        return (games["end_reason"] != "rules").to_numpy(dtype=float), len(games)
-    if metric == "score":
-        return seats["score"].to_numpy(dtype=float), len(games)
-    return games[metric].to_numpy(dtype=float), len(games)
-
-
-def expansion_effects(
-    seats: pd.DataFrame,
-    games: pd.DataFrame,
-    group: Sequence[str] = GROUP,
-    close: int = CLOSE_MARGIN,
-) -> pd.DataFrame:
-    """Return each expansion combination's change of every balance metric against the base game.
-
-    One row per (group, expansions, metric) where the group also has base-game games: ``base``
-    and ``value`` are the metric in the base game and with the expansions, ``diff`` their
-    difference with its 95% interval, ``significant`` when it leaves out zero. Empty when the run
-    has no expansion combination next to the base game.
-    """
-    group = list(group)
-    columns = [*group, "expansions", *EFFECT_COLUMNS]
-    ok_games = finished_games(games)
-    ok_seats = finished_seats(seats)
-    rows = []
-    seats_by_group = _groups(ok_seats, group)
-    for key, in_group in _groups(ok_games, group).items():
-        where = dict(zip(group, key, strict=True))
-        seats_in = seats_by_group.get(key, ok_seats.iloc[0:0])
-        base_games = in_group[in_group["expansions"] == "none"]
-        if base_games.empty:
-            continue
-        base_seats = seats_in[seats_in["expansions"] == "none"]
-        for expansions in sorted(set(in_group["expansions"]) - {"none"}):
-            exp_games = in_group[in_group["expansions"] == expansions]
-            exp_seats = seats_in[seats_in["expansions"] == expansions]
-            for metric, (kind, _) in _METRICS.items():
-                b, nb = _values(metric, base_seats, base_games, close)
-                v, nv = _values(metric, exp_seats, exp_games, close)
-                if len(b) == 0 or len(v) == 0:
-                    continue
-                if kind == "rate":
-                    d, low, high = diff_proportions(v.sum(), len(v), b.sum(), len(b))
-                else:
-                    d, low, high = diff_means(v, b)
-                rows.append(
-                    where
-                    | {
-                        "expansions": expansions,
-                        "metric": metric,
-                        "kind": kind,
-                        "base": float(np.nanmean(b)),
-                        "value": float(np.nanmean(v)),
-                        "diff": d,
-                        "ci_low": low,
-                        "ci_high": high,
-                        "significant": bool(
-                            not np.isnan(low) and not np.isnan(high) and (low > 0 or high < 0)
-                        ),
-                        "games_base": nb,
-                        "games": nv,
-                    }
-                )
-    return pd.DataFrame(rows, columns=columns)
 
 
 def expansion_sets(games: pd.DataFrame) -> list[str]:

@@ -35,16 +35,19 @@ linear-probability answer to the same question, exact in small strata and quick.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.stats import Z95, deal_labels, finished_seats, game_labels, wilson
+from projectl_sim.analysis.fmt import NA, diff_interval, p_text, pct
+from projectl_sim.analysis.rows import deal_labels, finished_seats, game_labels
+from projectl_sim.analysis.stats import ALPHA, Z95, normal_interval, q_values, wilson
+from projectl_sim.analysis.stats import distributions as distribution
 
 # a card (or piece) completed (gained) by fewer seats than this, or missed by fewer, is not tested
 MIN_SEATS = 10
-FDR = 0.05  # the false discovery rate of the flags
+FDR = ALPHA  # the false discovery rate of the flags
 # Benjamini-Yekutieli: Benjamini-Hochberg made valid under any dependence between the tests (a
 # card's excess and its peers' are negatively correlated: their lifts share games); plain BH
 # flagged 4 of 30 placebo runs (outcomes shuffled between games). With the score test's p-values,
@@ -194,12 +197,12 @@ def _contrast(
         hits = int(x.sum())
         tested = hits >= MIN_SEATS and len(x) - hits >= MIN_SEATS
         lift, inf, inf0 = lifts.lift(x.astype(float))
-        se = lifts.se(inf)
+        low, high = normal_interval(lift, lifts.se(inf))
         rows[name] = {
             "tested": tested and np.isfinite(lift),
             "lift": lift,
-            "lift_low": lift - Z95 * se,
-            "lift_high": lift + Z95 * se,
+            "lift_low": low,
+            "lift_high": high,
         }
         influence[name] = inf
         null[name] = inf0
@@ -225,10 +228,11 @@ def _contrast(
             # and the interval's error far too small (once z -32.7 for 12 completions)
             se0 = lifts.se(null[n] - (total_null - null[n]) / (m - 1))
             z = excess / se0 if se0 > 0 else np.nan
+            low, high = normal_interval(excess, se)
             rows[n] |= {
                 "excess": excess,
-                "excess_low": excess - Z95 * se,
-                "excess_high": excess + Z95 * se,
+                "excess_low": low,
+                "excess_high": high,
                 "p_value": float(2 * distribution.norm_sf(abs(z))) if np.isfinite(z) else np.nan,
             }
     out = pd.DataFrame.from_dict(rows, orient="index")
@@ -237,22 +241,11 @@ def _contrast(
             out[column] = np.nan
     if "p_value" not in out:
         out["p_value"] = np.nan
-    out["q_value"] = _bh(out["p_value"].to_numpy(dtype=float))
+    out["q_value"] = q_values(out["p_value"].to_numpy(dtype=float), FDR_METHOD)
     strong = (out["q_value"] < FDR) & (out["excess"] > 0)
     weak = (out["q_value"] < FDR) & (out["excess"] < 0)
     out["flag"] = np.where(strong, "strong", np.where(weak, "weak", ""))
     return out.drop(columns="tested")
-
-
-def _bh(p: np.ndarray) -> np.ndarray:
-    """Return the adjusted p-values (``FDR_METHOD``; nan where ``p`` is nan)."""
-    from scipy.stats import false_discovery_control
-
-    out = np.full(len(p), np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = false_discovery_control(p[ok], method=FDR_METHOD)
-    return out
 
 
 def card_strength(
@@ -351,16 +344,12 @@ __all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_s
 
 
 # -- text ------------------------------------------------------------------------------------------
-def _pct(x: float) -> str:
-    return "-" if not np.isfinite(x) else f"{x:.0%}"
+def _lift(row: Any) -> str:
+    return f"{diff_interval('rate', row.lift, row.lift_low, row.lift_high):<26}"
 
 
-def _signed(x: float, low: float, high: float) -> str:
-    if not np.isfinite(x):
-        return "-"
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return f"{x:+.1%}"
-    return f"{x:+.1%} [{low:+.1%}, {high:+.1%}]"
+def _excess(row: Any) -> str:
+    return f"{diff_interval('rate', row.excess, row.excess_low, row.excess_high):<26}"
 
 
 def detectable(strength: pd.DataFrame) -> float:
@@ -388,14 +377,13 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
     for row in cards.itertuples(index=False):
         mark = "*" if row.provisional is True else ""
         provisional = provisional or bool(mark)
-        actions = "-" if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
-        ppa = "-" if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
-        q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+        actions = NA if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
+        ppa = NA if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
+        q = p_text(row.q_value)
         lines.append(
             f"{str(row.card) + mark:<10} {row.colour!s:<5} {int(row.points):>3} "
-            f"{_pct(row.take_rate):>6} {_pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
-            f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
-            f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+            f"{pct(row.take_rate):>6} {pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
+            f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
         )
     if provisional:
         lines.append("* provisional puzzle data (an expansion set not yet published)")
@@ -407,11 +395,10 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
             f"{'excess [95% CI]':<26} {'q':>6} flag"
         )
         for row in pieces.itertuples(index=False):
-            q = "-" if not np.isfinite(row.q_value) else f"{row.q_value:.3f}"
+            q = p_text(row.q_value)
             lines.append(
                 f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
-                f"{_signed(row.lift, row.lift_low, row.lift_high):<26} "
-                f"{_signed(row.excess, row.excess_low, row.excess_high):<26} {q:>6} {row.flag}"
+                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
             )
         lines.append(verdict_line(pieces, "piece", games))
     return lines

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import short_expansions
-from projectl_sim.analysis.power import minimum_detectable_effect
-from projectl_sim.analysis.stats import finished_games
+from projectl_sim.analysis.rows import finished_games
+from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
 from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -57,22 +58,13 @@ __all__ = [
     "solo_finesse_answer",
 ]
 
-ALPHA = 0.05
-
-
-def _pct(x: float) -> str:
-    return "n/a" if not np.isfinite(x) else f"{100 * x:.0f}%"
-
-
-def _rate(x: float, low: float, high: float) -> str:
-    """Return ``62% [51, 72]`` (a rate and its 95% interval, in percent)."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return _pct(x)
-    return f"{_pct(x)} [{100 * low:.0f}, {100 * high:.0f}]"
-
 
 def _elo(x: float) -> str:
-    return {np.inf: "+inf", -np.inf: "-inf"}.get(x, f"{x:+.0f}") if not np.isnan(x) else "n/a"
+    return {np.inf: "+inf", -np.inf: "-inf"}.get(x, f"{x:+.0f}") if not np.isnan(x) else NA
+
+
+def _row_rate(row: pd.Series, name: str) -> str:
+    return rate_interval(row[f"{name}_rate"], row[f"{name}_ci_low"], row[f"{name}_ci_high"])
 
 
 def _plural(n: float, word: str) -> str:
@@ -84,9 +76,7 @@ def _games(n: int) -> str:
 
 
 def _points(mde: float) -> str:
-    return (
-        "n/a" if not np.isfinite(mde) else ("100 points" if mde > 1 else f"{100 * mde:.0f} points")
-    )
+    return NA if not np.isfinite(mde) else ("100 points" if mde > 1 else f"{100 * mde:.0f} points")
 
 
 def _played(games: pd.DataFrame) -> int:
@@ -165,7 +155,7 @@ def _ladder_sentence(ladder: pd.DataFrame) -> str:
         else:
             verdict = "not told apart from an even game"
         steps.append(
-            f"{r.low:g} to {r.high:g} wins {_rate(r.win_rate, r.ci_low, r.ci_high)} of "
+            f"{r.low:g} to {r.high:g} wins {rate_interval(r.win_rate, r.ci_low, r.ci_high)} of "
             f"{_games(int(r.games))} ({verdict})"
         )
     bot, param = ladder["bot"].iloc[0], ladder["param"].iloc[0]
@@ -183,12 +173,6 @@ def _config(row: pd.Series) -> str:
     return f"{row['players']}p {short_expansions(row['expansions'])}"
 
 
-def _difference(kind: str, d: float, low: float, high: float) -> str:
-    if kind == "rate":
-        return f"{100 * d:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}]"
-    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
-
-
 def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFrame) -> str:
     """Return whether the first player is favoured anywhere and what the expansions change.
 
@@ -203,8 +187,8 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
         k = len(first)
         hi, lo = first.loc[first["share"].idxmax()], first.loc[first["share"].idxmin()]
         per = int(first["games"].median())
-        least = _rate(lo["share"], lo["ci_low"], lo["ci_high"])
-        most = _rate(hi["share"], hi["ci_low"], hi["ci_high"])
+        least = rate_interval(lo["share"], lo["ci_low"], lo["ci_high"])
+        most = rate_interval(hi["share"], hi["ci_low"], hi["ci_high"])
         out.append(
             f"Over {_games(n)} in {_plural(k, 'configuration')} (a median of {per} each), the "
             f"first player's share of the wins ranges from {least} ({_config(lo)}) to {most} "
@@ -217,7 +201,7 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
         )
         if len(rejected):
             worst = rejected.loc[rejected["p_value"].idxmin()]
-            text += f"; the most uneven is {_config(worst)} (p = {worst['p_value']:.3f})"
+            text += f"; the most uneven is {_config(worst)} (p {p_text(worst['p_value'])})"
         out.append(text + ".")
         mdes = []
         for players, group in first.groupby("players", sort=True):
@@ -252,7 +236,7 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
         metric = r["metric"] if pd.isna(r["bot"]) or r["bot"] is None else f"{r['bot']} win rate"
         named.append(
             f"{r['players']}p {short_expansions(r['level'])} {metric} "
-            f"{_difference(r['kind'], r['diff'], r['ci_low'], r['ci_high'])}"
+            f"{diff_interval(r['kind'], r['diff'], r['ci_low'], r['ci_high'])}"
         )
     more = f" and {len(kept) - 3} more" if len(kept) > 3 else ""
     return text + ": " + "; ".join(named) + more + "."
@@ -273,19 +257,19 @@ def puzzle_answer(games: pd.DataFrame, taken: pd.DataFrame, value: pd.DataFrame)
     total, done = int(taken["taken"].sum()), int(taken["completed"].sum())
     out = [
         f"Over {_games(n)}, seats took {total} puzzles ({total / max(n, 1):.1f} a game) and "
-        f"completed {_pct(done / total)} of them."
+        f"completed {pct(done / total)} of them."
     ]
     most = taken.sort_values(["taken", "puzzle"], ascending=[False, True]).iloc[0]
     out.append(
         f"Most taken: **{most['puzzle']}** ({most['taken']} times, "
-        f"{_pct(most['completion_rate'])} completed)."
+        f"{pct(most['completion_rate'])} completed)."
     )
     often = taken[taken["taken"] >= 3]
     if len(often) and (often["completion_rate"] < 1).any():
         worst = often.sort_values(["completion_rate", "puzzle"]).iloc[0]
         out.append(
             f"Least often completed of those taken 3 times or more: {worst['puzzle']} "
-            f"({_pct(worst['completion_rate'])} of {worst['taken']})."
+            f"({pct(worst['completion_rate'])} of {worst['taken']})."
         )
     if len(value):
         best = value.sort_values(["points_per_action", "id"], ascending=[False, True]).iloc[0]
@@ -310,7 +294,7 @@ def puzzle_answer(games: pd.DataFrame, taken: pd.DataFrame, value: pd.DataFrame)
                 lean = "bots take the better-paid puzzles less often"
             out.append(
                 f"Over the {len(pairs)} puzzles of the catalogue, points per action and times "
-                f"taken have a rank correlation of {rho:+.2f} (p = {p:.3f}): {lean}."
+                f"taken have a rank correlation of {rho:+.2f} (p {p_text(p)}): {lean}."
             )
     return " ".join(out)
 
@@ -334,7 +318,7 @@ def solo_finesse_answer(
     else:
         for bot, rows in solo.groupby("bot", sort=False):
             levels = [
-                f"{_rate(r.win_rate, r.ci_low, r.ci_high)} at {r.difficulty}"
+                f"{rate_interval(r.win_rate, r.ci_low, r.ci_high)} at {r.difficulty}"
                 for r in rows.itertuples(index=False)
             ]
             text = f"In {_games(n_solo)} against the solo mastermind, **{bot}** wins " + (
@@ -361,7 +345,7 @@ def solo_finesse_answer(
         out.append(
             f"Of the {_games(n_multi)} with two or more players, {n_finesse} played Finesse: "
             f"there a seat earns {earned:.1f} Credits a game and spends {spent:.1f} of them "
-            f"({_pct(spent / earned) if earned else 'n/a'}), making {mean('inserts_mean'):.1f} "
+            f"({pct(spent / earned) if earned else NA}), making {mean('inserts_mean'):.1f} "
             f"Inserts; earnings range from {low['credits_earned_mean']:.1f} "
             f"({short_expansions(low['expansions'])}) to {high['credits_earned_mean']:.1f} "
             f"({short_expansions(high['expansions'])})."
@@ -373,7 +357,7 @@ def solo_finesse_answer(
             used = float((rows["used_share"] * w).sum() / w.sum())
             pieces = float((rows["pieces_mean"] * w).sum() / w.sum())
             where = "solo" if variant == "solo" else f"{variant} (multiplayer)"
-            parts.append(f"{_pct(used)} of seats in {where} games ({pieces:.2f} pieces a seat)")
+            parts.append(f"{pct(used)} of seats in {where} games ({pieces:.2f} pieces a seat)")
         out.append(
             "Finishing Touches placed pieces for " + "; ".join(parts) + ", in games ended by "
             "the rules."
@@ -384,11 +368,6 @@ def solo_finesse_answer(
 # -- 05: the designer's loop ---------------------------------------------------------------------
 # the name tune gives the confirmed row of the printed setting (designer.tune.RULEBOOK)
 RULEBOOK = "rulebook"
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _finite(*xs: Any) -> bool:
@@ -427,7 +406,7 @@ def _cost_sentence(check: PuzzleCheck) -> str:
     )
     if check.points_per_action is not None and check.rank is not None and check.among:
         text += (
-            f": {check.points_per_action:.2f} points per action, {_ordinal(check.rank)} of "
+            f": {check.points_per_action:.2f} points per action, {ordinal(check.rank)} of "
             f"{check.among + 1} among the printed {p.colour} puzzles and it"
         )
     if p.points == 0:
@@ -437,7 +416,7 @@ def _cost_sentence(check: PuzzleCheck) -> str:
 
 def _change(kind: str, a: float, b: float, d: float, low: float, high: float) -> str:
     if kind == "rate":
-        shown = f"{_pct(a)} to {_pct(b)}, {100 * d:+.1f} pts"
+        shown = f"{pct(a)} to {pct(b)}, {100 * d:+.1f} pts"
         return shown + (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if _finite(low, high) else "")
     shown = f"{a:.2f} to {b:.2f}, {d:+.2f}"
     return shown + (f" [{low:+.2f}, {high:+.2f}]" if _finite(low, high) else "")
@@ -452,10 +431,8 @@ def _trial_sentences(report: TrialReport) -> list[str]:
     if len(new):
         r = new.iloc[0]
         text += (
-            f", it was taken in {_rate(r['taken_rate'], r['taken_ci_low'], r['taken_ci_high'])} "
-            "of games and completed in "
-            f"{_rate(r['completion_rate'], r['completion_ci_low'], r['completion_ci_high'])} of "
-            "its takes"
+            f", it was taken in {_row_rate(r, 'taken')} of games and completed in "
+            f"{_row_rate(r, 'completion')} of its takes"
         )
     t = report.taken
     if report.replaced and t is not None and _finite(t["diff"]):
@@ -597,12 +574,14 @@ def cards_flow_answer(
     out = [f"Over {_games(n)}: {card_strength.verdict_line(card, 'card', n)}"]
     summary = flow_summary(flow)
     for row in summary.to_dict("records"):
+        decided = rate_interval(
+            row["decided_share"], row["decided_share_low"], row["decided_share_high"]
+        )
+        comebacks = rate_interval(row["comeback_rate"], row["comeback_low"], row["comeback_high"])
         out.append(
-            f"At {row['players']} players the winner led for good from "
-            f"{_rate(row['decided_share'], row['decided_share_low'], row['decided_share_high'])} "
-            f"of the rounds on average, with {row['lead_changes']:.1f} lead changes and "
-            f"comebacks in {_rate(row['comeback_rate'], row['comeback_low'], row['comeback_high'])}"
-            " of the games."
+            f"At {row['players']} players the winner led for good from {decided} of the rounds "
+            f"on average, with {row['lead_changes']:.1f} lead changes and comebacks in "
+            f"{comebacks} of the games."
         )
     shown = [f.state for f in failures]
     out.append(

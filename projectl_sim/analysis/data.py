@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from projectl_sim.analysis.stats import RUN
+from projectl_sim.analysis.rows import RUN
 from projectl_sim.engine.record import read_record
 from projectl_sim.errors import ProjectLError, UsageError
 from projectl_sim.sim import tables

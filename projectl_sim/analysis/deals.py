@@ -47,9 +47,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.factors import benjamini_hochberg
-from projectl_sim.analysis.stats import finished_games, finished_seats
-from projectl_sim.sim.summary import wilson
+from projectl_sim.analysis.fmt import NA, pct, rate_interval
+from projectl_sim.analysis.rows import CONFIG, finished_games, finished_seats
+from projectl_sim.analysis.stats import ALPHA, q_values, wilson
 
 __all__ = [
     "DEAL_COLUMNS",
@@ -63,8 +63,7 @@ __all__ = [
 RESAMPLES = 2000
 LEVEL = 0.95
 TRIM = 0.05  # the trimmed span drops this share of the deals at each end
-ALPHA = 0.05
-_LABELS = ["players", "variant", "expansions", "switches", "lineup", "tier"]
+_LABELS = [*CONFIG, "tier"]
 DEAL_COLUMNS = [
     "config_id",
     *_LABELS,
@@ -244,7 +243,7 @@ def deal_variance(
         deal = _per_deal(group)
         rate = float(group["y"].mean())
         p = deal["rate"].to_numpy()
-        q = benjamini_hochberg(_binomial_p(deal["wins"].to_numpy(), deal["n"].to_numpy(), rate))
+        q = q_values(_binomial_p(deal["wins"].to_numpy(), deal["n"].to_numpy(), rate))
         h_all = float(_entropy(np.array([rate]))[0])
         several = deal["n"] > 1
         label = labels.loc[config_id]
@@ -315,10 +314,6 @@ def lopsided_deals(seats: pd.DataFrame, games: pd.DataFrame, top: int = 3) -> pd
     return pd.DataFrame(rows, columns=[*columns, "game_ids"])
 
 
-def _pct(x: float) -> str:
-    return "n/a" if not np.isfinite(x) else f"{100 * x:.0f}%"
-
-
 def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
     """Return the summary section of ``deal_variance``'s table (empty when it has no share)."""
     import textwrap
@@ -344,22 +339,22 @@ def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
     rows = []
     for name, r in zip(names, shown.to_dict("records"), strict=True):
         share = (
-            f"{_pct(r['share'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
+            rate_interval(r["share"], r["ci_low"], r["ci_high"])
             if np.isfinite(r["ci_low"])
-            else _pct(r["share"])
+            else pct(r["share"])
         )
         rows.append(
             [
                 name,
                 str(r["outcome"]),
                 f"{r['deals']} x {r['per_deal']:.3g}",
-                _pct(r["rate"]),
+                pct(r["rate"]),
                 share,
-                _pct(r["span"]),
-                _pct(r["trimmed_span"]),
+                pct(r["span"]),
+                pct(r["trimmed_span"]),
                 str(r["outliers"]),
-                "n/a" if not np.isfinite(r["entropy"]) else f"{r['entropy']:.2f}",
-                _pct(r["decided"]),
+                NA if not np.isfinite(r["entropy"]) else f"{r['entropy']:.2f}",
+                pct(r["decided"]),
             ]
         )
     header = [

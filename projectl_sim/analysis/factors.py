@@ -42,36 +42,27 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.pairs import (
-    PAIR_KEYS,
-    deals_differ,
-    game_values,
-    metric_columns,
-    paired_difference,
-    paired_games_needed,
-)
-from projectl_sim.analysis.power import (
-    games_needed,
-    minimum_detectable_effect,
-    rate_difference_se,
-)
+from projectl_sim.analysis.measurable import mark_unmeasured
+from projectl_sim.analysis.pairs import PAIR_KEYS, deals_differ, game_values, metric_columns
+from projectl_sim.analysis.rows import CONFIG, RUN, deal_labels, finished_games, finished_seats
 from projectl_sim.analysis.stats import (
-    RUN,
-    clustered_mean,
     clustered_rate,
-    deal_labels,
+    design_effect,
     diff_clustered_means,
     diff_clustered_rates,
-    finished_games,
-    finished_seats,
+    games_needed,
+    minimum_detectable_effect,
+    paired_difference,
+    paired_games_needed,
+    q_values,
+    rate_difference_p_value,
+    rate_difference_se,
     welch,
     welch_p_value,
 )
 
-__all__ = ["EFFECT_COLUMNS", "HALF_WIDTHS", "benjamini_hochberg", "effects"]
+__all__ = ["EFFECT_COLUMNS", "HALF_WIDTHS", "effects"]
 
-CONFIG = ["players", "variant", "expansions", "switches", "lineup"]
 SAME = ["players", "variant", "lineup"]  # what a comparison never changes
 
 # metric -> kind; the order rows come in
@@ -113,6 +104,7 @@ EFFECT_COLUMNS = [
     "pairs",
     "width_unpaired",
     "unpaired_because",
+    "unmeasured_because",
 ]
 
 
@@ -152,32 +144,6 @@ def _comparisons(keys: list[tuple[object, ...]]) -> list[tuple[str, str, str, tu
     return out
 
 
-def benjamini_hochberg(p_values: np.ndarray | pd.Series) -> np.ndarray:
-    """Return Benjamini-Hochberg adjusted p-values (q-values); nan stays nan."""
-    p = np.asarray(p_values, dtype=float)
-    q = np.full(len(p), np.nan)
-    ok = ~np.isnan(p)
-    m = int(ok.sum())
-    if m == 0:
-        return q
-    order = np.argsort(p[ok])
-    ranked = p[ok][order] * m / np.arange(1, m + 1)
-    ranked = np.minimum.accumulate(ranked[::-1])[::-1]  # monotone from the largest p down
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(ranked, 1.0)
-    q[ok] = adjusted
-    return q
-
-
-def _design_effect(values: np.ndarray, deals: object) -> float:
-    """Return the variance of a mean over deals against independent games (at least 1)."""
-    _, se, n, _ = clustered_mean(values, deals)
-    sd = float(np.nanstd(values, ddof=1)) if n > 1 else np.nan
-    if not (sd > 0) or np.isnan(se):
-        return 1.0
-    return max(1.0, se**2 * n / sd**2)
-
-
 def _compare(
     kind: str, a: tuple[np.ndarray, object], b: tuple[np.ndarray, object], half_width: float
 ) -> dict[str, object]:
@@ -191,7 +157,7 @@ def _compare(
         "paired": False,
         "pairs": 0,
     }
-    deff = max(_design_effect(va, da), _design_effect(vb, db))
+    deff = max(design_effect(va, da), design_effect(vb, db))
     if kind == "rate":
         pa_, _, _, na = clustered_rate(va, da)
         pb, _, _, nb = clustered_rate(vb, db)
@@ -200,12 +166,7 @@ def _compare(
         se0 = rate_difference_se(pooled, na, nb)
         # the MDE at the pooled rate shrunk towards 1/2 (Agresti-Coull): never 0 at 0 wins
         se_mde = rate_difference_se((pa_ * na + pb * nb + 2) / (na + nb + 4), na, nb)
-        if not np.isfinite(se0):
-            p_value = np.nan
-        elif se0 == 0:  # both rates 0, or both 1
-            p_value = 1.0
-        else:
-            p_value = float(2 * distribution.norm_sf(abs(d) / se0))
+        p_value = rate_difference_p_value(d, se0)
         shrunk = (pa_ * na + pb * nb + 2) / (na + nb + 4)  # as for the MDE: 0 wins is no proof
         needed = games_needed(half_width, p=float(shrunk), difference=True)
         row |= {"base": pb, "value": pa_, "mde": minimum_detectable_effect(se_mde)}
@@ -353,6 +314,7 @@ def effects(
     if not rows:
         return pd.DataFrame(columns=EFFECT_COLUMNS)
     out = pd.DataFrame(rows)
-    out["q_value"] = benjamini_hochberg(out["p_value"])
+    out = mark_unmeasured(out, "base", "value", [*SAME, "factor", "level", "against", "switches"])
+    out["q_value"] = q_values(out["p_value"])
     out["games_needed"] = out["games_needed"].astype("Int64")
     return out[EFFECT_COLUMNS]

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.data import Run
-from projectl_sim.analysis.stats import finished_games, finished_seats, wilson
+from projectl_sim.analysis.rows import finished_games, finished_seats
+from projectl_sim.analysis.stats import wilson
 
 EXAMPLES = 5  # game ids listed per failure state
 

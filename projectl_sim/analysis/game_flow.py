@@ -29,14 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import (
-    Z95,
-    clustered_mean,
-    clustered_rate,
-    deal_labels,
-    finished_games,
-    game_keys,
-)
+from projectl_sim.analysis.rows import deal_labels, finished_games, game_keys
+from projectl_sim.analysis.stats import clustered_mean, clustered_rate, normal_interval
 
 FLOW_BY = ("players", "lineup", "expansions", "switches")
 GAME_FLOW_COLUMNS = [
@@ -142,11 +136,8 @@ def flow_summary(flow: pd.DataFrame, by: Sequence[str] = FLOW_BY) -> pd.DataFram
         row = dict(zip(by, key, strict=True)) | {"games": len(g)}
         for column in ("lead_changes", "decisive_round", "decided_share", "max_deficit", "margin"):
             mean, se, _, _ = clustered_mean(g[column].astype(float), clusters)
-            row |= {
-                column: mean,
-                f"{column}_low": mean - Z95 * se,
-                f"{column}_high": mean + Z95 * se,
-            }
+            low, high = normal_interval(mean, se)
+            row |= {column: mean, f"{column}_low": low, f"{column}_high": high}
         came = g["comeback"].astype(float)
         rate, low, high, _ = clustered_rate(came, clusters)
         row |= {"comeback_rate": rate, "comeback_low": low, "comeback_high": high}

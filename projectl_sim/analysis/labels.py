@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from projectl_sim.analysis.rows import CONFIG
 from projectl_sim.registry import expansion_class
 from projectl_sim.rules import expansion_names
 
@@ -43,7 +44,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-LABEL_COLUMNS = ("players", "variant", "expansions", "switches", "lineup")
+LABEL_COLUMNS = tuple(CONFIG)
 
 
 def short_expansions(name: str) -> str:

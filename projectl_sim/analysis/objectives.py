@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.objective_help import CLOSE
-from projectl_sim.analysis.stats import finished_games, finished_seats
+from projectl_sim.analysis.rows import finished_games, finished_seats
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,8 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.stats import game_labels
-from projectl_sim.sim.summary import finished_seats
+from projectl_sim.analysis.rows import finished_seats, game_labels
+from projectl_sim.analysis.stats import distributions as distribution
 
 __all__ = ["Orders", "ahead_of", "fit", "orders_of", "profile_interval"]
 

@@ -28,24 +28,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
+from projectl_sim.analysis.fmt import diff_interval, value
 from projectl_sim.analysis.labels import lineup_unit, varying
-from projectl_sim.analysis.pairs import (
-    deals_differ,
-    game_values,
-    metric_columns,
-    metric_kind,
-    paired_difference,
-)
+from projectl_sim.analysis.measurable import mark_unmeasured
+from projectl_sim.analysis.pairs import deals_differ, game_values, metric_columns, metric_kind
+from projectl_sim.analysis.rows import deal_labels
 from projectl_sim.analysis.stats import (
-    deal_labels,
     diff_clustered_means,
     diff_clustered_rates,
+    paired_difference,
     welch,
     welch_p_value,
 )
+from projectl_sim.analysis.stats import distributions as distribution
 
 __all__ = ["COMPARE_COLUMNS", "compare", "compare_text", "match_configurations"]
 
@@ -67,6 +64,7 @@ COMPARE_COLUMNS = [
     "pairs",
     "width_unpaired",
     "unpaired_because",
+    "unmeasured_because",
 ]
 
 ALWAYS = ["players", "variant"]  # never a change: unlike configurations are not compared
@@ -260,19 +258,8 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
     out["bot"] = pd.Series([m.partition(":")[2] or None for m in out["metric"]], dtype=object)
     out["metric"] = [m.partition(":")[0] for m in out["metric"]]
     out["significant"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    out = mark_unmeasured(out, "value_a", "value_b", ["config_a", "config_b"])
     return out[COMPARE_COLUMNS]
-
-
-def _fmt(kind: str, value: float) -> str:
-    if not np.isfinite(value):
-        return "n/a"
-    return f"{value:.1%}" if kind == "rate" else f"{value:.2f}"
-
-
-def _fmt_diff(kind: str, d: float, low: float, high: float) -> str:
-    if kind == "rate":
-        return f"{d * 100:+.1f} pts [{low * 100:+.1f}, {high * 100:+.1f}]"
-    return f"{d:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
 def _words(conf: pd.Series, vary: list[str]) -> str:
@@ -377,9 +364,13 @@ def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
             if r.paired and np.isfinite(r.width_unpaired) and r.ci_high > r.ci_low:
                 ratio_one = r.width_unpaired / (r.ci_high - r.ci_low)
                 gain = f"  (unpaired: {ratio_one:.1f}x as wide)"
+            change = (
+                f"nothing could be measured: {r.unmeasured_because}"
+                if isinstance(r.unmeasured_because, str)
+                else f"B-A {diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
+            )
             lines.append(
-                f"  {label:<{width}}  A {_fmt(r.kind, r.value_a):>7}  "
-                f"B {_fmt(r.kind, r.value_b):>7}  "
-                f"B-A {_fmt_diff(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
+                f"  {label:<{width}}  A {value(r.kind, r.value_a):>7}  "
+                f"B {value(r.kind, r.value_b):>7}  {change}"
             )
     return "\n".join(w for line in lines for w in _wrapped(line))

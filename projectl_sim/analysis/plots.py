@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import labels as lab
+from projectl_sim.analysis.fmt import ordinal
 from projectl_sim.figures import new_figure
 
 _GREY = "#888888"
@@ -170,7 +171,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
         fig = fig or new_figure(6.4, 2.5)
         _empty(fig.add_subplot(), title, "no game with two or more seats")
         return fig
-    from projectl_sim.analysis.stats import SEAT_ADVANTAGE_COLUMNS
+    from projectl_sim.analysis.outcomes import SEAT_ADVANTAGE_COLUMNS
 
     by = [c for c in table.columns if c not in SEAT_ADVANTAGE_COLUMNS]
     keys = _panel_keys(table)
@@ -204,7 +205,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
                 ms=3,
                 lw=0.8,
                 color=f"C{t}",
-                label=_ordinal(t),
+                label=ordinal(t + 1) + (" (first player)" if t == 0 else ""),
             )
             for artist in bars.get_children():  # a share of 0 or 1 drawn whole
                 artist.set_clip_on(False)
@@ -234,10 +235,6 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
     )
     fig.suptitle(title, fontsize=10)
     return fig
-
-
-def _ordinal(turn: int) -> str:
-    return {0: "1st (first player)", 1: "2nd", 2: "3rd"}.get(turn, f"{turn + 1}th")
 
 
 def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
@@ -482,43 +479,6 @@ def plot_scores(seats: pd.DataFrame, ax: Axes | None = None, by: str = "bot") ->
     ax.boxplot([v for _, v in groups], orientation="horizontal", tick_labels=[k for k, _ in groups])
     ax.set_xlabel("score")
     ax.set_title(title)
-    return ax
-
-
-def plot_expansion_effects(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw each expansion combination's change of each metric against the base game.
-
-    A grid: one row per group and expansion combination, one column per metric. Each cell shows
-    the difference (expansion - base) and is coloured by it in units of its 95% interval's
-    half-width (blue lower, red higher; pale when the interval holds 0); a star marks the
-    significant ones.
-    """
-    title = "Expansion effects against the base game\n(colour: difference / 95% half-width)"
-    if table.empty:
-        return _empty(
-            _axes(ax), title, "the run has no expansion combination next to the base game"
-        )
-    metrics = list(dict.fromkeys(table["metric"]))
-    keys = [c for c in ("players", "variant", "lineup", "switches", "expansions") if c in table]
-    rows = table[keys].drop_duplicates().reset_index(drop=True)
-    ax = _axes(ax, 1.8 + 1.05 * len(metrics), 1.3 + 0.26 * len(rows))
-    z = np.full((len(rows), len(metrics)), np.nan)
-    text = [["" for _ in metrics] for _ in range(len(rows))]
-    index = {tuple(r): i for i, r in enumerate(rows.itertuples(index=False))}
-    for r in table.itertuples(index=False):
-        i = index[tuple(getattr(r, k) for k in keys)]
-        j = metrics.index(r.metric)
-        half = (r.ci_high - r.ci_low) / 2
-        z[i, j] = r.diff / half if half > 0 else 0.0
-        mark = "*" if r.significant else ""
-        text[i][j] = f"{r.diff:+.2f}{mark}" if r.kind == "rate" else f"{r.diff:+.1f}{mark}"
-    ax.imshow(np.clip(z, -2, 2), cmap="coolwarm", vmin=-2, vmax=2, aspect="auto")
-    for i in range(len(rows)):
-        for j in range(len(metrics)):
-            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=6)
-    ax.set_xticks(range(len(metrics)), metrics, rotation=30, ha="right", fontsize=7)
-    ax.set_yticks(range(len(rows)), _labels(rows, keys), fontsize=7)
-    ax.set_title(title, fontsize=9)
     return ax
 
 

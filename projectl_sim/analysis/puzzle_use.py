@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.stats import clustered_mean, clustered_rate, finished_seats
+from projectl_sim.analysis.rows import finished_seats
+from projectl_sim.analysis.stats import clustered_mean, clustered_rate
+from projectl_sim.analysis.stats import distributions as distribution
 from projectl_sim.catalogue import EXPANSIONS as CATALOGUE_SETS
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import Finish, Master, Place, from_json

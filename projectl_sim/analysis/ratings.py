@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis import orders as pl
-from projectl_sim.analysis.stats import clustered_rate, deal_labels, game_keys, game_labels
-from projectl_sim.sim.summary import finished_seats, wilson
+from projectl_sim.analysis.rows import deal_labels, finished_seats, game_keys, game_labels
+from projectl_sim.analysis.stats import clustered_rate, wilson
 
 ELO = 400 / math.log(10)
 

@@ -25,8 +25,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import balance as bal  # the module (the function is balance_table)
-from projectl_sim.analysis import factors, labels, plots, ratings, stats, strategy, timing
+from projectl_sim.analysis import factors, labels, plots, ratings, strategy, timing
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.fmt import p_text, pct, rate_interval
+from projectl_sim.analysis.outcomes import seat_advantage, win_rates
+from projectl_sim.analysis.rows import finished_seats
+from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.errors import UsageError
 
 _STYLE = """
@@ -77,14 +81,12 @@ def _header(column: object) -> str:
 
 
 def _probability(v: object) -> str:
-    """Return a p or q value as read: three decimals, or "< 0.001" (never 2.71e-19)."""
+    """Return a p or q value as read: three decimals, or "<0.001" (never 2.71e-19)."""
     try:
         x = float(v)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return str(v)
-    if not np.isfinite(x):
-        return ""
-    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+    return p_text(x)
 
 
 def _number(v: float, digits: int = 3) -> str:
@@ -196,11 +198,11 @@ def _seat_table(seat: pd.DataFrame) -> pd.DataFrame:
     """Return one row per configuration: the first player's share, its interval and the test."""
     first = seat[seat["turn_order"] == 0].copy()
     first["first player"] = [
-        f"{v:.0%} [{lo:.0%}, {hi:.0%}]"
+        rate_interval(v, lo, hi)
         for v, lo, hi in zip(first["share"], first["ci_low"], first["ci_high"], strict=True)
     ]
-    first["fair share"] = [f"{e:.0%}" for e in first["expected"]]
-    first["p"] = [f"{p:.3g}" if np.isfinite(p) else "" for p in first["p_value"]]
+    first["fair share"] = [pct(e) for e in first["expected"]]
+    first["p"] = first["p_value"]
     first = first.sort_values(["players", "share"], ascending=[True, False])
     keys = labels.varying(first, bal.CONFIG) or ["players"]
     return first[[*keys, "games", "first player", "fair share", "p", "test"]]
@@ -282,7 +284,7 @@ def _flow_section(page: _Page, run: Run) -> None:
         page.note("This run has no events or rounds table (played with --tables core).")
         return
     card = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
-    games = int(stats.finished_seats(run.seats)["game_id"].nunique())
+    games = int(finished_seats(run.seats)["game_id"].nunique())
     page.note(cards.verdict_line(card, "card", games), "answer")
     page.note(
         "Lift: the win share of the seats that completed a card minus the others', within the "
@@ -331,7 +333,7 @@ def build_report(run: Run) -> str:
     if key:
         page.note(f"Expansion sets abbreviated: {key}; base = the base game.")
 
-    seat = stats.seat_advantage(seats, by=bal.CONFIG)
+    seat = seat_advantage(seats, by=bal.CONFIG)
     multi = not seat.empty
     # a round robin asks which bot is strongest: its ranking leads, its seats come after
     robin = bool((run.manifest.get("config") or {}).get("round_robin"))
@@ -343,15 +345,26 @@ def build_report(run: Run) -> str:
             )
         else:
             page.heading("Seat advantage per configuration")
-            rejected = int((seat.drop_duplicates(bal.CONFIG)["p_value"] < 0.05).sum())
-            n = len(seat.drop_duplicates(bal.CONFIG))
-            page.note(
-                f"{rejected} of {n} configurations reject equal shares of the wins at 5% (about "
-                f"{0.05 * n:.1f} would by chance). Dots: each turn order's share of the wins "
-                "with its 95% Wilson interval; dashed: the fair share 1/N; p: exact test below 5 "
-                "expected wins per seat, else chi-square.",
-                "answer",
-            )
+            configs = seat.drop_duplicates(bal.CONFIG)
+            n = len(configs)
+            unmeasured = configs[configs["unmeasured_because"].notna()]
+            tested = configs[configs["unmeasured_because"].isna()]
+            if len(tested):
+                page.note(
+                    f"{int((tested['p_value'] < ALPHA).sum())} of {len(tested)} configurations "
+                    f"reject equal shares of the wins at 5% (about {ALPHA * len(tested):.1f} "
+                    "would by chance). Dots: each turn order's share of the wins with its 95% "
+                    "Wilson interval; dashed: the fair share 1/N; p: exact test below 5 expected "
+                    "wins per seat, else chi-square.",
+                    "answer",
+                )
+            names = dict(zip(configs.index, labels.config_labels(configs), strict=True))
+            for at, c in unmeasured.iterrows():
+                page.note(
+                    f"{names[at]}: nothing could be measured about the seats: "
+                    f"{c['unmeasured_because']}.",
+                    "answer",
+                )
             page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
             page.table(
                 _seat_table(seat), folded=f"the first player's share in each of {n} configurations"
@@ -429,7 +442,7 @@ def build_report(run: Run) -> str:
 
     page.heading("Win rates")
     page.note("Win rate counts a k-way shared win as 1/k; intervals are Wilson 95% intervals.")
-    by_bot = stats.win_rates(seats, ["players", "variant", "bot"])
+    by_bot = win_rates(seats, ["players", "variant", "bot"])
     page.table(by_bot)
     page.chart(lambda: plots.plot_win_rates(by_bot, labels=["players", "variant", "bot"]), "win")
 

@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.factors import CONFIG, _comparisons
-from projectl_sim.analysis.stats import finished_games, finished_seats
-from projectl_sim.sim.summary import Z95
+from projectl_sim.analysis.rows import finished_games, finished_seats
+from projectl_sim.analysis.stats import Z95
 
 __all__ = [
     "QUANTITIES",

@@ -21,13 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import (
-    finished_games,
-    finished_seats,
-    game_labels,
-    mean_interval,
-    win_rates,
-)
+from projectl_sim.analysis.outcomes import win_rates
+from projectl_sim.analysis.rows import finished_games, finished_seats, game_labels
+from projectl_sim.analysis.stats import mean_interval
 
 PLAY_ACTIONS = ("take", "recycle", "take_basic", "upgrade", "place", "master")
 # The seat columns of the Finesse expansion (Credits), when a run plays it.

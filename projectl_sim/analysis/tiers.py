@@ -32,12 +32,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.analysis.factors import benjamini_hochberg, effects
-from projectl_sim.analysis.paired import _fmt_diff as _signed  # the same signed interval
-from projectl_sim.analysis.pairs import game_values, metric_columns, metric_kind, paired_difference
+from projectl_sim.analysis.factors import effects
+from projectl_sim.analysis.fmt import diff_interval, value
+from projectl_sim.analysis.pairs import game_values, metric_columns, metric_kind
 from projectl_sim.analysis.ratings import pair_results
-from projectl_sim.analysis.stats import clustered_mean, clustered_rate, finished_games
+from projectl_sim.analysis.rows import CONFIG, finished_games
+from projectl_sim.analysis.stats import (
+    ALPHA,
+    clustered_mean,
+    clustered_rate,
+    paired_difference,
+    q_values,
+)
+from projectl_sim.analysis.stats import distributions as distribution
 
 __all__ = [
     "INTERACTION_COLUMNS",
@@ -51,8 +58,6 @@ __all__ = [
 ]
 
 TIER = "tier"  # the name a tier's bot goes by here (the line-ups' placeholder, sim.spec.TIER)
-ALPHA = 0.05
-_CELL = ["players", "variant", "expansions", "switches", "lineup"]
 _EFFECT_KEYS = [
     "players",
     "variant",
@@ -67,7 +72,7 @@ _EFFECT_KEYS = [
 ]
 INTERACTION_COLUMNS = [
     "answer",
-    *_CELL,
+    *CONFIG,
     "factor",
     "level",
     "against",
@@ -168,7 +173,7 @@ def tier_values(
     for tier in tiers_of(games):
         s, g = as_template(seats, games, tier, templates)
         values = _values(s, g)
-        for key, group in values.groupby(_CELL, sort=True):
+        for key, group in values.groupby(CONFIG, sort=True):
             for metric in metric_columns(group):
                 x = group[metric].to_numpy(dtype=float)
                 if metric_kind(metric) == "rate":
@@ -179,7 +184,7 @@ def tier_values(
                     low, high = value - q * se, value + q * se
                 rows.append(
                     {"tier": tier}
-                    | dict(zip(_CELL, key, strict=True))
+                    | dict(zip(CONFIG, key, strict=True))
                     | {
                         "metric": metric,
                         "kind": metric_kind(metric),
@@ -189,7 +194,7 @@ def tier_values(
                         "games": int(np.sum(~np.isnan(x))),
                     }
                 )
-    columns = ["tier", *_CELL, "metric", "kind", "value", "ci_low", "ci_high", "games"]
+    columns = ["tier", *CONFIG, "metric", "kind", "value", "ci_low", "ci_high", "games"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -197,7 +202,7 @@ def _value_interactions(
     seats: pd.DataFrame, games: pd.DataFrame, tiers: Sequence[str], templates: Templates | None
 ) -> list[dict[str, object]]:
     per_tier = {t: _values(*as_template(seats, games, t, templates)) for t in tiers}
-    on = [*_CELL, "seed", "rotation", "replicate"]
+    on = [*CONFIG, "seed", "rotation", "replicate"]
     rows = []
     for i, ta in enumerate(tiers):
         for tb in tiers[i + 1 :]:
@@ -205,7 +210,7 @@ def _value_interactions(
             merged = a.merge(b, on=on, suffixes=("_a", "_b"))
             if merged.empty:
                 continue
-            for key, group in merged.groupby(_CELL, sort=True):
+            for key, group in merged.groupby(CONFIG, sort=True):
                 names = set(metric_columns(a[a["config_id"].isin(group["config_id_a"])]))
                 names &= set(metric_columns(b[b["config_id"].isin(group["config_id_b"])]))
                 for metric in sorted(names, key=lambda m: (":" in m, m)):
@@ -220,7 +225,7 @@ def _value_interactions(
                         continue
                     rows.append(
                         {"answer": "value"}
-                        | dict(zip(_CELL, key, strict=True))
+                        | dict(zip(CONFIG, key, strict=True))
                         | {"metric": metric, "kind": kind, "tier_a": ta, "tier_b": tb}
                         | {k: d[k] for k in ("value_a", "value_b", "diff", "ci_low", "ci_high")}
                         | {"p_value": d["p_value"], "pairs": d["pairs"]}
@@ -251,7 +256,7 @@ def _effect_interactions(
                 metric = r["metric"] + (f":{r['bot']}" if r["bot"] else "")
                 rows.append(
                     {"answer": "effect"}
-                    | {c: r[c] for c in _CELL}
+                    | {c: r[c] for c in CONFIG}
                     | {c: r[c] for c in ("factor", "level", "against")}
                     | {"metric": metric, "kind": r["kind_a"], "tier_a": ta, "tier_b": tb}
                     | {
@@ -288,7 +293,7 @@ def skill_interactions(
     table = _typed(pd.DataFrame(rows, columns=INTERACTION_COLUMNS))
     if table.empty:
         return table
-    table["q_value"] = benjamini_hochberg(table["p_value"].to_numpy(dtype=float))
+    table["q_value"] = q_values(table["p_value"].to_numpy(dtype=float))
     outside = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     table["flagged"] = outside & (table["q_value"] < ALPHA)
     return table
@@ -331,12 +336,6 @@ def dominant_policies(
     return pd.DataFrame(rows, columns=["policy", "tiers", "opponents", "worst_low"])
 
 
-def _fmt(kind: str, x: float) -> str:
-    if not np.isfinite(x):
-        return "n/a"
-    return f"{100 * x:.0f}%" if kind == "rate" else f"{x:.2f}"
-
-
 def _cell(r: dict[str, object]) -> str:
     from projectl_sim.analysis import labels
 
@@ -368,11 +367,11 @@ def tier_lines(
         "below is under 5%",
         width,
     )
-    for key, group in values.groupby([*_CELL, "metric"], sort=True):
-        r = dict(zip([*_CELL, "metric"], key, strict=True))
+    for key, group in values.groupby([*CONFIG, "metric"], sort=True):
+        r = dict(zip([*CONFIG, "metric"], key, strict=True))
         kind = str(group["kind"].iloc[0])
         shown = "; ".join(
-            f"{t}: {_fmt(kind, v)} [{_fmt(kind, lo)}, {_fmt(kind, hi)}]"
+            f"{t}: {value(kind, v, 0)} [{value(kind, lo, 0)}, {value(kind, hi, 0)}]"
             for t, v, lo, hi in group[["tier", "value", "ci_low", "ci_high"]].itertuples(
                 index=False
             )
@@ -381,20 +380,21 @@ def tier_lines(
         mine = inter[
             (inter["answer"] == "value")
             & (inter["metric"] == r["metric"])
-            & np.logical_and.reduce([inter[c] == r[c] for c in _CELL])
+            & np.logical_and.reduce([inter[c] == r[c] for c in CONFIG])
         ]
         for m in mine[mine["flagged"]].to_dict("records"):
             lines.append(
                 f"    * changes with skill: {m['tier_b']} - {m['tier_a']} "
-                f"{_signed(kind, m['diff'], m['ci_low'], m['ci_high'])}, q {m['q_value']:.3f}"
+                f"{diff_interval(kind, m['diff'], m['ci_low'], m['ci_high'])}, q {m['q_value']:.3f}"
             )
     effect = inter[inter["answer"] == "effect"]
     for m in effect[effect["flagged"]].to_dict("records"):
         lines.append(
             f"  * effect of {m['level']} (against {m['against']}) on {m['metric']}, {_cell(m)}: "
-            f"{_signed(m['kind'], m['value_a'], np.nan, np.nan).split(' [')[0]} at {m['tier_a']}, "
-            f"{_signed(m['kind'], m['value_b'], np.nan, np.nan).split(' [')[0]} at {m['tier_b']}: "
-            f"{_signed(m['kind'], m['diff'], m['ci_low'], m['ci_high'])}, q {m['q_value']:.3f}"
+            f"{diff_interval(m['kind'], m['value_a'], np.nan, np.nan)} at {m['tier_a']}, "
+            f"{diff_interval(m['kind'], m['value_b'], np.nan, np.nan)} at {m['tier_b']}: "
+            f"{diff_interval(m['kind'], m['diff'], m['ci_low'], m['ci_high'])}, "
+            f"q {m['q_value']:.3f}"
         )
     flagged = int(inter["flagged"].sum()) if len(inter) else 0
     rates = inter[(inter["kind"] == "rate") & np.isfinite(inter["ci_high"])]

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.stats import clustered_mean, finished_seats, game_labels
+from projectl_sim.analysis.rows import finished_seats, game_labels
+from projectl_sim.analysis.stats import clustered_mean, normal_interval
 
 __all__ = ["TIME_COLUMNS", "decision_times", "time_column"]
 
@@ -62,6 +63,7 @@ def decision_times(seats: pd.DataFrame, by: Sequence[str] = ("bot",)) -> pd.Data
         # ratio estimate: the mean of (seconds - rate * decisions) per seat, games as clusters
         _, se, n, _ = clustered_mean(seconds - rate * decisions, game_labels(group))
         se = se / decisions.mean() if n > 1 else np.nan
+        low, high = normal_interval(rate, se) if np.isfinite(se) else (np.nan, np.nan)
         rows.append(
             dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
             | {
@@ -69,8 +71,8 @@ def decision_times(seats: pd.DataFrame, by: Sequence[str] = ("bot",)) -> pd.Data
                 "seats": len(group),
                 "decisions": int(decisions.sum()),
                 "seconds_per_decision": rate,
-                "ci_low": max(0.0, rate - 1.96 * se) if np.isfinite(se) else np.nan,
-                "ci_high": rate + 1.96 * se if np.isfinite(se) else np.nan,
+                "ci_low": max(0.0, low) if np.isfinite(low) else np.nan,
+                "ci_high": high,
                 "seconds_per_game": float(seconds.mean()),
             }
         )

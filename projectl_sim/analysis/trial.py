@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis import fmt
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.paired import compare
 from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
@@ -76,8 +77,8 @@ class TrialReport:
             if self.taken is not None and np.isfinite(self.taken["diff"]):
                 t = self.taken
                 lines.append(
-                    f"taken {t['diff'] * 100:+.1f} percentage points more often than "
-                    f"{self.replaced} [{t['ci_low'] * 100:+.1f}, {t['ci_high'] * 100:+.1f}] "
+                    f"taken more often than {self.replaced} by "
+                    f"{fmt.diff_interval('rate', t['diff'], t['ci_low'], t['ci_high'])} "
                     f"(paired, {int(t['pairs'])} pairs)"
                 )
         lines.append("")
@@ -100,33 +101,29 @@ class TrialReport:
                 if r.bot:
                     name = f"{name} {r.bot}"
                 mark = " *" if r.significant else ""
-                if r.kind == "rate":
-                    text = (
-                        f"{r.value_a:6.1%} -> {r.value_b:6.1%}  {r.diff * 100:+5.1f} pts "
-                        f"[{r.ci_low * 100:+.1f}, {r.ci_high * 100:+.1f}]"
-                    )
-                else:
-                    text = (
-                        f"{r.value_a:6.2f} -> {r.value_b:6.2f}  {r.diff:+5.2f} "
-                        f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
-                    )
+                change = (
+                    f"nothing could be measured: {r.unmeasured_because}"
+                    if isinstance(r.unmeasured_because, str)
+                    else fmt.diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)
+                )
+                text = (
+                    f"{fmt.value(r.kind, r.value_a):>6} -> {fmt.value(r.kind, r.value_b):>6}  "
+                    + change
+                )
                 lines.append(f"   {name:<34} {text}{mark}")
         return "\n".join(lines)
 
 
 def _rate(row: pd.Series, name: str) -> str:
     get = row.get
-    value = get(f"{name}_rate")
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    return f"{value:.0%} [{get(f'{name}_ci_low'):.0%}, {get(f'{name}_ci_high'):.0%}]"
+    return fmt.rate_interval(get(f"{name}_rate"), get(f"{name}_ci_low"), get(f"{name}_ci_high"))
 
 
 def _ppa(row: pd.Series) -> str:
     get = row.get
     value = get("points_per_action")
     if value is None or not np.isfinite(value):
-        return "n/a"
+        return fmt.NA
     low, high = get("ppa_ci_low"), get("ppa_ci_high")
     if not (np.isfinite(low) and np.isfinite(high)):
         return f"{value:.2f}"

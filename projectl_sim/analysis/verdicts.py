@@ -28,16 +28,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.factors import CONFIG, benjamini_hochberg, effects
+from projectl_sim.analysis.factors import CONFIG, effects
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal_word, rate_interval
 from projectl_sim.analysis.labels import varying
+from projectl_sim.analysis.outcomes import seat_advantage
 from projectl_sim.analysis.pairs import expansion_title
-from projectl_sim.analysis.power import minimum_detectable_effect
 from projectl_sim.analysis.ratings import pair_results
-from projectl_sim.analysis.stats import seat_advantage
+from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect, q_values
 
 __all__ = ["VERDICT_COLUMNS", "verdict_lines", "verdicts"]
 
-ALPHA = 0.05
 VERDICT_COLUMNS = [
     "question",
     "subject",
@@ -50,27 +50,11 @@ VERDICT_COLUMNS = [
     "text",
 ]
 
-_ORDINAL = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", 5: "sixth"}
-
 # how a metric's change reads in a verdict: (the thing, word when it rises, word when it falls)
 _CHANGES = {
     "rounds": ("games", "longer", "shorter"),
     "margin": ("the winner's margin", "wider", "narrower"),
 }
-
-
-def _pts(x: float) -> str:
-    return f"{100 * x:+.1f} pts"
-
-
-def _rate_interval(value: float, low: float, high: float) -> str:
-    return f"{100 * value:.0f}% [{100 * low:.0f}, {100 * high:.0f}]"
-
-
-def _diff_interval(kind: str, d: float, low: float, high: float, unit: str = "") -> str:
-    if kind == "rate":
-        return f"{100 * d:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
-    return f"{d:+.2f}{unit} [{low:+.2f}, {high:+.2f}]"
 
 
 def config_words(row: pd.Series | dict, vary: Sequence[str]) -> str:
@@ -111,7 +95,7 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
     if table.empty:
         return []
     configs = table.drop_duplicates(CONFIG).copy()
-    configs["q"] = benjamini_hochberg(configs["p_value"])
+    configs["q"] = q_values(configs["p_value"])
     rows = []
     for _, c in configs.iterrows():
         mine = table
@@ -124,10 +108,16 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
         games = int(first["games"])
         mde = minimum_detectable_effect(np.sqrt(fair * (1 - fair) / games))
         subject = config_words(c, vary)
-        share = _rate_interval(first["share"], first["ci_low"], first["ci_high"])
+        share = rate_interval(first["share"], first["ci_low"], first["ci_high"])
         q = float(c["q"])
         detected = bool(np.isfinite(q) and q < ALPHA)
-        if detected:
+        reason = c.get("unmeasured_because")
+        if isinstance(reason, str):
+            text = (
+                f"{subject}: nothing could be measured about the seats: {reason} (the first "
+                f"player wins {share})"
+            )
+        elif detected:
             far = int((mine["share"] - fair).abs().idxmax())
             tested = _p_words(c["p_value"], q)
             if far == 0:
@@ -137,8 +127,8 @@ def _seat_rows(table: pd.DataFrame, vary: Sequence[str]) -> list[dict[str, objec
                 other = mine.loc[far]
                 text = (
                     f"{subject}: seats are not equal ({tested}): the "
-                    f"{_ORDINAL.get(far, f'{far + 1}th')} player wins "
-                    f"{_rate_interval(other['share'], other['ci_low'], other['ci_high'])}, "
+                    f"{ordinal_word(far + 1)} player wins "
+                    f"{rate_interval(other['share'], other['ci_low'], other['ci_high'])}, "
                     f"the first {share}"
                 )
             text += f" against a fair {100 * fair:.0f}%"
@@ -200,10 +190,13 @@ def _effect_rows(eff: pd.DataFrame, vary: Sequence[str], n_rows: int) -> list[di
             if head["metric"] == "first_player_rate"
             else f"{head['bot']}'s win rate"
         )
-        change = _diff_interval("rate", head["diff"], head["ci_low"], head["ci_high"])
+        change = diff_interval("rate", head["diff"], head["ci_low"], head["ci_high"])
         q = float(head["q_value"])
         detected = bool(np.isfinite(q) and q < ALPHA)
-        if detected:
+        reason = head.get("unmeasured_because")
+        if isinstance(reason, str):
+            text = f"{subject}: nothing could be measured about {what}: {reason}"
+        elif detected:
             verb = "raises" if head["diff"] > 0 else "lowers"
             text = f"{subject}: {verb} {what}, {change} ({_p_words(head['p_value'], q)})"
         else:
@@ -227,12 +220,12 @@ def _effect_rows(eff: pd.DataFrame, vary: Sequence[str], n_rows: int) -> list[di
                 unit = " rounds" if r["metric"] == "rounds" else " points"
                 text += (
                     f"; {thing} {up if r['diff'] > 0 else down}, "
-                    f"{_diff_interval('mean', r['diff'], r['ci_low'], r['ci_high'], unit)}"
+                    f"{diff_interval('mean', r['diff'], r['ci_low'], r['ci_high'], unit)}"
                 )
             elif r["metric"] == "win_rate":
                 text += (
                     f"; {r['bot']} wins {'more' if r['diff'] > 0 else 'less'}, "
-                    f"{_diff_interval('rate', r['diff'], r['ci_low'], r['ci_high'])}"
+                    f"{diff_interval('rate', r['diff'], r['ci_low'], r['ci_high'])}"
                 )
         rows.append(
             {
@@ -331,7 +324,7 @@ def verdict_lines(table: pd.DataFrame, wrap: int = 100, most: int = 10) -> list[
         rest = mine.drop(found.index).drop(shown.index, errors="ignore")
         if len(rest):
             mde = rest["mde"][np.isfinite(rest["mde"]) & (rest["mde"] <= 1)]
-            size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else "n/a"
+            size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else NA
             text = (
                 f"the other {len(rest)} {unit}: no detectable {what}; this run detects "
                 f"{size} or more in each"

@@ -27,8 +27,8 @@ import math
 
 import numpy as np
 
-from projectl_sim.analysis import distributions as distribution
-from projectl_sim.sim.summary import Z95, wilson
+from projectl_sim.analysis.stats import distributions as distribution
+from projectl_sim.analysis.stats.intervals import Z95, wilson
 
 __all__ = [
     "games_needed",

@@ -1,0 +1,49 @@
+"""The one convention every renderer writes numbers in (analysis.fmt)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from projectl_sim.analysis.fmt import (
+    NA,
+    diff_interval,
+    ordinal,
+    ordinal_word,
+    p_text,
+    pct,
+    rate_interval,
+    value,
+)
+
+
+def test_rates_and_their_intervals_in_percent_bounds_in_the_rates_unit() -> None:
+    assert pct(0.414) == "41%" and pct(0.414, 1) == "41.4%"
+    assert rate_interval(0.414, 0.26, 0.58) == "41% [26, 58]"
+    assert rate_interval(0.5, np.nan, np.nan) == "50%"  # no interval: the rate alone
+    assert value("rate", 0.5) == "50.0%" and value("mean", 35.094) == "35.09"
+
+
+def test_differences_are_signed_rates_in_points_means_with_their_unit() -> None:
+    assert diff_interval("rate", 0.031, -0.01, 0.072) == "+3.1 pts [-1.0, +7.2]"
+    assert diff_interval("mean", 0.43, -0.02, 0.88, " rounds") == "+0.43 rounds [-0.02, +0.88]"
+    assert diff_interval("rate", -0.2, np.nan, np.nan) == "-20.0 pts"
+
+
+def test_what_could_not_be_computed_has_one_spelling() -> None:
+    for text in (
+        pct(np.nan),
+        rate_interval(np.nan, 0.1, 0.2),
+        diff_interval("rate", np.nan, 0.0, 0.1),
+        value("mean", np.inf),
+        p_text(np.nan),
+        pct(None),  # type: ignore[arg-type]
+    ):
+        assert text == NA == "n/a"
+
+
+def test_p_and_q_and_ordinals() -> None:
+    assert p_text(0.0123) == "0.012" and p_text(0.0004) == "<0.001" and p_text(1.0) == "1.000"
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
+    ]  # fmt: skip
+    assert ordinal_word(1) == "first" and ordinal_word(7) == "7th"
