@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bots.params import Range
+from projectl_sim.cli.numbers import Number
 from projectl_sim.cli.options import (
     PROG,
     catalogue_of,
@@ -17,6 +19,7 @@ from projectl_sim.cli.options import (
     game_options,
     one_expansion_set,
     parse_switches,
+    refuse_empty,
 )
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import credits
@@ -34,6 +37,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from projectl_sim.sim.play import BotError, GameOutcome, play_game
     from projectl_sim.sim.task import check_played
 
+    check_play_values(args)
     replayed: GameOutcome | None = None  # a run's game, played again under its limits
     replayed_record: dict[str, Any] = {}
     if args.from_run is not None:
@@ -162,6 +166,20 @@ def cmd_play(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print("no record written: --record FILE writes one to replay", file=sys.stderr)
     return 0
+
+
+# ``play``'s numbers, checked before a game is set up (a seed numpy cannot take, a player count
+# no game seats: 99999999999999999999 would make as many seats first); both are optional
+_SEED = Number("--seed", int, None, Range(0), "game seed", metavar="S")
+_PLAYERS = Number("--players", int, None, Range(1, 6), "player count")
+
+
+def check_play_values(args: argparse.Namespace) -> None:
+    """Refuse a bad value of ``play``'s flags (one line naming the flag) before any work."""
+    refuse_empty(args, "--bots", "--variant", "--difficulty")
+    for number in (_SEED, _PLAYERS):
+        if getattr(args, number.dest) is not None:
+            number.parse(getattr(args, number.dest))
 
 
 # the flags that choose a new game's rules, seats and seed: ``play --from`` replays a run's game
@@ -300,6 +318,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from projectl_sim.engine.record import read_record, replay, summary_json
     from projectl_sim.engine.render import render
 
+    refuse_empty(args, "--expansions")
     record = read_record(args.file)
     played = record.get("rules", {}).get("expansions") if isinstance(record, dict) else None
     played = played if isinstance(played, list) else []

@@ -2,7 +2,8 @@
 
 ``game_options`` adds what a game is played on (``--catalogue``, ``--expansions``, ``--tiles``)
 to a parser or group, with each command's own help text; ``catalogue_of``, ``finesse_options``
-and ``parse_switches`` read them back. Every mistake is a ``UsageError`` (one line, exit 2).
+and ``parse_switches`` read them back; ``refuse_empty`` refuses a flag given an empty value.
+Every mistake is a ``UsageError`` (one line, exit 2).
 """
 
 from __future__ import annotations
@@ -86,6 +87,15 @@ def finesse_options(args: argparse.Namespace, cat: Catalogue) -> dict[str, Any]:
     if getattr(args, "tiles", None):
         out["finesse_tiles"] = load_tiles(args.tiles, cat.piece_ids)
     return out
+
+
+def refuse_empty(args: argparse.Namespace, *flags: str) -> None:
+    """Refuse a flag given an empty value: it would silently mean "not given"."""
+    for flag in flags:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and not item.strip():
+                raise UsageError(f"{flag} {item!r} names nothing: give a value, or leave it out")
 
 
 def one_expansion_set(text: str | None, command: str = "play") -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from projectl_sim import rules
 from projectl_sim.catalogue import EXPANSIONS, Catalogue
-from projectl_sim.cli.options import game_options
+from projectl_sim.cli.options import game_options, refuse_empty
 from projectl_sim.errors import UsageError
 from projectl_sim.fill import FillResult, fill_region, puzzle_empty, why_not
 from projectl_sim.loading import load_catalogue
@@ -25,15 +25,6 @@ _EXPANSIONS_HELP = (
 def parse_expansions(text: str | None) -> tuple[tuple[str, ...], dict[str, str]]:
     """Return the puzzle-set names and replacement files of ``"ghost_piece=FILE,phoenix"``."""
     return rules.parse_expansions(text, EXPANSIONS)
-
-
-def refuse_empty(args: argparse.Namespace, *flags: str) -> None:
-    """Refuse a flag given an empty value: it would silently mean "not given"."""
-    for flag in flags:
-        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, str) and not item.strip():
-                raise UsageError(f"{flag} {item!r} names nothing: give a value, or leave it out")
 
 
 def _load(args: argparse.Namespace) -> Catalogue:

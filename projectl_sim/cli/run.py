@@ -17,7 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.cli.options import PROG, game_options, load_user_classes, rule_grid
+from projectl_sim.cli.options import (
+    PROG,
+    game_options,
+    load_user_classes,
+    refuse_empty,
+    rule_grid,
+)
 
 if TYPE_CHECKING:
     from projectl_sim.cli.precision import PrecisionRequest
@@ -52,6 +58,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
+    # an empty value would silently mean "not given" (the preset's, the file's or the default)
+    refuse_empty(args, "--round-robin", "--players", "--difficulty", "--tiers", "--preset")
+    refuse_empty(args, "--scheduler")
     load_user_classes(args.expansions, args.variant)  # their options, before --rule is read
     flags: dict[str, Any] = {
         "bots": args.bots,
@@ -298,6 +307,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a run's HTML report."""
     from projectl_sim.analysis.report import write_report
 
+    if args.out and Path(args.out).is_dir():  # said before the report is built, not after
+        page = Path(args.out) / "report.html"
+        raise UsageError(f"--out {args.out}: a folder, not a file (give the page, such as {page})")
     path = write_report(args.run, args.out)
     print(f"report written to {path}")
     return 0

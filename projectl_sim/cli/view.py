@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from projectl_sim.cli.options import PROG, catalogue_of, finesse_options, game_options
+from projectl_sim.cli.options import (
+    PROG,
+    catalogue_of,
+    finesse_options,
+    game_options,
+    refuse_empty,
+)
 from projectl_sim.errors import UsageError
 
 
@@ -16,6 +22,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     from projectl_sim.engine.record import read_record
     from projectl_sim.view import write_view
 
+    refuse_empty(args, "--expansions")
     if args.from_run is not None:
         from projectl_sim.sim.runner import record_from_run
 
