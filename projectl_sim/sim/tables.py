@@ -484,7 +484,8 @@ def write_records(run_dir: Path, records: Iterable[tuple[int, dict[str, Any]]]) 
 
 
 def clean_parts(run_dir: Path) -> None:
-    """Drop what a killed run can leave half done: temporary files and uncommitted seat parts."""
+    """Drop what a killed run can leave half done: temporary files (of parts, records and
+    tables) and uncommitted seat parts."""
     committed = {p.name for p in _part_dir(run_dir, "games").glob("part-*.parquet")}
     for table in TABLES:
         folder = _part_dir(run_dir, table)
@@ -496,6 +497,9 @@ def clean_parts(run_dir: Path) -> None:
                     part.unlink()
     for tmp in (run_dir / RECORDS).glob(".*.tmp"):
         tmp.unlink()
+    for name in TABLES:  # tables a kill cut short while they were written from the parts
+        for fmt in FORMATS:
+            (run_dir / f".{name}.{fmt}.tmp").unlink(missing_ok=True)
 
 
 def _committed(run_dir: Path, table: str) -> list[Path]:
@@ -780,14 +784,39 @@ def _windows(groups: Sequence[_Group], width: int) -> Iterator[tuple[int, int, l
             start = max(end, order[taken].first)  # ids no part holds: none in between
 
 
-def _window(held: Sequence[_Group], start: int, end: int, full: pa.Schema, part: bool) -> pa.Table:
+class _Files:
+    """The table files a merge reads, the last few kept open (a file of many row groups, such
+    as a grown run's first part, is opened once, not once a group)."""
+
+    KEEP = 16
+
+    def __init__(self) -> None:
+        self.open: dict[Path, pq.ParquetFile] = {}
+
+    def read(self, group: _Group) -> pa.Table:
+        source = self.open.pop(group.path, None)
+        if source is None:
+            source = pq.ParquetFile(group.path)
+        self.open[group.path] = source  # the most recent last
+        while len(self.open) > self.KEEP:
+            self.open.pop(next(iter(self.open))).close()
+        return source.read_row_group(group.index)
+
+    def close(self) -> None:
+        for source in self.open.values():
+            source.close()
+        self.open.clear()
+
+
+def _window(
+    held: Sequence[_Group], start: int, end: int, full: pa.Schema, files: _Files, part: bool
+) -> pa.Table:
     """Return the rows of game ids ``start <= id < end`` of some row groups, in ``full``'s
     columns (unsorted)."""
     pieces = []
     for group in held:
         try:
-            with pq.ParquetFile(group.path) as source:
-                data = source.read_row_group(group.index)
+            data = files.read(group)
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(group.path, exc, part) from None
         if group.first < start or group.last >= end:
@@ -854,6 +883,7 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
     games = sum(g.rows for g in listed["games"][0])
     tally = Tally(planned=planned)
     writers: list[_TableWriter] = []
+    files = _Files()
     try:
         for name in names:
             groups, schemas = listed[name]
@@ -865,13 +895,15 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
                 writer = _TableWriter(run_dir / f"{name}.{fmt}", full, fmt)
                 writers.append(writer)
             for start, end, held in _windows(groups, width):
-                data = _window(held, start, end, full, part=True).sort_by(SORT_KEYS[name])
+                data = _window(held, start, end, full, files, part=True)
+                data = data.sort_by(SORT_KEYS[name])
                 if name == "games":
                     tally.add_games(data)
                 elif name == "seats":
                     tally.add_seats(data)
                 if writer is not None and data.num_rows:
                     writer.write(data)
+            files.close()
             if writer is not None:
                 writer.close()
             if name == "seats" and fmt is not None and tally.doubles():
@@ -883,6 +915,7 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
         for writer in writers:
             writer.commit()
     except BaseException:
+        files.close()
         for writer in writers:
             writer.discard()
         if fmt is not None:
