@@ -215,10 +215,23 @@ def _written(out: Path) -> tuple[pa.Table | None, pa.Table | None]:
     (they are its tables: a stopped run's consolidated files are made from them again), else
     its tables; None before any was written."""
     if tables.part_numbers(out):
-        return tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+        games = tables.read_parts(out, "games", _CHECKED_GAMES)
+        return games, tables.read_parts(out, "seats", _CHECKED_SEATS)
     if any((out / f"games.{fmt}").exists() for fmt in tables.FORMATS):
-        return tables.read_table(out, "games"), tables.read_table(out, "seats")
+        games = tables.read_table(out, "games", _CHECKED_GAMES)
+        return games, tables.read_table(out, "seats", _CHECKED_SEATS)
     return None, None
+
+
+# the columns a resume checks (``run_manifest.check_resume``, ``_complete``): a huge run's
+# resume reads these, not its whole tables
+_CHECKED_GAMES = (
+    *tables.CONFIG_COLUMNS,
+    "rotation",
+    "seats",
+    "error",
+)
+_CHECKED_SEATS = ("game_id", "seat", "bot")
 
 
 def _complete(

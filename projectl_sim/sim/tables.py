@@ -510,18 +510,24 @@ def _committed(run_dir: Path, table: str) -> list[Path]:
     )
 
 
-def read_parts(run_dir: Path, table: str) -> pa.Table:
-    """Return every committed part of a table, concatenated (empty with the schema if none)."""
+def read_parts(run_dir: Path, table: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """Return every committed part of a table, concatenated (empty with the schema if none);
+    given ``columns``, only those (a resume reads a huge run's few columns it checks)."""
     files = _committed(run_dir, table)
     if not files:
-        return schema(table).empty_table()
-    return conform([_read_parquet(f, part=True) for f in files], table)
+        return conform([], table, columns)
+    return conform([_read_parquet(f, part=True, columns=columns) for f in files], table, columns)
 
 
-def _read_parquet(path: Path, part: bool = False, columns: list[str] | None = None) -> pa.Table:
-    """Read a table file; one line (``UsageError``) for a file cut short or not a table."""
+def _read_parquet(path: Path, part: bool = False, columns: Sequence[str] | None = None) -> pa.Table:
+    """Read a table file (``columns``: those of them it has); one line (``UsageError``) for a
+    file cut short or not a table."""
     try:
-        return pq.read_table(path, columns=columns)
+        if columns is None:
+            return pq.read_table(path)
+        with pq.ParquetFile(path) as source:
+            held = set(source.schema_arrow.names)
+            return source.read(columns=[c for c in columns if c in held])
     except (pa.ArrowException, OSError) as exc:
         raise _unreadable(path, exc, part) from None
 
@@ -563,12 +569,16 @@ def _conform_to(part: pa.Table, full: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=full)
 
 
-def conform(parts: Sequence[pa.Table], table: str) -> pa.Table:
+def conform(
+    parts: Sequence[pa.Table], table: str, columns: Sequence[str] | None = None
+) -> pa.Table:
     """Return parts of ``table`` as one table of this process's schema (``schema``): columns a
     part lacks (written before they existed, or by a run without that class) read as null, and
     a part's columns this process does not declare (a user's class not loaded here) are kept,
-    after the others."""
+    after the others (``columns``: only those, in that order)."""
     full = _full_schema((part.schema for part in parts), table)
+    if columns is not None:
+        full = pa.schema([full.field(c) for c in columns if full.get_field_index(c) >= 0])
     out = [_conform_to(part, full) for part in parts]
     return pa.concat_tables(out) if out else full.empty_table()
 
@@ -948,15 +958,23 @@ def remove_parts(run_dir: Path) -> None:
         (run_dir / PARTS).rmdir()
 
 
-def read_table(run_dir: str | Path, name: str) -> pa.Table:
+def read_table(run_dir: str | Path, name: str, columns: Sequence[str] | None = None) -> pa.Table:
     """Return a run's ``seats``, ``games``, ``events`` or ``rounds`` table: the consolidated
-    file, else its parts (``UsageError`` for a flow table a ``--tables core`` run lacks)."""
+    file, else its parts (``UsageError`` for a flow table a ``--tables core`` run lacks);
+    given ``columns``, only those."""
     run_dir = Path(run_dir)
+    if columns is not None:  # the parts are sorted by their keys
+        columns = list(dict.fromkeys([*(key for key, _ in SORT_KEYS[name]), *columns]))
     if (run_dir / f"{name}.parquet").exists():
-        return conform([_read_parquet(run_dir / f"{name}.parquet")], name)
+        return conform([_read_parquet(run_dir / f"{name}.parquet", columns=columns)], name, columns)
     if (run_dir / f"{name}.csv").exists():
         # the declared types; a column no class here declares is read as pyarrow infers it
-        opts = pacsv.ConvertOptions(column_types=schema(name), strings_can_be_null=True)
+        opts = pacsv.ConvertOptions(
+            column_types=schema(name),
+            strings_can_be_null=True,
+            include_columns=columns or [],
+            include_missing_columns=columns is not None,
+        )
         try:
             table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
         except (pa.ArrowException, OSError) as exc:
@@ -964,9 +982,9 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
                 f"{run_dir / f'{name}.csv'}: not a readable table ({_first_line(exc)}); "
                 "restore it from a copy, or play the run again"
             ) from None
-        return conform([table], name)
+        return conform([table], name, columns)
     if (run_dir / PARTS).exists() and name in written_tables(run_dir):
-        return _sorted(read_parts(run_dir, name), name)
+        return _sorted(read_parts(run_dir, name, columns), name)
     if name in FLOW_TABLES and (run_dir / MANIFEST).exists():
         raise UsageError(
             f"{run_dir}: no {name} table: the run was played with --tables core (or by a version "
