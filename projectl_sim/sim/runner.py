@@ -56,10 +56,10 @@ from projectl_sim.sim.workers import Job, Limits, WorkerError
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
-# ... and at most this many games in one: the games waiting for their part are the parent's only
-# memory that grows with a run's pace (about 50 KB each with the flow tables, as much again while
-# their part is written), so it is a constant, not a share of the run (a run of a million games
-# writes parts of this size, at no cost in memory).
+# ... and at most this many games in one (unless --chunk says): the games waiting for their part
+# are what the parent holds while it plays (about 50 KB each with the flow tables, more while their
+# part is written), so it is one constant for every run, not a share of the run: a run of a
+# million games holds what a run of a thousand holds.
 PART_GAMES = 200
 # Progress where stderr is no terminal (a pipe, a log file, a notebook's cell): a line with the
 # games done and the time left at most this often, and one at the end
@@ -636,8 +636,7 @@ def _play(
     options: RunOptions,
     held: _HeldInterrupt,
 ) -> RunResult:
-    workers_n = max(1, session["jobs"])
-    chunk = options.chunk or max(10, min(PART_GAMES, todo // (8 * workers_n) or 1))
+    chunk = options.chunk or PART_GAMES
     numbers = tables.part_numbers(out)  # of earlier sessions (read before "running")
     next_part = (numbers[-1] + 1) if numbers else 0
     buffer: list[GameResult] = []
