@@ -71,6 +71,33 @@ def test_small_windows_write_the_same_tables_in_many_row_groups(
     assert pacsv.read_csv(tmp_path / "csv" / "games.csv").num_rows == 24
 
 
+def test_every_reader_reads_a_table_of_many_row_groups(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    import duckdb
+    import polars as pl
+
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    out = tmp_path / "windows"
+    play(out, jobs=2)
+    assert pq.ParquetFile(out / "seats.parquet").num_row_groups > 1
+    seats = without_timing(whole)["seats"]
+    path = out / "seats.parquet"
+    rows = duckdb.sql(f"select game_id, seat, score from read_parquet('{path}')").fetchall()
+    expected = list(zip(*(seats[c].to_pylist() for c in ("game_id", "seat", "score")), strict=True))
+    assert rows == expected  # in the file's order: sorted by game and seat
+    frame = pl.read_parquet(path).drop(list(tables.TIMING_COLUMNS["seats"]))
+    assert frame.to_arrow().cast(seats.schema).equals(seats)
+    monkeypatch.undo()
+    for command in ("summary", "cards"):  # the same answers as the run of one row group
+        answers = []
+        for run_dir in (whole, out):
+            assert main([command, str(run_dir)]) == 0
+            answers.append(capsys.readouterr().out)
+        if command == "cards":
+            assert answers[0] == answers[1]
+
+
 def test_growing_a_run_written_in_windows_keeps_its_games(
     whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
