@@ -664,6 +664,8 @@ def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) ->
 # so the parent holds a few tens of MB whatever the run's size. Deterministic (from the schema and
 # the rows of the games written), so a run's row groups are the same for any --jobs.
 WINDOW_CELLS = 2_000_000
+WINDOW_GAMES = 5_000  # and at most this many games (a game's row holds long strings: its seats,
+# winners, errors; a cell of the games table weighs more than one of the events table)
 FAILURES_LISTED = 100  # the failed games a manifest lists
 
 
@@ -748,13 +750,15 @@ class _Group:
 
 
 def _groups(files: Sequence[Path], part: bool) -> tuple[list[_Group], list[pa.Schema]]:
-    """Return the row groups of table files and their schemas, from their footers alone."""
+    """Return the row groups of table files and their distinct schemas, from their footers."""
     groups: list[_Group] = []
     schemas: list[pa.Schema] = []
     for path in files:
         try:
             meta = pq.read_metadata(path)
-            schemas.append(meta.schema.to_arrow_schema())
+            held = meta.schema.to_arrow_schema()
+            if not any(held.equals(other) for other in schemas):  # most parts share one
+                schemas.append(held)
             at = meta.schema.names.index("game_id")
             for i in range(meta.num_row_groups):
                 group = meta.row_group(i)
@@ -899,7 +903,8 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
             groups, schemas = listed[name]
             full = _full_schema(schemas, name)
             per_game = sum(g.rows for g in groups) / max(1, games)
-            width = max(1, int(WINDOW_CELLS / (len(full) * max(per_game, 1e-9))))
+            cells = len(full) * max(per_game, 1e-9)  # a game's, in this table
+            width = max(1, min(WINDOW_GAMES, int(WINDOW_CELLS / cells)))
             writer = None
             if fmt is not None:
                 writer = _TableWriter(run_dir / f"{name}.{fmt}", full, fmt)
