@@ -56,6 +56,11 @@ from projectl_sim.sim.workers import Job, Limits, WorkerError
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
+# ... and at most this many games in one (unless --chunk says): the games waiting for their part
+# are what the parent holds while it plays (about 50 KB each with the flow tables, more while their
+# part is written), so it is one constant for every run, not a share of the run: a run of a
+# million games holds what a run of a thousand holds.
+PART_GAMES = 200
 # Progress where stderr is no terminal (a pipe, a log file, a notebook's cell): a line with the
 # games done and the time left at most this often, and one at the end
 PROGRESS_SECONDS = 30.0
@@ -213,10 +218,23 @@ def _written(out: Path) -> tuple[pa.Table | None, pa.Table | None]:
     (they are its tables: a stopped run's consolidated files are made from them again), else
     its tables; None before any was written."""
     if tables.part_numbers(out):
-        return tables.read_parts(out, "games"), tables.read_parts(out, "seats")
+        games = tables.read_parts(out, "games", _CHECKED_GAMES)
+        return games, tables.read_parts(out, "seats", _CHECKED_SEATS)
     if any((out / f"games.{fmt}").exists() for fmt in tables.FORMATS):
-        return tables.read_table(out, "games"), tables.read_table(out, "seats")
+        games = tables.read_table(out, "games", _CHECKED_GAMES)
+        return games, tables.read_table(out, "seats", _CHECKED_SEATS)
     return None, None
+
+
+# the columns a resume checks (``run_manifest.check_resume``, ``_complete``): a huge run's
+# resume reads these, not its whole tables
+_CHECKED_GAMES = (
+    *tables.CONFIG_COLUMNS,
+    "rotation",
+    "seats",
+    "error",
+)
+_CHECKED_SEATS = ("game_id", "seat", "bot")
 
 
 def _complete(
@@ -408,9 +426,7 @@ def _run_locked(
         tables.clean_parts(out)
         tables.reopen(out, spec.format)  # a complete run's tables back to parts, to grow it
         done = tables.done_game_ids(out)
-        problems = tables.check_games(
-            tables.read_parts(out, "games"), tables.read_parts(out, "seats")
-        )
+        problems = tables.merge(out).doubles()  # window by window: no table held whole
         if problems:
             raise UsageError(
                 f"{out}: its parts are inconsistent ({'; '.join(problems)}): two processes "
@@ -626,8 +642,7 @@ def _play(
     options: RunOptions,
     held: _HeldInterrupt,
 ) -> RunResult:
-    workers_n = max(1, session["jobs"])
-    chunk = options.chunk or max(10, min(1000, todo // (8 * workers_n) or 1))
+    chunk = options.chunk or PART_GAMES
     numbers = tables.part_numbers(out)  # of earlier sessions (read before "running")
     next_part = (numbers[-1] + 1) if numbers else 0
     buffer: list[GameResult] = []
@@ -750,23 +765,26 @@ def _close(
     full = isinstance(stop, tables.WriteError) and stop.full
     if full:
         tables.release_space(out)  # room for the manifest
-    games = seats = None
+    tally = None
     if not full:
-        try:
-            written = tables.consolidate(out, spec.format)
-            games, seats = written["games"], written["seats"]
+        try:  # window by window: the parent's memory does not grow with the games
+            tally = tables.consolidate(out, spec.format, len(tasks))
         except tables.WriteError as exc:
             full, stop = exc.full, stop or exc
             tables.release_space(out)
-        except UsageError as exc:  # the parts hold a game twice
+        except UsageError as exc:  # the parts hold a game twice, or one cannot be read
             stop = stop or exc
-    if games is None:
+        except (pa.ArrowException, MemoryError, OSError) as exc:  # the parts are kept
+            stop = stop or _unconsolidated(exc)
+    if tally is None:
         tables.drop_tables(out)
-        games, seats = tables.read_parts(out, "games"), tables.read_parts(out, "seats")
-    assert seats is not None
-    problems = tables.check_games(games, seats, len(tasks))
-    done = pc.count_distinct(games.column("game_id")).as_py() if games.num_rows else 0
-    failed = games.num_rows - games.column("error").null_count if games.num_rows else 0
+        try:
+            tally = tables.merge(out, None, len(tasks))  # counted from the parts
+        except (ProjectLError, pa.ArrowException, MemoryError, OSError) as exc:
+            stop = stop or (exc if isinstance(exc, ProjectLError) else _unconsolidated(exc))
+            tally = tables.Tally(len(tasks))
+    problems = tally.problems()
+    done, failed = tally.ids, tally.failed
     if full:
         assert isinstance(stop, tables.WriteError)
         where = stop.path
@@ -791,7 +809,7 @@ def _close(
         "finished": session["finished"],
         "games_done": done,
         "games_failed": failed,
-        "failures": tables.failure_list(games),
+        "failures": tally.failures,
     }
     try:
         tables.write_manifest(out, manifest)
@@ -826,6 +844,13 @@ def _close(
     return RunResult(
         out, run_id, manifest["root_seed"], len(tasks), played, failed, seconds, complete, manifest
     )
+
+
+def _unconsolidated(exc: BaseException) -> RunFailed:
+    """Return the stop of a consolidation that failed otherwise than on a full disk."""
+    text = " ".join(str(exc).split())
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return RunFailed(f"writing the tables from the parts failed ({line}); the parts are kept")
 
 
 def speed(games: int, seconds: float) -> str:

@@ -7,7 +7,9 @@ numbered part files under ``parts/seats``, ``parts/games`` (and the flow's), eac
 temporary name and then renamed, so a killed run leaves only whole files. A game counts as done
 once its ``games`` part exists (that part is written last). Consolidation sorts everything by
 ``game_id, seat`` (the flow's: ``SORT_KEYS``) so the tables are the same whatever the order games
-finished in.
+finished in. It streams: the parts are read a window of game ids at a time (their row groups'
+statistics say which hold the window), each window sorted and appended to the table as one row
+group, so the parent's memory does not grow with the games (``merge``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import socket
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -484,7 +487,8 @@ def write_records(run_dir: Path, records: Iterable[tuple[int, dict[str, Any]]]) 
 
 
 def clean_parts(run_dir: Path) -> None:
-    """Drop what a killed run can leave half done: temporary files and uncommitted seat parts."""
+    """Drop what a killed run can leave half done: temporary files (of parts, records and
+    tables) and uncommitted seat parts."""
     committed = {p.name for p in _part_dir(run_dir, "games").glob("part-*.parquet")}
     for table in TABLES:
         folder = _part_dir(run_dir, table)
@@ -496,31 +500,49 @@ def clean_parts(run_dir: Path) -> None:
                     part.unlink()
     for tmp in (run_dir / RECORDS).glob(".*.tmp"):
         tmp.unlink()
+    for name in TABLES:  # tables a kill cut short while they were written from the parts
+        for fmt in FORMATS:
+            (run_dir / f".{name}.{fmt}.tmp").unlink(missing_ok=True)
 
 
-def read_parts(run_dir: Path, table: str) -> pa.Table:
-    """Return every committed part of a table, concatenated (empty with the schema if none)."""
+def _committed(run_dir: Path, table: str) -> list[Path]:
+    """Return the committed part files of a table, in part order."""
     committed = {p.name for p in _part_dir(run_dir, "games").glob("part-*.parquet")}
-    files = sorted(
+    return sorted(
         p for p in _part_dir(run_dir, table).glob("part-*.parquet") if p.name in committed
     )
+
+
+def read_parts(run_dir: Path, table: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """Return every committed part of a table, concatenated (empty with the schema if none);
+    given ``columns``, only those (a resume reads a huge run's few columns it checks)."""
+    files = _committed(run_dir, table)
     if not files:
-        return schema(table).empty_table()
-    return conform([_read_parquet(f, part=True) for f in files], table)
+        return conform([], table, columns)
+    return conform([_read_parquet(f, part=True, columns=columns) for f in files], table, columns)
 
 
-def _read_parquet(path: Path, part: bool = False) -> pa.Table:
-    """Read a table file; one line (``UsageError``) for a file cut short or not a table."""
+def _read_parquet(path: Path, part: bool = False, columns: Sequence[str] | None = None) -> pa.Table:
+    """Read a table file (``columns``: those of them it has); one line (``UsageError``) for a
+    file cut short or not a table."""
     try:
-        return pq.read_table(path)
+        if columns is None:
+            return pq.read_table(path)
+        with pq.ParquetFile(path) as source:
+            held = set(source.schema_arrow.names)
+            return source.read(columns=[c for c in columns if c in held])
     except (pa.ArrowException, OSError) as exc:
-        fix = (
-            "remove it (and its namesake in the other table's parts), and --resume plays its "
-            "games again"
-            if part
-            else "restore it from a copy, or play the run again"
-        )
-        raise UsageError(f"{path}: not a readable table ({_first_line(exc)}); {fix}") from None
+        raise _unreadable(path, exc, part) from None
+
+
+def _unreadable(path: Path, exc: BaseException, part: bool) -> UsageError:
+    fix = (
+        "remove it (and its namesake in the other table's parts), and --resume plays its "
+        "games again"
+        if part
+        else "restore it from a copy, or play the run again"
+    )
+    return UsageError(f"{path}: not a readable table ({_first_line(exc)}); {fix}")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -528,40 +550,55 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def conform(parts: Sequence[pa.Table], table: str) -> pa.Table:
+def _full_schema(schemas: Iterable[pa.Schema], table: str) -> pa.Schema:
+    """Return this process's schema of ``table`` followed by the columns of ``schemas`` it does
+    not declare (a user's class not loaded here), in the order they first appear."""
+    target = schema(table)
+    extra: dict[str, pa.Field] = {}
+    for held in schemas:
+        for f in held:
+            if target.get_field_index(f.name) < 0:
+                extra.setdefault(f.name, f)
+    return pa.schema([*target, *extra.values()])
+
+
+def _conform_to(part: pa.Table, full: pa.Schema) -> pa.Table:
+    columns = [
+        part.column(f.name).cast(f.type)
+        if f.name in part.column_names
+        else pa.nulls(part.num_rows, f.type)
+        for f in full
+    ]
+    return pa.Table.from_arrays(columns, schema=full)
+
+
+def conform(
+    parts: Sequence[pa.Table], table: str, columns: Sequence[str] | None = None
+) -> pa.Table:
     """Return parts of ``table`` as one table of this process's schema (``schema``): columns a
     part lacks (written before they existed, or by a run without that class) read as null, and
     a part's columns this process does not declare (a user's class not loaded here) are kept,
-    after the others."""
-    target = schema(table)
-    extra: dict[str, pa.Field] = {}
-    for part in parts:
-        for f in part.schema:
-            if target.get_field_index(f.name) < 0:
-                extra.setdefault(f.name, f)
-    full = pa.schema([*target, *extra.values()])
-    out = []
-    for part in parts:
-        columns = [
-            part.column(f.name).cast(f.type)
-            if f.name in part.column_names
-            else pa.nulls(part.num_rows, f.type)
-            for f in full
-        ]
-        out.append(pa.Table.from_arrays(columns, schema=full))
+    after the others (``columns``: only those, in that order)."""
+    full = _full_schema((part.schema for part in parts), table)
+    if columns is not None:
+        full = pa.schema([full.field(c) for c in columns if full.get_field_index(c) >= 0])
+    out = [_conform_to(part, full) for part in parts]
     return pa.concat_tables(out) if out else full.empty_table()
 
 
 def done_game_ids(run_dir: Path) -> np.ndarray:
     """Return the ids of the games already in committed parts (sorted, each once)."""
-    ids = read_parts(run_dir, "games").column("game_id").to_numpy()
-    return np.unique(ids).astype(np.int64)
+    files = _committed(run_dir, "games")
+    ids = [_read_parquet(f, part=True, columns=["game_id"]).column(0).to_numpy() for f in files]
+    return np.unique(np.concatenate(ids)).astype(np.int64) if ids else np.empty(0, np.int64)
 
 
 def reopen(run_dir: Path, fmt: str) -> None:
     """Turn a consolidated run's tables back into a part, so more games can join them.
 
-    A complete run has no parts left; growing it (``--resume --games N``) appends to them.
+    A complete run has no parts left; growing it (``--resume --games N``) appends to them. The
+    tables are copied batch by batch into row groups of a window's size, so that ``merge`` reads
+    only the groups of each window, and neither holds the whole table.
     """
     if part_numbers(run_dir) or not any((run_dir / f"games.{f}").exists() for f in FORMATS):
         return
@@ -570,8 +607,28 @@ def reopen(run_dir: Path, fmt: str) -> None:
     for table in (*held, "games"):  # the games file last: it commits the part
         folder = _part_dir(run_dir, table)
         folder.mkdir(parents=True, exist_ok=True)
-        data = read_table(run_dir, table)
-        _atomic(folder / name, lambda tmp, data=data: pq.write_table(data, tmp))
+        _atomic(folder / name, lambda tmp, table=table: _copy_to_part(run_dir, table, tmp))
+
+
+def _copy_to_part(run_dir: Path, table: str, tmp: Path) -> None:
+    """Write a run's consolidated ``table`` (parquet or csv) to ``tmp`` as a part file."""
+    path = run_dir / f"{table}.parquet"
+    try:
+        if path.exists():
+            source = pq.ParquetFile(path)
+            held = source.schema_arrow
+            rows = max(1, WINDOW_CELLS // len(held))
+            batches: Iterator[pa.RecordBatch] = source.iter_batches(batch_size=rows)
+        else:
+            path = run_dir / f"{table}.csv"
+            opts = pacsv.ConvertOptions(column_types=schema(table), strings_can_be_null=True)
+            reader = pacsv.open_csv(path, convert_options=opts)
+            held, batches = reader.schema, iter(reader)
+        with pq.ParquetWriter(tmp, held) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
+    except pa.ArrowException as exc:
+        raise _unreadable(path, exc, part=False) from None
 
 
 def _sorted(table: pa.Table, name: str) -> pa.Table:
@@ -604,29 +661,290 @@ def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) ->
     return problems
 
 
-def consolidate(run_dir: Path, fmt: str) -> dict[str, pa.Table]:
-    """Write ``seats``, ``games`` (and ``events`` and ``rounds`` when the run has them) from
-    every committed part, sorted; return the tables.
+# -- consolidation, streamed ----------------------------------------------------------------------
+# A window of the consolidation holds about this many cells (rows x columns, about 8 bytes each in
+# memory, and sorted in a copy): its game ids span WINDOW_CELLS / (columns x rows per game) ids,
+# so the parent holds a few tens of MB whatever the run's size. Deterministic (from the schema and
+# the rows of the games written), so a run's row groups are the same for any --jobs.
+WINDOW_CELLS = 2_000_000
+WINDOW_GAMES = 5_000  # and at most this many games (a game's row holds long strings: its seats,
+# winners, errors; a cell of the games table weighs more than one of the events table)
+FAILURES_LISTED = 100  # the failed games a manifest lists
 
-    Refuses (``UsageError``) parts holding a game twice: two writers went at the folder.
-    """
-    names = written_tables(run_dir)
-    parts = {name: _sorted(read_parts(run_dir, name), name) for name in names}
-    problems = check_games(parts["games"], parts["seats"])
-    if problems:
-        raise UsageError(
-            f"{run_dir}: the parts of this run are inconsistent ({'; '.join(problems)}): two "
-            "processes wrote it at once; play it again in a new folder"
+
+@dataclass
+class Tally:
+    """What a pass over a run's games and seats found, window by window (``merge``)."""
+
+    planned: int | None = None  # the run's games (ids 0..planned-1), when known
+    rows: int = 0  # games rows
+    ids: int = 0  # distinct game ids
+    inside: int = 0  # distinct ids within 0..planned-1 (all of them without a plan)
+    failed: int = 0  # games rows with an error
+    failures: list[dict[str, Any]] = field(default_factory=list)  # the first FAILURES_LISTED
+    twice: int = 0  # ids held more than once
+    first_twice: int | None = None  # the smallest of them
+    seats_twice: bool = False  # a (game_id, seat) held more than once
+
+    def add_games(self, games: pa.Table) -> None:
+        """Count a window of the games table (every row of its game ids)."""
+        ids = games.column("game_id")
+        unique = pc.unique(ids)
+        self.rows += len(ids)
+        self.ids += len(unique)
+        if len(unique) != len(ids):
+            counts = pc.value_counts(ids).to_pylist()
+            twice = [c["values"] for c in counts if c["counts"] > 1]
+            self.twice += len(twice)
+            first = min(twice)
+            self.first_twice = first if self.first_twice is None else min(self.first_twice, first)
+        if self.planned is None:
+            self.inside += len(unique)
+        elif len(unique):
+            inside = pc.and_(pc.greater_equal(unique, 0), pc.less(unique, self.planned))
+            self.inside += pc.sum(inside).as_py() or 0
+        failed = games.filter(pc.is_valid(games.column("error")))
+        self.failed += failed.num_rows
+        room = FAILURES_LISTED - len(self.failures)
+        if room > 0 and failed.num_rows:
+            self.failures += failure_list(failed, room)
+
+    def add_seats(self, seats: pa.Table) -> None:
+        """Check a window of the seats table (every row of its game ids)."""
+        keys = pa.Table.from_arrays(
+            [seats.column("game_id"), seats.column("seat")], names=["game_id", "seat"]
         )
-    out = {}
+        if keys.group_by(["game_id", "seat"]).aggregate([]).num_rows != keys.num_rows:
+            self.seats_twice = True
+
+    def doubles(self) -> list[str]:
+        """Return what two writers left: games or seat rows held twice (``check_games``)."""
+        problems = []
+        if self.twice:
+            problems.append(
+                f"{self.twice} game(s) appear more than once (game {self.first_twice} first)"
+            )
+        if self.seats_twice:
+            problems.append("some seat rows appear more than once")
+        return problems
+
+    def problems(self) -> list[str]:
+        """Return what is wrong with the games, as ``check_games`` says it."""
+        problems = self.doubles()
+        if self.planned is not None:
+            stray = self.ids - self.inside
+            if stray:
+                problems.append(f"{stray} game id(s) outside the run's 0..{self.planned - 1}")
+            missing = self.planned - self.inside
+            if missing:
+                problems.append(f"{missing} of {self.planned} planned games missing")
+        return problems
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One row group of a table file, and the game ids it holds (its statistics)."""
+
+    path: Path
+    index: int
+    first: int
+    last: int
+    rows: int
+
+
+def _groups(files: Sequence[Path], part: bool) -> tuple[list[_Group], list[pa.Schema]]:
+    """Return the row groups of table files and their distinct schemas, from their footers."""
+    groups: list[_Group] = []
+    schemas: list[pa.Schema] = []
+    for path in files:
+        try:
+            meta = pq.read_metadata(path)
+            held = meta.schema.to_arrow_schema()
+            if not any(held.equals(other) for other in schemas):  # most parts share one
+                schemas.append(held)
+            at = meta.schema.names.index("game_id")
+            for i in range(meta.num_row_groups):
+                group = meta.row_group(i)
+                if not group.num_rows:
+                    continue
+                stats = group.column(at).statistics
+                if stats is not None and stats.has_min_max:
+                    first, last = int(stats.min), int(stats.max)
+                else:  # written without statistics: read the ids
+                    ids = pq.ParquetFile(path).read_row_group(i, columns=["game_id"]).column(0)
+                    first, last = (int(v.as_py()) for v in pc.min_max(ids).values())
+                groups.append(_Group(path, i, first, last, group.num_rows))
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise _unreadable(path, exc, part) from None
+    return groups, schemas
+
+
+def _windows(groups: Sequence[_Group], width: int) -> Iterator[tuple[int, int, list[_Group]]]:
+    """Yield ``(start, end, groups)``: consecutive ranges of ``width`` game ids, from the first
+    id held to the last (skipping ranges no group holds), with the groups holding ids there."""
+    order = sorted(groups, key=lambda g: (g.first, str(g.path), g.index))
+    if not order:
+        return
+    last = max(g.last for g in order)
+    start, taken = order[0].first, 0
+    active: list[_Group] = []
+    while start <= last:
+        end = start + width
+        while taken < len(order) and order[taken].first < end:
+            active.append(order[taken])
+            taken += 1
+        active = [g for g in active if g.last >= start]
+        if active:
+            yield start, end, active
+        start = end
+        if taken < len(order) and all(g.last < end for g in active):
+            start = max(end, order[taken].first)  # ids no part holds: none in between
+
+
+class _Files:
+    """The table files a merge reads, the last few kept open (a file of many row groups, such
+    as a grown run's first part, is opened once, not once a group)."""
+
+    KEEP = 16
+
+    def __init__(self) -> None:
+        self.open: dict[Path, pq.ParquetFile] = {}
+
+    def read(self, group: _Group) -> pa.Table:
+        source = self.open.pop(group.path, None)
+        if source is None:
+            source = pq.ParquetFile(group.path)
+        self.open[group.path] = source  # the most recent last
+        while len(self.open) > self.KEEP:
+            self.open.pop(next(iter(self.open))).close()
+        return source.read_row_group(group.index)
+
+    def close(self) -> None:
+        for source in self.open.values():
+            source.close()
+        self.open.clear()
+
+
+def _window(
+    held: Sequence[_Group], start: int, end: int, full: pa.Schema, files: _Files, part: bool
+) -> pa.Table:
+    """Return the rows of game ids ``start <= id < end`` of some row groups, in ``full``'s
+    columns (unsorted)."""
+    pieces = []
+    for group in held:
+        try:
+            data = files.read(group)
+        except (pa.ArrowException, OSError) as exc:
+            raise _unreadable(group.path, exc, part) from None
+        if group.first < start or group.last >= end:
+            ids = data.column("game_id")
+            data = data.filter(pc.and_(pc.greater_equal(ids, start), pc.less(ids, end)))
+        if data.num_rows:
+            pieces.append(_conform_to(data, full))
+    return pa.concat_tables(pieces) if pieces else full.empty_table()
+
+
+class _TableWriter:
+    """A consolidated table written window by window under a temporary name (``commit``
+    renames it): parquet row groups, or csv rows under one header."""
+
+    def __init__(self, path: Path, held: pa.Schema, fmt: str) -> None:
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            if fmt == "csv":
+                self.writer: Any = pacsv.CSVWriter(self.tmp, held)
+            else:
+                self.writer = pq.ParquetWriter(self.tmp, held)
+        except OSError as exc:
+            self.tmp.unlink(missing_ok=True)
+            raise WriteError(path, exc) from exc
+
+    def write(self, data: pa.Table) -> None:
+        try:
+            self.writer.write_table(data)
+        except OSError as exc:
+            raise WriteError(self.path, exc) from exc
+
+    def close(self) -> None:
+        try:
+            self.writer.close()
+        except OSError as exc:
+            raise WriteError(self.path, exc) from exc
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError, pa.ArrowException):
+            self.writer.close()
+        self.tmp.unlink(missing_ok=True)
+
+    def commit(self) -> None:
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            raise WriteError(self.path, exc) from exc
+
+
+def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> Tally:
+    """Read every committed part window by window, sorted, and return what the games hold; with
+    ``fmt``, write the consolidated tables (``seats``, ``games``, and ``events`` and ``rounds``
+    when the run has them) too, one row group per window.
+
+    The tables appear together once all are written (temporary names, then renamed). Refuses
+    (``UsageError``) parts holding a game twice: two writers went at the folder. A write that
+    fails is a ``WriteError`` naming the table, and leaves none of them.
+    """
+    names = ("games", "seats", *(n for n in written_tables(run_dir) if n not in CORE_TABLES))
+    if fmt is None:
+        names = CORE_TABLES[::-1]
+    listed = {name: _groups(_committed(run_dir, name), part=True) for name in names}
+    games = sum(g.rows for g in listed["games"][0])
+    tally = Tally(planned=planned)
+    writers: list[_TableWriter] = []
+    files = _Files()
     try:
         for name in names:
-            _write_table(run_dir, name, fmt, parts[name])
-            out[name] = parts[name]
-    except WriteError:
-        drop_tables(run_dir)  # half the tables would be read instead of the parts
+            groups, schemas = listed[name]
+            full = _full_schema(schemas, name)
+            per_game = sum(g.rows for g in groups) / max(1, games)
+            cells = len(full) * max(per_game, 1e-9)  # a game's, in this table
+            width = max(1, min(WINDOW_GAMES, int(WINDOW_CELLS / cells)))
+            writer = None
+            if fmt is not None:
+                writer = _TableWriter(run_dir / f"{name}.{fmt}", full, fmt)
+                writers.append(writer)
+            for start, end, held in _windows(groups, width):
+                data = _window(held, start, end, full, files, part=True)
+                data = data.sort_by(SORT_KEYS[name])
+                if name == "games":
+                    tally.add_games(data)
+                elif name == "seats":
+                    tally.add_seats(data)
+                if writer is not None and data.num_rows:
+                    writer.write(data)
+            files.close()
+            if writer is not None:
+                writer.close()
+            if name == "seats" and fmt is not None and tally.doubles():
+                raise UsageError(
+                    f"{run_dir}: the parts of this run are inconsistent "
+                    f"({'; '.join(tally.doubles())}): two processes wrote it at once; play it "
+                    "again in a new folder"
+                )
+        for writer in writers:
+            writer.commit()
+    except BaseException:
+        files.close()
+        for writer in writers:
+            writer.discard()
+        if fmt is not None:
+            drop_tables(run_dir)  # half the tables would be read instead of the parts
         raise
-    return out
+    return tally
+
+
+def consolidate(run_dir: Path, fmt: str, planned: int | None = None) -> Tally:
+    """Write the run's tables from its committed parts, sorted and streamed (``merge``)."""
+    return merge(run_dir, fmt, planned)
 
 
 def drop_tables(run_dir: Path) -> None:
@@ -634,14 +952,6 @@ def drop_tables(run_dir: Path) -> None:
     for name in TABLES:
         for fmt in FORMATS:
             (run_dir / f"{name}.{fmt}").unlink(missing_ok=True)
-
-
-def _write_table(run_dir: Path, name: str, fmt: str, table: pa.Table) -> None:
-    path = run_dir / f"{name}.{fmt}"
-    if fmt == "csv":
-        _atomic(path, lambda tmp: pacsv.write_csv(table, tmp))
-    else:
-        _atomic(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def remove_parts(run_dir: Path) -> None:
@@ -656,15 +966,23 @@ def remove_parts(run_dir: Path) -> None:
         (run_dir / PARTS).rmdir()
 
 
-def read_table(run_dir: str | Path, name: str) -> pa.Table:
+def read_table(run_dir: str | Path, name: str, columns: Sequence[str] | None = None) -> pa.Table:
     """Return a run's ``seats``, ``games``, ``events`` or ``rounds`` table: the consolidated
-    file, else its parts (``UsageError`` for a flow table a ``--tables core`` run lacks)."""
+    file, else its parts (``UsageError`` for a flow table a ``--tables core`` run lacks);
+    given ``columns``, only those."""
     run_dir = Path(run_dir)
+    if columns is not None:  # the parts are sorted by their keys
+        columns = list(dict.fromkeys([*(key for key, _ in SORT_KEYS[name]), *columns]))
     if (run_dir / f"{name}.parquet").exists():
-        return conform([_read_parquet(run_dir / f"{name}.parquet")], name)
+        return conform([_read_parquet(run_dir / f"{name}.parquet", columns=columns)], name, columns)
     if (run_dir / f"{name}.csv").exists():
         # the declared types; a column no class here declares is read as pyarrow infers it
-        opts = pacsv.ConvertOptions(column_types=schema(name), strings_can_be_null=True)
+        opts = pacsv.ConvertOptions(
+            column_types=schema(name),
+            strings_can_be_null=True,
+            include_columns=columns or [],
+            include_missing_columns=columns is not None,
+        )
         try:
             table = pacsv.read_csv(run_dir / f"{name}.csv", convert_options=opts)
         except (pa.ArrowException, OSError) as exc:
@@ -672,9 +990,9 @@ def read_table(run_dir: str | Path, name: str) -> pa.Table:
                 f"{run_dir / f'{name}.csv'}: not a readable table ({_first_line(exc)}); "
                 "restore it from a copy, or play the run again"
             ) from None
-        return conform([table], name)
+        return conform([table], name, columns)
     if (run_dir / PARTS).exists() and name in written_tables(run_dir):
-        return _sorted(read_parts(run_dir, name), name)
+        return _sorted(read_parts(run_dir, name, columns), name)
     if name in FLOW_TABLES and (run_dir / MANIFEST).exists():
         raise UsageError(
             f"{run_dir}: no {name} table: the run was played with --tables core (or by a version "

@@ -1,0 +1,136 @@
+"""Runner memory: the parent's peak while it plays and while it writes the tables, for a small and
+a large study, and their ratio (flat in the number of games: the large one within 10%).
+
+Run: ``.venv/bin/python benchmarks/runner_memory.py [--games 1000 100000] [--jobs 2]
+[--lineup random] [--tables all]``. Each study is a fresh ``projectl_sim.sim.runner.run`` in a
+child process of its own (so that no study inherits another's heap), into a temporary folder:
+the child prints its peak resident memory (``VmHWM``) when the last game has been played, just
+before the tables are written from the parts, and at the end (``getrusage``: the whole run, the
+writing of the tables included), and its workers' largest peak (``RUSAGE_CHILDREN``, once they
+are stopped). Wall times are printed with the machine's load average (other work slows a run, it
+does not change its memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# benchmarks/bots.py is named like the ``bots`` package: drop this folder from the import path
+# so that ``import bots`` finds the package (in the child too).
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+_CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+from projectl_sim.sim import runner, tables, workers
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
+
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
+args = json.loads(sys.argv[1])
+seen = {}
+consolidate = tables.consolidate
+def timed(*a, **k):
+    seen["played_peak"] = hwm()
+    seen["played_at"] = time.perf_counter()
+    return consolidate(*a, **k)
+tables.consolidate = timed
+spec = RunSpec.from_mapping(
+    {"bots": [args["lineup"]], "players": [2], "games": args["games"], "seed": args["seed"],
+     "tables": args["tables"]}
+)
+start = time.perf_counter()
+runner.run(spec, Path(args["out"]), options=RunOptions(jobs=args["jobs"], quiet=True))
+end = time.perf_counter()
+workers._stop_idle()
+print(json.dumps({
+    "played_peak": seen["played_peak"],
+    "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    "workers_peak": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
+    "play_seconds": seen["played_at"] - start,
+    "write_seconds": end - seen["played_at"],
+    "size": sum(f.stat().st_size for f in Path(args["out"]).glob("*.*")),
+}))
+"""
+
+
+def load() -> str:
+    """Return the machine's load averages (1, 5, 15 minutes)."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def study(games: int, jobs: int, lineup: str, tables: str, seed: int, out: Path) -> dict:
+    """Run one study in a fresh child process; return what it measured."""
+    args = {
+        "games": games,
+        "jobs": jobs,
+        "lineup": lineup,
+        "tables": tables,
+        "seed": seed,
+        "out": str(out),
+    }
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the study of {games} games failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:7.1f} MB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, nargs="+", default=[1000, 100000])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--lineup", default="random")
+    parser.add_argument("--tables", default="all", choices=("all", "core"))
+    args = parser.parse_args()
+    seed = secrets.randbelow(2**31)
+    print(
+        f"root seed {seed}, {args.lineup} two-player games, --jobs {args.jobs}, "
+        f"--tables {args.tables}"
+    )
+    found = {}
+    with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
+        for n in args.games:
+            before = load()
+            got = study(n, args.jobs, args.lineup, args.tables, seed, Path(tmp) / f"run-{n}")
+            found[n] = got
+            print(
+                f"{n:>9} games: parent peak playing {mb(got['played_peak'])}, with the tables "
+                f"written {mb(got['peak'])}; workers' peak {mb(got['workers_peak'])}; "
+                f"played in {got['play_seconds']:.1f} s, tables written in "
+                f"{got['write_seconds']:.1f} s ({got['size'] / n:.0f} bytes a game on disk); "
+                f"load average {before} before, {load()} after"
+            )
+    small, large = min(found), max(found)
+    if small != large:
+        print(
+            f"parent peak of {large} games / {small} games: "
+            f"{found[large]['peak'] / found[small]['peak']:.3f} "
+            f"(playing: {found[large]['played_peak'] / found[small]['played_peak']:.3f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Writing a run's tables from its parts, window by window of game ids: the same tables whatever
+the windows, one line and a resumable run when it fails, and a kill in the middle resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from projectl_sim.cli import main
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
+
+SETTINGS = {"bots": ["random"], "players": [2, 3], "games": 12, "seed": 17}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def play(out: Path, jobs: int = 1, **settings: Any) -> runner.RunResult:
+    spec = RunSpec.from_mapping(SETTINGS | settings)
+    return runner.run(spec, out, options=RunOptions(jobs=jobs, quiet=True, chunk=5))
+
+
+def without_timing(run_dir: Path) -> dict[str, pa.Table]:
+    return {
+        name: tables.read_table(run_dir, name).drop_columns(list(tables.TIMING_COLUMNS[name]))
+        for name in tables.TABLES
+    }
+
+
+def assert_same(one: Path, two: Path) -> None:
+    first, second = without_timing(one), without_timing(two)
+    for name in tables.TABLES:
+        assert first[name].equals(second[name], check_metadata=True), name
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run written in windows larger than it (one row group a table)."""
+    out = tmp_path_factory.mktemp("consolidation") / "whole"
+    play(out)
+    return out
+
+
+def test_small_windows_write_the_same_tables_in_many_row_groups(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert pq.ParquetFile(whole / "events.parquet").num_row_groups == 1
+    # a few games a window (one for events), and parts of 5 games from two workers: parts
+    # straddle windows and hold games out of order
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    play(tmp_path / "windows", jobs=2)
+    assert_same(whole, tmp_path / "windows")
+    for name in tables.TABLES:
+        assert pq.ParquetFile(tmp_path / "windows" / f"{name}.parquet").num_row_groups > 1, name
+    play(tmp_path / "csv", jobs=2, format="csv")  # one header, rows window after window
+    text = (tmp_path / "csv" / "seats.csv").read_text()
+    assert text.count('"game_id"') == 1
+    seats = tables.read_table(tmp_path / "csv", "seats")
+    assert seats.drop_columns(["decision_time_mean", "decision_cpu_mean"]).equals(
+        without_timing(whole)["seats"]
+    )
+    assert pacsv.read_csv(tmp_path / "csv" / "games.csv").num_rows == 24
+
+
+def test_every_reader_reads_a_table_of_many_row_groups(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    import duckdb
+    import polars as pl
+
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    out = tmp_path / "windows"
+    play(out, jobs=2)
+    assert pq.ParquetFile(out / "seats.parquet").num_row_groups > 1
+    seats = without_timing(whole)["seats"]
+    path = out / "seats.parquet"
+    rows = duckdb.sql(f"select game_id, seat, score from read_parquet('{path}')").fetchall()
+    expected = list(zip(*(seats[c].to_pylist() for c in ("game_id", "seat", "score")), strict=True))
+    assert rows == expected  # in the file's order: sorted by game and seat
+    frame = pl.read_parquet(path).drop(list(tables.TIMING_COLUMNS["seats"]))
+    assert frame.to_arrow().cast(seats.schema).equals(seats)
+    monkeypatch.undo()
+    for command in ("summary", "cards"):  # the same answers as the run of one row group
+        answers = []
+        for run_dir in (whole, out):
+            assert main([command, str(run_dir)]) == 0
+            answers.append(capsys.readouterr().out)
+        if command == "cards":
+            assert answers[0] == answers[1]
+
+
+def test_growing_a_run_written_in_windows_keeps_its_games(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    out = tmp_path / "grown"
+    play(out)
+    spec = RunSpec.from_mapping(SETTINGS | {"games": 15})
+    result = runner.run(spec, out, resume=True, options=RunOptions(jobs=2, quiet=True))
+    assert result.complete and result.played == 6
+    grown, before = without_timing(out), without_timing(whole)
+    for name in tables.TABLES:  # the first 24 games are the run's own, rows and order
+        first = grown[name].filter(pa.compute.less(grown[name]["game_id"], 24))
+        assert first.equals(before[name]), name
+    assert grown["games"]["game_id"].to_pylist() == list(range(30))
+
+
+def test_a_failure_while_the_tables_are_written_is_one_line_and_resume_writes_them(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    out = tmp_path / "failed"
+
+    def write(self: Any, data: pa.Table) -> None:
+        raise pa.ArrowMemoryError("malloc of size 4194304 failed")
+
+    monkeypatch.setattr(tables._TableWriter, "write", write)
+    args = ["run", "--bots", "random", "--players", "2,3", "--games", "12", "--seed", "17"]
+    assert main([*args, "--out", str(out), "--quiet", "--jobs", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(
+        "projectl-sim: error: writing the tables from the parts failed (ArrowMemoryError: malloc "
+        "of size 4194304 failed); the parts are kept (24/24 games saved in "
+    )
+    manifest = tables.read_manifest(out)
+    assert manifest["status"].startswith("failed: writing the tables from the parts failed")
+    assert manifest["games_done"] == 24 and manifest["sessions"][-1]["status"] != "running"
+    assert not list(out.glob("*.parquet")) and not list(out.glob(".*.tmp"))
+    assert tables.read_table(out, "games").num_rows == 24  # the parts are the tables
+    monkeypatch.undo()
+    assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
+    assert tables.read_manifest(out)["status"] == "complete" and not (out / "parts").exists()
+    assert_same(out, whole)
+
+
+_KILLED_WHILE_WRITING = """
+import os, signal, sys
+from pathlib import Path
+from projectl_sim.sim import runner, tables
+from projectl_sim.sim.runner import RunOptions
+from projectl_sim.sim.spec import RunSpec
+
+tables.WINDOW_CELLS = 400
+write = tables._TableWriter.write
+calls = []
+def killed(self, data):
+    write(self, data)
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+tables._TableWriter.write = killed
+spec = RunSpec.from_mapping(__import__("json").loads(sys.argv[2]))
+runner.run(spec, Path(sys.argv[1]), options=RunOptions(jobs=1, quiet=True, chunk=5))
+"""
+
+
+def test_a_kill_while_the_tables_are_written_resumes_to_the_same_tables(
+    whole: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])}
+    child = subprocess.run(
+        [sys.executable, "-c", _KILLED_WHILE_WRITING, str(out), json.dumps(SETTINGS)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == -9, child.stderr
+    assert tables.read_manifest(out)["status"] == "running"
+    assert list(out.glob(".*.tmp")) and not list(out.glob("*.parquet"))  # cut short, unseen
+    assert tables.read_table(out, "games").num_rows == 24  # the parts are the tables
+    result = runner.run(None, out, resume=True, options=RunOptions(jobs=1, quiet=True))
+    assert result.complete and result.played == 0
+    manifest = tables.read_manifest(out)
+    assert [s["status"] for s in manifest["sessions"]] == ["killed", "complete"]
+    assert not list(out.glob(".*.tmp"))
+    assert_same(out, whole)
