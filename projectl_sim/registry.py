@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from projectl_sim.errors import RulesError, UsageError
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Column, Option, check_declarations
 
 _EXPANSIONS: dict[str, Any] = {}  # name -> Expansion subclass, in registration order
@@ -33,6 +34,10 @@ _RESERVED: set[str] = set()
 # or "MODULE:CLASS"), so that a run's manifest names it and its readers load it again
 _SOURCES: dict[str, tuple[str, str]] = {}
 ENTRY_POINT_GROUPS = {"expansion": "projectl_sim.expansions", "variant": "projectl_sim.variants"}
+# What the registered classes declare, by question (``declared_options``, ``data_names``): worked
+# out once and kept until a class is registered or forgotten, which empties it. Every ``Rules``
+# reads it when it is built (a study builds thousands).
+_DECLARED: dict[str, Any] = {}
 
 
 def reserve_options(names: set[str]) -> None:
@@ -79,6 +84,7 @@ def register_expansion(cls: Any) -> Any:
         raise RulesError(f"an expansion needs a name that is an identifier, got {name!r}")
     _check_new("expansion", name, cls, _EXPANSIONS)
     _EXPANSIONS[name] = cls
+    _DECLARED.clear()
     return cls
 
 
@@ -86,6 +92,7 @@ def unregister_expansion(name: str) -> None:
     """Forget the expansion ``name`` (a test's own expansion, once the test is done)."""
     _EXPANSIONS.pop(name, None)
     _SOURCES.pop(name, None)
+    _DECLARED.clear()
 
 
 def register_variant(name: str | None = None) -> Any:
@@ -102,6 +109,7 @@ def register_variant(name: str | None = None) -> Any:
             raise RulesError(f"variant {own}: players must list player counts 1-6, got {players}")
         _check_new("variant", own, cls, _VARIANTS)
         _VARIANTS[own] = cls
+        _DECLARED.clear()
         return cls
 
     return register
@@ -111,14 +119,22 @@ def unregister_variant(name: str) -> None:
     """Forget the variant ``name`` (a test's own variant, once the test is done)."""
     _VARIANTS.pop(name, None)
     _SOURCES.pop(name, None)
+    _DECLARED.clear()
 
 
 def data_names() -> dict[str, str]:
     """Return the keyword of each registered expansion's data (its class's ``data_name``:
-    ``finesse_tiles``) -> the expansion's name."""
-    return {
-        cls.data_name: cls.name for cls in _EXPANSIONS.values() if getattr(cls, "data_name", "")
-    }
+    ``finesse_tiles``) -> the expansion's name (read-only)."""
+    found = _DECLARED.get("data_names")
+    if found is None:
+        found = _DECLARED["data_names"] = ReadOnlyDict(
+            {
+                cls.data_name: cls.name
+                for cls in _EXPANSIONS.values()
+                if getattr(cls, "data_name", "")
+            }
+        )
+    return found
 
 
 def expansion_classes() -> tuple[Any, ...]:
@@ -165,8 +181,13 @@ def option_owner(option: str) -> tuple[str, str] | None:
 
 
 def declared_options() -> dict[str, Option]:
-    """Return every option the registered variants and expansions declare, by name."""
-    return {o.name: o for _, _, cls in _every_class() for o in _declared(cls)[0]}
+    """Return every option the registered variants and expansions declare, by name (read-only)."""
+    found = _DECLARED.get("options")
+    if found is None:
+        found = _DECLARED["options"] = ReadOnlyDict(
+            {o.name: o for _, _, cls in _every_class() for o in _declared(cls)[0]}
+        )
+    return found
 
 
 def declared_columns(table: str) -> dict[str, tuple[Column, str]]:
