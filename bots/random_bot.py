@@ -49,7 +49,9 @@ def _obtainable(view: GameState) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
     supply = view.placeable_supply(p)
-    avail = [s + r for s, r in zip(supply, view.reserve, strict=True)]
+    reserve = view.reserve
+    # an index loop: compiled, zip(strict=True) is a call into the interpreter's zip
+    avail = [supply[i] + reserve[i] for i in range(len(supply))]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.tables.mono] = view.supply[p][view.tables.mono]
@@ -189,7 +191,7 @@ class RandomBot(Bot):
         if not total:
             return None
         avail = _obtainable(view)
-        exists = tiling_index(cat).exists_owned
+        index = tiling_index(cat)  # its method called on it: a native call once compiled
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
         for _ in range(6):
@@ -201,13 +203,13 @@ class RandomBot(Bot):
                 r -= len(masks)
             mask = masks[r]
             rest = group[0] & ~mask  # what the placement leaves empty: it must stay fillable
-            if not rest or exists(rest, avail):
+            if not rest or index.exists_owned(rest, avail):
                 return Place(group[1], group[2], mask)
         places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
         rng.shuffle(places)
         for empty, card, piece, mask in places:
             rest = empty & ~mask
-            if not rest or exists(rest, avail):
+            if not rest or index.exists_owned(rest, avail):
                 return Place(card, piece, mask)
         return None
 

@@ -182,9 +182,10 @@ class TilingIndex:
                 raise ValueError(f"expected {len(self._levels)} counts, got {len(counts)}")
             counts = [0 if c < 0 else c if c < _COUNT_MAX else _COUNT_MAX for c in counts]
             raw = int.from_bytes(bytes(counts), "little")
-        cells = 0  # a loop, not sum(map(mul, ...)): compiled, it is native arithmetic
-        for c, level in zip(counts, self._levels, strict=True):
-            cells += c * level
+        cells = 0  # a loop, not sum(map(mul, ...)) nor zip: compiled, it is native arithmetic
+        levels = self._levels
+        for i in range(len(levels)):
+            cells += counts[i] * levels[i]
         return raw | self._guards, sum(counts), cells
 
     # -- the index -----------------------------------------------------------------------------
@@ -215,8 +216,12 @@ class TilingIndex:
         shift = self._key_shift
         # Fewest pieces first; ties go to the smaller packed value, i.e. fewer copies of the
         # later (higher-level) pieces in catalogue order. Total level cannot break ties: in an
-        # exact cover it always equals the number of cells.
-        vecs = tuple(sorted(found, key=lambda v: (v % _DIGIT_SUM_MOD) << shift | v))
+        # exact cover it always equals the number of cells. The sort key (pieces above the
+        # vector) is sorted itself, then cut back to the vector: a sort of plain ints, without a
+        # key function called per vector (most of a new region's cost otherwise).
+        low = (1 << shift) - 1
+        keys = sorted([(v % _DIGIT_SUM_MOD) << shift | v for v in found])
+        vecs = tuple([k & low for k in keys])
         memo[empty] = vecs
         self._count(len(vecs))
         return vecs

@@ -63,6 +63,11 @@ class Tables(Sealed):
         self.upgrade_actions: dict[tuple[int, int], Upgrade] = ReadOnlyDict(
             {(g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)}
         )
+        # the same objects by piece given, then piece taken (no tuple key to hash in hot loops)
+        self.upgrade_by_give: tuple[tuple[Upgrade, ...], ...] = tuple(
+            tuple(self.upgrade_actions[g, t] for t in range(self.n_pieces))
+            for g in range(self.n_pieces)
+        )
         self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
         # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
         # higher; reserve shortage: if that higher level is empty, one level above it. Per piece
