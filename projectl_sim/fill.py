@@ -216,12 +216,8 @@ class TilingIndex:
         shift = self._key_shift
         # Fewest pieces first; ties go to the smaller packed value, i.e. fewer copies of the
         # later (higher-level) pieces in catalogue order. Total level cannot break ties: in an
-        # exact cover it always equals the number of cells. The sort key (pieces above the
-        # vector) is sorted itself, then cut back to the vector: a sort of plain ints, without a
-        # key function called per vector (most of a new region's cost otherwise).
-        low = (1 << shift) - 1
-        keys = sorted([(v % _DIGIT_SUM_MOD) << shift | v for v in found])
-        vecs = tuple([k & low for k in keys])
+        # exact cover it always equals the number of cells.
+        vecs = tuple(sorted(found, key=lambda v: (v % _DIGIT_SUM_MOD) << shift | v))
         memo[empty] = vecs
         self._count(len(vecs))
         return vecs
