@@ -19,7 +19,7 @@ placements that strand no hole); Level Up steps (or declining one) are drawn uni
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -32,6 +32,7 @@ from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
 from projectl_sim.fill import tiling_index
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
+TAKE_BASIC: Final = TakeBasic()  # an immutable action: one object serves every decision
 
 
 def _pick(rng: random.Random, n: int) -> int:
@@ -49,7 +50,9 @@ def _obtainable(view: GameState) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
     supply = view.placeable_supply(p)
-    avail = [s + r for s, r in zip(supply, view.reserve, strict=True)]
+    reserve = view.reserve
+    # an index loop: compiled, zip(strict=True) is a call into the interpreter's zip
+    avail = [supply[i] + reserve[i] for i in range(len(supply))]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
     avail[view.tables.mono] = view.supply[p][view.tables.mono]
@@ -68,9 +71,9 @@ def completing_places(view: GameState) -> list[Place]:
     out = []
     for card, filled, _ in view.slots[p]:
         empty = t.recess[card] & ~filled
-        for piece in t.cat.piece_of_mask.get(empty, ()):
+        for piece in t.piece_of_mask.get(empty, ()):
             if supply[piece]:
-                out.append(Place(card, piece, empty))
+                out.append(t.place(card, piece, empty))
     return out
 
 
@@ -145,7 +148,7 @@ class RandomBot(Bot):
                 recycle = view.sample_recycle(rng)  # uniform over rows' orders, none listed
                 acts = [recycle] if recycle is not None else []
             elif kind == 2:
-                acts = [TakeBasic()] if view.basic_piece() is not None else []
+                acts = [TAKE_BASIC] if view.basic_piece() is not None else []
             elif kind == 3:
                 acts = view.upgrade_actions()
             else:
@@ -176,8 +179,9 @@ class RandomBot(Bot):
         cat = t.cat
         recess = t.recess
         # (the card's empty cells, card, piece, the piece's placements in them); the placements
-        # per empty region are cached by the catalogue, and a Place is built only for the one
-        # drawn. Hot loop: everything inlined, nothing listed that isn't needed.
+        # per empty region are cached by the catalogue, and a Place is looked up only for the
+        # one drawn (``Tables.place``: shared objects). Hot loop: everything inlined, nothing
+        # listed that isn't needed.
         groups = []
         total = 0
         for card, filled, _ in view.slots[view.current]:
@@ -189,7 +193,7 @@ class RandomBot(Bot):
         if not total:
             return None
         avail = _obtainable(view)
-        exists = tiling_index(cat).exists_owned
+        index = tiling_index(cat)  # its method called on it: a native call once compiled
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
         for _ in range(6):
@@ -201,14 +205,14 @@ class RandomBot(Bot):
                 r -= len(masks)
             mask = masks[r]
             rest = group[0] & ~mask  # what the placement leaves empty: it must stay fillable
-            if not rest or exists(rest, avail):
-                return Place(group[1], group[2], mask)
+            if not rest or index.exists_owned(rest, avail):
+                return t.place(group[1], group[2], mask)
         places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
         rng.shuffle(places)
         for empty, card, piece, mask in places:
             rest = empty & ~mask
-            if not rest or exists(rest, avail):
-                return Place(card, piece, mask)
+            if not rest or index.exists_owned(rest, avail):
+                return t.place(card, piece, mask)
         return None
 
     def _master(self, view: GameState, rng: random.Random) -> Master | None:

@@ -182,9 +182,10 @@ class TilingIndex:
                 raise ValueError(f"expected {len(self._levels)} counts, got {len(counts)}")
             counts = [0 if c < 0 else c if c < _COUNT_MAX else _COUNT_MAX for c in counts]
             raw = int.from_bytes(bytes(counts), "little")
-        cells = 0  # a loop, not sum(map(mul, ...)): compiled, it is native arithmetic
-        for c, level in zip(counts, self._levels, strict=True):
-            cells += c * level
+        cells = 0  # a loop, not sum(map(mul, ...)) nor zip: compiled, it is native arithmetic
+        levels = self._levels
+        for i in range(len(levels)):
+            cells += counts[i] * levels[i]
         return raw | self._guards, sum(counts), cells
 
     # -- the index -----------------------------------------------------------------------------

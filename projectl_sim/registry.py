@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from projectl_sim.errors import ProjectLError, RulesError, UsageError
+from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Column, Option, check_declarations
 
 _EXPANSIONS: dict[str, Any] = {}  # name -> Expansion subclass, in registration order
@@ -47,6 +48,10 @@ _RESERVED: set[str] = set()
 # or "MODULE:CLASS"), so that a run's manifest names it and its readers load it again
 _SOURCES: dict[str, tuple[str, str]] = {}
 ENTRY_POINT_GROUPS = {"expansion": "projectl_sim.expansions", "variant": "projectl_sim.variants"}
+# What the registered classes declare, by question (``declared_options``, ``data_names``): worked
+# out once and kept until a class is registered or forgotten, which empties it. Every ``Rules``
+# reads it when it is built (a study builds thousands).
+_DECLARED: dict[str, Any] = {}
 # the class every expansion extends (``engine.hooks.Expansion``, which declares itself here: the
 # registry sits below the engine); a variant extends the one registered as ``standard``
 _EXPANSION_BASE: list[type] = []
@@ -271,6 +276,7 @@ def register_expansion(cls: Any) -> Any:
     _check_methods("expansion", name, cls)
     _guard("expansion", name, cls)
     _EXPANSIONS[name] = cls
+    _DECLARED.clear()
     return cls
 
 
@@ -278,6 +284,7 @@ def unregister_expansion(name: str) -> None:
     """Forget the expansion ``name`` (a test's own expansion, once the test is done)."""
     _EXPANSIONS.pop(name, None)
     _SOURCES.pop(name, None)
+    _DECLARED.clear()
 
 
 def register_variant(name: str | None = None) -> Any:
@@ -302,6 +309,7 @@ def register_variant(name: str | None = None) -> Any:
             _check_methods("variant", own, cls)
             _guard("variant", own, cls)
         _VARIANTS[own] = cls
+        _DECLARED.clear()
         return cls
 
     return register
@@ -311,14 +319,22 @@ def unregister_variant(name: str) -> None:
     """Forget the variant ``name`` (a test's own variant, once the test is done)."""
     _VARIANTS.pop(name, None)
     _SOURCES.pop(name, None)
+    _DECLARED.clear()
 
 
 def data_names() -> dict[str, str]:
     """Return the keyword of each registered expansion's data (its class's ``data_name``:
-    ``finesse_tiles``) -> the expansion's name."""
-    return {
-        cls.data_name: cls.name for cls in _EXPANSIONS.values() if getattr(cls, "data_name", "")
-    }
+    ``finesse_tiles``) -> the expansion's name (read-only)."""
+    found = _DECLARED.get("data_names")
+    if found is None:
+        found = _DECLARED["data_names"] = ReadOnlyDict(
+            {
+                cls.data_name: cls.name
+                for cls in _EXPANSIONS.values()
+                if getattr(cls, "data_name", "")
+            }
+        )
+    return found
 
 
 def expansion_classes() -> tuple[Any, ...]:
@@ -365,8 +381,13 @@ def option_owner(option: str) -> tuple[str, str] | None:
 
 
 def declared_options() -> dict[str, Option]:
-    """Return every option the registered variants and expansions declare, by name."""
-    return {o.name: o for _, _, cls in _every_class() for o in _declared(cls)[0]}
+    """Return every option the registered variants and expansions declare, by name (read-only)."""
+    found = _DECLARED.get("options")
+    if found is None:
+        found = _DECLARED["options"] = ReadOnlyDict(
+            {o.name: o for _, _, cls in _every_class() for o in _declared(cls)[0]}
+        )
+    return found
 
 
 def declared_columns(table: str) -> dict[str, tuple[Column, str]]:

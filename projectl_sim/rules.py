@@ -332,15 +332,20 @@ class Rules:
         self.__post_init__()
 
     def __getattr__(self, name: str) -> Any:
-        # An option of a variant or expansion not played reads as its default (``rules.
-        # ghost_action`` of a base game); the options played are attributes (set by _options).
+        # Every option declared when these rules were built is an attribute (``_options``), so
+        # this runs only for a class registered after them: its option reads as its default, its
+        # data (``data_name``) as what was given, resolved once and then held like the others.
         if not name.startswith("_"):
             option = declared_options().get(name)
-            if option is not None:
-                return option.default
             owner = data_names().get(name)
-            if owner is not None:  # an expansion's data (``data_name``), None if not given
-                return self.__dict__["expansion_data"].get(owner)
+            if option is not None or owner is not None:
+                value = (
+                    option.default
+                    if option is not None
+                    else self.__dict__["expansion_data"].get(owner)
+                )
+                object.__setattr__(self, name, value)
+                return value
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __post_init__(self) -> None:
@@ -435,6 +440,15 @@ class Rules:
         object.__setattr__(self, "options", ReadOnlyDict(held))
         for name, value in held.items():
             object.__setattr__(self, name, value)
+        # An option of what is not played reads as its default (``rules.insert_cost`` of a game
+        # without Finesse), an expansion's data as what was given (None: its shipped data): plain
+        # attributes too, set once here, since bots read them in their hot loops. Neither is a
+        # field: comparing, hashing and the records see ``options`` only.
+        for name, option in declared_options().items():
+            if name not in held:
+                object.__setattr__(self, name, option.default)
+        for name, owner in data_names().items():
+            object.__setattr__(self, name, self.expansion_data.get(owner))
 
     def _normalise_parameters(self) -> None:
         """Turn the forms records and flags give (lists, mappings, ``a+b`` text) into tuples."""

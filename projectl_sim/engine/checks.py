@@ -59,7 +59,7 @@ def check_placements(
         why = ""
         if used[piece] > supply[piece]:
             why = "needs a {name} the supply does not have"
-        elif piece not in cat.piece_of_mask.get(mask, ()):
+        elif piece not in t.piece_of_mask.get(mask, ()):
             why = "cells do not form a {name}"
         elif mask & ~t.recess[card]:
             why = "lies outside the recess"

@@ -12,7 +12,7 @@ import itertools
 import math
 import random
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from projectl_sim.engine.actions import (
     BLACK,
@@ -31,18 +31,24 @@ if TYPE_CHECKING:
 
 # Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
 # sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
-_ORDERS = [tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1)]
+_ORDERS: Final = tuple(tuple(itertools.permutations(range(n))) for n in range(ROW_SIZE + 1))
+
+
+def _factorial(n: int) -> int:
+    # a row's orders: the rulebook's rows from the table, a longer one (a rules parameter) computed
+    return len(_ORDERS[n]) if n < len(_ORDERS) else math.factorial(n)
 
 
 def sample_recycle(state: GameState, rng: random.Random) -> Recycle | None:
     """Return a uniformly random legal Recycle without listing them all (None: none)."""
     if not state.may_recycle():
         return None
-    weights = [math.factorial(len(row)) if row else 0 for row in state.rows[:2]]
-    total = sum(weights)
+    white, black = state.rows[WHITE], state.rows[BLACK]
+    weight = _factorial(len(white)) if white else 0
+    total = weight + (_factorial(len(black)) if black else 0)
     if not total:
         return None
-    colour = WHITE if rng.random() * total < weights[WHITE] else BLACK
+    colour = WHITE if rng.random() * total < weight else BLACK
     row = state.rows[colour]
     if len(row) >= len(_ORDERS):  # a row longer than the rulebook's (a rules parameter)
         shuffled = list(row)
@@ -221,10 +227,10 @@ def upgrade_actions(state: GameState) -> list[Action]:
             if held:
                 acts.extend(full[give])
         return acts
-    table = t.upgrade_actions
     for give in range(t.n_pieces):
         if supply[give]:
-            acts.extend([table[give, get] for get in state.upgrade_targets(give, reserve)])
+            by_get = t.upgrade_by_give[give]
+            acts.extend([by_get[get] for get in state.upgrade_targets(give, reserve)])
     return acts
 
 

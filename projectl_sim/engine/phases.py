@@ -6,17 +6,26 @@ Kept apart from ``state`` so that the modules ``state`` calls (``checks``, ``mov
 
 from __future__ import annotations
 
+from typing import Final
+
+# Final: the compiled modules read them as constants, not from this module's namespace (the
+# phase is compared at every decision).
 # Phases of the base game (an expansion may add its own: Ghost Piece's Level Up steps)
-PLAY, REWARD, FINISHING, OVER = "play", "reward", "finishing_touches", "over"
+PLAY: Final = "play"
+REWARD: Final = "reward"
+FINISHING: Final = "finishing_touches"
+OVER: Final = "over"
 BASE_PHASES = (PLAY, REWARD, FINISHING, OVER)
 # Why a game ended
-END_RULES, END_MAX_ROUNDS, END_STALL = "rules", "max_rounds", "stall"
+END_RULES: Final = "rules"
+END_MAX_ROUNDS: Final = "max_rounds"
+END_STALL: Final = "stall"
 
-HIDDEN = -1  # a deck card the viewing player cannot see
+HIDDEN: Final = -1  # a deck card the viewing player cannot see
 
 
 # Hidden decks of each length, shared by every view (a deck is an immutable tuple).
-_HIDDEN_DECKS: list[tuple[int, ...]] = [(HIDDEN,) * n for n in range(64)]
+_HIDDEN_DECKS: Final[tuple[tuple[int, ...], ...]] = tuple((HIDDEN,) * n for n in range(64))
 
 
 def hide(deck: tuple[int, ...], known_bottom: int) -> tuple[int, ...]:

@@ -38,7 +38,6 @@ from projectl_sim.engine.actions import (
     Placement,
     Recycle,
     TakeBasic,
-    TakeDeck,
     describe,
 )
 from projectl_sim.engine.hooks import hooks_of
@@ -391,9 +390,9 @@ class GameState:
         if black_ok:
             acts.extend(t.take_actions[c] for c in self.rows[BLACK])
         if self.decks[WHITE]:
-            acts.append(TakeDeck(WHITE))
+            acts.append(t.take_deck_actions[WHITE])
         if black_ok and self.decks[BLACK]:
-            acts.append(TakeDeck(BLACK))
+            acts.append(t.take_deck_actions[BLACK])
         return acts
 
     def may_recycle(self) -> bool:

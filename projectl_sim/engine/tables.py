@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Sequence
 
 from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
-from projectl_sim.engine.actions import Place, Recycle, Reward, Take, Upgrade
+from projectl_sim.engine.actions import Place, Recycle, Reward, Take, TakeDeck, Upgrade
 from projectl_sim.engine.sealed import Sealed
 from projectl_sim.frozen import ReadOnlyDict, put, wipe
 
@@ -24,7 +24,8 @@ class Tables(Sealed):
     """Derived tables and caches of one catalogue, shared by every game in the process.
 
     Public, read-only: ``cat``, ``n_pieces``, ``levels`` (per piece), ``by_level`` (level -> the
-    pieces of it), ``max_level``, ``mono`` (the level-1 piece of Upgrade A), and per puzzle
+    pieces of it), ``max_level``, ``mono`` (the level-1 piece of Upgrade A), ``piece_of_mask``
+    (the catalogue's: placement mask -> the pieces of that shape), and per puzzle
     ``recess`` (its cells), ``points``, ``is_black``, ``reward`` (a piece index, or a special
     reward's negative code: ``special_reward``) and ``reward_level`` (what the reward is worth
     in piece levels, for evaluations); per piece ``upgradable``, whether the Upgrade action may
@@ -59,9 +60,19 @@ class Tables(Sealed):
             for pz, r in zip(cat.puzzles, self.reward, strict=True)
         )
         self.mono = cat.piece_index("mono")
+        # the catalogue's mask -> pieces of that shape, read in hot loops: a native field here
+        # rather than an attribute of the (plain Python) catalogue
+        self.piece_of_mask: dict[Mask25, tuple[int, ...]] = cat.piece_of_mask
         self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
+        # blind takes by deck (white, black, the solo puzzle deck)
+        self.take_deck_actions = tuple(TakeDeck(colour) for colour in range(3))
         self.upgrade_actions: dict[tuple[int, int], Upgrade] = ReadOnlyDict(
             {(g, t): Upgrade(g, t) for g in range(self.n_pieces) for t in range(self.n_pieces)}
+        )
+        # the same objects by piece given, then piece taken (no tuple key to hash in hot loops)
+        self.upgrade_by_give: tuple[tuple[Upgrade, ...], ...] = tuple(
+            tuple(self.upgrade_actions[g, t] for t in range(self.n_pieces))
+            for g in range(self.n_pieces)
         )
         self.reward_actions = tuple(Reward(p) for p in range(self.n_pieces))
         # rulings: Upgrade B = same level (another shape), any lower level, or exactly one level
@@ -149,6 +160,24 @@ class Tables(Sealed):
             put(self.recycle_cache, (colour, row), hit)
         return hit
 
+    def _place_objects(self, card: int) -> tuple[dict[Mask25, Place], ...]:
+        """Return, per piece, mask -> the Place action of every placement inside a puzzle's
+        recess (made once per puzzle: a frozen dataclass costs about a microsecond to make)."""
+        objects = self.place_objects.get(card)
+        if objects is None:
+            objects = tuple(
+                ReadOnlyDict({m: Place(card, piece, m) for m in masks})
+                for piece, masks in enumerate(self.cat.fits(self.recess[card]))
+            )
+            put(self.place_objects, card, objects)
+        return objects
+
+    def place(self, card: int, piece: int, mask: Mask25) -> Place:
+        """Return the Place action of ``piece`` on ``mask`` in puzzle ``card`` (shared; a
+        placement outside the recess gets a new one)."""
+        found = self._place_objects(card)[piece].get(mask)
+        return found if found is not None else Place(card, piece, mask)
+
     def place_actions(self, card: int, empty: Mask25) -> tuple[tuple[Place, ...], ...]:
         """Return, per piece, the Place actions into a puzzle's empty cells (cached)."""
         key = (card, empty)
@@ -156,13 +185,7 @@ class Tables(Sealed):
         if hit is None:
             # the Place objects are made once per puzzle (for its whole recess) and shared by
             # every empty region of it: a miss only looks them up (~10x cheaper than making them)
-            objects = self.place_objects.get(card)
-            if objects is None:
-                objects = tuple(
-                    ReadOnlyDict({m: Place(card, piece, m) for m in masks})
-                    for piece, masks in enumerate(self.cat.fits(self.recess[card]))
-                )
-                put(self.place_objects, card, objects)
+            objects = self._place_objects(card)
             fits = self.cat.fits_in(self.recess[card], empty)
             hit = tuple(
                 tuple([by_mask[m] for m in masks]) if masks else ()
