@@ -1,0 +1,169 @@
+"""Draw the documentation's pictures (docs/img) from the commands the pages show.
+
+Each picture is declared once in ``IMAGES``: the page whose commands produce its data, the
+command after which the data is read (the page is played up to it, as ``refresh_docs`` plays
+it), what is drawn (``data``: a small text table, the picture's data) and how it is drawn
+(``draw``). ``python tools/make_images.py`` redraws every picture and writes the digest of the
+data each was drawn from to ``docs/img/digests.json``; ``--check`` recomputes the data and
+exits 1 when a picture was drawn from other data than the commands now give. The test of the
+documentation compares the digests while it plays the pages (pixels are not compared: a new
+matplotlib may move them, the data may not change unseen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refresh_docs
+
+sys.path.pop(0)
+
+ROOT = refresh_docs.ROOT
+IMG = ROOT / "docs" / "img"
+DIGESTS = IMG / "digests.json"
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str  # the file in docs/img
+    page: str  # the page, under docs/, whose play produces the data
+    after: str  # the command (as the page shows it) after which the data is read
+    # the picture's data, read in the played folder or from what the command printed
+    data: Callable[[Path, list[str]], str]
+    draw: Callable[[Path, Path], None]  # (played folder, picture) -> writes the picture
+
+
+def _seat_table(cwd: Path):
+    from projectl_sim import analysis as pa
+
+    run = pa.load_run(cwd / "results" / "ghost-balance")
+    return pa.seat_advantage(run.seats, by=["players", "expansions"])
+
+
+def _seat_data(cwd: Path, printed: list[str]) -> str:
+    return _seat_table(cwd).to_csv(index=False, float_format="%.6g")
+
+
+def _seat_draw(cwd: Path, path: Path) -> None:
+    from projectl_sim.analysis import plots
+
+    plots.save(plots.plot_seat_advantage(_seat_table(cwd)), path)
+
+
+def _check_data(cwd: Path, printed: list[str]) -> str:
+    # the check the picture draws, as printed (its last line names the picture's file)
+    return "\n".join(line for line in printed if not line.startswith("picture:"))
+
+
+def _check_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "n01.png", path)
+
+
+def _tune_data(cwd: Path, printed: list[str]) -> str:
+    out = cwd / "results" / "tune-deck"
+    return (out / "trials.csv").read_text() + (out / "confirmed.csv").read_text()
+
+
+def _tune_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "results" / "tune-deck" / "tune.png", path)
+
+
+IMAGES = (
+    Image(
+        "seat_advantage.png",
+        "tutorials/designer.md",
+        "projectl-sim run --bots greedy --players 2,3,4 --expansions none,ghost --games 200 "
+        "--seed 1 --out results/ghost-balance --quiet",
+        _seat_data,
+        _seat_draw,
+    ),
+    Image(
+        "puzzle_check.png",
+        "how-to/designer-loop.md",
+        "projectl-sim puzzle check n01.toml",
+        _check_data,
+        _check_draw,
+    ),
+    Image(
+        "tune.png",
+        "how-to/designer-loop.md",
+        "projectl-sim tune --objective seat_advantage --param black_deck_2p=10..16 --budget 400 "
+        "--games-per-trial 50 --bots greedy,greedy --seed 2026 --confirm 2 --confirm-games 200 "
+        "--out results/tune-deck --quiet",
+        _tune_data,
+        _tune_draw,
+    ),
+)
+
+
+def digest(data: str) -> str:
+    """Return the digest of a picture's data."""
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def stored() -> dict[str, str]:
+    """Return the digests the pictures were drawn from."""
+    return json.loads(DIGESTS.read_text()) if DIGESTS.exists() else {}
+
+
+def for_page(page: Path) -> list[Image]:
+    """Return the pictures drawn from a page's commands."""
+    name = str(page.relative_to(ROOT / "docs"))
+    return [i for i in IMAGES if i.page == name]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="pictures to draw (default: all)")
+    parser.add_argument("--check", action="store_true", help="draw nothing; exit 1 if stale")
+    args = parser.parse_args(argv)
+    chosen = [i for i in IMAGES if not args.names or i.name in args.names]
+    digests, bad = stored(), 0
+    for page in sorted({i.page for i in chosen}):
+        images = [i for i in chosen if i.page == page]
+        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
+            cwd = Path(tmp)
+            found: dict[str, str] = {}
+
+            def after(block, outputs, images=images, cwd=cwd, found=found) -> bool:
+                for image in images:
+                    for c, printed in zip(block.commands, outputs, strict=True):
+                        if c.text == image.after:
+                            found[image.name] = image.data(cwd, printed)
+                            if not args.check:
+                                image.draw(cwd, IMG / image.name)
+                return len(found) == len(images)  # played far enough
+
+            refresh_docs.play(ROOT / "docs" / page, cwd, after_block=after)
+        for image in images:
+            if image.name not in found:
+                print(f"make_images: {page} runs no {image.after!r}", file=sys.stderr)
+                return 2
+            new = digest(found[image.name])
+            current = digests.get(image.name) == new
+            bad += not current
+            if not args.check:
+                digests[image.name] = new
+            print(
+                f"{image.name}: {'current' if current else 'stale'}"
+                f"{'' if args.check else ', drawn'}"
+            )
+    if not args.check:
+        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    return 1 if args.check and bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
