@@ -185,6 +185,18 @@ def test_shown_outputs_are_refreshed_and_their_runs_played_at_the_sizes_shown() 
         refresh_docs.select(summary, [("paragraph", "flagged")], "summary")
 
 
+def test_a_cells_shown_output_plays_the_run_its_kernel_read_at_the_size_shown() -> None:
+    page = (
+        "```console\n$ projectl-sim run --games 100 --out results/x --quiet\n```\n\n"
+        '```python\nrun = pa.load_run("results/x")\n```\n\n'
+        "```python\nrun.seats.head()\n```\n\n<!-- output of: cell -->\n```text\nx\n```\n\n"
+        "```console\n$ projectl-sim run --games 100 --out results/y --quiet\n```\n"
+    )
+    found = blocks(page)
+    refresh_docs.plan(found)
+    assert [b.exact for b in found if b.lang != "text"] == [True, True, True, False]
+
+
 def test_mask_hides_clock_fields_only() -> None:
     assert mask("mcts    94.00 ms [89.20 ms, 98.81 ms]     1735   4.08 s") == (
         "mcts <time> [<time>, <time>] 1735 <time>"

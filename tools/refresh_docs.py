@@ -250,6 +250,9 @@ def plan(found: list[Block]) -> None:
     touched = [
         {k for k in keys if _touches(t, k) or found[i].title == k} for i, t in enumerate(texts)
     ]
+    for i, b in enumerate(found):
+        if b.lang == "python" and not b.title:
+            touched[i].add("<the kernel>")  # the cells share their variables
     exact_keys: set[str] = set()
     changed = True
     while changed:
