@@ -315,3 +315,20 @@ def test_the_option_and_column_tables_are_written_from_the_declarations() -> Non
     for table in ("seats", "games"):
         for name in declared_columns(table):
             assert f"| `{name}` | {table} |" in columns
+
+
+@pytest.mark.parametrize(
+    "image", [i for i in make_images.IMAGES if not i.page], ids=lambda i: i.name
+)
+def test_a_picture_drawn_from_no_page_is_current(image: make_images.Image, tmp_path: Path) -> None:
+    """A picture of docs/img whose data no page's command makes (the atlas, the viewer) is
+    drawn from the data its commands give now (the data's digest, not the pixels)."""
+    assert make_images.digest(make_images.standalone(image, tmp_path)) == (
+        make_images.stored().get(image.name)
+    ), f"docs/img/{image.name} is stale: redraw it: python tools/make_images.py {image.name}"
+
+
+def test_every_picture_is_drawn_by_the_script() -> None:
+    shown = {p.name for p in (DOCS / "img").glob("*.png")}
+    drawn = {i.name for i in make_images.IMAGES}
+    assert shown - drawn <= {"ladder.png"}, shown - drawn

@@ -34,8 +34,10 @@ DIGESTS = IMG / "digests.json"
 @dataclass(frozen=True)
 class Image:
     name: str  # the file in docs/img
-    page: str  # the page, under docs/, whose play produces the data
-    after: str  # the command (as the page shows it) after which the data is read
+    page: str  # the page, under docs/, whose play produces the data ("": none, see after)
+    # the command (as the page shows it) after which the data is read; with no page, the
+    # commands run in a new folder to make the data
+    after: str
     # the picture's data, read in the played folder or from what the command printed
     data: Callable[[Path, list[str]], str]
     draw: Callable[[Path, Path], None]  # (played folder, picture) -> writes the picture
@@ -80,6 +82,67 @@ def _tune_draw(cwd: Path, path: Path) -> None:
     shutil.copyfile(cwd / "results" / "tune-deck" / "tune.png", path)
 
 
+def _atlas_data(cwd: Path, printed: list[str]) -> str:
+    return (cwd / "atlas" / "puzzles.csv").read_text()
+
+
+def _atlas_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "atlas" / "puzzles.png", path)
+
+
+def _viewer_record(cwd: Path) -> dict:
+    record = json.loads((cwd / "game.json").read_text())
+    for action in record["actions"]:
+        action.pop("seconds", None)  # the decision times vary; the game does not
+    return record
+
+
+def _viewer_data(cwd: Path, printed: list[str]) -> str:
+    return json.dumps(_viewer_record(cwd), sort_keys=True)
+
+
+def _viewer_draw(cwd: Path, path: Path) -> None:
+    """Screenshot the viewer at the first Insert that completes a puzzle (headless Chromium)."""
+    import subprocess
+
+    from projectl_sim.view.steps import view_data
+
+    record = _viewer_record(cwd)
+    steps = view_data(record)["steps"]
+    at = next(
+        i
+        for i, (raw, step) in enumerate(zip(record["actions"], steps, strict=False))
+        if raw["type"] == "insert" and any("completes" in e for e in step["events"])
+    )
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={path}",
+            "--window-size=1280,1100",
+            f"file://{cwd / 'game.html'}#{at + 1}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    from PIL import Image as Picture
+
+    # a page of flat colours: 256 of them keep it sharp at a third of the size
+    Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
+
+
+# a picture drawn from no page's command: the commands that make its data, run in a new folder
+_VIEWER_GAME = (
+    "projectl-sim play --seed 7 --players 3 --expansions ghost+ambassador+finesse+phoenix "
+    "--bots greedy,greedy:preset=rush_black,random --record game.json "
+    "&& projectl-sim view game.json -o game.html"
+)
+
 IMAGES = (
     Image(
         "seat_advantage.png",
@@ -105,6 +168,8 @@ IMAGES = (
         _tune_data,
         _tune_draw,
     ),
+    Image("puzzles.png", "", "projectl-sim puzzles --out atlas", _atlas_data, _atlas_draw),
+    Image("viewer.png", "", _VIEWER_GAME, _viewer_data, _viewer_draw),
 )
 
 
@@ -116,6 +181,23 @@ def digest(data: str) -> str:
 def stored() -> dict[str, str]:
     """Return the digests the pictures were drawn from."""
     return json.loads(DIGESTS.read_text()) if DIGESTS.exists() else {}
+
+
+def standalone(image: Image, cwd: Path) -> str:
+    """Run the commands of a picture drawn from no page in ``cwd``; return its data."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["bash", "-c", image.after],
+        cwd=cwd,
+        env=refresh_docs.reader_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode:
+        raise RuntimeError(f"{image.after}: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    return image.data(cwd, proc.stdout.splitlines())
 
 
 def for_page(page: Path) -> list[Image]:
@@ -131,7 +213,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = [i for i in IMAGES if not args.names or i.name in args.names]
     digests, bad = stored(), 0
-    for page in sorted({i.page for i in chosen}):
+    for image in [i for i in chosen if not i.page]:
+        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
+            new = digest(standalone(image, Path(tmp)))
+            if not args.check:
+                image.draw(Path(tmp), IMG / image.name)
+        current = digests.get(image.name) == new
+        bad += not current
+        if not args.check:
+            digests[image.name] = new
+        print(f"{image.name}: {'current' if current else 'stale'}{'' if args.check else ', drawn'}")
+    for page in sorted({i.page for i in chosen if i.page}):
         images = [i for i in chosen if i.page == page]
         with tempfile.TemporaryDirectory(prefix="img-") as tmp:
             cwd = Path(tmp)
