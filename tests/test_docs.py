@@ -89,21 +89,12 @@ def test_page_runs_and_shows_what_it_prints(page: Path, tmp_path: Path) -> None:
             shown = [o for o in cell.outputs if "image/png" in o.get("data", {})]
             assert shown, f"{page.name}: the cell draws no chart in Jupyter:\n{cell.source}"
 
-    images = make_images.for_page(page)
-    drawn: dict[str, str] = {}
-
-    def image_data(block: refresh_docs.Block, outputs: list[list[str]]) -> None:
-        # each picture drawn from this page's commands: the data they give now
-        for image in images:
-            for c, printed in zip(block.commands, outputs, strict=True):
-                if c.text == image.after:
-                    drawn[image.name] = make_images.digest(image.data(tmp_path, printed))
-
-    played = refresh_docs.play(page, tmp_path, on_cell=chart_shown, after_block=image_data)
+    drawing = make_images.Drawing(page, tmp_path, draw=False)  # the pictures' data, not pixels
+    played = refresh_docs.play(page, tmp_path, on_cell=chart_shown, after_block=drawing.after_block)
     digests = make_images.stored()
-    for image in images:
-        assert image.name in drawn, f"{page.name} no longer runs {image.after!r}"
-        assert drawn[image.name] == digests.get(image.name), (
+    for image in drawing.images:
+        assert image.name in drawing.digests, f"{page.name} no longer runs {image.after!r}"
+        assert drawing.digests[image.name] == digests.get(image.name), (
             f"docs/img/{image.name} was drawn from other data than {image.after!r} gives now: "
             f"redraw it: python tools/make_images.py {image.name}"
         )

@@ -206,55 +206,86 @@ def for_page(page: Path) -> list[Image]:
     return [i for i in IMAGES if i.page == name]
 
 
+class Drawing:
+    """The pictures of one page, drawn (or only their data read) while the page is played:
+    pass ``after_block`` to ``refresh_docs.play``."""
+
+    def __init__(self, page: Path, cwd: Path, draw: bool) -> None:
+        self.images, self.cwd, self.draw = for_page(page), cwd, draw
+        self.digests: dict[str, str] = {}
+
+    def after_block(self, block: refresh_docs.Block, outputs: list[list[str]]) -> bool:
+        for image in self.images:
+            for c, printed in zip(block.commands, outputs, strict=True):
+                if c.text == image.after:
+                    self.digests[image.name] = digest(image.data(self.cwd, printed))
+                    if self.draw:
+                        image.draw(self.cwd, IMG / image.name)
+        return False
+
+    def report(self, check: bool) -> int:
+        """Store the digests (unless ``check``), print each picture's state; return how many
+        were stale, or raise when the page no longer runs a picture's command."""
+        return _report(
+            {i.name: self.digests.get(i.name) for i in self.images},
+            {i.name: i.after for i in self.images},
+            check,
+        )
+
+
+def _report(found: dict[str, str | None], commands: dict[str, str], check: bool) -> int:
+    digests, stale = stored(), 0
+    for name, new in found.items():
+        if new is None:
+            raise LookupError(f"make_images: no page runs {commands[name]!r} any more")
+        current = digests.get(name) == new
+        stale += not current
+        digests[name] = new
+        print(f"{name}: {'current' if current else 'stale'}{'' if check else ', drawn'}")
+    if not check:
+        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    return stale
+
+
+def draw_standalone(names: list[str], check: bool) -> int:
+    """Draw the pictures no page's commands make (all, or those named); return how many were
+    stale."""
+    found, commands = {}, {}
+    for image in IMAGES:
+        if image.page or (names and image.name not in names):
+            continue
+        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
+            found[image.name] = digest(standalone(image, Path(tmp)))
+            commands[image.name] = image.after
+            if not check:
+                image.draw(Path(tmp), IMG / image.name)
+    return _report(found, commands, check)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="pictures to draw (default: all)")
     parser.add_argument("--check", action="store_true", help="draw nothing; exit 1 if stale")
     args = parser.parse_args(argv)
     chosen = [i for i in IMAGES if not args.names or i.name in args.names]
-    digests, bad = stored(), 0
-    for image in [i for i in chosen if not i.page]:
-        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
-            new = digest(standalone(image, Path(tmp)))
-            if not args.check:
-                image.draw(Path(tmp), IMG / image.name)
-        current = digests.get(image.name) == new
-        bad += not current
-        if not args.check:
-            digests[image.name] = new
-        print(f"{image.name}: {'current' if current else 'stale'}{'' if args.check else ', drawn'}")
+    stale = (
+        draw_standalone([i.name for i in chosen], args.check)
+        if any(not i.page for i in chosen)
+        else 0
+    )
     for page in sorted({i.page for i in chosen if i.page}):
-        images = [i for i in chosen if i.page == page]
         with tempfile.TemporaryDirectory(prefix="img-") as tmp:
-            cwd = Path(tmp)
-            found: dict[str, str] = {}
+            drawing = Drawing(ROOT / "docs" / page, Path(tmp), draw=not args.check)
+            wanted = {i.name for i in chosen if i.page == page}
+            drawing.images = [i for i in drawing.images if i.name in wanted]
 
-            def after(block, outputs, images=images, cwd=cwd, found=found) -> bool:
-                for image in images:
-                    for c, printed in zip(block.commands, outputs, strict=True):
-                        if c.text == image.after:
-                            found[image.name] = image.data(cwd, printed)
-                            if not args.check:
-                                image.draw(cwd, IMG / image.name)
-                return len(found) == len(images)  # played far enough
+            def far_enough(block, outputs, drawing=drawing) -> bool:
+                drawing.after_block(block, outputs)
+                return len(drawing.digests) == len(drawing.images)
 
-            refresh_docs.play(ROOT / "docs" / page, cwd, after_block=after)
-        for image in images:
-            if image.name not in found:
-                print(f"make_images: {page} runs no {image.after!r}", file=sys.stderr)
-                return 2
-            new = digest(found[image.name])
-            current = digests.get(image.name) == new
-            bad += not current
-            if not args.check:
-                digests[image.name] = new
-            print(
-                f"{image.name}: {'current' if current else 'stale'}"
-                f"{'' if args.check else ', drawn'}"
-            )
-    if not args.check:
-        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
-    return 1 if args.check and bad else 0
+            refresh_docs.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
+        stale += drawing.report(args.check)
+    return 1 if args.check and stale else 0
 
 
 if __name__ == "__main__":

@@ -498,9 +498,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="*", type=Path, help="pages to play (default: all)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
-    parser.add_argument("--images", action="store_true", help="also redraw docs/img (make_images)")
     args = parser.parse_args(argv)
     import tempfile
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import make_images  # the pictures drawn from the pages' commands, drawn as they play
 
     pages = [p.resolve() for p in args.pages] or PAGES
     stale_pages = 0
@@ -510,7 +512,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="docs-") as tmp:
-            played = play(page, Path(tmp))
+            drawing = make_images.Drawing(page, Path(tmp), draw=not args.check)
+            played = play(page, Path(tmp), after_block=drawing.after_block)
+        stale_pages += drawing.report(args.check) > 0
         text = page.read_text()
         new = refreshed(text, played)
         diff = stale(text, new)
@@ -525,11 +529,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: rewritten ({took})")
         else:
             print(f"{name}: {'stale' if diff else 'current'} ({took})")
-    if args.images:
-        sys.path.insert(0, str(ROOT / "tools"))
-        import make_images
-
-        make_images.main(["--check"] if args.check else [])
+    if not args.pages:
+        stale_pages += make_images.draw_standalone([], args.check) > 0
     return 1 if args.check and stale_pages else 0
 
 
