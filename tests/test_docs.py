@@ -207,6 +207,13 @@ def test_a_not_compared_mark_names_an_allowed_kind(tmp_path: Path) -> None:
         "<!-- not compared: timing: stopped by timeout -->\n```console\n$ true\nx\n```\n"
     )
     assert not list(refresh_docs.check_marks(page))
+    # an output left uncompared plays its run with the sizes cut, and is not rewritten
+    text = "<!-- not compared: timing: why -->\n```console\n$ run --games 200 --out r\nold\n```\n"
+    found = blocks(text)
+    refresh_docs.plan(found)
+    assert not found[0].exact
+    played = refresh_docs.Played(outputs={0: [["new"]]})
+    assert refresh_docs.refreshed(text, played) == text
 
 
 def test_cli_reference_lists_every_command_and_option() -> None:

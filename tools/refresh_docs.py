@@ -27,7 +27,8 @@ stamps vary from run to run, and columns aligned around them move, so those are 
 of spaces count as one.
 
 A console block whose output cannot be compared is marked ``<!-- not compared: KIND: WHY -->``,
-KIND one of ``NOT_COMPARED``; the refresh still writes it.
+KIND one of ``NOT_COMPARED``: it is left as written, and its commands run with their sizes cut
+unless they share a run folder with a compared output.
 """
 
 from __future__ import annotations
@@ -238,7 +239,8 @@ def plan(found: list[Block]) -> None:
     named = [_directive(b.output_of)[0] for b in found if b.output_of]
     seeds = set()
     for i, b in enumerate(found):
-        if b.shows_output or (b.commands and any(c.text in named for c in b.commands)):
+        compared = b.shows_output and b.not_compared is None
+        if compared or (b.commands and any(c.text in named for c in b.commands)):
             seeds.add(i)
         if b.lang == "python" and not b.title and "cell" in named:
             # a cell's shown output needs the data it reads
@@ -442,7 +444,7 @@ def refreshed(text: str, played: Played) -> str:
     for i, block in enumerate(found):
         if i in played.shown:
             body = played.shown[i]
-        elif i in played.outputs and block.shows_output:
+        elif i in played.outputs and block.shows_output and block.not_compared is None:
             lines = block.body.splitlines()
             body, kept = [], 0
             for c, out in zip(block.commands, played.outputs[i], strict=True):
@@ -494,6 +496,14 @@ def check_marks(page: Path) -> Iterator[str]:
                 yield f"output of: {b.output_of!r} must mark a ```text block"
 
 
+def _children_cpu() -> float:
+    """Return the CPU seconds of the processes this one started and waited for."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="*", type=Path, help="pages to play (default: all)")
@@ -510,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
         if not page.exists():
             print(f"refresh_docs: {page}: no such page", file=sys.stderr)
             return 2
-        start = time.monotonic()
+        start, cpu = time.monotonic(), _children_cpu()
         with tempfile.TemporaryDirectory(prefix="docs-") as tmp:
             drawing = make_images.Drawing(page, Path(tmp), draw=not args.check)
             played = play(page, Path(tmp), after_block=drawing.after_block)
@@ -519,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         new = refreshed(text, played)
         diff = stale(text, new)
         name = page.relative_to(ROOT)
-        took = f"{time.monotonic() - start:.0f} s"
+        took = f"{time.monotonic() - start:.0f} s, {_children_cpu() - cpu:.0f} s of CPU"
         if diff:
             stale_pages += 1
             if args.check:
