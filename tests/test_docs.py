@@ -194,6 +194,7 @@ def test_mask_hides_clock_fields_only() -> None:
     )
     assert mask("100 games played in 6.3 s (16 games/s)") == "100 games played in <time> (<rate>)"
     assert mask("results/demo-20261205-001500") == "results/demo-<stamp>"
+    assert mask("rl:/tmp/pytest-of-x/t0/policy.py:act +151") == "rl:<folder>/policy.py:act +151"
     assert mask("greedy 16 µs, 200 games, 3 seats, 52.3% [46.1, 57.5]") == (
         "greedy <time>, 200 games, 3 seats, 52.3% [46.1, 57.5]"
     )

@@ -23,8 +23,8 @@ plays in seconds. ``python tools/refresh_docs.py [PAGE ...]`` plays the pages (e
 docs/ by default) and rewrites each shown output with what the command printed; ``--check``
 writes nothing and prints the differences (exit 1 when a page is stale). The test compares the
 page with its refreshed self after ``mask``: times, rates per second and run folders' time
-stamps vary from run to run, and columns aligned around them move, so those are masked and runs
-of spaces count as one.
+stamps and the play's temporary folder vary from run to run, and columns aligned around them
+move, so those are masked and runs of spaces count as one.
 
 A console block whose output cannot be compared is marked ``<!-- not compared: KIND: WHY -->``,
 KIND one of ``NOT_COMPARED``: it is left as written, and its commands run with their sizes cut
@@ -82,6 +82,8 @@ _SENTINEL = "@@docs-command@@"
 _MASKS = (
     # a run folder named by its start time (results/demo-20261205-001500)
     (re.compile(r"\d{8}-\d{6}"), "<stamp>"),
+    # the folder the page is played in, where an output names a file by its absolute path
+    (re.compile(r"/tmp/[^\s:]*/"), "<folder>/"),
     # rates per second, then durations (`94.00 ms`, `16 µs`, `4.08 s`, `2 min 45 s`)
     (re.compile(r"\d[\d,.]*(?:/s| games/s| actions/s)"), "<rate>"),
     (re.compile(r"[-+]?\d[\d.,]*\s?(?:ns|µs|us|ms|s|min|h)\b"), "<time>"),
