@@ -19,12 +19,13 @@ A page is played top to bottom, as a reader would, in a fresh folder of its own 
 Commands whose output a page shows run at the sizes shown, and so does every command sharing a
 run folder or a saved file with them (a summary needs the run it reads, a resumed run the run it
 grows); the others have their sizes cut by ``PROJECTL_DOCS_SCALE`` (``smaller``), so a page
-plays in seconds. ``python tools/refresh_docs.py [PAGE ...]`` plays the pages (every page under
-docs/ by default) and rewrites each shown output with what the command printed; ``--check``
-writes nothing and prints the differences (exit 1 when a page is stale). The test compares the
-page with its refreshed self after ``mask``: times, rates per second and run folders' time
-stamps and the play's temporary folder vary from run to run, and columns aligned around them
-move, so those are masked and runs of spaces count as one.
+plays in seconds. ``python tools/refresh_docs.py [PAGE ...]`` plays the pages (by default
+getting-started and every tutorial and how-to, then redraws the pictures of docs/img:
+``make_images.py``) and rewrites each shown output with what the command printed; ``--check``
+writes nothing and prints the differences (exit 1 when a page or picture is stale). The test
+compares the page with its refreshed self after ``mask``: times, rates per second, run folders'
+time stamps and the play's temporary folder vary from run to run, and columns aligned around
+them move, so those are masked and runs of spaces count as one.
 
 A console block whose output cannot be compared is marked ``<!-- not compared: KIND: WHY -->``,
 KIND one of ``NOT_COMPARED``: it is left as written, and its commands run with their sizes cut
@@ -246,7 +247,10 @@ def plan(found: list[Block]) -> None:
             seeds.add(i)
         if b.lang == "python" and not b.title and "cell" in named:
             # a cell's shown output needs the data it reads
-            nxt = next((x for x in found[i + 1 :] if x.lang == "python" or x.output_of), None)
+            nxt = next(
+                (x for x in found[i + 1 :] if (x.lang == "python" and not x.title) or x.output_of),
+                None,
+            )
             if nxt is not None and nxt.output_of == "cell":
                 seeds.add(i)
     keys = _keys(found)
