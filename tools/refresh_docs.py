@@ -529,7 +529,12 @@ def main(argv: list[str] | None = None) -> int:
         start, cpu = time.monotonic(), _children_cpu()
         with tempfile.TemporaryDirectory(prefix="docs-") as tmp:
             drawing = make_images.Drawing(page, Path(tmp), draw=not args.check)
-            played = play(page, Path(tmp), after_block=drawing.after_block)
+            try:
+                played = play(page, Path(tmp), after_block=drawing.after_block)
+            except (AssertionError, LookupError, ValueError) as e:
+                # a command that failed, an output selector that no longer matches
+                print(f"refresh_docs: {page.relative_to(ROOT)}: {e}", file=sys.stderr)
+                return 2
         stale_pages += drawing.report(args.check) > 0
         text = page.read_text()
         new = refreshed(text, played)
