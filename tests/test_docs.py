@@ -1,104 +1,45 @@
-"""The documentation cannot drift from the code: its commands run, its site builds, its CLI
-reference is the parser's.
+"""The documentation cannot drift from the code: its commands run and print what the pages
+show, its site builds, its CLI reference is the parser's.
 
 Every page under ``docs/tutorials/``, ``docs/how-to/`` and ``docs/getting-started.md`` is played
-top to bottom, as a reader would, in a fresh folder of its own:
+top to bottom, as a reader would, in a fresh folder of its own, by ``tools/refresh_docs.py``
+(its docstring says how): console blocks in bash with this venv's ``bin`` first on ``PATH``,
+saved files written, python blocks as the cells of one Jupyter kernel. Then:
 
-- a ```` ```console ```` block's commands (lines starting with ``$ ``, continued by a trailing
-  backslash) run in bash with this venv's ``bin`` first on ``PATH`` (the reader's activated venv)
-  and must exit 0; the lines without ``$`` are the output shown, not checked (timings vary);
-- a block with a ``title="PATH"`` is a file the reader saves: it is written to PATH;
-- any other ```` ```python ```` block is a notebook cell: the page's cells run, in order, in one
-  Jupyter kernel started in the page's folder; a tutorial's cell that calls ``plots.`` must show
-  a chart (an ``image/png`` output, with no ``%matplotlib`` magic and the Agg backend);
-- a block right after ``<!-- not run: REASON -->`` is skipped; only the README's two Quick start
-  lines may be (CI runs those itself), which the test checks.
-
-Sizes are cut so the pages run in seconds: ``--games N`` and ``games=N`` (and a config file's
-``games = N`` or ``games: N``) become
-``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2), and ``iterations=N`` likewise, as do
-``tune``'s ``--budget N``, ``--games-per-trial N`` and ``--confirm-games N``, and the
-learning how-to's ``--population N``. Set
-``PROJECTL_DOCS_SCALE=1`` to play the pages at the sizes they show.
+- every output the page shows (the lines under a ``$`` command, a ```` ```text ```` block marked
+  ``<!-- output of: COMMAND ... -->``) must be what the play printed, after ``mask`` (times,
+  rates per second and folders' time stamps vary, and runs of spaces count as one): a stale page
+  is refreshed with ``python tools/refresh_docs.py PAGE``. A block may be left uncompared only
+  with ``<!-- not compared: KIND: WHY -->``, KIND one of ``NOT_COMPARED`` (the clock);
+- commands whose output is shown run at the sizes shown, with every command sharing a run folder
+  or saved file with them; the others have ``--games N`` and ``games=N`` (and a config file's
+  ``games = N`` or ``games: N``), ``iterations=N``, ``tune``'s ``--budget N``,
+  ``--games-per-trial N`` and ``--confirm-games N`` and the learning how-to's ``--population N``
+  cut to ``ceil(N / PROJECTL_DOCS_SCALE)`` (default 25; at least 2);
+- a tutorial's cell that calls ``plots.`` must show a chart (an ``image/png`` output, with no
+  ``%matplotlib`` magic and the Agg backend);
+- a block right after ``<!-- not run: REASON -->`` is skipped: the README's two Quick start lines
+  (CI runs those itself), or a command too slow for the suite (``too slow: ...``), which the page
+  says in words and follows with a smaller command that is run.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import shlex
-import signal
-import socket
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-PAGES = sorted(
-    [DOCS / "getting-started.md", *DOCS.glob("tutorials/*.md"), *DOCS.glob("how-to/*.md")]
-)
-SCALE = int(os.environ.get("PROJECTL_DOCS_SCALE", "25"))
-DASK_PORT = "8786"  # the how-to's scheduler port, moved to a free one for the test
+sys.path.insert(0, str(ROOT / "tools"))
+import make_images  # noqa: E402
+import refresh_docs  # noqa: E402
+from refresh_docs import DOCS, PAGES, SCALE, blocks, commands, mask, smaller  # noqa: E402
 
-_FENCE = re.compile(
-    r"(?P<skip><!-- not run: (?P<reason>[^>]*)-->\s*\n)?"
-    r"^(?P<indent>[ ]*)```(?P<lang>[\w-]*)(?P<attrs>[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ ]*$",
-    re.M | re.S,
-)
-_TITLE = re.compile(r'title="([^"]+)"')
-_SIZES = re.compile(
-    r"(--games[ =]|--budget[ =]|--games-per-trial[ =]|--confirm-games[ =]|--population[ =]"
-    r"|\bgames=|\biterations="
-    r"|^games[ ]*=[ ]*|^games:[ ]*)"  # and a config file's games (TOML, YAML)
-    r"(\d+)",
-    re.M,
-)
-
-
-@dataclass
-class Block:
-    lang: str
-    title: str | None
-    body: str
-    skip: str | None  # the reason, for a block not run
-
-
-def blocks(text: str) -> list[Block]:
-    """Return a page's fenced blocks in order."""
-    out = []
-    for m in _FENCE.finditer(text):
-        indent = len(m["indent"])
-        body = "\n".join(line[indent:] for line in m["body"].splitlines())
-        title = _TITLE.search(m["attrs"])
-        out.append(Block(m["lang"], title and title[1], body, m["reason"]))
-    return out
-
-
-def commands(body: str) -> list[str]:
-    """Return a console block's commands: ``$`` lines and their backslash continuations."""
-    out: list[str] = []
-    lines = iter(body.splitlines())
-    for line in lines:
-        if not line.startswith("$ "):
-            continue
-        command = line[2:]
-        while command.endswith("\\"):
-            command = command[:-1].rstrip() + " " + next(lines).strip()
-        out.append(command)
-    return out
-
-
-def smaller(text: str) -> str:
-    """Return the text with its game counts and search budgets cut by SCALE."""
-    return _SIZES.sub(lambda m: m[1] + str(max(2, math.ceil(int(m[2]) / SCALE))), text)
+sys.path.pop(0)
 
 
 def readme_quick_start() -> list[str]:
@@ -108,112 +49,60 @@ def readme_quick_start() -> list[str]:
     return blocks(section)[0].body.splitlines()
 
 
-def _free_port() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
-
-
-def _run_console(block: Block, cwd: Path, env: dict[str, str], port: str) -> None:
-    cmds = [smaller(c).replace(DASK_PORT, port) for c in commands(block.body)]
-    assert cmds, f"a console block shows no command:\n{block.body}"
-    # One bash per block, so a block may start a background service and use it. The block runs
-    # in a process group of its own, stopped as a whole when the block ends (a Dask worker's
-    # nanny and its processes included), so nothing it started outlives it.
-    script = "set -e\n" + "\n".join(f"echo {shlex.quote('+ ' + c)}\n{c}" for c in cmds)
-    # Output goes to files, not pipes: a background service keeps a pipe open after the block's
-    # shell has ended, and waiting for the pipe to close would wait for it.
-    out, err = cwd / ".block-stdout", cwd / ".block-stderr"
-    with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen(
-            ["bash", "-c", script],
-            cwd=cwd,
-            env=env,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-        )
-        try:
-            proc.wait(timeout=600)
-        finally:
-            _stop_group(proc.pid)
-    assert proc.returncode == 0, (
-        f"exit {proc.returncode}\n--- stdout\n{out.read_text()[-4000:]}\n"
-        f"--- stderr\n{err.read_text()[-4000:]}"
-    )
-
-
-def _stop_group(pgid: int) -> None:
-    """Stop every process left in a block's process group: TERM, then KILL after a grace."""
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 0.0)):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(pgid, 0)
-            except ProcessLookupError:
-                return
-            time.sleep(0.1)
-
-
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
-def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
-    found = blocks(page.read_text())
-    bin_dir = str(Path(sys.executable).parent)
-    env = {
-        **os.environ,
-        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
-        "VIRTUAL_ENV": str(Path(sys.executable).parent.parent),
-        "MPLBACKEND": "Agg",
-        "COLUMNS": "100",
-    }
-    port = _free_port()
-    nb = nbformat.v4.new_notebook()
-    client = NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    )
+def test_page_runs_and_shows_what_it_prints(page: Path, tmp_path: Path) -> None:
+    text = page.read_text()
+    assert not list(refresh_docs.check_marks(page)), list(refresh_docs.check_marks(page))
     quick_start = readme_quick_start()
-    try:
-        for block in found:
-            if block.skip is not None:
-                shown = commands(block.body)
+    found = blocks(text)
+    for block in found:
+        if block.skip is not None:
+            shown = commands(block.body)
+            if block.skip.startswith("too slow"):
+                # the page shows a smaller command of the same kind, which is run
+                kinds = {" ".join(c.split()[:2]) for c in shown}
+                run = {
+                    " ".join(c.split()[:2])
+                    for b in found
+                    if b.lang == "console" and b.skip is None
+                    for c in commands(b.body)
+                }
+                assert kinds <= run, f"{page.name}: no smaller command is run for {shown}"
+            else:
                 assert shown and all(c in quick_start for c in shown), (
                     f"only the README's Quick start lines may go unrun here, not {shown}"
                 )
-            elif block.title:
-                path = tmp_path / block.title
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(smaller(block.body) + "\n")
-            elif block.lang == "console":
-                _run_console(block, tmp_path, env, port)
-            elif block.lang == "python":
-                if client.kc is None:
-                    client.create_kernel_manager()
-                    client.start_new_kernel(cwd=str(tmp_path))
-                    client.start_new_kernel_client()
-                cell = nbformat.v4.new_code_cell(smaller(block.body))
-                nb.cells.append(cell)
-                client.execute_cell(cell, len(nb.cells) - 1)
-                if page.parent.name == "tutorials" and re.search(r"\bplots\.", cell.source):
-                    # a tutorial's cell that draws shows its chart, with no magic and the Agg
-                    # backend (the package's figures have a _repr_png_)
-                    shown = [o for o in cell.outputs if "image/png" in o.get("data", {})]
-                    assert shown, f"{page.name}: the cell draws no chart in Jupyter:\n{cell.source}"
-            else:
-                # anything else is shown, not run: it must not be a command in disguise
-                assert block.lang in {"text", "toml", "json", "yaml"}, (
-                    f"{page.name}: a ```{block.lang} block is neither run nor allowed; commands go "
-                    "in ```console blocks (prefixed with $), code in ```python"
-                )
-                assert not re.search(r"^\$ |projectl-sim ", block.body, re.M), (
-                    f"{page.name}: a command in a ```{block.lang} block would not be tested"
-                )
-    finally:
-        if client.kc is not None:
-            client._cleanup_kernel()
+        elif not block.title and block.lang not in {"console", "python"} and not block.output_of:
+            # anything else is shown, not run: it must not be a command in disguise
+            assert block.lang in {"text", "toml", "json", "yaml"}, (
+                f"{page.name}: a ```{block.lang} block is neither run nor allowed; commands go "
+                "in ```console blocks (prefixed with $), code in ```python"
+            )
+            assert not re.search(r"^\$ |projectl-sim ", block.body, re.M), (
+                f"{page.name}: a command in a ```{block.lang} block would not be tested"
+            )
+
+    def chart_shown(block: refresh_docs.Block, cell) -> None:
+        if page.parent.name == "tutorials" and re.search(r"\bplots\.", cell.source):
+            # a tutorial's cell that draws shows its chart, with no magic and the Agg backend
+            # (the package's figures have a _repr_png_)
+            shown = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+            assert shown, f"{page.name}: the cell draws no chart in Jupyter:\n{cell.source}"
+
+    drawing = make_images.Drawing(page, tmp_path, draw=False)  # the pictures' data, not pixels
+    played = refresh_docs.play(page, tmp_path, on_cell=chart_shown, after_block=drawing.after_block)
+    digests = make_images.stored()
+    for image in drawing.images:
+        assert image.name in drawing.digests, f"{page.name} no longer runs {image.after!r}"
+        assert drawing.digests[image.name] == digests.get(image.name), (
+            f"docs/img/{image.name} was drawn from other data than {image.after!r} gives now: "
+            f"redraw it: python tools/make_images.py {image.name}"
+        )
+    diff = refresh_docs.stale(text, refresh_docs.refreshed(text, played))
+    assert not diff, (
+        f"{page.relative_to(ROOT)} shows other output than its commands print (masked); "
+        f"refresh it: python tools/refresh_docs.py {page.relative_to(ROOT)}\n" + "\n".join(diff)
+    )
 
 
 def test_pages_show_commands() -> None:
@@ -242,6 +131,90 @@ def test_sizes_are_cut_and_kept_apart() -> None:
         f"{max(2, math.ceil(200 / SCALE))}"
     )
     assert commands("$ a \\\n   --b\nout\n$ c") == ["a --b", "c"]
+
+
+_PAGE = """\
+```console
+$ projectl-sim run --games 200 --out results/a --quiet
+$ projectl-sim summary results/a
+old line
+```
+
+```console
+$ projectl-sim run --games 200 --out results/b --quiet
+```
+
+<!-- output of: projectl-sim summary results/a | paragraph "2 players" | line "rounds" -->
+```text
+stale
+```
+"""
+
+
+def test_shown_outputs_are_refreshed_and_their_runs_played_at_the_sizes_shown() -> None:
+    found = blocks(_PAGE)
+    refresh_docs.plan(found)
+    # the run the shown summary reads is played as shown; the other run is cut
+    assert [b.exact for b in found[:2]] == [True, False]
+    summary = ["seats", "", "2 players: 1st 53%", "  base 200", "", "rounds 12.0 s", "tail"]
+    played = refresh_docs.Played(outputs={0: [["run line"], summary]}, shown={})
+    played.shown[2] = refresh_docs.select(
+        summary, [("paragraph", "2 players"), ("line", "rounds")], "s"
+    )
+    assert played.shown[2] == ["2 players: 1st 53%", "  base 200", "", "rounds 12.0 s"]
+    new = refresh_docs.refreshed(_PAGE, played)
+    # the run's own output stays unshown; the summary's replaces the stale lines
+    assert "run line" not in new and "old line" not in new and "stale" not in new
+    assert "$ projectl-sim summary results/a\n2 players" not in new
+    assert "tail\n```" in new and "rounds 12.0 s\n```" in new
+    assert refresh_docs.stale(new, new) == []
+    assert refresh_docs.stale(_PAGE, new), "a stale page is told from its refreshed self"
+    # a time that differs, and the columns it moves, are masked; a count is not
+    assert not refresh_docs.stale(new.replace("12.0 s", "9.75 s"), new)
+    assert refresh_docs.stale(new.replace("base 200", "base 201"), new)
+    with pytest.raises(LookupError, match="no line starting with 'flagged'"):
+        refresh_docs.select(summary, [("paragraph", "flagged")], "summary")
+
+
+def test_a_cells_shown_output_plays_the_run_its_kernel_read_at_the_size_shown() -> None:
+    page = (
+        "```console\n$ projectl-sim run --games 100 --out results/x --quiet\n```\n\n"
+        '```python\nrun = pa.load_run("results/x")\n```\n\n'
+        "```python\nrun.seats.head()\n```\n\n<!-- output of: cell -->\n```text\nx\n```\n\n"
+        "```console\n$ projectl-sim run --games 100 --out results/y --quiet\n```\n"
+    )
+    found = blocks(page)
+    refresh_docs.plan(found)
+    assert [b.exact for b in found if b.lang != "text"] == [True, True, True, False]
+
+
+def test_mask_hides_clock_fields_only() -> None:
+    assert mask("mcts    94.00 ms [89.20 ms, 98.81 ms]     1735   4.08 s") == (
+        "mcts <time> [<time>, <time>] 1735 <time>"
+    )
+    assert mask("100 games played in 6.3 s (16 games/s)") == "100 games played in <time> (<rate>)"
+    assert mask("results/demo-20261205-001500") == "results/demo-<stamp>"
+    assert mask("rl:/tmp/pytest-of-x/t0/policy.py:act +151") == "rl:<folder>/policy.py:act +151"
+    assert mask("greedy 16 µs, 200 games, 3 seats, 52.3% [46.1, 57.5]") == (
+        "greedy <time>, 200 games, 3 seats, 52.3% [46.1, 57.5]"
+    )
+
+
+def test_a_not_compared_mark_names_an_allowed_kind(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text("<!-- not compared: luck: it varies -->\n```console\n$ true\nx\n```\n")
+    assert list(refresh_docs.check_marks(page))
+    page.write_text(
+        "<!-- not compared: timing: stopped by timeout -->\n```console\n$ true\nx\n```\n"
+    )
+    assert not list(refresh_docs.check_marks(page))
+    # an output left uncompared plays its run with the sizes cut, and is not rewritten
+    text = "<!-- not compared: timing: why -->\n```console\n$ run --games 200 --out r\nold\n```\n"
+    found = blocks(text)
+    refresh_docs.plan(found)
+    assert not found[0].exact
+    played = refresh_docs.Played(outputs={0: [["new"]]})
+    assert refresh_docs.refreshed(text, played) == text
 
 
 def test_cli_reference_lists_every_command_and_option() -> None:
@@ -369,3 +342,20 @@ def test_the_option_and_column_tables_are_written_from_the_declarations() -> Non
     for table in ("seats", "games"):
         for name in declared_columns(table):
             assert f"| `{name}` | {table} |" in columns
+
+
+@pytest.mark.parametrize(
+    "image", [i for i in make_images.IMAGES if not i.page], ids=lambda i: i.name
+)
+def test_a_picture_drawn_from_no_page_is_current(image: make_images.Image, tmp_path: Path) -> None:
+    """A picture of docs/img whose data no page's command makes (the atlas, the viewer) is
+    drawn from the data its commands give now (the data's digest, not the pixels)."""
+    assert make_images.digest(make_images.standalone(image, tmp_path)) == (
+        make_images.stored().get(image.name)
+    ), f"docs/img/{image.name} is stale: redraw it: python tools/make_images.py {image.name}"
+
+
+def test_every_picture_is_drawn_by_the_script() -> None:
+    shown = {p.name for p in (DOCS / "img").glob("*.png")}
+    drawn = {i.name for i in make_images.IMAGES}
+    assert shown - drawn <= {"ladder.png"}, shown - drawn

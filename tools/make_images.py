@@ -1,0 +1,292 @@
+"""Draw the documentation's pictures (docs/img) from the commands the pages show.
+
+Each picture is declared once in ``IMAGES``: the page whose commands produce its data, the
+command after which the data is read (the page is played up to it, as ``refresh_docs`` plays
+it), what is drawn (``data``: a small text table, the picture's data) and how it is drawn
+(``draw``). ``python tools/make_images.py`` redraws every picture and writes the digest of the
+data each was drawn from to ``docs/img/digests.json``; ``--check`` recomputes the data and
+exits 1 when a picture was drawn from other data than the commands now give. The test of the
+documentation compares the digests while it plays the pages (pixels are not compared: a new
+matplotlib may move them, the data may not change unseen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refresh_docs
+
+sys.path.pop(0)
+
+ROOT = refresh_docs.ROOT
+IMG = ROOT / "docs" / "img"
+DIGESTS = IMG / "digests.json"
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str  # the file in docs/img
+    page: str  # the page, under docs/, whose play produces the data ("": none, see after)
+    # the command (as the page shows it) after which the data is read; with no page, the
+    # commands run in a new folder to make the data
+    after: str
+    # the picture's data, read in the played folder or from what the command printed
+    data: Callable[[Path, list[str]], str]
+    draw: Callable[[Path, Path], None]  # (played folder, picture) -> writes the picture
+
+
+def _seat_table(cwd: Path):
+    from projectl_sim import analysis as pa
+
+    run = pa.load_run(cwd / "results" / "ghost-balance")
+    return pa.seat_advantage(run.seats, by=["players", "expansions"])
+
+
+def _seat_data(cwd: Path, printed: list[str]) -> str:
+    return _seat_table(cwd).to_csv(index=False, float_format="%.6g")
+
+
+def _seat_draw(cwd: Path, path: Path) -> None:
+    from projectl_sim.analysis import plots
+
+    plots.save(plots.plot_seat_advantage(_seat_table(cwd)), path)
+
+
+def _check_data(cwd: Path, printed: list[str]) -> str:
+    # the check the picture draws, as printed (its last line names the picture's file)
+    return "\n".join(line for line in printed if not line.startswith("picture:"))
+
+
+def _check_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "n01.png", path)
+
+
+def _tune_data(cwd: Path, printed: list[str]) -> str:
+    out = cwd / "results" / "tune-deck"
+    return (out / "trials.csv").read_text() + (out / "confirmed.csv").read_text()
+
+
+def _tune_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "results" / "tune-deck" / "tune.png", path)
+
+
+def _atlas_data(cwd: Path, printed: list[str]) -> str:
+    return (cwd / "atlas" / "puzzles.csv").read_text()
+
+
+def _atlas_draw(cwd: Path, path: Path) -> None:
+    import shutil
+
+    shutil.copyfile(cwd / "atlas" / "puzzles.png", path)
+
+
+def _viewer_record(cwd: Path) -> dict:
+    record = json.loads((cwd / "game.json").read_text())
+    for action in record["actions"]:
+        action.pop("seconds", None)  # the decision times vary; the game does not
+    return record
+
+
+def _viewer_data(cwd: Path, printed: list[str]) -> str:
+    return json.dumps(_viewer_record(cwd), sort_keys=True)
+
+
+def _viewer_draw(cwd: Path, path: Path) -> None:
+    """Screenshot the viewer at the first Insert that completes a puzzle (headless Chromium)."""
+    import subprocess
+
+    from projectl_sim.view.steps import view_data
+
+    record = _viewer_record(cwd)
+    steps = view_data(record)["steps"]
+    at = next(
+        i
+        for i, (raw, step) in enumerate(zip(record["actions"], steps, strict=False))
+        if raw["type"] == "insert" and any("completes" in e for e in step["events"])
+    )
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={path}",
+            "--window-size=1280,1100",
+            f"file://{cwd / 'game.html'}#{at + 1}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    from PIL import Image as Picture
+
+    # a page of flat colours: 256 of them keep it sharp at a third of the size
+    Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
+
+
+# a picture drawn from no page's command: the commands that make its data, run in a new folder
+_VIEWER_GAME = (
+    "projectl-sim play --seed 7 --players 3 --expansions ghost+ambassador+finesse+phoenix "
+    "--bots greedy,greedy:preset=rush_black,random --record game.json "
+    "&& projectl-sim view game.json -o game.html"
+)
+
+IMAGES = (
+    Image(
+        "seat_advantage.png",
+        "tutorials/designer.md",
+        "projectl-sim run --bots greedy --players 2,3,4 --expansions none,ghost --games 200 "
+        "--seed 1 --out results/ghost-balance --quiet",
+        _seat_data,
+        _seat_draw,
+    ),
+    Image(
+        "puzzle_check.png",
+        "how-to/designer-loop.md",
+        "projectl-sim puzzle check n01.toml",
+        _check_data,
+        _check_draw,
+    ),
+    Image(
+        "tune.png",
+        "how-to/designer-loop.md",
+        "projectl-sim tune --objective seat_advantage --param black_deck_2p=10..16 --budget 400 "
+        "--games-per-trial 50 --bots greedy,greedy --seed 2026 --confirm 2 --confirm-games 200 "
+        "--out results/tune-deck --quiet",
+        _tune_data,
+        _tune_draw,
+    ),
+    Image("puzzles.png", "", "projectl-sim puzzles --out atlas", _atlas_data, _atlas_draw),
+    Image("viewer.png", "", _VIEWER_GAME, _viewer_data, _viewer_draw),
+)
+
+
+def digest(data: str) -> str:
+    """Return the digest of a picture's data."""
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+def stored() -> dict[str, str]:
+    """Return the digests the pictures were drawn from."""
+    return json.loads(DIGESTS.read_text()) if DIGESTS.exists() else {}
+
+
+def standalone(image: Image, cwd: Path) -> str:
+    """Run the commands of a picture drawn from no page in ``cwd``; return its data."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["bash", "-c", image.after],
+        cwd=cwd,
+        env=refresh_docs.reader_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode:
+        raise RuntimeError(f"{image.after}: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    return image.data(cwd, proc.stdout.splitlines())
+
+
+def for_page(page: Path) -> list[Image]:
+    """Return the pictures drawn from a page's commands."""
+    name = str(page.relative_to(ROOT / "docs"))
+    return [i for i in IMAGES if i.page == name]
+
+
+class Drawing:
+    """The pictures of one page, drawn (or only their data read) while the page is played:
+    pass ``after_block`` to ``refresh_docs.play``."""
+
+    def __init__(self, page: Path, cwd: Path, draw: bool) -> None:
+        self.images, self.cwd, self.draw = for_page(page), cwd, draw
+        self.digests: dict[str, str] = {}
+
+    def after_block(self, block: refresh_docs.Block, outputs: list[list[str]]) -> bool:
+        for image in self.images:
+            for c, printed in zip(block.commands, outputs, strict=True):
+                if c.text == image.after:
+                    self.digests[image.name] = digest(image.data(self.cwd, printed))
+                    if self.draw:
+                        image.draw(self.cwd, IMG / image.name)
+        return False
+
+    def report(self, check: bool) -> int:
+        """Store the digests (unless ``check``), print each picture's state; return how many
+        were stale, or raise when the page no longer runs a picture's command."""
+        return _report(
+            {i.name: self.digests.get(i.name) for i in self.images},
+            {i.name: i.after for i in self.images},
+            check,
+        )
+
+
+def _report(found: dict[str, str | None], commands: dict[str, str], check: bool) -> int:
+    digests, stale = stored(), 0
+    for name, new in found.items():
+        if new is None:
+            raise LookupError(f"make_images: no page runs {commands[name]!r} any more")
+        current = digests.get(name) == new
+        stale += not current
+        digests[name] = new
+        print(f"{name}: {'current' if current else 'stale'}{'' if check else ', drawn'}")
+    if not check:
+        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    return stale
+
+
+def draw_standalone(names: list[str], check: bool) -> int:
+    """Draw the pictures no page's commands make (all, or those named); return how many were
+    stale."""
+    found, commands = {}, {}
+    for image in IMAGES:
+        if image.page or (names and image.name not in names):
+            continue
+        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
+            found[image.name] = digest(standalone(image, Path(tmp)))
+            commands[image.name] = image.after
+            if not check:
+                image.draw(Path(tmp), IMG / image.name)
+    return _report(found, commands, check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="pictures to draw (default: all)")
+    parser.add_argument("--check", action="store_true", help="draw nothing; exit 1 if stale")
+    args = parser.parse_args(argv)
+    chosen = [i for i in IMAGES if not args.names or i.name in args.names]
+    stale = (
+        draw_standalone([i.name for i in chosen], args.check)
+        if any(not i.page for i in chosen)
+        else 0
+    )
+    for page in sorted({i.page for i in chosen if i.page}):
+        with tempfile.TemporaryDirectory(prefix="img-") as tmp:
+            drawing = Drawing(ROOT / "docs" / page, Path(tmp), draw=not args.check)
+            wanted = {i.name for i in chosen if i.page == page}
+            drawing.images = [i for i in drawing.images if i.name in wanted]
+
+            def far_enough(block, outputs, drawing=drawing) -> bool:
+                drawing.after_block(block, outputs)
+                return len(drawing.digests) == len(drawing.images)
+
+            refresh_docs.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
+        stale += drawing.report(args.check)
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
