@@ -234,7 +234,7 @@ _CHECKED_GAMES = (
     "seats",
     "error",
 )
-_CHECKED_SEATS = ("game_id", "seat", "bot")
+_CHECKED_SEATS = ("game_id", "seat", "bot", "bot_spec")
 
 
 def _complete(
