@@ -14,12 +14,15 @@ the compiled one (mypyc) and the pure source (``PROJECTL_SIM_PURE=1``).
 The items: a random 2-player game of the base game (``random game``, as
 ``benchmarks/engine.py`` plays them, record kept) and one decision of each shipped bot at its
 defaults (``projectl-sim bots``, but the human seat) in the same positions: 2-player base games
-of random play, the bot deciding for the seat to move on its view. The tiling index fills as
-games are played, so the random game's figure depends on the warm-up (``WARM_GAMES``).
+of random play, the bot deciding for the seat to move on its view. Each counted decision was
+made once before, uncounted, so the tiling index holds its regions, as in a long run (a cold
+index's building would otherwise be most of a planning bot's figure). The index fills as games
+are played, so the random game's figure depends on the warm-up (``WARM_GAMES``). The items run
+in their order in one process, after the set-up.
 
 The previous release's figures (``instructions_ec32e0b.json``, measured on that commit by
 ``--save``) are printed beside this checkout's, with their ratio. Everything is seeded and
-``PYTHONHASHSEED`` is fixed, so two runs of one build count within a fraction of a percent.
+``PYTHONHASHSEED`` is fixed: two runs of one build count the same (measured: to the instruction).
 """
 
 from __future__ import annotations
@@ -39,17 +42,19 @@ BASELINE = HERE / "instructions_ec32e0b.json"
 # item -> (unit, how many measured): a bot's decisions, or random games
 ITEMS: dict[str, tuple[str, int]] = {
     "random game": ("game", 30),
-    "random": ("decision", 200),
-    "greedy": ("decision", 100),
-    "builder": ("decision", 100),
-    "rusher": ("decision", 100),
-    "setter": ("decision", 100),
-    "recycler": ("decision", 100),
-    "value": ("decision", 20),
-    "mcts": ("decision", 2),
+    "random": ("decision", 100),
+    "greedy": ("decision", 50),
+    "builder": ("decision", 50),
+    "rusher": ("decision", 50),
+    "setter": ("decision", 50),
+    "recycler": ("decision", 50),
+    "value": ("decision", 10),
+    "mcts": ("decision", 1),
 }
 # Each bot's decisions before the measured ones (its tables, its model), by a bot of its spec
-# here (mcts's warm-up searches little: the same code and tables, a fraction of the time)
+# here (mcts's warm-up searches little: the same code and tables, a fraction of the time); then
+# the measured decisions are made once uncounted, so that each counted one finds what a long
+# run would have built (the tiling index's regions), as a large study's decisions do
 WARM_DECISIONS = 2
 WARM_SPECS = {"mcts": "mcts:iterations=8"}
 WARM_GAMES = 20  # random games before the measured ones (the tiling index fills as they play)
@@ -86,10 +91,15 @@ while len(positions) < deciders:
     if state.phase == PLAY:
         positions.append(state.view(state.current))
 bots = {name: make_bot(name) for name, (unit, _) in items.items() if unit == "decision"}
-for name in bots:
+for name, bot in bots.items():
     warm = make_bot(warm_specs.get(name, name))
     for i in range(warm_decisions):
         warm(positions[i], random.Random(i))
+    # the measured decisions once before they are counted, so that what a long run has built
+    # (the tiling index's regions of these positions) is there (a cheaper search for mcts)
+    measured = range(warm_decisions, warm_decisions + items[name][1])
+    for i in measured:
+        (bot if name not in warm_specs else warm)(positions[i], random.Random(i))
 played = items.get("random game", ("game", 0))[1]
 games = np.random.SeedSequence(seed + 1).generate_state(warm_games + played)
 for s in games[:warm_games]:
@@ -186,6 +196,9 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="the interpreter to count")
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--label", default="", help="what the saved figures are of (a commit)")
+    parser.add_argument(
+        "--figures", type=Path, help="print the figures a --save wrote instead of counting"
+    )
     args = parser.parse_args()
     builds = [b for b in args.builds.split(",") if b]
     if any(b not in ("compiled", "pure") for b in builds):
@@ -194,11 +207,15 @@ def main() -> None:
     unknown = [i for i in only if i not in ITEMS]
     if unknown:
         parser.error(f"--only: no item {unknown[0]!r} (items: {', '.join(ITEMS)})")
-    if "compiled" in builds and not _compiled(args.python):
+    if "compiled" in builds and not args.figures and not _compiled(args.python):
         print("instructions.py: this interpreter runs the pure build; counting pure only")
         builds = [b for b in builds if b != "compiled"] or ["pure"]
     items = {name: ITEMS[name] for name in only}
-    figures = measure(args.python, builds, items)
+    if args.figures:
+        figures = json.loads(args.figures.read_text())["figures"]
+        builds = [b for b in builds if b in figures]
+    else:
+        figures = measure(args.python, builds, items)
     if args.save:
         saved = {
             "label": args.label,
