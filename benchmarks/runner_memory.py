@@ -83,7 +83,7 @@ def study(games: int, jobs: int, lineup: str, tables: str, seed: int, out: Path)
     }
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(args)],
+        [sys.executable, "-P", "-c", _CHILD, json.dumps(args)],  # -P: not this folder first
         env=env,
         capture_output=True,
         text=True,

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from projectl_sim.cli import main
+from projectl_sim.errors import RunInterrupted
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec
@@ -139,6 +140,24 @@ def test_a_failure_while_the_tables_are_written_is_one_line_and_resume_writes_th
     monkeypatch.undo()
     assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
     assert tables.read_manifest(out)["status"] == "complete" and not (out / "parts").exists()
+    assert_same(out, whole)
+
+
+def test_a_stop_while_the_tables_are_written_is_an_interruption_resume_finishes(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "stopped"
+
+    def write(self: Any, data: pa.Table) -> None:
+        raise KeyboardInterrupt  # SIGTERM, as the run treats it, while a long run writes
+
+    monkeypatch.setattr(tables._TableWriter, "write", write)
+    with pytest.raises(RunInterrupted, match="interrupted: 24/24 games saved in "):
+        play(out)
+    assert tables.read_manifest(out)["status"] == "interrupted"
+    assert not list(out.glob("*.parquet")) and not list(out.glob(".*.tmp"))
+    monkeypatch.undo()
+    assert runner.run(None, out, resume=True, options=RunOptions(jobs=1, quiet=True)).complete
     assert_same(out, whole)
 
 

@@ -776,6 +776,8 @@ def _close(
             stop = stop or exc
         except (pa.ArrowException, MemoryError, OSError) as exc:  # the parts are kept
             stop = stop or _unconsolidated(exc)
+        except KeyboardInterrupt as exc:  # SIGTERM while a long run's tables are written
+            stop = stop or exc
     if tally is None:
         tables.drop_tables(out)
         try:
