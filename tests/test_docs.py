@@ -8,9 +8,10 @@ saved files written, python blocks as the cells of one Jupyter kernel. Then:
 
 - every output the page shows (the lines under a ``$`` command, a ```` ```text ```` block marked
   ``<!-- output of: COMMAND ... -->``) must be what the play printed, after ``mask`` (times,
-  rates per second and folders' time stamps vary, and runs of spaces count as one): a stale page
-  is refreshed with ``python tools/refresh_docs.py PAGE``. A block may be left uncompared only
-  with ``<!-- not compared: KIND: WHY -->``, KIND one of ``NOT_COMPARED`` (the clock);
+  rates per second, folders' time stamps and the play's folder vary, and runs of spaces count as
+  one): a stale page is refreshed with ``python tools/refresh_docs.py PAGE``. A block may be
+  left uncompared only with ``<!-- not compared: KIND: WHY -->``, KIND one of ``NOT_COMPARED``
+  (the clock);
 - commands whose output is shown run at the sizes shown, with every command sharing a run folder
   or saved file with them; the others have ``--games N`` and ``games=N`` (and a config file's
   ``games = N`` or ``games: N``), ``iterations=N``, ``tune``'s ``--budget N``,
@@ -20,7 +21,10 @@ saved files written, python blocks as the cells of one Jupyter kernel. Then:
   ``%matplotlib`` magic and the Agg backend);
 - a block right after ``<!-- not run: REASON -->`` is skipped: the README's two Quick start lines
   (CI runs those itself), or a command too slow for the suite (``too slow: ...``), which the page
-  says in words and follows with a smaller command that is run.
+  says in words, with a smaller command of the same kind that is run;
+- each picture of docs/img drawn from a page's command (``tools/make_images.py``) is drawn from
+  the data that command gives now: the digest of the data, stored in ``docs/img/digests.json``,
+  is recomputed during the play (pixels are not compared).
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ def readme_quick_start() -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
-def test_page_runs_and_shows_what_it_prints(page: Path, tmp_path: Path) -> None:
+def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
+    """The page plays to its end and shows what its commands print (and its pictures' data)."""
     text = page.read_text()
     assert not list(refresh_docs.check_marks(page)), list(refresh_docs.check_marks(page))
     quick_start = readme_quick_start()

@@ -162,8 +162,8 @@ IMAGES = (
     Image(
         "tune.png",
         "how-to/designer-loop.md",
-        "projectl-sim tune --objective seat_advantage --param black_deck_2p=10..16 --budget 400 "
-        "--games-per-trial 50 --bots greedy,greedy --seed 2026 --confirm 2 --confirm-games 200 "
+        "projectl-sim tune --objective seat_advantage --param black_deck_2p=10..16 --budget 200 "
+        "--games-per-trial 25 --bots greedy,greedy --seed 2026 --confirm 2 --confirm-games 100 "
         "--out results/tune-deck --quiet",
         _tune_data,
         _tune_draw,
