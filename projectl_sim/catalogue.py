@@ -14,7 +14,8 @@ the base game. A puzzle's reward is a piece id, or one of the rewards that are n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from projectl_sim.errors import ProjectLError, id_ranges, unknown_name
 from projectl_sim.frozen import ReadOnlyDict, put, wipe
@@ -199,6 +200,13 @@ class Catalogue:
     _piece_index: dict[PieceId, int] = field(init=False, repr=False)
     _puzzle_index: dict[PuzzleId, int] = field(init=False, repr=False)
     _fit_cache: dict[Mask25, tuple[tuple[Mask25, ...], ...]] = field(init=False, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled catalogue (a Dask task, a test) leaves behind the indexes games cached on it
+        # (``fill``'s tiling index, Ghost Piece's tables): they are built again where needed,
+        # and a compiled build cannot pickle them
+        kept = {f.name for f in fields(self)}
+        return {k: v for k, v in self.__dict__.items() if k in kept}
 
     def __post_init__(self) -> None:
         placements = tuple(placements_on_grid(p.cells) for p in self.pieces)

@@ -51,6 +51,28 @@ class NotebookFailed(ProjectLError):
     exit_code = 1
 
 
+class BotError(ProjectLError):
+    """A bot raised or returned an illegal action; the message names the seat and the bot (exit 1).
+
+    Declared here, not in the compiled game loop (``sim.play``) that raises it: a mypyc-compiled
+    subclass of an exception does not keep a class attribute it overrides (``exit_code`` read 2).
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, seat: int, detail: str = "") -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.detail = detail
+
+
+class InvariantBroken(ProjectLError):
+    """A game broke its invariants with no user's class in play: a bot that reached into the
+    game's state, or the engine's bug (exit 1; declared here for the reason ``BotError`` is)."""
+
+    exit_code = 1
+
+
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C (or SIGTERM); the message says what was saved (exit 130)."""
 

@@ -154,9 +154,10 @@ def test_a_turn_is_three_actions_repeats_allowed_then_the_next_player() -> None:
 
 def test_a_player_cannot_act_out_of_turn_nor_take_a_fourth_action() -> None:
     record = load("turns")
-    with pytest.raises(IllegalActionError, match=illegal(2, 1, "take_basic it is player 0")):
+    take = "take a level-1 piece"  # take_basic, as the errors word it
+    with pytest.raises(IllegalActionError, match=illegal(2, 1, f"{take} it is player 0")):
         replay(extend(prefix(record, 2), act(1, "take_basic")))
-    with pytest.raises(IllegalActionError, match=illegal(3, 0, "take_basic it is player 1")):
+    with pytest.raises(IllegalActionError, match=illegal(3, 0, f"{take} it is player 1")):
         replay(extend(prefix(record, 3), act(0, "take_basic")))
 
 
@@ -435,7 +436,7 @@ def test_reward_choice_when_the_shown_piece_is_gone() -> None:
 @pytest.mark.parametrize(
     ("action", "why"),
     [
-        (act(0, "take_basic"), "take_basic a reward piece must be chosen first"),
+        (act(0, "take_basic"), "take a level-1 piece a reward piece must be chosen first"),
         (
             act(0, "reward", piece="tet_O"),
             "reward tet_O the reward must be one of mono, tri_I, tri_L",

@@ -23,7 +23,7 @@ from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.invariants import InvariantError, check_invariants
 from projectl_sim.engine.record import RecordWriter
-from projectl_sim.errors import IllegalActionError, ProjectLError
+from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken
 from projectl_sim.registry import PluginError, users_classes
 from projectl_sim.rules import Rules
 
@@ -35,23 +35,6 @@ MAX_DECISIONS = 20_000
 # first, fifth, ...), because one read costs about a microsecond, a tenth of a random bot's whole
 # decision; the seat's total is that sample scaled to all its decisions
 CPU_EVERY: Final = 4
-
-
-class BotError(ProjectLError):
-    """A bot raised or returned an illegal action; the message names the seat and the bot."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, seat: int, detail: str = "") -> None:
-        super().__init__(message)
-        self.seat = seat
-        self.detail = detail
-
-
-class InvariantBroken(ProjectLError):
-    """A game broke its invariants with no user's class in play: the engine's bug (exit 1)."""
-
-    exit_code = 1
 
 
 def _describe(state: GameState, action: object) -> str:
