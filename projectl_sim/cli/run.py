@@ -318,7 +318,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``run``, ``summary`` and ``report`` to the command line's subparsers."""
     from projectl_sim.sim.spec import PRESETS, RECORDS_HELP
-    from projectl_sim.sim.workers import DECISION_TIMEOUT, GAME_TIMEOUT
+    from projectl_sim.sim.workers import DECISION_TIMEOUT, GAME_TIMEOUT, PART_GAMES
 
     run = subparsers.add_parser(
         "run",
@@ -448,7 +448,9 @@ def register(subparsers: Any) -> None:
         help="local worker processes (default; loky is an old name for it) or dask",
     )
     how.add_argument("--scheduler", metavar="ADDR", help="dask scheduler, e.g. tcp://HOST:8786")
-    how.add_argument("--chunk", type=int, metavar="N", help="games per part file (default: auto)")
+    how.add_argument(
+        "--chunk", type=int, metavar="N", help=f"games per part file (default {PART_GAMES})"
+    )
     how.add_argument(
         "--decision-timeout",
         type=float,

@@ -51,16 +51,12 @@ from projectl_sim.sim.spec import (
     seed_scheme_of,
 )
 from projectl_sim.sim.task import GameResult, play_task
-from projectl_sim.sim.workers import Job, Limits, WorkerError
+from projectl_sim.sim.workers import PART_GAMES, Job, Limits, WorkerError
 
 # A part file at least this often, so a killed run loses little; in a long run, every 1% of the
 # time so far (a ten-hour run writes a few hundred parts, not thousands).
 FLUSH_SECONDS = 5.0
-# ... and at most this many games in one (unless --chunk says): the games waiting for their part
-# are what the parent holds while it plays (about 50 KB each with the flow tables, more while their
-# part is written), so it is one constant for every run, not a share of the run: a run of a
-# million games holds what a run of a thousand holds.
-PART_GAMES = 200
+# ... and at most PART_GAMES games in one (``sim.workers``, unless --chunk says)
 # Progress where stderr is no terminal (a pipe, a log file, a notebook's cell): a line with the
 # games done and the time left at most this often, and one at the end
 PROGRESS_SECONDS = 30.0

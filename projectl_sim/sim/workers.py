@@ -53,6 +53,11 @@ from projectl_sim.sim.task import BEAT_SEAT, BEAT_STEPS, GameResult, dealt, erro
 # Defaults of --decision-timeout and --game-timeout: far beyond any shipped bot's decision
 # (mcts at its default budget takes well under a second; a time budget is at most an hour) and
 # any game (mcts games take a minute or so), yet finite, so a hung bot costs minutes, not a run.
+# A part file holds at most this many games (unless --chunk says; ``sim.runner``): the games
+# waiting for their part are what the parent holds while it plays (about 50 KB each with the flow
+# tables, more while their part is written), so it is one constant for every run, not a share of
+# the run: a run of a million games holds what a run of a thousand holds.
+PART_GAMES = 200
 DECISION_TIMEOUT = 120.0
 GAME_TIMEOUT = 3600.0
 # How often the parent reads the workers' pages (a limit is enforced within this much).
