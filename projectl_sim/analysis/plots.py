@@ -14,6 +14,7 @@ frame. ``save`` writes an Axes' or a Figure's picture as PNG.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -119,6 +120,29 @@ def _labels(table: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     return lab.config_labels(table, shown)
 
 
+def _wrap(text: str, width: int) -> str:
+    """Return a label broken into lines of about ``width`` characters, at spaces and after commas.
+
+    A bot's spec has no space (``mcts:leaf=value,iterations=128``): it breaks after a comma,
+    which stays on its line; a piece longer than ``width`` keeps a line of its own, uncut.
+    """
+    lines: list[str] = []
+    line = ""
+    for piece in re.split(r"(?<=,)(?! )|(?<= )", text):  # each piece keeps its "," or " "
+        if line and len((line + piece).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _lines(labels: Sequence[str]) -> int:
+    """Return the most lines a label of ``labels`` takes (1 when there are none)."""
+    return max((str(label).count("\n") + 1 for label in labels), default=1)
+
+
 def _errors(value: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
     """Return the (2, n) error bar lengths of intervals around values (nan and rounding: 0)."""
     err = np.vstack([value - low.to_numpy(dtype=float), high.to_numpy(dtype=float) - value])
@@ -179,10 +203,19 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
     named = [c for c in lab.varying(table.drop_duplicates(by), others)] or others[:1]
     panels = list(table.groupby(keys, sort=True))
     most = max(rows[named].drop_duplicates().shape[0] if named else 1 for _, rows in panels)
-    fig, axes = _facets(fig, len(panels), most)
+    # long line-ups (bot specs) break into lines: a panel's title at 40 characters, a row's name
+    # at 44, and the rows grow with their names' lines, so no name is cut or runs into the next
+    titles = [_wrap(_panel_title(keys, k if isinstance(k, tuple) else (k,)), 40) for k, _ in panels]
+    row_lines = _lines(
+        [_wrap(n, 44) for n in lab.config_labels(table.drop_duplicates(named), named)]
+        if named
+        else []
+    )
+    fig, axes = _facets(
+        fig, len(panels), math.ceil(most * (1 + (row_lines - 1) / 2)) + 2 * (_lines(titles) - 1)
+    )
     orders = int(table["turn_order"].max()) + 1
-    for ax, (key, rows) in zip(axes, panels, strict=True):
-        key = key if isinstance(key, tuple) else (key,)
+    for ax, (_, rows), panel_title in zip(axes, panels, titles, strict=True):
         players = int(rows["players"].iloc[0])
         first = rows[rows["turn_order"] == 0]
         first = first.sort_values("share", ascending=True, kind="stable")  # best on top
@@ -210,11 +243,11 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
             for artist in bars.get_children():  # a share of 0 or 1 drawn whole
                 artist.set_clip_on(False)
         ax.axvline(1 / players, color="black", ls="--", lw=0.8)
-        names = lab.config_labels(configs, named) if named else [""]
+        names = [_wrap(n, 44) for n in lab.config_labels(configs, named)] if named else [""]
         ax.set_yticks(range(len(configs)), names, fontsize=7)
         ax.set_ylim(-0.6, len(configs) - 0.4)
         ax.set_xlim(-0.04, 1.04)
-        ax.set_title(_panel_title(keys, key), fontsize=9)
+        ax.set_title(panel_title, fontsize=9)
         ax.set_xlabel("share of the wins", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
     handles, names = [], []
@@ -243,7 +276,15 @@ def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     A rating with no finite value (a bot that never won or never lost, ``note``) is drawn as an
     arrow at the edge of the chart with its note, not as a point.
     """
-    ax = _axes(ax, 6.4, 0.9 + 0.4 * max(len(table), 1))
+    names = [_wrap(str(bot), 28) for bot in table["bot"]] if "bot" in table else []
+    widest = max((len(line) for name in names for line in name.split("\n")), default=0)
+    # the plotting area keeps 4.4 inches (the title's width and more) beside the longest name;
+    # a row is as tall as its name's lines
+    ax = _axes(
+        ax,
+        min(_MAX_WIDTH, max(6.4, 5.0 + 0.085 * widest)),
+        0.9 + (0.22 + 0.18 * _lines(names)) * max(len(table), 1),
+    )
     title = "Ratings (Elo scale, 95% interval)"
     if table.empty:
         return _empty(ax, title, "no game seated two different bots")
@@ -289,7 +330,7 @@ def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         ax.text(edge * 0.5, yi + 0.18, note, ha="center", va="bottom", fontsize=7, color="C3")
     ax.set_xlim(-span, span)
     ax.axvline(0, color=_GREY, lw=0.8)
-    ax.set_yticks(y, table["bot"])
+    ax.set_yticks(y, names)
     ax.set_ylim(-0.7, len(table) - 0.3)
     ax.set_xlabel("rating (400 points = 10:1 odds)")
     ax.set_title(title)
@@ -704,13 +745,6 @@ _METRIC_TITLES = {
     "margin": "winner's margin (points)",
     "rounds": "game length (rounds)",
 }
-
-
-def _wrap(text: str, width: int) -> str:
-    """Return a title broken into lines of at most ``width`` characters (at spaces)."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width)) or text
 
 
 def _effect_label(row: pd.Series) -> str:
