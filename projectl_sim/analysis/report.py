@@ -34,7 +34,8 @@ from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.errors import UsageError
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+body { font-family: system-ui, sans-serif; color: #222; }
+body { margin: 2em auto; max-width: 70em; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; }
