@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from analysis_util import G, grid_tables, make_tables
-from chart_check import defects
+from chart_check import defects, render
 
 from projectl_sim import analysis as pa
 from projectl_sim.analysis import plots
@@ -78,6 +78,33 @@ def test_every_chart_is_drawn_without_defects(tables, name: str, size: str) -> N
     seats, games = tables[size]
     drawing = CHARTS[name](seats, games)
     assert defects(drawing) == []
+
+
+# bot specs as long as a user's: the ratings chart must not squash its plot or cut its title,
+# the seat chart's panel titles and row names must not run into each other or off the figure
+LONG_BOTS = ("mcts:leaf=value,iterations=128,tree=turn,width=0", "greedy:preset=rush_black")
+
+
+@pytest.fixture(scope="module")
+def long_names() -> tuple[pd.DataFrame, pd.DataFrame]:
+    lineups = (LONG_BOTS, (LONG_BOTS[1], "random"), (*LONG_BOTS, "random"))
+    seats, games = grid_tables(np.random.default_rng(3), games=6, players=(2, 3), lineups=lineups)
+    two = seats["expansions"].isin(["none", "ghost_piece"])
+    return seats[two], games[games["expansions"].isin(["none", "ghost_piece"])]
+
+
+@pytest.mark.parametrize("name", ["ratings", "seat_advantage", "head_to_head"])
+def test_charts_of_long_bot_names_are_drawn_without_defects(long_names, name: str) -> None:
+    drawing = CHARTS[name](*long_names)
+    assert defects(drawing) == []
+    fig = drawing if name == "seat_advantage" else drawing.get_figure(root=True)
+    assert fig.get_size_inches()[0] <= 11.0  # the report's page: 1100 px at 100 dpi
+
+
+def test_the_ratings_chart_keeps_its_plot_wide_beside_a_long_name(long_names) -> None:
+    ax = CHARTS["ratings"](*long_names)
+    render(ax)
+    assert ax.bbox.width >= 400  # pixels at 100 dpi: the intervals are read, not squashed
 
 
 def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small) -> None:
