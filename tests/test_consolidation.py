@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+from table_util import without_timing
 
 from projectl_sim.cli import main
 from projectl_sim.errors import RunInterrupted
@@ -28,13 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def play(out: Path, jobs: int = 1, **settings: Any) -> runner.RunResult:
     spec = RunSpec.from_mapping(SETTINGS | settings)
     return runner.run(spec, out, options=RunOptions(jobs=jobs, quiet=True, chunk=5))
-
-
-def without_timing(run_dir: Path) -> dict[str, pa.Table]:
-    return {
-        name: tables.read_table(run_dir, name).drop_columns(list(tables.TIMING_COLUMNS[name]))
-        for name in tables.TABLES
-    }
 
 
 def assert_same(one: Path, two: Path) -> None:

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from fault_bots import VandalBot, WholeViewVandalBot
+from table_util import without_timing
 
 import bots
 from bots.random_bot import RandomBot
@@ -64,13 +65,6 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Any:
         return _REFERENCES[key]
 
     return get
-
-
-def without_timing(run_dir: Path) -> dict[str, pa.Table]:
-    return {
-        name: tables.read_table(run_dir, name).drop_columns(list(tables.TIMING_COLUMNS[name]))
-        for name in tables.TABLES
-    }
 
 
 def assert_same_tables(a: Path, b: Path) -> None:
