@@ -69,7 +69,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         if args.game is not None:
             raise UsageError("--game goes with --from RUN (a game of a run's tables)")
-        specs = [s for s in (args.bots or "random,random").split(",") if s.strip()]
+        default = "human,random" if args.web else "random,random"
+        specs = [s for s in (args.bots or default).split(",") if s.strip()]
         players = args.players or len(specs)
         if len(specs) < players:
             specs = [specs[i % len(specs)] for i in range(players)]
@@ -99,11 +100,20 @@ def cmd_play(args: argparse.Namespace) -> int:
         check_decks(rules, args.catalogue, least=True)  # a game it cannot deal (run: smaller)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     humans = human_seats(bots)
+    if args.web and (replayed is not None or not humans):
+        raise UsageError(
+            "--web plays a new game with a person in it: name a human seat in --bots "
+            "(e.g. --bots human,greedy)" + (", without --from" if replayed is not None else "")
+        )
     if humans and not args.record:
         args.record = str(default_record(seed))
     try:
         if replayed is not None:
             outcome = replayed
+        elif args.web:
+            outcome = _play_in_browser(rules, bots, seed, humans, args)
+            if isinstance(outcome, int):
+                return outcome  # left before the end: the record so far is written
         elif humans:
             outcome = _play_with_people(rules, bots, seed, humans, args.record)
             if isinstance(outcome, int):
@@ -172,6 +182,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 # no game seats: 99999999999999999999 would make as many seats first); both are optional
 _SEED = Number("--seed", int, None, Range(0), "game seed", metavar="S")
 _PLAYERS = Number("--players", int, None, Range(1, 6), "player count")
+_PORT = Number("--port", int, None, Range(0, 65535), "port (0: any free one)", metavar="N")
 
 
 def check_play_values(args: argparse.Namespace) -> None:
@@ -314,6 +325,46 @@ def _play_with_people(
         return 130 if term.left == "interrupted" else 1
 
 
+def _play_in_browser(
+    rules: Rules, bots: list[Any], seed: int, humans: list[int], args: argparse.Namespace
+) -> Any:
+    """Serve the game on a loopback page (``projectl_sim.web``); return its outcome once over,
+    or the exit status when the person left before the end (1; 130 for Ctrl-C)."""
+    import webbrowser
+
+    from projectl_sim.sim.play import GameOutcome
+    from projectl_sim.web import SeatServer, Session, loopback_host
+
+    port = _PORT.parse(args.port)
+    server = SeatServer(loopback_host(args.host), port)  # a port in use: one line, no game dealt
+    names = [repr(b) for b in bots]
+    path = args.record
+    with server:
+        server.session = session = Session(rules, bots, seed, humans, path, names)
+        who = ", ".join(f"seat {s}" for s in humans)
+        others = ", ".join(f"seat {s} {names[s]}" for s in range(len(bots)) if s not in humans)
+        print(f"seed {seed}: you play {who}" + (f" against {others}" if others else ""))
+        print(f"open {server.url} in a browser (this machine only); the record goes to {path}")
+        print("the page's leave button or Ctrl-C stops the server", flush=True)
+        if not args.no_browser:
+            webbrowser.open(server.url)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            if not session.over:
+                print(f"{PROG}: interrupted: the game so far is in {path}", file=sys.stderr)
+                return 130
+        if not session.over:
+            n = len(session.writer.moves)
+            print(
+                f"{PROG}: left the game: the game so far ({n} actions) is in {path} "
+                f"({PROG} view {path} to watch it)",
+                file=sys.stderr,
+            )
+            return 1
+        return GameOutcome(session.state, session.writer, seed)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from projectl_sim.engine.record import read_record, replay, summary_json
     from projectl_sim.engine.render import render
@@ -403,6 +454,21 @@ def register(sub: Any) -> None:
         default=[],
         metavar="KEY=VALUE",
         help=f"set a rules switch or parameter ({', '.join(run_switches())}, points.ID, reward.ID)",
+    )
+    web = play.add_argument_group("in the browser")
+    web.add_argument(
+        "--web",
+        action="store_true",
+        help="play in a browser page served on this machine (default --bots human,random)",
+    )
+    web.add_argument(
+        "--port", type=int, default=8765, help="--web: the page's port (default 8765; 0: any)"
+    )
+    web.add_argument(
+        "--host", default="127.0.0.1", help="--web: a loopback address (default 127.0.0.1)"
+    )
+    web.add_argument(
+        "--no-browser", action="store_true", help="--web: print the address, open no browser"
     )
     play.set_defaults(func=cmd_play)
 
