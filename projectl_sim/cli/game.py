@@ -38,6 +38,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from projectl_sim.sim.task import check_played
 
     check_play_values(args)
+    if args.web and args.from_run is not None:
+        raise UsageError("--web plays a new game with a person in it: it cannot replay --from RUN")
     replayed: GameOutcome | None = None  # a run's game, played again under its limits
     replayed_record: dict[str, Any] = {}
     if args.from_run is not None:
@@ -100,10 +102,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         check_decks(rules, args.catalogue, least=True)  # a game it cannot deal (run: smaller)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     humans = human_seats(bots)
-    if args.web and (replayed is not None or not humans):
+    if args.web and not humans:
         raise UsageError(
             "--web plays a new game with a person in it: name a human seat in --bots "
-            "(e.g. --bots human,greedy)" + (", without --from" if replayed is not None else "")
+            "(e.g. --bots human,greedy)"
         )
     if humans and not args.record:
         args.record = str(default_record(seed))

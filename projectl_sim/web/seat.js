@@ -161,6 +161,7 @@
     }));
     turned[selected] = orientations(selected).findIndex(function (o) { return key(o) === key(next); });
     piecePicker();
+    say(selected + (flip ? " flipped" : " turned") + ": click the cell where its first square goes", false);
   }
 
   function buttons() {

@@ -1,0 +1,286 @@
+"""The web seat (``projectl-sim play --web``): a session's undo and refusals, the server's
+loopback rules, and a whole short game played by clicks in headless Chromium.
+
+The browser test plays seat 0 against ``random`` with a black deck of one card (the end is
+triggered at once: two rounds, then Finishing Touches) by clicking only: a puzzle of a row to
+take it, a piece and then a cell of one of its puzzles to place it (turning and flipping the
+piece until its first square lands there), and the buttons; a wrong cell is refused with a
+message and nothing is played; undo takes back a placement; a hint is asked; the record written
+at the end replays in the engine with its result.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped without
+them on a workstation, a failure under CI. ``PROJECTL_SCREENSHOTS=DIR`` keeps a screenshot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_report_browser import FLAGS, _chromium
+
+import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
+from bots import make_bot
+from projectl_sim import Rules
+from projectl_sim.cli import main
+from projectl_sim.engine.record import read_record, replay, state_json
+from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.web import SeatServer, Session
+
+SHORT = {"black_deck_2p": 1}  # the black deck is empty once dealt: the end is triggered at once
+
+
+def session(path: Path, seed: int = 5) -> Session:
+    rules = Rules(players=2, **SHORT)
+    return Session(rules, [make_bot("human"), make_bot("random")], seed, [0], path)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[SeatServer]:
+    server = SeatServer("127.0.0.1", 0)
+    server.session = session(tmp_path / "game.json")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def request(server: SeatServer, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(server.url.rstrip("/") + path, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+# -- the session ---------------------------------------------------------------------------------
+def test_undo_replays_the_record_to_before_the_persons_last_decision(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    before = state_json(s.state)
+    choices = s.choices()
+    take = next(b for b in choices["buttons"] if b["group"] == "take")
+    s.act(take["action"])
+    assert state_json(s.state) != before
+    assert s.undo() == take["text"]
+    assert state_json(s.state) == before  # the same deal: nothing dealt again
+    assert read_record(tmp_path / "game.json")["actions"] == s.record()["actions"]
+    with pytest.raises(IllegalActionError, match="nothing to undo"):
+        s.undo()
+
+
+def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    n = len(s.writer.moves)
+    with pytest.raises(IllegalActionError, match="not an own unfinished puzzle"):
+        s.act({"type": "place", "puzzle": "W01", "piece": "mono", "cells": [[0, 0]]})
+    with pytest.raises(RecordError, match="unknown puzzle 'W99'"):
+        s.act({"type": "take", "puzzle": "W99"})
+    with pytest.raises(IllegalActionError, match="seat 1 is not yours"):
+        s.act({"type": "take_basic", "player": 1})
+    assert len(s.writer.moves) == n
+
+
+def test_the_server_refuses_other_hosts_requests_without_the_token_and_bad_actions(
+    served: SeatServer,
+) -> None:
+    token = {"X-Seat-Token": served.token}
+    status, answer = request(served, "/act", {"action": {"type": "take", "puzzle": "W99"}}, **token)
+    assert status == 400 and "unknown puzzle 'W99'" in answer["error"]
+    assert "\n" not in answer["error"]
+    status, answer = request(served, "/act", {"action": {"type": "take_basic"}})
+    assert status == 403 and "token" in answer["error"]
+    status, answer = request(served, "/choices", Host="attacker.example:80")
+    assert status == 403
+    status, answer = request(served, "/choices")
+    assert status == 200 and answer["yours"]
+
+
+def test_play_web_refuses_a_port_in_use_and_other_hosts_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        args = ["play", "--web", "--no-browser", "--port", str(port), "--record"]
+        assert main([*args, str(tmp_path / "g.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"--port {port}: the port is in use" in err
+    assert not (tmp_path / "g.json").exists()  # refused before any game was dealt
+    assert main(["play", "--web", "--no-browser", "--host", "0.0.0.0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "loopback interface only" in err
+    assert main(["play", "--web", "--no-browser", "--bots", "random,random"]) == 2
+    assert "name a human seat" in capsys.readouterr().err
+
+
+# -- in the browser --------------------------------------------------------------------------------
+@pytest.fixture
+def driver(tmp_path: Path) -> Iterator[Any]:
+    browser, driver_path = _chromium()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000"]:
+        options.add_argument(flag)
+    d = webdriver.Chrome(service=Service(driver_path), options=options)
+    d.set_page_load_timeout(30)
+    yield d
+    d.quit()
+
+
+def seat_data(driver: Any) -> dict[str, Any]:
+    return json.loads(driver.find_element("id", "seat-data").get_attribute("textContent"))
+
+
+def click_and_reload(driver: Any, element: Any) -> None:
+    """Click what plays an action and wait for the page to load again."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element("id", "seat-data")
+    element.click()
+    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.seatReady === true"))
+
+
+def message(driver: Any) -> tuple[str, bool]:
+    box = driver.find_element("id", "seat-message")
+    return box.text, "error" in (box.get_attribute("class") or "")
+
+
+def place_by_clicks(driver: Any, served: SeatServer, card: str, target: dict[str, Any]) -> None:
+    """Choose the piece, then click the cell of its first square, turning and flipping it until
+    the page plays it (each wrong orientation is refused with a message, nothing played)."""
+    seat = seat_data(driver)["choices"]["seat"]
+    driver.find_element(
+        "css selector", f'#seat-pieces button[data-piece="{target["piece"]}"]'
+    ).click()
+    r, c = min(tuple(x) for x in target["cells"])
+    cell_css = (
+        f'.players .panel.player[data-seat="{seat}"] .card[data-puzzle="{card}"] '
+        f'.seat-cell[data-r="{r}"][data-c="{c}"]'
+    )
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    for k in range(8):
+        n = len(served.session.writer.moves)
+        box = driver.find_element("id", "seat-message")
+
+        def answered(d: Any, box: Any = box) -> str:
+            try:  # the page's message box: an error in it, or gone with the page (played)
+                return "error" if "error" in (box.get_attribute("class") or "") else ""
+            except StaleElementReferenceException:
+                return "played"
+
+        driver.find_element("css selector", cell_css).click()
+        outcome = WebDriverWait(driver, 20).until(answered)
+        if outcome == "played":
+            WebDriverWait(driver, 20).until(
+                lambda d: d.execute_script("return window.seatReady === true")
+            )
+            return
+        text, _ = message(driver)
+        assert "does not fit" in text, text
+        assert len(served.session.writer.moves) == n
+        driver.find_element("id", "seat-flip" if k == 3 else "seat-rotate").click()
+    raise AssertionError(f"no orientation of {target['piece']} played at {card} ({r}, {c})")
+
+
+# buttons in the order the test prefers them (a placement or a take comes first)
+PREFERRED = ("take_basic", "upgrade", "take_deck", "reward", "finish", "recycle")
+
+
+def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
+    driver: Any, served: SeatServer, tmp_path: Path
+) -> None:
+    driver.get(served.url)
+    assert driver.execute_script("return window.seatReady === true")
+    assert "Your move, seat 0" in driver.find_element("id", "seat-status").text
+
+    # a hint from the value bot
+    driver.find_element("id", "seat-hint").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 20).until(
+        lambda d: "value would play" in d.find_element("id", "seat-hint-box").text
+    )
+
+    placed = taken = undone = wrong = 0
+    for _ in range(80):
+        data = seat_data(driver)
+        choices = data["choices"]
+        if choices["over"]:
+            break
+        assert choices["yours"] and choices["seat"] == 0
+        mine = driver.find_elements("css selector", '.players .panel.player[data-seat="0"] .card')
+        if choices["places"]:
+            card, options = next(iter(choices["places"].items()))
+            if not wrong:
+                # a cell outside the puzzle's recess: refused with a message, nothing played
+                n = len(served.session.writer.moves)
+                piece = options[0]["piece"]
+                driver.find_element(
+                    "css selector", f'#seat-pieces button[data-piece="{piece}"]'
+                ).click()
+                holes = {tuple(x) for o in options for x in o["cells"]}
+                r, c = next((r, c) for r in range(5) for c in range(5) if (r, c) not in holes)
+                driver.find_element(
+                    "css selector",
+                    f'.players .panel.player[data-seat="0"] .card[data-puzzle="{card}"] '
+                    f'.seat-cell[data-r="{r}"][data-c="{c}"]',
+                ).click()
+                text, error = message(driver)
+                assert error and "does not fit" in text, text
+                assert len(served.session.writer.moves) == n
+                wrong += 1
+            place_by_clicks(driver, served, card, options[0])
+            placed += 1
+            if not undone:
+                n = len(served.session.writer.moves)
+                click_and_reload(driver, driver.find_element("id", "seat-undo"))
+                assert len(served.session.writer.moves) < n
+                assert "taken back" in message(driver)[0]
+                undone += 1
+            continue
+        takes = choices.get("takes") or {}
+        white = [card for card in takes if card.startswith("W")]
+        if white and len(mine) < 2:
+            css = f'.table .card.seat-take[data-puzzle="{white[0]}"]'
+            click_and_reload(driver, driver.find_element("css selector", css))
+            taken += 1
+            continue
+        buttons = driver.find_elements("css selector", "#seat-buttons button.seat-action")
+        assert buttons, choices
+        rank = {g: k for k, g in enumerate(PREFERRED)}
+        buttons.sort(key=lambda b: rank.get(b.get_attribute("data-group"), len(PREFERRED)))
+        click_and_reload(driver, buttons[0])
+    else:
+        raise AssertionError("the game did not end in 80 decisions")
+
+    assert "Game over" in driver.find_element("id", "seat-status").text
+    assert placed and taken and undone and wrong
+    shots = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(shots / "web-seat-over.png"))
+
+    record = read_record(tmp_path / "game.json")
+    rep = replay(record)
+    assert rep.state.is_over and record["result"]["scores"] == rep.state.final_scores()
+    assert record["seats"][0] == "human"
+    people = [a for a in record["actions"] if a["player"] == 0]
+    assert any(a["type"] == "place" for a in people)
