@@ -162,6 +162,10 @@ def message(driver: Any) -> tuple[str, bool]:
     return box.text, "error" in (box.get_attribute("class") or "")
 
 
+def choose_piece(driver: Any, piece: str) -> None:
+    driver.find_element("css selector", f'#seat-pieces button[data-piece="{piece}"]').click()
+
+
 def place_by_clicks(driver: Any, served: SeatServer, card: str, target: dict[str, Any]) -> None:
     """Choose the piece, then click the cell of its first square, turning and flipping it until
     the page plays it (each wrong orientation is refused with a message, nothing played)."""
