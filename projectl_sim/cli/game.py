@@ -189,11 +189,22 @@ _PORT = Number("--port", int, None, Range(0, 65535), "port (0: any free one)", m
 
 def check_play_values(args: argparse.Namespace) -> None:
     """Refuse a bad value of ``play``'s flags (one line naming the flag) before any work."""
-    refuse_empty(args, "--bots", "--variant", "--difficulty")
-    for number in (_SEED, _PLAYERS):
+    refuse_empty(args, "--bots", "--variant", "--difficulty", "--host")
+    for number in (_SEED, _PLAYERS, _PORT):
         if getattr(args, number.dest) is not None:
             number.parse(getattr(args, number.dest))
+    web_only = [f for f, given in _WEB_FLAGS if _given(getattr(args, given))]
+    if web_only and not args.web:
+        raise UsageError(f"{web_only[0]} goes with --web (the page served to play in a browser)")
+    if args.host is not None:
+        from projectl_sim.web import loopback_host
 
+        loopback_host(args.host)
+
+
+# the flags of ``play --web`` alone
+_WEB_FLAGS = (("--port", "port"), ("--host", "host"), ("--no-browser", "no_browser"))
+WEB_PORT = 8765  # --web's port when none is given
 
 # the flags that choose a new game's rules, seats and seed: ``play --from`` replays a run's game
 _GAME_FLAGS = (
@@ -337,8 +348,9 @@ def _play_in_browser(
     from projectl_sim.sim.play import GameOutcome
     from projectl_sim.web import SeatServer, Session, loopback_host
 
-    port = _PORT.parse(args.port)
-    server = SeatServer(loopback_host(args.host), port)  # a port in use: one line, no game dealt
+    port = WEB_PORT if args.port is None else args.port
+    host = loopback_host("127.0.0.1" if args.host is None else args.host)
+    server = SeatServer(host, port)  # a port in use: one line, no game dealt
     names = [repr(b) for b in bots]
     path = args.record
     with server:
@@ -464,11 +476,9 @@ def register(sub: Any) -> None:
         help="play in a browser page served on this machine (default --bots human,random)",
     )
     web.add_argument(
-        "--port", type=int, default=8765, help="--web: the page's port (default 8765; 0: any)"
+        "--port", type=int, help=f"--web: the page's port (default {WEB_PORT}; 0: any free one)"
     )
-    web.add_argument(
-        "--host", default="127.0.0.1", help="--web: a loopback address (default 127.0.0.1)"
-    )
+    web.add_argument("--host", help="--web: a loopback address (default 127.0.0.1)")
     web.add_argument(
         "--no-browser", action="store_true", help="--web: print the address, open no browser"
     )
