@@ -285,6 +285,7 @@ README_HOW_TO = {
     "resume-and-grow.md": "resuming and growing runs",
     "rule-switches.md": "rule switches",
     "watch-and-play.md": "watching and playing a game",
+    "play-in-browser.md": "playing in the browser",
     "which-players.md": "which players to simulate",
 }
 

@@ -143,6 +143,20 @@ _VIEWER_GAME = (
     "&& projectl-sim view game.json -o game.html"
 )
 
+
+def _web_seat_data(cwd: Path, printed: list[str]) -> str:
+    return "\n".join(printed)
+
+
+def _web_seat_draw(cwd: Path, path: Path) -> None:
+    """Play the web seat's scene in headless Chromium and screenshot it (web_seat_image.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import web_seat_image
+
+    sys.path.pop(0)
+    web_seat_image.play_and_draw(path)
+
+
 IMAGES = (
     Image(
         "seat_advantage.png",
@@ -170,6 +184,13 @@ IMAGES = (
     ),
     Image("puzzles.png", "", "projectl-sim puzzles --out atlas", _atlas_data, _atlas_draw),
     Image("viewer.png", "", _VIEWER_GAME, _viewer_data, _viewer_draw),
+    Image(
+        "web_seat.png",
+        "",
+        f"python {ROOT / 'tools' / 'web_seat_image.py'} --data",
+        _web_seat_data,
+        _web_seat_draw,
+    ),
 )
 
 
