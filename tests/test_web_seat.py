@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import threading
 import urllib.error
@@ -32,7 +33,7 @@ from bots import make_bot
 from projectl_sim import Rules
 from projectl_sim.cli import main
 from projectl_sim.engine.record import read_record, replay, state_json
-from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.errors import BotError, IllegalActionError, RecordError
 from projectl_sim.web import SeatServer, Session
 
 SHORT = {"black_deck_2p": 1}  # the black deck is empty once dealt: the end is triggered at once
@@ -89,6 +90,66 @@ def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_pat
     with pytest.raises(IllegalActionError, match="seat 1 is not yours"):
         s.act({"type": "take_basic", "player": 1})
     assert len(s.writer.moves) == n
+
+
+EVERY = frozenset({"ghost_piece", "ambassador_pack", "finesse", "phoenix"})
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=2),
+        Rules(players=1, variant="solo"),
+        Rules(players=5, variant="line_clear", black_deck_5p=4),
+        Rules(players=3, expansions=EVERY),
+    ],
+    ids=["base", "solo", "line_clear", "every_expansion"],
+)
+def test_every_option_the_page_offers_is_played(rules: Rules, tmp_path: Path) -> None:
+    """A person choosing at random among the page's options (a button, a placement, a Master
+    of one placement per puzzle) plays a whole game: the page offers nothing the game refuses,
+    and the saved record replays."""
+    rng = random.Random(3)
+    bots = [make_bot("human"), *[make_bot("random") for _ in range(rules.players - 1)]]
+    s = Session(rules, bots, 11, [0], tmp_path / "game.json")
+    kinds: set[str] = set()
+    for _ in range(400):
+        if s.over:
+            break
+        c = s.choices()
+        offered = [b["action"] for b in c["buttons"]]
+        offered += [
+            {"type": "place", "puzzle": card, **p} for card, ps in c["places"].items() for p in ps
+        ]
+        for kind in c["multi"]:
+            card, ps = rng.choice(list(c["places"].items()))
+            offered.append({"type": kind, "placements": [{"puzzle": card, **rng.choice(ps)}]})
+        action = rng.choice(offered)
+        kinds.add(action["type"])
+        s.act(action)
+    assert s.over, "the game did not end in 400 of the person's decisions"
+    assert {"take", "place"} <= kinds
+    record = read_record(tmp_path / "game.json")
+    assert replay(record, rules.catalogue).state.final_scores() == s.state.final_scores()
+
+
+def test_a_bot_that_fails_stops_the_game_in_one_line_and_keeps_the_record(tmp_path: Path) -> None:
+    def broken(view: Any, rng: Any) -> Any:
+        raise RuntimeError("out of ideas")
+
+    s = Session(
+        Rules(players=2), [make_bot("human"), make_bot("random")], 5, [0], tmp_path / "g.json"
+    )
+    s.bots[1] = broken
+    with pytest.raises(BotError, match="out of ideas"):
+        for _ in range(4):  # the person's turn: its actions, then the bot fails
+            s.act(s.choices()["buttons"][-1]["action"])
+    assert s.failed.startswith("bot random (seat 1) failed: RuntimeError: out of ideas")
+    assert not s.choices()["yours"]
+    with pytest.raises(BotError, match="out of ideas"):
+        s.act({"type": "take_basic"})
+    saved = read_record(tmp_path / "g.json")["actions"]
+    assert len(saved) == len(s.writer.moves) and saved[-1]["player"] == 0
 
 
 def test_the_server_refuses_other_hosts_requests_without_the_token_and_bad_actions(

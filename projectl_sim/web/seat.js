@@ -112,7 +112,10 @@
   // -- the panel ---------------------------------------------------------------------------------
   function status() {
     const box = document.getElementById("seat-status");
-    if (choices.over) {
+    if (choices.failed) {
+      box.textContent = "The game stopped: " + choices.failed;
+      box.className = "failed";
+    } else if (choices.over) {
       box.textContent = "Game over. The record is saved in " + choices.record +
         " (projectl-sim view " + choices.record + " replays it).";
       box.className = "over";

@@ -22,9 +22,10 @@ from typing import Any
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, deal, finish_options, new_game
 from projectl_sim.engine.actions import Action, Master, Place, Recycle, from_json, to_json
 from projectl_sim.engine.record import RecordWriter, replay, write_record
-from projectl_sim.errors import IllegalActionError, RecordError
+from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, RecordError
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
 from projectl_sim.expansions.finesse import Insert
+from projectl_sim.registry import PluginError
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 
 # actions placed by clicking cells (alone, or one per puzzle for Master and Ambassador); every
@@ -59,6 +60,7 @@ class Session:
         self.hint_rng = random.Random(seed)  # the hints' dealt worlds (not the seats' streams)
         self.hinter: Any = None
         self.message = ""
+        self.failed = ""  # why a bot stopped the game ("" while it goes on)
         self.advance()
 
     # -- the game ------------------------------------------------------------------------------
@@ -94,10 +96,19 @@ class Session:
             while not self.over and self.seat not in self.humans:
                 seat = self.seat
                 start = perf_counter()
-                action = self.bots[seat](self.state.view(seat), self.rngs[seat])
-                took = perf_counter() - start
-                told.append(f"seat {seat}: {self.state.describe(action)}")
-                self._apply(seat, action, took)
+                try:
+                    action = self.bots[seat](self.state.view(seat), self.rngs[seat])
+                    took = perf_counter() - start
+                    told.append(f"seat {seat}: {self.state.describe(action)}")
+                    self._apply(seat, action, took)
+                except (PluginError, InvariantBroken):
+                    raise
+                except Exception as exc:  # a bot's bug ends the game, the record so far kept
+                    self.failed = (
+                        f"bot {self.names[seat]} (seat {seat}) failed: {type(exc).__name__}: "
+                        f"{exc}; the game so far is in {self.path}"
+                    )
+                    raise BotError(self.failed, seat) from None
         finally:
             self.save()
         self.asked_at = perf_counter()
@@ -109,6 +120,8 @@ class Session:
         Raises ``RecordError`` for a malformed action and ``IllegalActionError`` for one the
         game does not allow now (each with a one-line message).
         """
+        if self.failed:
+            raise BotError(self.failed, -1)
         if self.over:
             raise IllegalActionError("the game is over")
         if isinstance(raw, dict) and "player" not in raw:
@@ -149,11 +162,12 @@ class Session:
         """Return the person's options now: buttons, placements per puzzle, Master and Insert."""
         out: dict[str, Any] = {
             "seat": self.seat,
-            "yours": not self.over and self.seat in self.humans,
+            "yours": not self.over and not self.failed and self.seat in self.humans,
             "over": self.over,
             "message": self.message,
             "record": str(self.path),
             "undo": any(p in self.humans for p, _ in self.writer.moves),
+            "failed": self.failed,
         }
         if not out["yours"]:
             return out
