@@ -207,15 +207,35 @@ def seat_data(driver: Any) -> dict[str, Any]:
     return json.loads(driver.find_element("id", "seat-data").get_attribute("textContent"))
 
 
-def click_and_reload(driver: Any, element: Any) -> None:
-    """Click what plays an action and wait for the page to load again."""
-    from selenium.webdriver.support import expected_conditions
+# what a click did: "played" once the page has loaded again (a new window object, without the
+# mark set before the click), "error" while the old page shows an error message, "" meanwhile
+_OUTCOME = """
+if (window.seatMark !== true) return window.seatReady === true ? "played" : "";
+return document.getElementById("seat-message").classList.contains("error") ? "error" : "";
+"""
+
+
+def click(driver: Any, element: Any) -> str:
+    """Click ``element``; return "played" (the page loaded again) or "error" (refused)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = driver.find_element("id", "seat-data")
+    def outcome(d: Any) -> str:
+        try:
+            return str(d.execute_script(_OUTCOME))
+        except WebDriverException:  # between two pages
+            return ""
+
+    driver.execute_script(
+        "window.seatMark = true; document.getElementById('seat-message').className = '';"
+    )
     element.click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
-    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.seatReady === true"))
+    return str(WebDriverWait(driver, 30).until(outcome))
+
+
+def click_and_reload(driver: Any, element: Any) -> None:
+    """Click what plays an action and wait for the page to load again."""
+    assert click(driver, element) == "played", message(driver)
 
 
 def message(driver: Any) -> tuple[str, bool]:
@@ -239,25 +259,9 @@ def place_by_clicks(driver: Any, served: SeatServer, card: str, target: dict[str
         f'.players .panel.player[data-seat="{seat}"] .card[data-puzzle="{card}"] '
         f'.seat-cell[data-r="{r}"][data-c="{c}"]'
     )
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
     for k in range(8):
         n = len(served.session.writer.moves)
-        box = driver.find_element("id", "seat-message")
-
-        def answered(d: Any, box: Any = box) -> str:
-            try:  # the page's message box: an error in it, or gone with the page (played)
-                return "error" if "error" in (box.get_attribute("class") or "") else ""
-            except StaleElementReferenceException:
-                return "played"
-
-        driver.find_element("css selector", cell_css).click()
-        outcome = WebDriverWait(driver, 20).until(answered)
-        if outcome == "played":
-            WebDriverWait(driver, 20).until(
-                lambda d: d.execute_script("return window.seatReady === true")
-            )
+        if click(driver, driver.find_element("css selector", cell_css)) == "played":
             return
         text, _ = message(driver)
         assert "does not fit" in text, text
@@ -299,9 +303,7 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
                 # a cell outside the puzzle's recess: refused with a message, nothing played
                 n = len(served.session.writer.moves)
                 piece = options[0]["piece"]
-                driver.find_element(
-                    "css selector", f'#seat-pieces button[data-piece="{piece}"]'
-                ).click()
+                choose_piece(driver, piece)
                 holes = {tuple(x) for o in options for x in o["cells"]}
                 r, c = next((r, c) for r in range(5) for c in range(5) if (r, c) not in holes)
                 driver.find_element(

@@ -73,9 +73,9 @@ def scene_data() -> str:
 def play_and_draw(path: Path) -> None:
     """Play the scene in the browser and write the picture to ``path``."""
     from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     from projectl_sim.web import SeatServer
@@ -93,10 +93,11 @@ def play_and_draw(path: Path) -> None:
         try:
             driver.get(server.url)
             card = _first_white_take(session)
-            old = driver.find_element("id", "seat-data")
+            driver.execute_script("window.seatMark = true")
             driver.find_element("css selector", f'.table .card[data-puzzle="{card}"]').click()
-            WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
-            WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.seatReady"))
+            WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
+                lambda d: d.execute_script("return !window.seatMark && window.seatReady === true")
+            )
             driver.find_element("id", "seat-hint").click()
             WebDriverWait(driver, 30).until(
                 lambda d: "value would play" in d.find_element("id", "seat-hint-box").text

@@ -27,6 +27,26 @@
     messageBox.className = isError ? "error" : "";
   }
 
+  // -- the page loads again after each action: where it was scrolled, and the piece chosen
+  // (turned as it was), are kept for the next (the viewer would scroll to its action list)
+  const KEPT = "projectl-seat";
+  function reload() {
+    const kept = {scroll: window.scrollY, selected: selected, turned: turned};
+    try { sessionStorage.setItem(KEPT, JSON.stringify(kept)); } catch (e) { /* private mode */ }
+    location.reload();
+  }
+  function restore() {
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) { kept = null; }
+    if (!kept) return;
+    Object.assign(turned, kept.turned || {});
+    const placeable = Object.keys(places).some(function (card) {
+      return places[card].some(function (p) { return p.piece === kept.selected; });
+    });
+    if (placeable) selected = kept.selected;
+    window.scrollTo(0, kept.scroll || 0);
+  }
+
   // -- talking to the server ---------------------------------------------------------------------
   function post(path, body) {
     return fetch(path, {
@@ -46,7 +66,7 @@
     }
     document.body.classList.add("seat-busy");
     say("playing: the bots answer\u2026", false);
-    post("/act", {action: action}).then(function () { location.reload(); }, function (e) {
+    post("/act", {action: action}).then(reload, function (e) {
       document.body.classList.remove("seat-busy");
       say("not played: " + e.message, true);
     });
@@ -306,7 +326,7 @@
   document.getElementById("seat-rotate").addEventListener("click", function () { turn(false); });
   document.getElementById("seat-flip").addEventListener("click", function () { turn(true); });
   document.getElementById("seat-undo").addEventListener("click", function () {
-    post("/undo").then(function () { location.reload(); }, function (e) { say(e.message, true); });
+    post("/undo").then(reload, function (e) { say(e.message, true); });
   });
   document.getElementById("seat-undo").disabled = !choices.undo;
   document.getElementById("seat-hint").disabled = !choices.yours;
@@ -339,6 +359,7 @@
     if (e.key === "f" || e.key === "F") turn(true);
   });
   new MutationObserver(decorate).observe(board, {childList: true});
+  restore();
   status();
   piecePicker();
   buttons();
