@@ -55,9 +55,9 @@ def served(tmp_path: Path) -> Iterator[SeatServer]:
     server.server_close()
 
 
-def request(server: SeatServer, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
+def request(url: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(server.url.rstrip("/") + path, data=data, headers=headers)
+    req = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
@@ -156,14 +156,15 @@ def test_the_server_refuses_other_hosts_requests_without_the_token_and_bad_actio
     served: SeatServer,
 ) -> None:
     token = {"X-Seat-Token": served.token}
-    status, answer = request(served, "/act", {"action": {"type": "take", "puzzle": "W99"}}, **token)
+    bad = {"action": {"type": "take", "puzzle": "W99"}}
+    status, answer = request(served.url, "/act", bad, **token)
     assert status == 400 and "unknown puzzle 'W99'" in answer["error"]
     assert "\n" not in answer["error"]
-    status, answer = request(served, "/act", {"action": {"type": "take_basic"}})
+    status, answer = request(served.url, "/act", {"action": {"type": "take_basic"}})
     assert status == 403 and "token" in answer["error"]
-    status, answer = request(served, "/choices", Host="attacker.example:80")
+    status, answer = request(served.url, "/choices", Host="attacker.example:80")
     assert status == 403
-    status, answer = request(served, "/choices")
+    status, answer = request(served.url, "/choices")
     assert status == 200 and answer["yours"]
 
 
@@ -184,6 +185,47 @@ def test_play_web_refuses_a_port_in_use_and_other_hosts_in_one_line(
     assert err.count("\n") == 0 and "loopback interface only" in err
     assert main(["play", "--web", "--no-browser", "--bots", "random,random"]) == 2
     assert "name a human seat" in capsys.readouterr().err
+
+
+def test_play_web_serves_a_game_to_its_end_then_leave_prints_the_summary(tmp_path: Path) -> None:
+    """The command itself: the address printed, a game played over HTTP, leave, exit 0."""
+    import re
+    import subprocess
+    import sys
+
+    record = tmp_path / "g.json"
+    line = "play --web --no-browser --port 0 --seed 4 --rule black_deck_2p=1 --record"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "projectl_sim", *line.split(), str(record)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        printed = [proc.stdout.readline() for _ in range(3)]
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/) in a browser", printed[1])
+        assert url, printed
+        page = urllib.request.urlopen(url.group(1), timeout=30).read().decode()
+        token = re.search(r'"token":"([^"]+)"', page)
+        assert token
+        base, seat = url.group(1), {"X-Seat-Token": token.group(1)}
+        for _ in range(30):
+            choices = request(base, "/choices")[1]
+            if choices["over"]:
+                break
+            act = {"action": choices["buttons"][-1]["action"]}
+            assert request(base, "/act", act, **seat)[0] == 200
+        assert choices["over"]
+        assert request(base, "/leave", {}, **seat)[0] == 200
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "winners:" in out and f"record written to {record}" in out
+    assert replay(read_record(record)).state.is_over
 
 
 # -- in the browser --------------------------------------------------------------------------------

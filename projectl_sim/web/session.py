@@ -20,11 +20,19 @@ from time import perf_counter
 from typing import Any
 
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, deal, finish_options, new_game
-from projectl_sim.engine.actions import Action, Master, Place, Recycle, from_json, to_json
+from projectl_sim.engine.actions import (
+    Action,
+    Finish,
+    Master,
+    Place,
+    Recycle,
+    from_json,
+    to_json,
+)
 from projectl_sim.engine.record import RecordWriter, replay, write_record
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, RecordError
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
-from projectl_sim.expansions.finesse import Insert
+from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 
@@ -186,8 +194,13 @@ class Session:
             buttons.append({"group": group, "text": view.describe(action), "action": raw})
 
         if view.phase == FINISHING:
+            fin = credits(view)
             for option in finish_options(view):
                 button("finish", option)
+                assert isinstance(option, Finish)
+                most = min(fin.active[seat], len(option.placements)) if fin is not None else 0
+                if most:  # Finesse: the most pieces paid with Credits instead of points
+                    button("finish", finish_paying(option, most))
             out.update(buttons=buttons, places=places, takes=takes, multi=multi, inserts=False)
             return out
         for a in view.legal_actions("none"):
