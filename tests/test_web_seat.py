@@ -80,6 +80,16 @@ def test_undo_replays_the_record_to_before_the_persons_last_decision(tmp_path: P
         s.undo()
 
 
+def test_a_saved_position_is_the_record_so_far_and_the_state_it_reaches(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    s.act(next(b for b in s.choices()["buttons"] if b["group"] == "take")["action"])
+    path = s.save_position()
+    position = json.loads(path.read_text())
+    assert position["format"] == "projectl-position/1"
+    assert position["step"] == len(position["record"]["actions"]) == len(s.writer.moves)
+    assert state_json(replay(position["record"]).state) == position["state"]
+
+
 def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_path: Path) -> None:
     s = session(tmp_path / "game.json")
     n = len(s.writer.moves)

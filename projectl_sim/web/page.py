@@ -40,6 +40,8 @@ PANEL = """<section id="seat" aria-label="your seat">
 <div id="seat-buttons"></div>
 <div class="seat-row"><button id="seat-undo">undo</button>
 <button id="seat-hint">hint</button>
+<button id="seat-position" title="write the position now to a file a study reads">
+save position</button>
 <a id="seat-record" href="/record" download>the record</a>
 <button id="seat-leave">leave</button></div>
 <div id="seat-hint-box"></div>

@@ -347,6 +347,10 @@
       }
     }, function (e) { box.textContent = ""; say(e.message, true); });
   });
+  document.getElementById("seat-position").addEventListener("click", function () {
+    post("/position").then(function (a) { say("position saved to " + a.done, false); },
+      function (e) { say(e.message, true); });
+  });
   document.getElementById("seat-leave").addEventListener("click", function () {
     post("/leave").then(function () {
       say("the server has stopped; the record is in " + choices.record, false);

@@ -13,7 +13,8 @@ site's script can neither read nor send without a preflight this server never gr
 Routes: ``GET /`` the page (the viewer's drawing of the game so far, the seat's panel and
 script: ``web.page``); ``GET /choices`` the person's options as JSON; ``GET /record`` the
 record so far; ``POST /act`` an action in its record form; ``POST /undo``; ``POST /hint``;
-``POST /leave`` stops the server. A refused request gets a status and one line in ``error``.
+``POST /position`` writes the position now; ``POST /leave`` stops the server. A refused
+request gets a status and one line in ``error``.
 """
 
 from __future__ import annotations
@@ -160,6 +161,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._json(200, {"done": srv.session.act(body["action"])})
                 elif self.path == "/undo":
                     self._json(200, {"done": srv.session.undo()})
+                elif self.path == "/position":
+                    self._json(200, {"done": str(srv.session.save_position())})
                 elif self.path == "/hint":
                     self._json(200, srv.session.hint())
                 elif self.path == "/leave":

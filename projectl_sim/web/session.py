@@ -8,11 +8,13 @@ takes back the person's last decision and whatever the bots answered after it: t
 before that decision and replayed from its setup (``engine.record.replay``), so nothing is dealt
 again. ``choices`` is what the page may offer the person now: every legal action that is not a
 placement as a button, and the legal placements of each unfinished puzzle, which the page
-matches against the cells clicked. ``hint`` asks the ``value`` bot (``web.hint``).
+matches against the cells clicked. ``hint`` asks the ``value`` bot (``web.hint``);
+``save_position`` writes the position now as a file a study reads.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,13 +31,16 @@ from projectl_sim.engine.actions import (
     from_json,
     to_json,
 )
-from projectl_sim.engine.record import RecordWriter, replay, write_record
+from projectl_sim.engine.record import RecordWriter, replay, state_json, write_record
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, RecordError
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 
+# the position file of ``projectl_sim.board.position`` (a record cut at a step, with the state it
+# reaches, which its reader checks): "save position" writes one for a study of the position
+POSITION_FORMAT = "projectl-position/1"
 # actions placed by clicking cells (alone, or one per puzzle for Master and Ambassador); every
 # other legal action is a button
 _MULTI = (Master, Ambassador)
@@ -164,6 +169,24 @@ class Session:
         text = self.state.describe(action)
         self.message = f"taken back: {text}"
         return text
+
+    def save_position(self) -> Path:
+        """Write the position now (the board's ``projectl-position/1``: the record so far, its
+        step and the state it reaches) beside the record; return the file."""
+        step = len(self.writer.moves)
+        record = self.writer.to_json()
+        record.pop("result", None)
+        position = {
+            "format": POSITION_FORMAT,
+            "step": step,
+            "record": record,
+            "state": state_json(self.state),
+        }
+        path = self.path.with_name(f"{self.path.stem}-step{step}.position.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(position, indent=1) + "\n", encoding="utf-8")
+        self.message = f"position saved to {path}"
+        return path
 
     # -- what the page offers --------------------------------------------------------------------
     def choices(self) -> dict[str, Any]:
