@@ -135,6 +135,8 @@ def test_every_option_the_page_offers_is_played(rules: Rules, tmp_path: Path) ->
             card, ps = rng.choice(list(c["places"].items()))
             offered.append({"type": kind, "placements": [{"puzzle": card, **rng.choice(ps)}]})
         action = rng.choice(offered)
+        if c["inserts"] and rng.random() < 0.5:  # Finesse: the page's "as an Insert"
+            action = {"type": "insert", "action": action}
         kinds.add(action["type"])
         s.act(action)
     assert s.over, "the game did not end in 400 of the person's decisions"

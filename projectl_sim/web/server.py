@@ -128,6 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, html.encode(), "text/html; charset=utf-8")
             elif self.path == "/choices":
                 self._json(200, srv.session.choices())
+            elif self.path == "/favicon.ico":
+                self._send(204, b"", "image/x-icon")  # none: the browser asks for it anyway
             elif self.path == "/record":
                 self._json(200, srv.session.record())
             else:

@@ -25,15 +25,15 @@ from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, deal, finish_o
 from projectl_sim.engine.actions import (
     Action,
     Finish,
-    Master,
     Place,
     Recycle,
+    Take,
     from_json,
     to_json,
 )
 from projectl_sim.engine.record import RecordWriter, replay, state_json, write_record
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, RecordError
-from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors
+from projectl_sim.expansions.ambassador_pack import ambassadors
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
@@ -41,9 +41,6 @@ from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 # the position file of ``projectl_sim.board.position`` (a record cut at a step, with the state it
 # reaches, which its reader checks): "save position" writes one for a study of the position
 POSITION_FORMAT = "projectl-position/1"
-# actions placed by clicking cells (alone, or one per puzzle for Master and Ambassador); every
-# other legal action is a button
-_MULTI = (Master, Ambassador)
 
 
 class Session:
@@ -227,28 +224,23 @@ class Session:
             out.update(buttons=buttons, places=places, takes=takes, multi=multi, inserts=False)
             return out
         for a in view.legal_actions("none"):
-            inner = a.inner if isinstance(a, Insert) else a
-            if isinstance(inner, Place):
-                if isinstance(a, Insert):
-                    inserts = True
-                    continue
-                card = cat.puzzles[inner.card].id
+            if isinstance(a, Insert):  # Finesse: any action, as an Insert (the page's checkbox)
+                inserts = True
+                continue
+            if isinstance(a, Place):
+                card = cat.puzzles[a.card].id
                 places.setdefault(card, []).append(
-                    {"piece": cat.pieces[inner.piece].id, "cells": to_json(a, cat, seat)["cells"]}
+                    {"piece": cat.pieces[a.piece].id, "cells": to_json(a, cat, seat)["cells"]}
                 )
-            elif isinstance(inner, _MULTI):
-                multi[inner.kind] = view.describe(a)  # offered as one mode, placed by clicks
-            elif isinstance(inner, Recycle):
-                if isinstance(a, Insert) or inner.colour in recycled:
-                    continue
-                recycled.add(inner.colour)
-                button("recycle", Recycle(inner.colour, tuple(view.rows[inner.colour])))
-            elif inner.kind == "take" and not isinstance(a, Insert):
-                card = cat.puzzles[inner.card].id  # type: ignore[attr-defined]
-                takes[card] = to_json(a, cat, seat)
+            elif isinstance(a, Recycle):
+                if a.colour not in recycled:  # one button a row: the order kept as it is
+                    recycled.add(a.colour)
+                    button("recycle", Recycle(a.colour, tuple(view.rows[a.colour])))
+            elif isinstance(a, Take):
+                takes[cat.puzzles[a.card].id] = to_json(a, cat, seat)
                 button("take", a)
             else:
-                button("insert" if isinstance(a, Insert) else inner.kind, a)
+                button(a.kind, a)
         if view.phase == PLAY and places:
             if view.slots[seat] and not view.master_used:
                 multi.setdefault("master", "Master: a piece into each puzzle, then play it")
