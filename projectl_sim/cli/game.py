@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 import time
@@ -360,7 +361,11 @@ def _play_in_browser(
         print(f"seed {seed}: you play {who}" + (f" against {others}" if others else ""))
         print(f"open {server.url} in a browser (this machine only); the record goes to {path}")
         print("the page's leave button or Ctrl-C stops the server", flush=True)
-        if not args.no_browser:
+        # without a display, Python's webbrowser would start a text browser in this terminal
+        desktop = sys.platform != "linux" or any(
+            os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY")
+        )
+        if not args.no_browser and desktop:
             webbrowser.open(server.url)
         try:
             server.serve_forever()
