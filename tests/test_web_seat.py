@@ -4,9 +4,9 @@ loopback rules, and a whole short game played by clicks in headless Chromium.
 The browser test plays seat 0 against ``random`` with a black deck of one card (the end is
 triggered at once: two rounds, then Finishing Touches) by clicking only: a puzzle of a row to
 take it, a piece and then a cell of one of its puzzles to place it (turning and flipping the
-piece until its first square lands there), and the buttons; a wrong cell is refused with a
-message and nothing is played; undo takes back a placement; a hint is asked; the record written
-at the end replays in the engine with its result.
+piece until its first square lands there), Master made the same way, and the buttons; a wrong
+cell is refused with a message and nothing is played; undo takes back a placement; a hint is
+asked; the record written at the end replays in the engine with its result.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped without
 them on a workstation, a failure under CI. ``PROJECTL_SCREENSHOTS=DIR`` keeps a screenshot.
@@ -324,6 +324,26 @@ def place_by_clicks(driver: Any, served: SeatServer, card: str, target: dict[str
     raise AssertionError(f"no orientation of {target['piece']} played at {card} ({r}, {c})")
 
 
+def master_by_clicks(driver: Any, card: str, target: dict[str, Any]) -> None:
+    """Play Master with one placement, made by clicks as a placement is, then its button."""
+    driver.find_element("css selector", '#seat-multi button[data-multi="master"]').click()
+    choose_piece(driver, target["piece"])
+    r, c = min(tuple(x) for x in target["cells"])
+    cell_css = (
+        f'.players .panel.player[data-seat="0"] .card[data-puzzle="{card}"] '
+        f'.seat-cell[data-r="{r}"][data-c="{c}"]'
+    )
+    for k in range(8):
+        driver.find_element("css selector", cell_css).click()  # in Master: nothing played yet
+        play = driver.find_element("id", "seat-multi-play")
+        if "(1 placed)" in play.text:
+            click_and_reload(driver, play)
+            return
+        assert "does not fit" in message(driver)[0]
+        driver.find_element("id", "seat-flip" if k == 3 else "seat-rotate").click()
+    raise AssertionError(f"no orientation of {target['piece']} fits {card} at ({r}, {c})")
+
+
 # buttons in the order the test prefers them (a placement or a take comes first)
 PREFERRED = ("take_basic", "upgrade", "take_deck", "reward", "finish", "recycle")
 
@@ -343,7 +363,7 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
         lambda d: "value would play" in d.find_element("id", "seat-hint-box").text
     )
 
-    placed = taken = undone = wrong = 0
+    placed = taken = undone = wrong = mastered = 0
     for _ in range(80):
         data = seat_data(driver)
         choices = data["choices"]
@@ -369,6 +389,12 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
                 assert error and "does not fit" in text, text
                 assert len(served.session.writer.moves) == n
                 wrong += 1
+            if placed == 1 and "master" in choices["multi"]:
+                n = len(served.session.writer.moves)
+                master_by_clicks(driver, card, options[0])
+                assert served.session.writer.moves[n][1].kind == "master"
+                mastered += 1
+                continue
             place_by_clicks(driver, served, card, options[0])
             placed += 1
             if not undone:
@@ -394,7 +420,7 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
         raise AssertionError("the game did not end in 80 decisions")
 
     assert "Game over" in driver.find_element("id", "seat-status").text
-    assert placed and taken and undone and wrong
+    assert placed and taken and undone and wrong and mastered
     shots = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     assert driver.save_screenshot(str(shots / "web-seat-over.png"))
