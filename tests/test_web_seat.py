@@ -80,6 +80,18 @@ def test_undo_replays_the_record_to_before_the_persons_last_decision(tmp_path: P
         s.undo()
 
 
+def test_the_hint_is_the_value_bots_playable_choice_and_its_ranked_candidates(
+    tmp_path: Path,
+) -> None:
+    s = session(tmp_path / "game.json")
+    hint = s.hint()
+    assert hint["bot"].startswith("value:")
+    values = [a["value"] for a in hint["alternatives"]]
+    assert 2 <= len(values) <= 6 and values == sorted(values, reverse=True)
+    assert sum(a["greedy"] for a in hint["alternatives"]) <= 1
+    assert s.act(hint["action"]) == hint["choice"]  # the hint is a move the page can play
+
+
 def test_a_saved_position_is_the_record_so_far_and_the_state_it_reaches(tmp_path: Path) -> None:
     s = session(tmp_path / "game.json")
     s.act(next(b for b in s.choices()["buttons"] if b["group"] == "take")["action"])

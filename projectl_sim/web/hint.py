@@ -54,7 +54,9 @@ def value_hint(bot: ValueBot, view: GameState, rng: random.Random) -> dict[str, 
     if view.phase != PLAY:
         return out
     model = cost_model(view)
-    cands = shortlist(candidates(view, bot.greedy, model), model.levels, bot.places)
+    cands = candidates(view, bot.greedy, model)
+    if bot.places > 0:
+        cands = shortlist(cands, model.levels, bot.places)
     world = view.determinize(rng)
 
     hidden = hidden_piles(view)
