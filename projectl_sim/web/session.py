@@ -36,6 +36,7 @@ from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, R
 from projectl_sim.expansions.ambassador_pack import ambassadors
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
+from projectl_sim.rules import Rules
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 
 # the position file of ``projectl_sim.board.position`` (a record cut at a step, with the state it
@@ -48,7 +49,7 @@ class Session:
 
     def __init__(
         self,
-        rules: Any,
+        rules: Rules,
         bots: Sequence[Any],
         seed: int,
         humans: Sequence[int],
