@@ -43,7 +43,7 @@ def test_a_bot_that_sometimes_raises_is_rated_on_the_games_that_finished(tmp_pat
 
 def test_the_chart_names_a_long_spec_whole() -> None:
     """A name cut to 40 characters read as another bot (a value search as a rollout one)."""
-    from projectl_sim.learn.ladder import plot_ladder_cost
+    from projectl_sim.experiments.ladder import plot_ladder_cost
 
     long = "mcts:iterations=128,tree=turn,width=0.0,leaf=value"
     rows = [(long, 120, 80, 160, 30.0), ("greedy", 0, 0, 0, 0.03)]

@@ -20,8 +20,8 @@ from projectl_sim.analysis.objectives import (
     paired_intervals,
 )
 from projectl_sim.cli import main
-from projectl_sim.designer.tune import Param, parse_param
 from projectl_sim.errors import UsageError
+from projectl_sim.experiments.tune import Param, parse_param
 
 
 def tables_of(games: list[G]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -182,7 +182,7 @@ def test_tune_mistakes_are_one_line(tmp_path: Path, capsys, args: list[str], say
 
 
 def test_tune_of_a_cards_points_confirms_its_printed_value(tmp_path: Path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     result = tune(
@@ -211,7 +211,7 @@ def _search(text: str) -> list[str]:
 
 
 def test_tune_shows_every_setting_searched_and_marks_the_rulebooks(tmp_path: Path) -> None:
-    from projectl_sim.designer.tune import load_tune, tune
+    from projectl_sim.experiments.tune import load_tune, tune
     from projectl_sim.sim.runner import RunOptions
 
     # 6 settings, 2 confirmed: every one listed, the rulebook's marked where it stands
@@ -245,7 +245,7 @@ def test_tune_shows_every_setting_searched_and_marks_the_rulebooks(tmp_path: Pat
 
 
 def test_tune_says_no_setting_is_distinguishable_when_every_interval_holds_0(tmp_path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     # the penalty for unfinished puzzles changes the scores, never when a game ends: the same
@@ -269,7 +269,7 @@ def test_tune_says_no_setting_is_distinguishable_when_every_interval_holds_0(tmp
 
 
 def test_tune_warns_when_trials_are_too_small_to_rank_settings(tmp_path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     # 4 games a trial: the margins of random play are noise, and more of the 5 settings are
@@ -317,7 +317,7 @@ def _tune_argv(out: Path, *args: str) -> list[str]:
 
 
 def test_tune_of_two_bot_parameters_scores_every_trial(tmp_path: Path, capsys) -> None:
-    from projectl_sim.designer.tune import load_tune, plot_tune
+    from projectl_sim.experiments.tune import load_tune, plot_tune
 
     out = tmp_path / "t"
     argv = _tune_argv(

@@ -36,7 +36,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     """Run the search and its confirmation, then print the report."""
     from projectl_sim.cli.options import rule_grid
     from projectl_sim.cli.puzzles import refuse_empty
-    from projectl_sim.designer.tune import parse_bot_param, parse_param, parse_tiers_target, tune
+    from projectl_sim.experiments.tune import parse_bot_param, parse_param, parse_tiers_target, tune
     from projectl_sim.sim import runner
     from projectl_sim.sim.spec import split_lineup
 

@@ -54,6 +54,7 @@ from projectl_sim.analysis.objectives import (
     paired_intervals,
 )
 from projectl_sim.errors import UsageError
+from projectl_sim.experiments.tiers import tiers_round_robin
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import is_run_switch, puzzle_key, switch_default, switch_value
 from projectl_sim.sim import runner
@@ -640,9 +641,11 @@ def tune(
             return RunSpec.from_mapping(
                 grid | {"bots": lineups, "games": games, "seed": root, "rules": fixed}
             )
-        return RunSpec.from_mapping(
-            grid | {"games": games, "seed": root, "rules": fixed | dict(setting)}
-        )
+        played = {"games": games, "seed": root, "rules": fixed | dict(setting)}
+        if objective_name == TIERS:  # the grid names the round robin for tune.json
+            rest = {k: v for k, v in grid.items() if k not in ("round_robin", "players")}
+            return tiers_round_robin(tiers, rest | played)
+        return RunSpec.from_mapping(grid | played)
 
     # check the grid at each end of every range before the first game (one line each)
     for p in params:
