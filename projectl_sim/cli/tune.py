@@ -18,7 +18,9 @@ sampler proposes settings, each is played as a run of --games-per-trial games pe
 on the same deals, until --budget games are spent; then the best --confirm settings and the
 rulebook's are played again on fresh deals (shared by all of them) and reported with 95%
 bootstrap intervals over the deals, with a chart of the objective against each parameter
-(OUT/tune.png). Objectives: """
+(OUT/tune.png). Any number of --param; a space of at most 30 settings (whole numbers and
+choices) is searched whole when the budget holds it, else the report names the settings left
+out and the budget that holds them all. Objectives: """
     + "; ".join(f"{k}: {v}" for k, v in OBJECTIVE_HELP.items())
     + (
         ". --objective tiers --tiers A,B,C (strongest first) plays each setting as a round robin "
