@@ -693,7 +693,7 @@ def tune(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(8, max(2, space // 3)))
     study = optuna.create_study(direction="minimize", sampler=sampler)
-    grid_left = iter(every if every is not None and whole_grid else ())
+    grid_left = iter(every or ())
     seen: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     searched: list[Any] = []  # each trial's games, for the intervals over the shared deals
@@ -701,17 +701,11 @@ def tune(
     asks = 0
     while played < budget and len(seen) < space and asks < 20 * space + 50:
         asks += 1
-        trial = None if whole_grid else study.ask()
-        setting: dict[str, Any] = {}
-        if trial is None:
-            setting = dict(next(grid_left))
-        for p in params if trial is not None else ():
-            if p.choices:
-                setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
-            elif p.continuous:  # to 4 places: a setting the table and the spec both show
-                setting[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
-            else:
-                setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
+        if whole_grid:
+            trial, setting = None, dict(next(grid_left))
+        else:
+            trial = study.ask()
+            setting = _suggested(trial, params)
         key = _setting_key(setting)
         if key in seen and trial is not None:  # the same deals, the same answer: no games
             study.tell(trial, seen[key]["value"])
@@ -838,9 +832,21 @@ def tune(
     return result_
 
 
-GRID_LIMIT = (
-    30  # a space this small is listed setting by setting: searched whole, or its gaps named
-)
+def _suggested(trial: Any, params: Sequence[Param]) -> dict[str, Any]:
+    """Return the setting an Optuna trial suggests for ``params``."""
+    setting: dict[str, Any] = {}
+    for p in params:
+        if p.choices:
+            setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+        elif p.continuous:  # to 4 places: a setting the table and the spec both show
+            setting[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
+        else:
+            setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
+    return setting
+
+
+# a space this small is listed setting by setting: searched whole, or its gaps named
+GRID_LIMIT = 30
 
 
 def _grid(params: Sequence[Param]) -> list[dict[str, Any]] | None:
