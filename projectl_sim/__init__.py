@@ -74,8 +74,8 @@ _LAZY = {
     # the designer's loop (issue 19)
     "read_puzzles": "projectl_sim.drawings",
     "check_puzzle": "projectl_sim.puzzle_check",
-    "try_puzzle": "projectl_sim.designer.trial",
-    "tune": "projectl_sim.designer.tune",
+    "try_puzzle": "projectl_sim.experiments.trial",
+    "tune": "projectl_sim.experiments.tune",
 }
 
 

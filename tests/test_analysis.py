@@ -356,7 +356,7 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
     assert list(ladder[["low", "high", "games"]].iloc[0]) == [low, default, 40]
     hi_wins = sum(1 for g in games[:40] if g.bots[g.ranks.index(1)] == "mcts")
     assert ladder["wins"].iloc[0] == hi_wins
-    from projectl_sim.sim.sweep import ladder_lineups
+    from projectl_sim.experiments.sweep import ladder_lineups
 
     assert ladder_lineups([8, 16]) == [
         "mcts:iterations=8,mcts:iterations=16",
@@ -366,8 +366,8 @@ def test_skill_ladder_reads_budgets_including_the_default() -> None:
 
 # -- sweeps --------------------------------------------------------------------------------------
 def test_sweeps_cover_every_expansion_combination() -> None:
+    from projectl_sim.experiments import sweep
     from projectl_sim.rules import EXPANSIONS
-    from projectl_sim.sim import sweep
 
     combos = sweep.expansion_combinations()
     assert combos[0] == "none" and len(set(combos)) == 2 ** len(EXPANSIONS) == 16
@@ -383,7 +383,7 @@ def test_sweeps_cover_every_expansion_combination() -> None:
 
 
 def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:
-    from projectl_sim.sim import sweep
+    from projectl_sim.experiments import sweep
 
     config = {"bots": ["random"], "players": [2], "games": 3}
     one = sweep.ensure_run(tmp_path / "one", config, seed=4)

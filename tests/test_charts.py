@@ -128,7 +128,7 @@ def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small)
         ]
         + [G(["a"], [9], [1], variant="solo", switches="difficulty=easy", opponent_score=1)] * 4
     )
-    from projectl_sim.learn.ladder import plot_ladder_cost
+    from projectl_sim.experiments.ladder import plot_ladder_cost
 
     ladder = pd.DataFrame(
         {
@@ -150,8 +150,8 @@ def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small)
 
 
 def test_a_puzzle_check_and_a_tune_chart_are_drawn_without_defects(cat, tmp_path) -> None:
-    from projectl_sim.designer.tune import TuneResult, parse_param, plot_tune
     from projectl_sim.drawings import DrawnPuzzle, parse_drawing
+    from projectl_sim.experiments.tune import TuneResult, parse_param, plot_tune
     from projectl_sim.puzzle_check import check_puzzle, plot_check
 
     # a black puzzle of 9 cells: several pieces, each in a colour of its own, outlined

@@ -175,7 +175,7 @@ def _report(effects: list[tuple], taken: tuple[float, float, float] | None = (0.
 def _tune(confirmed: list[tuple]):
     """A tune result: ``confirmed`` rows as (name, black_deck_2p, value, ci_low, ci_high, diff,
     diff_low, diff_high)."""
-    from projectl_sim.designer.tune import TuneResult, parse_param
+    from projectl_sim.experiments.tune import TuneResult, parse_param
 
     cols = ["name", "black_deck_2p", "value", "ci_low", "ci_high", "diff", "diff_low", "diff_high"]
     trials = pd.DataFrame({"trial": range(7), "black_deck_2p": range(10, 17), "value": 0.1})
@@ -298,6 +298,6 @@ def test_the_designer_answer_sets_the_search_against_the_rulebook(printed) -> No
 
 
 def test_the_rulebook_row_is_named_as_tune_names_it() -> None:
-    from projectl_sim.designer import tune
+    from projectl_sim.experiments import tune
 
     assert RULEBOOK == tune.RULEBOOK

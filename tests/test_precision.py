@@ -19,14 +19,14 @@ import pytest
 from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.sequential import PrecisionCheck
 from projectl_sim.cli import main
-from projectl_sim.cli.precision import (
+from projectl_sim.errors import UsageError
+from projectl_sim.experiments.precision import (
     GROWTH_MAX,
     GROWTH_MIN,
     PrecisionRequest,
     next_games,
     parse_request,
 )
-from projectl_sim.errors import UsageError
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim.spec import RunSpec
 
@@ -219,7 +219,7 @@ def test_precision_flags_without_until_precision_are_refused(
 
 def test_a_first_batch_above_the_maximum_is_refused(tmp_path: Path) -> None:
     spec = RunSpec.from_mapping({"bots": ["random"], "players": [2], "games": 50, "seed": 1})
-    from projectl_sim.cli.precision import grow_until_precise
+    from projectl_sim.experiments.precision import grow_until_precise
 
     with pytest.raises(UsageError, match="the first batch"):
         grow_until_precise(

@@ -273,7 +273,7 @@ def test_a_bot_the_dask_workers_cannot_build_is_one_line(
 def test_tune_on_dask_gives_the_search_and_confirmation_of_a_local_tune(
     scheduler: str, tmp_path: Path
 ) -> None:
-    from projectl_sim.designer.tune import parse_param, tune
+    from projectl_sim.experiments.tune import parse_param, tune
 
     kwargs = {
         "objective_name": "rounds",

@@ -1,8 +1,8 @@
-"""Structure the import contracts cannot see (issue 29): read from the source.
+"""Structure the import contracts cannot see, read from the source.
 
 The layers contract leaves out imports made only for annotations (``if TYPE_CHECKING:``), so this
-checks those against the same layers; and the engine's ``GameState`` class stays under 800 lines
-(its checks, moves, rewards and phases live in modules of their own).
+checks those against the same layers; and every package of the checkout is in pyproject's list,
+so a wheel holds it.
 """
 
 from __future__ import annotations
@@ -87,8 +87,28 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     assert line == 3 and _place(target, layers)[0] < _place("projectl_sim.engine", layers)[0]
 
 
-def test_game_state_under_800_lines() -> None:
-    tree = ast.parse((ROOT / "projectl_sim/engine/state.py").read_text())
-    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GameState"]
-    assert cls.end_lineno is not None
-    assert cls.end_lineno - cls.lineno + 1 < 800
+def _declared_packages() -> set[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(config["tool"]["setuptools"]["packages"])
+
+
+def _unlisted(declared: set[str]) -> set[str]:
+    """Return the packages of the checkout (folders with an ``__init__.py``) not in ``declared``."""
+    found = {
+        _module_name(init)
+        for top in PACKAGES
+        for init in (ROOT / top).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    return found - declared
+
+
+def test_every_package_is_installed() -> None:
+    """A package missing from pyproject's list is left out of a wheel (an editable install
+    hides it): every folder with an ``__init__.py`` is listed."""
+    assert _unlisted(_declared_packages()) == set()
+
+
+def test_the_package_check_sees_a_missing_subpackage() -> None:
+    declared = _declared_packages() - {"projectl_sim.analysis.stats"}
+    assert _unlisted(declared) == {"projectl_sim.analysis.stats"}

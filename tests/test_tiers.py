@@ -17,8 +17,8 @@ from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.objectives import TiersTarget, game_matrix, objective
 from projectl_sim.analysis.tiers import dominant_policies, skill_interactions, tier_values
 from projectl_sim.cli import main
-from projectl_sim.designer.tune import parse_bot_param, parse_tiers_target
 from projectl_sim.errors import UsageError
+from projectl_sim.experiments.tune import parse_bot_param, parse_tiers_target
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec, configurations
 
@@ -169,7 +169,7 @@ def test_tune_objective_tiers_scores_each_setting_by_its_distance(
 
 
 def test_bot_tuning_finds_the_weight_that_makes_it_strong(tmp_path: Path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
 
     result = tune(
         [parse_bot_param("greedy", "points=0.05,1")],

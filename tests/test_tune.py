@@ -20,8 +20,8 @@ from projectl_sim.analysis.objectives import (
     paired_intervals,
 )
 from projectl_sim.cli import main
-from projectl_sim.designer.tune import Param, parse_param
 from projectl_sim.errors import UsageError
+from projectl_sim.experiments.tune import Param, parse_param
 
 
 def tables_of(games: list[G]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -182,7 +182,7 @@ def test_tune_mistakes_are_one_line(tmp_path: Path, capsys, args: list[str], say
 
 
 def test_tune_of_a_cards_points_confirms_its_printed_value(tmp_path: Path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     result = tune(
@@ -211,7 +211,7 @@ def _search(text: str) -> list[str]:
 
 
 def test_tune_shows_every_setting_searched_and_marks_the_rulebooks(tmp_path: Path) -> None:
-    from projectl_sim.designer.tune import load_tune, tune
+    from projectl_sim.experiments.tune import load_tune, tune
     from projectl_sim.sim.runner import RunOptions
 
     # 6 settings, 2 confirmed: every one listed, the rulebook's marked where it stands
@@ -245,7 +245,7 @@ def test_tune_shows_every_setting_searched_and_marks_the_rulebooks(tmp_path: Pat
 
 
 def test_tune_says_no_setting_is_distinguishable_when_every_interval_holds_0(tmp_path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     # the penalty for unfinished puzzles changes the scores, never when a game ends: the same
@@ -269,7 +269,7 @@ def test_tune_says_no_setting_is_distinguishable_when_every_interval_holds_0(tmp
 
 
 def test_tune_warns_when_trials_are_too_small_to_rank_settings(tmp_path) -> None:
-    from projectl_sim.designer.tune import tune
+    from projectl_sim.experiments.tune import tune
     from projectl_sim.sim.runner import RunOptions
 
     # 4 games a trial: the margins of random play are noise, and more of the 5 settings are
@@ -297,3 +297,87 @@ def test_tune_warns_when_trials_are_too_small_to_rank_settings(tmp_path) -> None
     need = int(np.ceil(4 * ((left["diff"] - left["diff_low"]) / left["diff"]) ** 2))
     assert f"about {need} games per trial" in warning and need > 4
     # trials of 10 games on settings that differ a lot rank them: no warning there (above)
+
+
+def test_strength_finds_a_candidate_whose_own_parameters_hold_commas() -> None:
+    # the candidate greedy:reward=0.5,risk=1.9 wins 3 of 4 against greedy: its line-up's first
+    # bot is the whole spec, not the text before the first comma
+    candidate = "greedy:reward=0.5,risk=1.9"
+    games = [
+        G([candidate, "greedy"], [9, 4] if w else [4, 9], [1, 2] if w else [2, 1])
+        for w in (1, 1, 0, 1)
+    ]
+    m = game_matrix(*tables_of(games))
+    assert m.bots[int(m.focus[0])] == candidate
+    assert objective(m, "strength") == pytest.approx(-0.75)
+
+
+def _tune_argv(out: Path, *args: str) -> list[str]:
+    return ["tune", *args, "--seed", "5", "--jobs", "1", "--quiet", "--out", str(out)]
+
+
+def test_tune_of_two_bot_parameters_scores_every_trial(tmp_path: Path, capsys) -> None:
+    from projectl_sim.experiments.tune import load_tune, plot_tune
+
+    out = tmp_path / "t"
+    argv = _tune_argv(
+        out,
+        *("--bot", "greedy", "--param", "risk=0.5,1", "--param", "reward=0,1"),
+        *("--field", "random", "--budget", "8", "--games-per-trial", "2", "--confirm", "1"),
+    )
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "nan" not in text
+    trials = pd.read_csv(out / "trials.csv")
+    assert len(trials) == 4 and np.isfinite(trials["value"]).all()
+    assert (trials["value"] <= 0).all() and (trials["value"] >= -1).all()  # minus a win rate
+    # the chart's legend names the bot's default, not the rulebook's
+    fig = plot_tune(load_tune(out))
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert "the bot's default value" in labels and "the bot's default, confirmed" in labels
+    assert not any("rulebook" in label for label in labels)
+
+
+def test_tune_searches_every_value_of_a_small_range_or_names_those_left_out(
+    tmp_path: Path, capsys
+) -> None:
+    common = (
+        "--objective",
+        "rounds",
+        "--bots",
+        "random,random",
+        "--param",
+        "actions_per_turn=2..4",
+    )
+    # 3 settings of 2 games each fit a budget of 6: every one is searched
+    assert (
+        main(_tune_argv(tmp_path / "all", *common, "--budget", "6", "--games-per-trial", "2")) == 0
+    )
+    assert sorted(pd.read_csv(tmp_path / "all" / "trials.csv")["actions_per_turn"]) == [2, 3, 4]
+    assert "not searched" not in capsys.readouterr().out
+    # a budget of 4 holds 2 of them: the one left out is named, with the budget that holds all
+    out = tmp_path / "some"
+    assert main(_tune_argv(out, *common, "--budget", "4", "--games-per-trial", "2")) == 0
+    text = capsys.readouterr().out
+    tried = set(pd.read_csv(out / "trials.csv")["actions_per_turn"])
+    (left,) = {2, 3, 4} - tried
+    assert (
+        f"(not searched: actions_per_turn={left}: the budget of 4 games holds 2 trials of 2 "
+        "games (2 per configuration); --budget 6 searches all 3 settings)"
+    ) in text
+
+
+def test_an_undefined_objective_is_an_error_naming_the_trial(tmp_path: Path, capsys) -> None:
+    # strategy_spread compares kinds of bot: a line-up of one kind gives it no value
+    out = tmp_path / "t"
+    argv = _tune_argv(
+        out,
+        *("--objective", "strategy_spread", "--bots", "random,random"),
+        *("--param", "actions_per_turn=2..3", "--budget", "4", "--games-per-trial", "2"),
+    )
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "verdict" not in captured.out
+    assert "tune: trial 0 (actions_per_turn=2): strategy_spread is not defined" in captured.err
+    assert "no configuration seats two kinds of bot" in captured.err
+    assert len(pd.read_csv(out / "trials.csv")) == 1  # the trial played is kept

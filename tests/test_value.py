@@ -246,7 +246,7 @@ def test_extra_rows_train_but_are_never_held_out(tmp_path: Path) -> None:
 def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from projectl_sim.learn.ladder import ladder, plot_ladder_cost
+    from projectl_sim.experiments.ladder import ladder, plot_ladder_cost
     from projectl_sim.sim.runner import RunOptions
 
     table = ladder(
@@ -304,7 +304,7 @@ def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key()
     import pandas as pd
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from projectl_sim.learn.ladder import plot_ladder_cost
+    from projectl_sim.experiments.ladder import plot_ladder_cost
 
     h = "1f4245d84f5c"
     rows = [

@@ -42,13 +42,13 @@ drawing = '''
 TRY_REPORT = """
 import sys
 from pathlib import Path
-from projectl_sim.designer.trial import trial_report
+from projectl_sim.experiments.trial import trial_report
 out = Path(sys.argv[1])
 print(trial_report(out / "without", out / "with", "N01", "W25").text())
 """
 LADDER = """
 import sys
-from projectl_sim.learn.ladder import format_ladder, ladder_table
+from projectl_sim.experiments.ladder import format_ladder, ladder_table
 from projectl_sim.sim.tables import read_table
 table = ladder_table(read_table(sys.argv[1], "seats").to_pandas())
 print(table.to_csv(index=False))

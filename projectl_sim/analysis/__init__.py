@@ -17,7 +17,7 @@ return tables. The flow, one layer reading the ones before it:
   chart takes a table and an optional ``ax``, or a ``fig`` for the faceted ones).
 
 ``sequential.precision_check`` tells a growing run when its intervals are narrow enough (the
-seeded sweeps the notebooks start from are in ``projectl_sim.sim.sweep``). Nothing here
+seeded sweeps the notebooks start from are in ``projectl_sim.experiments.sweep``). Nothing here
 re-simulates or imports the bots. The names below load their module when first used, so that a
 command that needs none of them (``projectl-sim bots``) starts without pandas and scipy.
 """

@@ -33,8 +33,8 @@ class _SearchedParam(Protocol):
 
 
 class SearchResult(Protocol):
-    """What ``designer_answer`` reads of a balance search (``designer.tune.TuneResult`` is one):
-    the designer sits above the analysis, so the analysis names only what it reads."""
+    """What ``designer_answer`` reads of a balance search (``experiments.tune.TuneResult`` is one):
+    the experiments sit above the analysis, so the analysis names only what it reads."""
 
     objective: str
     target: float | None
@@ -366,7 +366,7 @@ def solo_finesse_answer(
 
 
 # -- 05: the designer's loop ---------------------------------------------------------------------
-# the name tune gives the confirmed row of the printed setting (designer.tune.RULEBOOK)
+# the name tune gives the confirmed row of the printed setting (experiments.tune.RULEBOOK)
 RULEBOOK = "rulebook"
 
 
@@ -384,7 +384,7 @@ def designer_answer(check: PuzzleCheck, report: TrialReport, result: SearchResul
     the balance search found against the rulebook's.
 
     ``check``: ``puzzle_check.check_puzzle``; ``report``: ``analysis.trial.trial_report`` (or
-    ``designer.trial.try_puzzle(...).report``); ``result``: ``designer.tune.tune`` or
+    ``experiments.trial.try_puzzle(...).report``); ``result``: ``experiments.tune.tune`` or
     ``load_tune``. A change is measurable when its 95% interval leaves out 0.
     """
     return " ".join([_cost_sentence(check), *_trial_sentences(report), _tune_sentence(result)])

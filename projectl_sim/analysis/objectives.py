@@ -78,9 +78,10 @@ def game_matrix(seats: pd.DataFrame, games: pd.DataFrame) -> GameMatrix:
     bot_seats = np.zeros((len(ids), len(bots)))
     np.add.at(bot_wins, (rows, col), ok_seats["win_share"].to_numpy(dtype=float))
     np.add.at(bot_seats, (rows, col), 1.0)
-    first = ok["lineup"].astype(str).str.split(",").str[0] if "lineup" in ok else None
     focus = (
-        pd.Index(bots).get_indexer(first) if first is not None else np.full(len(ids), -1)
+        pd.Index(bots).get_indexer(ok["lineup"].astype(str).map(_first_bot(bots)))
+        if "lineup" in ok
+        else np.full(len(ids), -1)
     ).astype(int)
     return GameMatrix(
         ok["seed"].to_numpy(),
@@ -94,6 +95,21 @@ def game_matrix(seats: pd.DataFrame, games: pd.DataFrame) -> GameMatrix:
         bots,
         focus,
     )
+
+
+def _first_bot(bots: Sequence[str]) -> Callable[[str], str | None]:
+    """Return the function giving a line-up's first bot among ``bots``: the longest one the
+    line-up starts with, followed by a comma or its end (a bot's own parameters hold commas:
+    ``greedy:reward=0.5,risk=1.9,greedy``)."""
+    longest_first = sorted(bots, key=len, reverse=True)
+
+    def first(lineup: str) -> str | None:
+        for bot in longest_first:
+            if lineup == bot or lineup.startswith(bot + ","):
+                return bot
+        return None
+
+    return first
 
 
 def _per_config(

@@ -1,8 +1,8 @@
 """A new puzzle's trial: two runs on the same deals, without it (A) and with it (B), side by side.
 
-The runs come from ``projectl-sim puzzle try`` (``projectl_sim.designer.trial``): the same grid and
-root seed, so each game of B has its twin in A (same seed, same bots in the same seats) whose
-deal differs only by the new card (in the place of the one it replaces, or dealt in among the
+The runs come from ``projectl-sim puzzle try`` (``projectl_sim.experiments.trial``): the same
+grid and root seed, so each game of B has its twin in A (same seed, same bots in the same seats)
+whose deal differs only by the new card (in the place of the one it replaces, or dealt in among the
 others). The report reads both runs' tables and records: the new puzzle's use in B
 (``puzzle_use``), the replaced puzzle's in A on the same games, the paired difference of how
 often each was taken, and ``compare``'s paired differences of the game's balance (the first

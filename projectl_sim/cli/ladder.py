@@ -19,7 +19,7 @@ docs' "which players to simulate" page."""
 
 def cmd_ladder(args: argparse.Namespace) -> int:
     """Play the round robin and print the ladder."""
-    from projectl_sim.learn.ladder import LADDER_BOTS, format_ladder, ladder
+    from projectl_sim.experiments.ladder import LADDER_BOTS, format_ladder, ladder
     from projectl_sim.sim import runner
     from projectl_sim.sim.spec import split_lineup
 

@@ -14,7 +14,7 @@ def cmd_try(args: argparse.Namespace) -> int:
     """Play the paired runs of one drawn puzzle and print their report."""
     from projectl_sim.cli.options import drawn_puzzles, rule_grid
     from projectl_sim.cli.puzzles import refuse_empty
-    from projectl_sim.designer.trial import try_puzzle
+    from projectl_sim.experiments.trial import try_puzzle
     from projectl_sim.sim import runner
 
     refuse_empty(args, "--expansions", "--players", "--scheduler", "--backend", "--puzzle")

@@ -26,7 +26,7 @@ from projectl_sim.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from projectl_sim.cli.precision import PrecisionRequest
+    from projectl_sim.experiments.precision import PrecisionRequest
     from projectl_sim.sim.spec import RunSpec
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import EXPANSIONS, run_switches
@@ -117,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # said as the run starts, once its folder and disk space are checked
         options = replace(options, notes=tuple(start_notes(spec, options.jobs)))
     if request is not None:
-        from projectl_sim.cli.precision import grow_until_precise
+        from projectl_sim.experiments.precision import grow_until_precise
 
         result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
     else:
@@ -230,7 +230,7 @@ def _precision_request(args: argparse.Namespace, out: str) -> PrecisionRequest |
     A plain ``--resume`` of a run grown by ``--until-precision`` goes on with its loop (its
     request is in the manifest); ``--resume --games N`` grows it to N and stops.
     """
-    from projectl_sim.cli import precision
+    from projectl_sim.experiments import precision
 
     stored = precision.stored_request(out) if args.resume else None
     if args.until_precision is not None:

@@ -18,7 +18,9 @@ sampler proposes settings, each is played as a run of --games-per-trial games pe
 on the same deals, until --budget games are spent; then the best --confirm settings and the
 rulebook's are played again on fresh deals (shared by all of them) and reported with 95%
 bootstrap intervals over the deals, with a chart of the objective against each parameter
-(OUT/tune.png). Objectives: """
+(OUT/tune.png). Any number of --param; a space of at most 30 settings (whole numbers and
+choices) is searched whole when the budget holds it, else the report names the settings left
+out and the budget that holds them all. Objectives: """
     + "; ".join(f"{k}: {v}" for k, v in OBJECTIVE_HELP.items())
     + (
         ". --objective tiers --tiers A,B,C (strongest first) plays each setting as a round robin "
@@ -36,7 +38,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     """Run the search and its confirmation, then print the report."""
     from projectl_sim.cli.options import rule_grid
     from projectl_sim.cli.puzzles import refuse_empty
-    from projectl_sim.designer.tune import parse_bot_param, parse_param, parse_tiers_target, tune
+    from projectl_sim.experiments.tune import parse_bot_param, parse_param, parse_tiers_target, tune
     from projectl_sim.sim import runner
     from projectl_sim.sim.spec import split_lineup
 

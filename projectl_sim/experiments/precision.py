@@ -9,8 +9,8 @@ sequences, so looking after every batch and stopping on what they show keeps the
 that module); the request is stored in the manifest (``manifest["precision"]``), so ``summary``
 prints those intervals, and ``run --out OUT --resume`` after a Ctrl-C goes on with the loop.
 
-The loop lives here, in the command line's layer, because it drives the runner
-(``projectl_sim.sim``) and asks the analysis, and the runner imports no analysis.
+The loop is an experiment (it drives the runner, ``projectl_sim.sim``, and asks the analysis,
+which the runner never imports); the command line parses the request and calls it.
 
 **Batches.** Each batch multiplies the games per configuration by the factor the widest
 interval (relative to its target) asks for if its width falls as ``n ** -2/3`` (between the

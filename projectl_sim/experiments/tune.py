@@ -9,7 +9,11 @@ setting asked for again is answered from its first run at no cost (the objective
 is already known). The price is that the search can fit those deals; so the best few settings
 (``confirm``), and the rulebook's own setting beside them, are played again on fresh deals (a new
 root seed, shared by all of them: a paired run) and reported with 95% bootstrap intervals over
-the deals, and each one's difference from the best confirmed.
+the deals, and each one's difference from the best confirmed. A small space of whole numbers and
+choices (``GRID_LIMIT`` settings) that the budget holds is searched whole, each setting once; one
+the budget does not hold is searched by TPE, and the report names the settings it left out and
+the budget that holds them all. An objective that is not a number (no game measured it) stops
+the search with an error naming the trial, never a verdict.
 
 Two more searches share this machinery. ``objective_name="tiers"`` plays each setting as a round
 robin of skill tiers (``tiers``, 2 players, both seatings on the same deals) and scores it by its
@@ -27,6 +31,7 @@ A tune folder holds ``search/trial-NNN/`` and ``confirm/NAME/`` (ordinary run fo
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import secrets
@@ -49,6 +54,7 @@ from projectl_sim.analysis.objectives import (
     paired_intervals,
 )
 from projectl_sim.errors import UsageError
+from projectl_sim.experiments.tiers import tiers_round_robin
 from projectl_sim.loading import base_catalogue, load_catalogue
 from projectl_sim.rules import is_run_switch, puzzle_key, switch_default, switch_value
 from projectl_sim.sim import runner
@@ -635,9 +641,11 @@ def tune(
             return RunSpec.from_mapping(
                 grid | {"bots": lineups, "games": games, "seed": root, "rules": fixed}
             )
-        return RunSpec.from_mapping(
-            grid | {"games": games, "seed": root, "rules": fixed | dict(setting)}
-        )
+        played = {"games": games, "seed": root, "rules": fixed | dict(setting)}
+        if objective_name == TIERS:  # the grid names the round robin for tune.json
+            rest = {k: v for k, v in grid.items() if k not in ("round_robin", "players")}
+            return tiers_round_robin(tiers, rest | played)
+        return RunSpec.from_mapping(grid | played)
 
     # check the grid at each end of every range before the first game (one line each)
     for p in params:
@@ -650,6 +658,11 @@ def tune(
         else {p.name: _default_of(p, catalogue) for p in params}
     )
     rulebook = default if all(v is not None for v in default.values()) else None
+    per_run = _games_of(spec({p.name: p.values[0] for p in params}, per_trial, seed))
+    every = _grid(params)
+    # every setting of a small space fits the budget: each is played once, in order (TPE samples
+    # with repeats and may leave one out); else TPE spends the budget where it looks best
+    whole_grid = every is not None and len(every) * per_run <= budget
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / "tune.json").write_text(
@@ -680,47 +693,54 @@ def tune(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(8, max(2, space // 3)))
     study = optuna.create_study(direction="minimize", sampler=sampler)
+    grid_left = iter(every or ())
     seen: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     searched: list[Any] = []  # each trial's games, for the intervals over the shared deals
     played = 0
     asks = 0
-    games_per_run: int | None = None
     while played < budget and len(seen) < space and asks < 20 * space + 50:
         asks += 1
-        trial = study.ask()
-        setting: dict[str, Any] = {}
-        for p in params:
-            if p.choices:
-                setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
-            elif p.continuous:  # to 4 places: a setting the table and the spec both show
-                setting[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
-            else:
-                setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
+        if whole_grid:
+            trial, setting = None, dict(next(grid_left))
+        else:
+            trial = study.ask()
+            setting = _suggested(trial, params)
         key = _setting_key(setting)
-        if key in seen:  # the same deals give the same answer: no games needed
+        if key in seen and trial is not None:  # the same deals, the same answer: no games
             study.tell(trial, seen[key]["value"])
             continue
-        if games_per_run is not None and played + games_per_run > budget and rows:
-            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        if played + per_run > budget and rows:
+            if trial is not None:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
             break
         folder = out / SEARCH / f"trial-{len(rows):03d}"
         result = runner.run(spec(setting, per_trial, seed), folder, options=options)
         run = load_run(result.out)
         matrix = game_matrix(run.seats, run.games)
         value = objective(matrix, objective_name, target)
-        games_per_run = result.games
         played += result.games
-        tell = value if np.isfinite(value) else float("inf")
-        study.tell(trial, tell)
         row = {"trial": len(rows), **setting, "value": value, "games": len(matrix)}
-        seen[key] = row | {"value": tell}
         rows.append(row)
+        if not np.isfinite(value):  # an error naming the trial, never a verdict
+            pd.DataFrame(rows, columns=["trial", *names, "value", "games"]).to_csv(
+                out / "trials.csv", index=False
+            )
+            raise UsageError(
+                f"tune: trial {row['trial']} ({_described(setting)}): "
+                f"{_undefined(objective_name, matrix, result.games)}; its games are in {folder}"
+            )
+        if trial is not None:
+            study.tell(trial, value)
+        seen[key] = row
         searched.append(matrix)
         if echo is not None:
             shown = ", ".join(f"{k}={v}" for k, v in setting.items())
             echo(f"trial {row['trial']}: {shown}: {value:.4f} ({played}/{budget} games)")
     trials = pd.DataFrame(rows, columns=["trial", *names, "value", "games"])
+    notes: list[str] = []
+    if every is not None and len(seen) < len(every):
+        notes.append(_skipped(every, seen, budget, per_run, per_trial))
     if rows:  # every trial on the same deals: intervals, and differences from the best, paired
         spread = paired_intervals(
             searched, objective_name, target=target, rng=np.random.default_rng(seed)
@@ -731,11 +751,10 @@ def tune(
 
     # confirm: the best few settings and the rulebook's, on fresh deals shared by all of them
     # (the rows, not the table: a row of a table turns whole numbers into floats)
-    ranked = sorted(rows, key=lambda r: (not np.isfinite(r["value"]), r["value"], r["trial"]))
+    ranked = sorted(rows, key=lambda r: (r["value"], r["trial"]))
     candidates: list[tuple[str, dict[str, Any]]] = [
         (f"trial-{r['trial']:03d}", {n: r[n] for n in names}) for r in ranked[: max(1, confirm)]
     ]
-    notes: list[str] = []
     if rulebook is not None:
         if _setting_key(default) not in {_setting_key(s) for _, s in candidates}:
             candidates.append((RULEBOOK, default))
@@ -755,7 +774,14 @@ def tune(
         )
         played += result.games
         run = load_run(result.out)
-        matrices.append(game_matrix(run.seats, run.games))
+        matrix = game_matrix(run.seats, run.games)
+        if not np.isfinite(objective(matrix, objective_name, target)):
+            raise UsageError(
+                f"tune: the confirmation of {name} ({_described(clean)}): "
+                f"{_undefined(objective_name, matrix, result.games)}; its games are in "
+                f"{result.out}"
+            )
+        matrices.append(matrix)
     names_played = [n for n, _ in candidates]
     table = paired_intervals(
         matrices,
@@ -796,9 +822,84 @@ def tune(
         per_trial,
         bot,
     )
+    if notes:  # what the search left out, for the folder read back (load_tune)
+        asked = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+        (out / "tune.json").write_text(
+            json.dumps(asked | {"notes": notes}, indent=1) + "\n", encoding="utf-8"
+        )
     (out / "report.txt").write_text(result_.text() + "\n", encoding="utf-8")
     write_tune_png(result_, out / "tune.png")
     return result_
+
+
+def _suggested(trial: Any, params: Sequence[Param]) -> dict[str, Any]:
+    """Return the setting an Optuna trial suggests for ``params``."""
+    setting: dict[str, Any] = {}
+    for p in params:
+        if p.choices:
+            setting[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+        elif p.continuous:  # to 4 places: a setting the table and the spec both show
+            setting[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
+        else:
+            setting[p.name] = trial.suggest_int(p.name, p.low, p.high)
+    return setting
+
+
+# a space this small is listed setting by setting: searched whole, or its gaps named
+GRID_LIMIT = 30
+
+
+def _grid(params: Sequence[Param]) -> list[dict[str, Any]] | None:
+    """Return every setting of a small space of whole numbers and choices (None: a float range,
+    or more than ``GRID_LIMIT`` settings)."""
+    if any(p.continuous for p in params) or math.prod(p.size for p in params) > GRID_LIMIT:
+        return None
+    return [
+        dict(zip([p.name for p in params], values, strict=True))
+        for values in itertools.product(*(p.values for p in params))
+    ]
+
+
+def _games_of(spec: RunSpec) -> int:
+    """Return the games a run of ``spec`` plays (each configuration's deals, whole rotations)."""
+    return sum(
+        math.ceil(spec.games / config.per_deal) * config.per_deal for config in configurations(spec)
+    )
+
+
+def _skipped(
+    grid: Sequence[Mapping[str, Any]],
+    seen: Mapping[tuple[tuple[str, str], ...], Any],
+    budget: int,
+    per_run: int,
+    per_trial: int,
+) -> str:
+    """Return the note naming the settings of a small space the budget left unsearched."""
+    left = [s for s in grid if _setting_key(s) not in seen]
+    fits = budget // per_run
+    return (
+        f"(not searched: {'; '.join(_described(s) for s in left)}: the budget of {budget} games "
+        f"holds {fits} trial{'s' if fits != 1 else ''} of {per_run} games ({per_trial} per "
+        f"configuration); --budget {len(grid) * per_run} searches all {len(grid)} settings)"
+    )
+
+
+def _described(setting: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={_shown(v)}" for k, v in setting.items())
+
+
+def _undefined(objective_name: str, matrix: Any, games: int) -> str:
+    """Return why the objective of a run's games is not a number, in words."""
+    if not len(matrix):
+        return f"none of its {games} games finished, so {objective_name} is not defined"
+    why = {
+        "strength": "the candidate's seats are not in its tables",
+        "strategy_spread": "no configuration seats two kinds of bot",
+        "seat_advantage": "every configuration is solo (no seat to compare)",
+        "first_player": "every configuration is solo (no seat to compare)",
+        TIERS: "no pair of tiers the target names played each other",
+    }.get(objective_name, "no game measured it")
+    return f"{objective_name} is not defined on its {len(matrix)} finished games ({why})"
 
 
 def _bot_default(bot: str, name: str) -> Any:
@@ -825,12 +926,15 @@ def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
         fig = plots.new_figure(min(11.0, 1.2 + 3.9 * len(params)), 3.9)
     axes = fig.subplots(1, len(params), squeeze=False)[0]
     t, c = result.trials, result.confirmed
+    own = "the bot's default" if result.bot is not None else "the rulebook's"
     is_rule = np.array([result.is_rulebook(r) for r in c.to_dict("records")], dtype=bool)
     for ax, p in zip(axes, params, strict=True):
         categorical = bool(p.choices) and not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in p.choices
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in p.choices
         )
         order = {str(_shown(v)): i for i, v in enumerate(p.values)}
+        if result.rulebook is not None and p.name in result.rulebook:  # a default not searched
+            order.setdefault(str(_shown(result.rulebook[p.name])), len(order))
 
         def xs(values: pd.Series, _order: dict = order, _cat: bool = categorical) -> np.ndarray:
             return np.array(
@@ -866,7 +970,7 @@ def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
                 c[~is_rule],
                 {"fmt": "o", "color": "#d62728", "label": "confirmed (fresh deals, 95%)"},
             ),
-            (c[is_rule], {"fmt": "D", "color": "black", "label": "the rulebook's, confirmed"}),
+            (c[is_rule], {"fmt": "D", "color": "black", "label": f"{own}, confirmed"}),
         ):
             if len(rows):
                 ax.errorbar(
@@ -877,14 +981,20 @@ def plot_tune(result: TuneResult, fig: Figure | None = None) -> Figure:
                     capsize=3,
                     **style,
                 )
+        ends = [p.values[0], p.values[-1]]  # the axis spans the values and the default
         if result.rulebook is not None and p.name in result.rulebook:
+            ends.append(result.rulebook[p.name])
             at = xs(pd.Series([result.rulebook[p.name]]))[0]
-            ax.axvline(at, color="black", ls=":", lw=0.9, label="the rulebook's value")
+            ax.axvline(at, color="black", ls=":", lw=0.9, label=f"{own} value")
         if categorical:
-            ax.set_xticks(range(len(p.values)), [str(v) for v in p.values])
+            ax.set_xticks(range(len(order)), list(order))
         elif len(p.values) <= 12:
             ax.set_xticks([float(v) for v in p.values])
-        low_x, high_x = xs(pd.Series([p.values[0], p.values[-1]]))
+        low_x, high_x = (
+            (0.0, len(order) - 1.0)
+            if categorical
+            else (xs(pd.Series(ends)).min(), xs(pd.Series(ends)).max())
+        )
         ax.set_xlim(low_x - 0.5 * step, high_x + 0.5 * step)
         ax.set_xlabel(p.name)
         ax.set_ylabel(result.goal)
@@ -926,6 +1036,7 @@ def load_tune(out: str | Path) -> TuneResult:
         asked.get("target"),
         search + confirm,
         rulebook=asked.get("rulebook"),
+        notes=list(asked.get("notes", [])),
         games_per_trial=asked.get("games_per_trial"),
         bot=bot,
     )

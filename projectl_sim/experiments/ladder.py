@@ -4,7 +4,9 @@
 under both seatings: the runner's ``round_robin``, so the run is resumable and growable like any
 other) and fits one joint Plackett-Luce model over all its games
 (``analysis.ratings.plackett_luce``: at 2 players the same model as Bradley-Terry), Elo-scaled
-and anchored on greedy (0), with profile-likelihood 95% intervals. Beside each rating: the bot's
+and anchored on greedy (0; a ladder without greedy has its rated bots' mean at 0), the scale
+named in the table's ``scale`` column, on the chart's axis and above the text, with
+profile-likelihood 95% intervals. Beside each rating: the bot's
 CPU time per decision (the seats table's ``decision_cpu_mean``, weighted by decisions). Written
 to ``ladder.csv`` and ``ladder.png`` (rating against CPU per decision, log scale) in the folder.
 Games that ended in an error row (a bot that raised) are left out of the fit and counted in the
@@ -46,15 +48,19 @@ LADDER_COLUMNS = [
     "match_score",
     "cpu_ms",
     "note",
+    "scale",
 ]
 
 
 def ladder_table(seats: pd.DataFrame, anchor: str = "greedy") -> pd.DataFrame:
-    """Return the ladder of a run's seats table: ratings, intervals, CPU per decision."""
+    """Return the ladder of a run's seats table: ratings, intervals, CPU per decision, and the
+    scale the ratings are on (``scale``: ``Elo, greedy = 0``; without the anchor, the rated
+    bots' mean is 0)."""
     from projectl_sim.analysis.ratings import plackett_luce
 
-    bots = set(seats["bot"])
-    table = plackett_luce(seats, anchor=anchor if anchor in bots else None)
+    rated = anchor if anchor in set(seats["bot"]) else None
+    table = plackett_luce(seats, anchor=rated)
+    table["scale"] = f"Elo, {rated} = 0" if rated is not None else "Elo, mean = 0"
     seats = seats[seats["decisions"] > 0]
     cpu = (seats["decision_cpu_mean"] * seats["decisions"]).groupby(seats["bot"]).sum()
     per = cpu / seats.groupby("bot")["decisions"].sum() * 1000
@@ -76,7 +82,7 @@ def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
     ax.errorbar(x, y, yerr=[lo, hi], fmt="o", capsize=3, color="#1f5f99")
     ax.set_xscale("log")
     ax.set_xlabel("CPU time per decision (ms, log scale)")
-    ax.set_ylabel("rating (Elo scale, greedy = 0)")
+    ax.set_ylabel(f"rating ({_scale(table)})")
     names = [str(b) for b in finite["bot"]]
     hashes = sorted({h for h in (_model_hash(b) for b in names) if h})
     # one model for all: its hash once, in the title; several: each name keeps its own
@@ -99,6 +105,13 @@ def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
         key = "; ".join(f"{rank[k]}: {short[k]}" for k in missing)
         ax.set_xlabel(ax.get_xlabel() + "\n" + key, fontsize=8)
     return ax
+
+
+def _scale(table: pd.DataFrame) -> str:
+    """Return the scale a ladder's ratings are on (a table without the column: greedy = 0)."""
+    if "scale" in table and len(table):
+        return str(table["scale"].iloc[0])
+    return "Elo, greedy = 0"
 
 
 def _model_hash(spec: str) -> str:
@@ -126,10 +139,10 @@ def ladder(
     options: Any = None,
 ) -> pd.DataFrame:
     """Play (or finish) the round robin in ``out/run``; write and return the ladder."""
+    from projectl_sim.analysis.data import load_run
     from projectl_sim.errors import RunFailed
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim.spec import RunSpec
-    from projectl_sim.sim.summary import read_run
 
     run_dir = out / "run"
     spec = RunSpec.from_mapping(
@@ -139,7 +152,8 @@ def ladder(
     if resume:
         tables.read_manifest(run_dir)
     runner.run(spec, run_dir, resume=resume, options=options)
-    seats, games = read_run(run_dir)
+    run = load_run(run_dir)
+    seats, games = run.seats, run.games
     errors = games["error"].dropna() if "error" in games else pd.Series(dtype=object)
     table = ladder_table(seats)
     first = str(errors.iloc[0]).splitlines()[0] if len(errors) else ""
@@ -159,8 +173,9 @@ def ladder(
 
 
 def format_ladder(table: pd.DataFrame) -> str:
-    """Return the ladder as text, best first."""
-    lines = [f"{'bot':44s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'ms/dec':>8s}"]
+    """Return the ladder as text, best first, under the scale its ratings are on."""
+    lines = [f"ratings: {_scale(table)}, 95% profile-likelihood intervals"]
+    lines += [f"{'bot':44s} {'rating':>7s} {'95% interval':>17s} {'games':>6s} {'ms/dec':>8s}"]
     for r in table.itertuples(index=False):
         lines.append(
             f"{r.bot:44s} {r.rating:7.0f} [{r.ci_low:6.0f}, {r.ci_high:6.0f}] {int(r.games):6d} "
