@@ -67,7 +67,7 @@ def demo_text(run: Run | str | Path) -> str:
     intervals, what the test finds, and the smallest edge this run's size detects."""
     run = run if isinstance(run, Run) else load_run(run)
     table = seat_advantage(run.seats, by=("players",))
-    games = int(len(run.games))
+    games = len(run.games)
     if table.empty:
         return f"{QUESTION}\nno finished game with two or more players: nothing to answer"
     bots = sorted(run.seats["bot"].unique())
