@@ -129,7 +129,7 @@ def test_the_adjusted_lift_removes_what_a_card_is_worth() -> None:
     boosted = cards.card_strength(*worth_planted(bonus=3.0)).set_index("card")
     assert boosted["adjusted"].idxmax() == "C01" and boosted.loc["C01", "adjusted_low"] > 0
     text = "\n".join(cards.strength_lines(boosted.reset_index(), pd.DataFrame(), 1500))
-    assert "adjusted [95% CI]" in text and " rwd " in text
+    assert "adjusted [95%]" in text and " rwd " in text
     assert "includes what the card is worth" in " ".join(text.split())
     # without the catalogue no reward is known: the adjusted lift is n/a, and said so
     bare = cards.card_strength(seats, events)

@@ -406,16 +406,21 @@ __all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_s
 
 
 # -- text ------------------------------------------------------------------------------------------
+def _points(d: float, low: float, high: float) -> str:
+    """Return a difference in points without the unit the header gives: ``+3.1 [-1.0, +7.2]``."""
+    return diff_interval("rate", d, low, high).replace(" pts", "", 1)
+
+
 def _lift(row: Any) -> str:
-    return f"{diff_interval('rate', row.lift, row.lift_low, row.lift_high):<26}"
+    return f"{_points(row.lift, row.lift_low, row.lift_high):<21}"
 
 
 def _adjusted(row: Any) -> str:
-    return f"{diff_interval('rate', row.adjusted, row.adjusted_low, row.adjusted_high):<26}"
+    return f"{_points(row.adjusted, row.adjusted_low, row.adjusted_high):<21}"
 
 
 def _excess(row: Any) -> str:
-    return f"{diff_interval('rate', row.excess, row.excess_low, row.excess_high):<26}"
+    return f"{_points(row.excess, row.excess_low, row.excess_high):<21}"
 
 
 def detectable(strength: pd.DataFrame) -> float:
@@ -433,7 +438,8 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
     adjusted = "adjusted" in cards and bool(cards["adjusted"].notna().any())
     lines = [f"== Card strength ({games} finished games) =="]
     lines += textwrap.wrap(
-        "rwd: the reward's level (a piece's cells; a Level Up its steps, an Ambassador 2). "
+        "col: w white, b black; rwd: the reward's level (a piece's cells; a Level Up its steps, an "
+        "Ambassador 2); acts: the seat's actions from take to completion. "
         "lift: win share of the seats that completed the card minus the others', within the same "
         "configuration, bot and turn order; it includes what the card is worth, its points and "
         "reward. "
@@ -448,8 +454,8 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
         100,
     )
     head = (
-        f"{'card':<10} {'col':<5} {'pts':>3} {'rwd':>3} {'taken':>6} {'done':>5} {'actions':>7} "
-        f"{'pts/act':>7} {'lift [95% CI]':<26} {'adjusted [95% CI]':<26} {'q':>6} flag"
+        f"{'card':<6} {'col':<3} {'pts':>3} {'rwd':>3} {'taken':>5} {'done':>4} {'acts':>4} "
+        f"{'pts/act':>7} {'lift, pts [95%]':<21} {'adjusted [95%]':<21} {'q':>6} flag"
     )
     lines.append(head)
     provisional = False
@@ -461,26 +467,26 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
         q = p_text(row.q_value)
         level = NA if not np.isfinite(row.reward_level) else f"{row.reward_level:.0f}"
         lines.append(
-            f"{str(row.card) + mark:<10} {row.colour!s:<5} {int(row.points):>3} {level:>3} "
-            f"{pct(row.take_rate):>6} {pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
-            f"{_lift(row)} {_adjusted(row)} {q:>6} {row.flag}"
+            f"{str(row.card) + mark:<6} {str(row.colour)[:1]:<3} {int(row.points):>3} {level:>3} "
+            f"{pct(row.take_rate):>5} {pct(row.completion_rate):>4} {actions:>4} {ppa:>7} "
+            f"{_lift(row)} {_adjusted(row)} {q:>6} {row.flag}".rstrip()
         )
     if provisional:
         lines.append("* provisional puzzle data (an expansion set not yet published)")
-    lines.append(verdict_line(cards, "card", games))
+    lines += textwrap.wrap(verdict_line(cards, "card", games), 100)
     if len(pieces):
         lines += ["", "== Reward piece strength (lift of having gained it as a reward) =="]
         lines.append(
-            f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift [95% CI]':<26} "
-            f"{'excess [95% CI]':<26} {'q':>6} flag"
+            f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift, pts [95%]':<21} "
+            f"{'excess [95%]':<21} {'q':>6} flag"
         )
         for row in pieces.itertuples(index=False):
             q = p_text(row.q_value)
             lines.append(
                 f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
-                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
+                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}".rstrip()
             )
-        lines.append(verdict_line(pieces, "piece", games))
+        lines += textwrap.wrap(verdict_line(pieces, "piece", games), 100)
     return lines
 
 
