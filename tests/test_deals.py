@@ -221,7 +221,7 @@ def test_a_share_without_spread_is_never_shown_as_an_exact_interval() -> None:
     text = " ".join(" ".join(deal_lines(table)).split())  # the prose unwrapped
     assert "[0, 0]" not in text and "+-0 points" not in text, text
     assert "none: deals alike" in text and "no interval exists" in text
-    assert "0% (below 0)" in text and "every bootstrap resample" in text
+    assert "0% (below 0)" in text and "whole 95% bootstrap interval" in text
     assert "no share has an interval" in text
     # a share with a spread keeps its interval, sized in the closing line
     table.loc[1, ["share", "share_raw", "ci_low", "ci_high"]] = [0.3, 0.3, 0.1, 0.5]

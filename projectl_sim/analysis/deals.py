@@ -424,11 +424,11 @@ def _share_text(r: dict) -> tuple[str, str]:
     if not np.isfinite(r["ci_low"]):
         return pct(r["share"]), ""
     if r["ci_high"] <= 0 and r["share_raw"] < 0:
-        # ICC below 0 in the estimate and in every resample: the deals' games differ less
+        # ICC below 0 in the estimate and the interval: the deals' games differ less
         # between deals than chance makes them differ within one; 0 [0, 0] would read as exact
         return "0% (below 0)", (
-            "the estimate and every bootstrap resample fall below 0 (the deals' rates differ "
-            "less than chance would make them): the deal decides no detectable share, and a "
-            "share below 0 has no meaning, so no interval is shown"
+            "the estimate and its whole 95% bootstrap interval fall below 0 (the deals' rates "
+            "differ less than chance would make them): the deal decides no detectable share, "
+            "and a share below 0 has no meaning, so no interval is shown"
         )
     return rate_interval(r["share"], r["ci_low"], r["ci_high"]), ""
