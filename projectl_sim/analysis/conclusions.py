@@ -365,7 +365,8 @@ def solo_finesse_answer(
             f"({pct(spent / earned) if earned else NA}), making {mean('inserts_mean'):.1f} "
             f"Inserts; earnings range from {low['credits_earned_mean']:.1f} "
             f"({short_expansions(low['expansions'])}) to {high['credits_earned_mean']:.1f} "
-            f"({short_expansions(high['expansions'])})."
+            f"({short_expansions(high['expansions'])})"
+            f"{_key([low['expansions'], high['expansions']])}."
         )
     if not finishing.empty:
         parts = []
