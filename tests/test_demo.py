@@ -6,6 +6,7 @@ import shlex
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from projectl_sim.analysis.data import Run, load_run
@@ -85,10 +86,11 @@ def test_a_seat_that_always_wins_is_named(demo_run: Path) -> None:
     run = load_run(demo_run)
     first = demo_text(with_wins(run, 0))
     assert "2 players: the first player is favoured" in first
-    assert "3 players: seats differ" in first and "first wins most, 100%" in first
+    assert "3 players: seats differ" in first and "above 33%: 1st 100%" in first
+    assert "below: 2nd 0%" in first  # the seats that never won, each with its interval
     last = demo_text(with_wins(run, 1))
     assert "2 players: the first player is behind" in last
-    assert "4 players: seats differ" in last and "second wins most, 100%" in last
+    assert "4 players: seats differ" in last and "above 25%: 2nd 100%" in last
 
 
 def test_a_run_of_different_bots_is_not_read_as_seats(demo_run: Path) -> None:
@@ -97,3 +99,21 @@ def test_a_run_of_different_bots_is_not_read_as_seats(demo_run: Path) -> None:
     seats.loc[seats["turn_order"] == 0, "bot"] = "random"
     text = demo_text(replace(run, seats=seats))
     assert "different bots (greedy, random)" in text and "%" not in text
+
+
+def test_only_a_seat_whose_interval_leaves_the_fair_share_is_named() -> None:
+    from projectl_sim.analysis.demo import _finding
+
+    shares = [(0.27, 0.2503, 0.29), (0.28, 0.26, 0.30), (0.245, 0.23, 0.26), (0.205, 0.19, 0.22)]
+    block = pd.DataFrame(
+        [
+            {"players": 4, "turn_order": t, "share": x, "ci_low": lo, "ci_high": hi}
+            for t, (x, lo, hi) in enumerate(shares)
+        ]
+    ).assign(p_value=0.001)
+    text = _finding(block)
+    # the 1st's lower bound prints as 25: it is not shown above a fair 25%
+    assert text == (
+        "4 players: seats differ (p 0.001): above 25%: 2nd 28% [26, 30]; below: 4th 20% [19, 22]"
+    )
+    assert "no detectable" in _finding(block.assign(p_value=0.2))

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.data import Run, load_run
-from projectl_sim.analysis.fmt import ordinal, ordinal_word, p_text, pct, rate_interval
+from projectl_sim.analysis.fmt import ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.outcomes import seat_advantage
 from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
 
@@ -45,21 +45,28 @@ def _finding(block: pd.DataFrame) -> str:
             f"{players} players: no detectable seat advantage ({_p(p)}): the first player "
             f"wins {first_text}"
         )
-    best = block.loc[block["share"].idxmax()]
-    worst = block.loc[block["share"].idxmin()]
     if players == 2:
-        side = "favoured" if best["turn_order"] == 0 else "behind"
+        side = "favoured" if first["share"] > 0.5 else "behind"
         return (
             f"{players} players: the first player is {side} ({_p(p)}): {first_text} against a "
             f"fair {fair}"
         )
-    return (
-        f"{players} players: seats differ ({_p(p)}): "
-        f"{ordinal_word(int(best['turn_order']) + 1)} wins most, "
-        f"{rate_interval(best['share'], best['ci_low'], best['ci_high'])}, "
-        f"{ordinal_word(int(worst['turn_order']) + 1)} least, "
-        f"{rate_interval(worst['share'], worst['ci_low'], worst['ci_high'])}"
-    )
+    # the seats whose own interval, as printed, leaves the fair share: a seat merely highest is
+    # not named (1st 27% [25, 29] is not above a fair 25% to the eye, so not to the sentence)
+    above = block[np.round(100 * block["ci_low"]) > 100 / players]
+    below = block[np.round(100 * block["ci_high"]) < 100 / players]
+
+    def seats(rows: pd.DataFrame) -> str:
+        return ", ".join(
+            f"{ordinal(int(r['turn_order']) + 1)} "
+            + rate_interval(r["share"], r["ci_low"], r["ci_high"])
+            for _, r in rows.iterrows()
+        )
+
+    parts = [f"above {fair}: {seats(above)}"] if len(above) else []
+    parts += [f"below: {seats(below)}"] if len(below) else []
+    found = "; ".join(parts) or "no one seat's interval leaves the fair share"
+    return f"{players} players: seats differ ({_p(p)}): {found}"
 
 
 def demo_text(run: Run | str | Path) -> str:
