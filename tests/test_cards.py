@@ -90,6 +90,53 @@ def test_a_few_completions_that_all_won_are_not_a_finding_by_themselves() -> Non
     assert 1e-3 < row["p_value"] < 0.2 and row["flag"] == ""
 
 
+def worth_planted(bonus: float, games: int = 1500, seed: int = 4) -> tuple[pd.DataFrame, ...]:
+    """Return seats, events and catalogue of games where 12 white cards are worth 1, 2 or 3
+    points (and as many reward levels) and a seat wins by the worth it completed, ``bonus``
+    more for C01 (a 1-point card): the lifts differ by the cards' worth alone."""
+    rng = np.random.default_rng(seed)
+    names = np.array([f"C{i:02d}" for i in range(1, 13)])
+    points = np.repeat([1, 2, 3], 4)
+    level = np.tile([1, 2, 3, 4], 3)
+    done = rng.random((games, 2, len(names))) < 0.3
+    done[:, 1] &= ~done[:, 0]
+    worth = done @ (points + 0.5 * level) + bonus * done[:, :, 0] + rng.normal(0, 2, (games, 2))
+    won = np.stack([worth[:, 0] > worth[:, 1], worth[:, 0] <= worth[:, 1]], axis=1)
+    seats, _ = planted(0.0, games=games, seed=seed)
+    seats["won"] = won.ravel()
+    seats["win_share"] = won.ravel().astype(float)
+    g, s, c = np.nonzero(done)
+    one = pd.DataFrame({"game_id": g, "seat": s, "card": names[c], "points": points[c]})
+    one = one.assign(colour="white", puzzle_set="base", provisional=False, actions=3, piece=None)
+    events = pd.concat([one.assign(event="taken"), one.assign(event="completed")])
+    catalogue = pd.DataFrame(
+        {"card": names, "colour": "white", "points": points, "puzzle_set": "base"}
+    ).assign(provisional=False, reward="piece", reward_level=level)
+    return seats, events.reset_index(drop=True), catalogue
+
+
+def test_the_adjusted_lift_removes_what_a_card_is_worth() -> None:
+    seats, events, catalogue = worth_planted(bonus=0.0)
+    table = cards.card_strength(seats, events, catalogue).set_index("card")
+    # the raw lift grows with the points: the 3-point cards' beat the 1-point cards'
+    three, one = [f"C{i:02d}" for i in range(9, 13)], [f"C{i:02d}" for i in range(1, 5)]
+    assert table.loc[three, "lift"].min() > table.loc[one, "lift"].max()
+    assert table.loc["C12", "reward_level"] == 4 and table.loc["C12", "points"] == 3
+    # beyond its worth no card does anything: every adjusted interval covers 0
+    assert ((table["adjusted_low"] < 0) & (table["adjusted_high"] > 0)).all(), table
+    assert table["adjusted"].abs().max() < 0.5 * table["lift"].abs().max()
+    # a card worth more than its points and reward stands out in the adjusted lift
+    boosted = cards.card_strength(*worth_planted(bonus=3.0)).set_index("card")
+    assert boosted["adjusted"].idxmax() == "C01" and boosted.loc["C01", "adjusted_low"] > 0
+    text = "\n".join(cards.strength_lines(boosted.reset_index(), pd.DataFrame(), 1500))
+    assert "adjusted [95%]" in text and " rwd " in text
+    assert "includes what the card is worth" in " ".join(text.split())
+    # without the catalogue no reward is known: the adjusted lift is n/a, and said so
+    bare = cards.card_strength(seats, events)
+    assert bare["adjusted"].isna().all() and bare["reward_level"].isna().all()
+    assert "could not be read" in " ".join(cards.strength_lines(bare, pd.DataFrame(), 1500))
+
+
 # -- a real run: one white card worth 3 points more ----------------------------------------------
 BOOSTED = "W12"  # 1 point, a domino: a card greedy takes often
 
@@ -115,6 +162,8 @@ def test_the_boosted_card_is_the_strongest(boosted_run: Path, capsys: Any) -> No
     table = cards.card_strength(run.seats, run.events, failures.catalogue_cards(run.manifest))
     top = table.iloc[0]
     assert top["card"] == BOOSTED and top["points"] == 4, table.head()
+    assert top["reward"] == "domino" and top["reward_level"] == 2  # from the catalogue
+    assert table["adjusted"].notna().sum() >= 30  # the tested cards' adjusted lifts
     assert top["lift_low"] > 0 and top["excess_low"] > 0 and top["flag"] == "strong"
     assert len(table) == 52  # the cards never taken are listed too
     assert main(["cards", str(boosted_run)]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,6 +66,22 @@ def test_the_balance_answer_finds_a_planted_first_player_advantage() -> None:
     assert "the most uneven is 2p F (p <0.001)" in text
     assert "at least 18 points at 2 players" in text  # 80% power at 60 games a configuration
     assert "2p F first_player_rate +" in text  # Finesse's effect survives the correction
+
+
+def test_the_balance_answer_tells_two_line_ups_apart_and_names_its_abbreviations() -> None:
+    # Finesse games 4 rounds longer under two line-ups: "2p F rounds" twice would not say which
+    played = [
+        G(bots, [3, 1], [1, 2], expansions=e, rounds=10 + 4 * (e == "finesse") + i % 3)
+        for i in range(20)
+        for e in ("none", "finesse")
+        for bots in (["a", "b"], ["a", "c"])
+    ]
+    seats, games = make_tables(played)
+    seat = pa.seat_advantage(seats, by=["players", "expansions", "lineup"])
+    text = pa.balance_answer(games, seat, pa.effects(seats, games))
+    assert "2p F a,b rounds +4.00" in text and "2p F a,c rounds +4.00" in text, text
+    assert "(F = finesse)." in text
+    assert re.search(r"ranges from .* \(2p (base|F) a,[bc]\) to .* \(2p (base|F) a,[bc]\)", text)
 
 
 def test_the_balance_answer_without_a_base_game_says_so() -> None:

@@ -11,7 +11,13 @@ import pandas as pd
 import pytest
 
 from projectl_sim.analysis.data import load_run
-from projectl_sim.analysis.deals import deal_variance, icc_oneway, lopsided_deals
+from projectl_sim.analysis.deals import (
+    DEAL_COLUMNS,
+    deal_lines,
+    deal_variance,
+    icc_oneway,
+    lopsided_deals,
+)
 from projectl_sim.cli import main
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec, plan
@@ -191,3 +197,33 @@ def test_deals_command_refuses_a_run_of_single_plays(
     out = _run(tmp_path, "single", bots="random", players=2, games=4, seed=1)
     assert main(["deals", str(out)]) == 2
     assert "--deal-replicates" in capsys.readouterr().err
+
+
+def _deal_row(outcome: str, **figures: float) -> dict[str, object]:
+    """One row of ``deal_variance``'s table: 50 deals of 8 games, the figures given."""
+    row: dict[str, object] = dict.fromkeys(DEAL_COLUMNS, 0.0)
+    row |= {"config_id": 0, "players": 2, "variant": "standard", "expansions": "none"}
+    row |= {"switches": "", "lineup": "greedy,random", "tier": None, "outcome": outcome}
+    row |= {"deals": 50, "games": 400, "per_deal": 8.0, "mirrored": True, "outliers": 0}
+    return row | {"entropy": 1.0} | figures
+
+
+def test_a_share_without_spread_is_never_shown_as_an_exact_interval() -> None:
+    table = pd.DataFrame(
+        [
+            # every deal's rate 50%: the seatings fix it, no variance between deals
+            _deal_row("first_player", rate=0.56, share_raw=-0.14, span=0.0),
+            # below 0 in every resample: clipped, it would read 0% [0, 0]
+            _deal_row("bot:greedy", rate=0.9, share_raw=-0.05, span=0.25, trimmed_span=0.2),
+        ],
+        columns=DEAL_COLUMNS,
+    )
+    text = " ".join(" ".join(deal_lines(table)).split())  # the prose unwrapped
+    assert "[0, 0]" not in text and "+-0 points" not in text, text
+    assert "none: deals alike" in text and "no interval exists" in text
+    assert "0% (below 0)" in text and "whole 95% bootstrap interval" in text
+    assert "no share has an interval" in text
+    # a share with a spread keeps its interval, sized in the closing line
+    table.loc[1, ["share", "share_raw", "ci_low", "ci_high"]] = [0.3, 0.3, 0.1, 0.5]
+    text = " ".join(" ".join(deal_lines(table)).split())
+    assert "30% [10, 50]" in text and "+-20 points" in text and "none: deals alike" in text

@@ -23,6 +23,16 @@ def test_rates_and_their_intervals_in_percent_bounds_in_the_rates_unit() -> None
     assert value("rate", 0.5) == "50.0%" and value("mean", 35.094) == "35.09"
 
 
+def test_an_interval_narrower_than_its_rounding_gets_the_decimals_it_needs() -> None:
+    # a million games: the interval is not a point, and must not read as one
+    assert rate_interval(0.5, 0.499, 0.501) == "50.0% [49.9, 50.1]"
+    assert rate_interval(0.5, 0.4998, 0.5002) == "50.00% [49.98, 50.02]"
+    assert rate_interval(0.414, 0.4141, 0.41415, 1) == "41.400% [41.410, 41.415]"
+    # at most three decimals more: a sliver still shows its bounds, rounded alike
+    assert rate_interval(0.5, 0.5, 0.5 + 1e-9) == "50.000% [50.000, 50.000]"
+    assert rate_interval(0.0, 0.0, 0.0) == "0% [0, 0]"  # a point stays a point
+
+
 def test_differences_are_signed_rates_in_points_means_with_their_unit() -> None:
     assert diff_interval("rate", 0.031, -0.01, 0.072) == "+3.1 pts [-1.0, +7.2]"
     assert diff_interval("mean", 0.43, -0.02, 0.88, " rounds") == "+0.43 rounds [-0.02, +0.88]"

@@ -143,3 +143,24 @@ def test_bars_and_rows_are_sorted_by_value() -> None:
     seats, _ = make_tables(games)
     ax = plots.plot_points_per_action(pa.points_per_action(seats, by=["bot"]))
     assert [t.get_text() for t in ax.get_yticklabels()] == ["c", "b", "a"]  # best on top
+
+
+def test_every_panel_keeps_one_row_order_and_names_its_abbreviations(grids) -> None:
+    seats, games = grids[48]
+    # GP above base in one panel and below it in the next read as a change that is not there
+    fig = plots.plot_seat_advantage(pa.seat_advantage(seats, by=["players", "expansions"]))
+    orders = [
+        [t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes if ax.get_yticks().size
+    ]
+    assert len(orders) == 3 and orders[0] == orders[1] == orders[2] and len(set(orders[0])) == 16
+    assert orders[0][-1] == "F"  # the planted 80% at 3 players: the best mean share, on top
+    key = fig.get_suptitle().splitlines()[-1]  # "F" and "GP" are said once, under the title
+    assert "F = finesse" in key and "GP = ghost_piece" in key
+    fig = plots.plot_margins(games, by=["expansions", "players"])
+    orders = [[t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes if ax.get_visible()]
+    assert orders[0] == orders[1] == orders[2] and "F = finesse" in fig.get_suptitle()
+    fig = plots.plot_effects(pa.effects(seats, games))
+    firsts = [ax for ax in fig.axes if ax.get_ylabel()]  # each row's first panel names its lines
+    orders = [[t.get_text() for t in ax.get_yticklabels()] for ax in firsts]
+    assert len(orders) == 3 and orders[0] == orders[1] == orders[2]
+    assert "AP = ambassador_pack" in fig.get_suptitle()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable
@@ -136,6 +137,24 @@ def _viewer_draw(cwd: Path, path: Path) -> None:
     Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
 
 
+# the skill ladder's results file: an hour of CPU, so kept under docs/data (which-players.md)
+LADDER_DATA = ROOT / "docs" / "data" / "ladder.csv"
+
+
+def _ladder_data(cwd: Path, printed: list[str]) -> str:
+    return (cwd / "ladder.csv").read_text()
+
+
+def _ladder_draw(cwd: Path, path: Path) -> None:
+    """Draw the chart ``projectl-sim ladder`` draws, from its results file."""
+    import pandas as pd
+
+    from projectl_sim.analysis import plots
+    from projectl_sim.experiments.ladder import plot_ladder_cost
+
+    plots.save(plot_ladder_cost(pd.read_csv(cwd / "ladder.csv")), path, dpi=110)
+
+
 # a picture drawn from no page's command: the commands that make its data, run in a new folder
 _VIEWER_GAME = (
     "projectl-sim play --seed 7 --players 3 --expansions ghost+ambassador+finesse+phoenix "
@@ -190,6 +209,14 @@ IMAGES = (
         f"python {ROOT / 'tools' / 'web_seat_image.py'} --data",
         _web_seat_data,
         _web_seat_draw,
+    ),
+    # from a data file, not a command: copied into the folder, drawn as the ladder draws it
+    Image(
+        "ladder.png",
+        "",
+        f"cp {shlex.quote(str(LADDER_DATA))} ladder.csv",
+        _ladder_data,
+        _ladder_draw,
     ),
 )
 

@@ -27,6 +27,10 @@ compares the page with its refreshed self after ``mask``: times, rates per secon
 time stamps and the play's temporary folder vary from run to run, and columns aligned around
 them move, so those are masked and runs of spaces count as one.
 
+A table whose rows come from a data file committed under docs/ (a result too slow to play, such
+as the hour-long skill ladder) follows ``<!-- table of: KIND FILE -->``: ``data_tables`` rewrites
+it from FILE (under docs/) with ``TABLES[KIND]``, on every page played and in the test.
+
 A console block whose output cannot be compared is marked ``<!-- not compared: KIND: WHY -->``,
 KIND one of ``NOT_COMPARED``: it is left as written, and its commands run with their sizes cut
 unless they share a run folder with a compared output.
@@ -468,6 +472,46 @@ def refreshed(text: str, played: Played) -> str:
     return "".join(pieces)
 
 
+def _ladder_rows(path: Path) -> list[str]:
+    """Return the ladder table of a ``projectl-sim ladder`` results file (its ``ladder.csv``):
+    best first, the value model's hash named once in the header."""
+    import pandas as pd
+
+    table = pd.read_csv(path).sort_values("rating", ascending=False, kind="stable")
+    hashes = sorted({b.split("hash=")[1] for b in table["bot"] if "hash=" in b})
+    model = f" (model `{', '.join(hashes)}`)" if hashes else ""
+    rows = [
+        f"| bot{model} | rating | 95% interval | games | CPU ms a decision |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in table.itertuples(index=False):
+        bot = re.sub(r"[:,]hash=\w+", "", str(r.bot))
+        anchor = r.rating == 0 and r.ci_low == 0 and r.ci_high == 0  # the fit's fixed point
+        interval = "(the anchor)" if anchor else f"[{r.ci_low:.0f}, {r.ci_high:.0f}]"
+        rows.append(f"| `{bot}` | {r.rating:.0f} | {interval} | {r.games} | {r.cpu_ms:.3f} |")
+    return rows
+
+
+# the tables drawn from a data file: KIND -> (data file -> the table's lines)
+TABLES = {"ladder": _ladder_rows}
+_DATA_TABLE = re.compile(
+    r"^<!-- table of: (?P<kind>\w+) (?P<path>\S+) -->\n(?P<table>(?:\|[^\n]*\n)*)", re.M
+)
+
+
+def data_tables(text: str) -> str:
+    """Return the page with each table marked ``<!-- table of: KIND FILE -->`` drawn anew from
+    FILE (a path under docs/)."""
+
+    def drawn(m: re.Match[str]) -> str:
+        if m["kind"] not in TABLES:
+            raise ValueError(f"table of: {m['kind']!r}: not one of {sorted(TABLES)}")
+        rows = TABLES[m["kind"]](DOCS / m["path"])
+        return m.group(0)[: m.start("table") - m.start()] + "".join(f"{r}\n" for r in rows)
+
+    return _DATA_TABLE.sub(drawn, text)
+
+
 def _continuations(lines: list[str], first: int) -> int:
     n = 0
     while lines[first + n].endswith("\\"):
@@ -537,8 +581,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
         stale_pages += drawing.report(args.check) > 0
         text = page.read_text()
-        new = refreshed(text, played)
+        new = data_tables(refreshed(text, played))
         diff = stale(text, new)
+        if data_tables(text) != text:  # a table no longer what its data file gives
+            diff += [f"a table of {m['path']} differs from it" for m in _DATA_TABLE.finditer(text)]
         name = page.relative_to(ROOT)
         took = f"{time.monotonic() - start:.0f} s, {_children_cpu() - cpu:.0f} s of CPU"
         if diff:

@@ -24,6 +24,14 @@ from its group's (the interval's): a dozen completers who all won leave no resid
 and the interval's error then made noise a finding. A card completed fewer than ``MIN_SEATS``
 times, or never missed, is not tested (its lift is too loose to read).
 
+A lift includes what completing the card is worth: its points and its reward piece. Its
+**adjusted** lift takes that out: the lift less the lift a least-squares line through the other
+tested cards' lifts predicts for its colour, points and reward level (``reward_level``: a piece's
+cells; a Level Up its steps, an Ambassador 2, as the bots count them; from the catalogue, so
+n/a without one). The prediction is a weighted sum of the other cards' lifts, so the adjusted
+interval carries their influences too. It is shown beside the raw lift, for reading; the flag
+stays the excess's, whose false-positive rate the placebo runs measured.
+
 Per reward piece the same: how often a completion gives it, and the lift of having gained it at
 least once as a reward, its excess over the other pieces'.
 
@@ -62,6 +70,8 @@ CARD_COLUMNS = [
     "card",
     "colour",
     "points",
+    "reward",
+    "reward_level",
     "puzzle_set",
     "provisional",
     "games",
@@ -80,6 +90,9 @@ CARD_COLUMNS = [
     "lift",
     "lift_low",
     "lift_high",
+    "adjusted",
+    "adjusted_low",
+    "adjusted_high",
     "excess",
     "excess_low",
     "excess_high",
@@ -184,8 +197,10 @@ def _contrast(
     groups: list[str],
     indicators: dict[str, np.ndarray],
     lifts: _Lifts,
+    covariates: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Return per name its lift and interval, and its excess over the others of its group."""
+    """Return per name its lift and interval, and its excess over the others of its group (and,
+    given ``covariates`` per name, its lift adjusted for them: ``_adjust``)."""
     rows = {}
     influence = {}
     null = {}
@@ -235,7 +250,12 @@ def _contrast(
                 "excess_high": high,
                 "p_value": float(2 * distribution.norm_sf(abs(z))) if np.isfinite(z) else np.nan,
             }
+    if covariates is not None:
+        _adjust(rows, covariates, influence, lifts)
     out = pd.DataFrame.from_dict(rows, orient="index")
+    for column in ("adjusted", "adjusted_low", "adjusted_high"):
+        if covariates is not None and column not in out:
+            out[column] = np.nan
     for column in ("lift", "lift_low", "lift_high", "excess", "excess_low", "excess_high"):
         if column not in out:
             out[column] = np.nan
@@ -246,6 +266,36 @@ def _contrast(
     weak = (out["q_value"] < FDR) & (out["excess"] < 0)
     out["flag"] = np.where(strong, "strong", np.where(weak, "weak", ""))
     return out.drop(columns="tested")
+
+
+def _adjust(
+    rows: dict[str, dict[str, Any]],
+    covariates: pd.DataFrame,
+    influence: dict[str, np.ndarray],
+    lifts: _Lifts,
+) -> None:
+    """Add to each tested name its lift adjusted for ``covariates`` (one row per name, numeric):
+    its lift less the lift a least-squares line through the *other* tested names' lifts predicts
+    from its covariates, with its 95% interval (the prediction is a weighted sum of the others'
+    lifts, so its influence is the same sum of theirs: the interval counts the fit's noise)."""
+    names = [
+        n
+        for n in covariates.index
+        if rows.get(n, {}).get("tested") and covariates.loc[n].notna().all()
+    ]
+    design = np.column_stack([np.ones(len(names)), covariates.loc[names].to_numpy(dtype=float)])
+    lift = np.array([rows[n]["lift"] for n in names])
+    for i, name in enumerate(names):
+        others = np.arange(len(names)) != i
+        if others.sum() <= design.shape[1]:  # too few others to fit the line and see its noise
+            continue
+        weights = design[i] @ np.linalg.pinv(design[others])  # prediction = weights @ lifts
+        adjusted = lift[i] - weights @ lift[others]
+        inf = influence[name] - sum(
+            w * influence[n] for w, n in zip(weights, np.array(names)[others], strict=True)
+        )
+        low, high = normal_interval(adjusted, lifts.se(inf))
+        rows[name] |= {"adjusted": adjusted, "adjusted_low": low, "adjusted_high": high}
 
 
 def card_strength(
@@ -268,6 +318,9 @@ def card_strength(
     info = ev[ev["card"].notna()][info_cols].drop_duplicates("card")
     if catalogue is not None:
         info = pd.concat([info, catalogue[info_cols]]).drop_duplicates("card")
+    for column in ("reward", "reward_level"):  # the catalogue's (the events do not carry them)
+        known = catalogue is not None and column in catalogue
+        info[column] = info["card"].map(catalogue.set_index("card")[column]) if known else np.nan
     info = info.sort_values(["colour", "card"], ignore_index=True)
     if info.empty:
         return pd.DataFrame(columns=CARD_COLUMNS)
@@ -299,7 +352,16 @@ def card_strength(
     lifts = _Lifts(ok)
     indicators = _indicator(ok, completed, "card")
     names = list(out.index)
-    tested = _contrast(names, list(out["colour"].astype(str)), indicators, lifts)
+    # the adjusted lift's covariates: colour (black or not), points and the reward's level
+    covariates = pd.DataFrame(
+        {
+            "black": (out["colour"] == "black").astype(float),
+            "points": out["points"].astype(float),
+            "reward_level": pd.to_numeric(out["reward_level"], errors="coerce"),
+        },
+        index=out.index,
+    )
+    tested = _contrast(names, list(out["colour"].astype(str)), indicators, lifts, covariates)
     out = out.join(tested)
     out = out.reset_index().rename(columns={"index": "card"})
     return _ordered(out, CARD_COLUMNS)
@@ -344,12 +406,21 @@ __all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_s
 
 
 # -- text ------------------------------------------------------------------------------------------
+def _points(d: float, low: float, high: float) -> str:
+    """Return a difference in points without the unit the header gives: ``+3.1 [-1.0, +7.2]``."""
+    return diff_interval("rate", d, low, high).replace(" pts", "", 1)
+
+
 def _lift(row: Any) -> str:
-    return f"{diff_interval('rate', row.lift, row.lift_low, row.lift_high):<26}"
+    return f"{_points(row.lift, row.lift_low, row.lift_high):<21}"
+
+
+def _adjusted(row: Any) -> str:
+    return f"{_points(row.adjusted, row.adjusted_low, row.adjusted_high):<21}"
 
 
 def _excess(row: Any) -> str:
-    return f"{diff_interval('rate', row.excess, row.excess_low, row.excess_high):<26}"
+    return f"{_points(row.excess, row.excess_low, row.excess_high):<21}"
 
 
 def detectable(strength: pd.DataFrame) -> float:
@@ -362,15 +433,29 @@ def detectable(strength: pd.DataFrame) -> float:
 
 def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> list[str]:
     """Return the lines ``projectl-sim cards`` prints for the two strength tables."""
-    lines = [
-        f"== Card strength ({games} finished games) ==",
+    import textwrap
+
+    adjusted = "adjusted" in cards and bool(cards["adjusted"].notna().any())
+    lines = [f"== Card strength ({games} finished games) =="]
+    lines += textwrap.wrap(
+        "col: w white, b black; rwd: the reward's level (a piece's cells; a Level Up its steps, an "
+        "Ambassador 2); acts: the seat's actions from take to completion. "
         "lift: win share of the seats that completed the card minus the others', within the same "
-        "configuration, bot and turn order; excess: the lift over its colour's other cards; "
-        f"flag: excess != 0 after Benjamini-Yekutieli at {FDR:.0%} (95% intervals)",
-    ]
+        "configuration, bot and turn order; it includes what the card is worth, its points and "
+        "reward. "
+        + (
+            "adjusted: the lift less what the other cards' lifts predict for its colour, points "
+            "and reward level (a least-squares line): what the card does beyond its worth. "
+            if adjusted
+            else "adjusted: n/a (the run's catalogue, which names the rewards, could not be read). "
+        )
+        + f"flag: the lift's excess over its colour's other cards != 0 after Benjamini-Yekutieli "
+        f"at {FDR:.0%} (q); 95% intervals",
+        100,
+    )
     head = (
-        f"{'card':<10} {'col':<5} {'pts':>3} {'taken':>6} {'done':>5} {'actions':>7} "
-        f"{'pts/act':>7} {'lift [95% CI]':<26} {'excess [95% CI]':<26} {'q':>6} flag"
+        f"{'card':<6} {'col':<3} {'pts':>3} {'rwd':>3} {'taken':>5} {'done':>4} {'acts':>4} "
+        f"{'pts/act':>7} {'lift, pts [95%]':<21} {'adjusted [95%]':<21} {'q':>6} flag"
     )
     lines.append(head)
     provisional = False
@@ -380,27 +465,28 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
         actions = NA if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
         ppa = NA if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
         q = p_text(row.q_value)
+        level = NA if not np.isfinite(row.reward_level) else f"{row.reward_level:.0f}"
         lines.append(
-            f"{str(row.card) + mark:<10} {row.colour!s:<5} {int(row.points):>3} "
-            f"{pct(row.take_rate):>6} {pct(row.completion_rate):>5} {actions:>7} {ppa:>7} "
-            f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
+            f"{str(row.card) + mark:<6} {str(row.colour)[:1]:<3} {int(row.points):>3} {level:>3} "
+            f"{pct(row.take_rate):>5} {pct(row.completion_rate):>4} {actions:>4} {ppa:>7} "
+            f"{_lift(row)} {_adjusted(row)} {q:>6} {row.flag}".rstrip()
         )
     if provisional:
         lines.append("* provisional puzzle data (an expansion set not yet published)")
-    lines.append(verdict_line(cards, "card", games))
+    lines += textwrap.wrap(verdict_line(cards, "card", games), 100)
     if len(pieces):
         lines += ["", "== Reward piece strength (lift of having gained it as a reward) =="]
         lines.append(
-            f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift [95% CI]':<26} "
-            f"{'excess [95% CI]':<26} {'q':>6} flag"
+            f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift, pts [95%]':<21} "
+            f"{'excess [95%]':<21} {'q':>6} flag"
         )
         for row in pieces.itertuples(index=False):
             q = p_text(row.q_value)
             lines.append(
                 f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
-                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}"
+                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}".rstrip()
             )
-        lines.append(verdict_line(pieces, "piece", games))
+        lines += textwrap.wrap(verdict_line(pieces, "piece", games), 100)
     return lines
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
-from projectl_sim.analysis.labels import short_expansions
+from projectl_sim.analysis.labels import abbreviation_key, short_expansions, short_lineup
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
 from projectl_sim.analysis.trial import METRIC_NAMES
@@ -169,8 +169,21 @@ def _ladder_sentence(ladder: pd.DataFrame) -> str:
 
 
 # -- 02: expansion balance -----------------------------------------------------------------------
-def _config(row: pd.Series) -> str:
-    return f"{row['players']}p {short_expansions(row['expansions'])}"
+def _config(row: pd.Series, lineup: bool = False) -> str:
+    """Return ``2p F`` (``2p F greedy,random`` when line-ups must tell two such apart)."""
+    text = f"{row['players']}p {short_expansions(row['expansions'])}"
+    return f"{text} {short_lineup(str(row['lineup']))}" if lineup else text
+
+
+def _lineups_vary(table: pd.DataFrame, keys: list[str]) -> bool:
+    """Return whether some ``keys`` group of ``table`` holds two line-ups (its label needs one)."""
+    return "lineup" in table and bool((table.groupby(keys)["lineup"].nunique() > 1).any())
+
+
+def _key(expansions: Sequence[str]) -> str:
+    """Return `` (F = finesse)``: the abbreviations a sentence used, or nothing."""
+    key = abbreviation_key(expansions)
+    return f" ({key})" if key else ""
 
 
 def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFrame) -> str:
@@ -186,13 +199,15 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
     else:
         k = len(first)
         hi, lo = first.loc[first["share"].idxmax()], first.loc[first["share"].idxmin()]
+        named = _lineups_vary(first, ["players", "expansions"])
         per = int(first["games"].median())
         least = rate_interval(lo["share"], lo["ci_low"], lo["ci_high"])
         most = rate_interval(hi["share"], hi["ci_low"], hi["ci_high"])
         out.append(
             f"Over {_games(n)} in {_plural(k, 'configuration')} (a median of {per} each), the "
-            f"first player's share of the wins ranges from {least} ({_config(lo)}) to {most} "
-            f"({_config(hi)}), against a fair share of 1/N."
+            f"first player's share of the wins ranges from {least} ({_config(lo, named)}) to "
+            f"{most} ({_config(hi, named)}), against a fair share of 1/N"
+            f"{_key(first['expansions'])}."
         )
         rejected = first[first["p_value"] < ALPHA]
         text = (
@@ -201,7 +216,7 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
         )
         if len(rejected):
             worst = rejected.loc[rejected["p_value"].idxmin()]
-            text += f"; the most uneven is {_config(worst)} (p {p_text(worst['p_value'])})"
+            text += f"; the most uneven is {_config(worst, named)} (p {p_text(worst['p_value'])})"
         out.append(text + ".")
         mdes = []
         for players, group in first.groupby("players", sort=True):
@@ -232,14 +247,16 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
     if kept.empty:
         return text + ": no expansion's effect is established at this size."
     named = []
+    lineups = _lineups_vary(effects, ["players", "level"])  # else two rows read the same
     for _, r in kept.head(3).iterrows():
         metric = r["metric"] if pd.isna(r["bot"]) or r["bot"] is None else f"{r['bot']} win rate"
+        lineup = f" {short_lineup(str(r['lineup']))}" if lineups else ""
         named.append(
-            f"{r['players']}p {short_expansions(r['level'])} {metric} "
+            f"{r['players']}p {short_expansions(r['level'])}{lineup} {metric} "
             f"{diff_interval(r['kind'], r['diff'], r['ci_low'], r['ci_high'])}"
         )
     more = f" and {len(kept) - 3} more" if len(kept) > 3 else ""
-    return text + ": " + "; ".join(named) + more + "."
+    return text + ": " + "; ".join(named) + more + _key(kept.head(3)["level"]) + "."
 
 
 # -- 03: puzzle atlas ----------------------------------------------------------------------------
@@ -348,7 +365,8 @@ def solo_finesse_answer(
             f"({pct(spent / earned) if earned else NA}), making {mean('inserts_mean'):.1f} "
             f"Inserts; earnings range from {low['credits_earned_mean']:.1f} "
             f"({short_expansions(low['expansions'])}) to {high['credits_earned_mean']:.1f} "
-            f"({short_expansions(high['expansions'])})."
+            f"({short_expansions(high['expansions'])})"
+            f"{_key([low['expansions'], high['expansions']])}."
         )
     if not finishing.empty:
         parts = []

@@ -337,12 +337,11 @@ def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
         vary = [*vary, "tier"]
     names = labels.config_labels(shown[vary], vary) if vary else ["all games"] * len(shown)
     rows = []
+    notes: dict[str, str] = {}
     for name, r in zip(names, shown.to_dict("records"), strict=True):
-        share = (
-            rate_interval(r["share"], r["ci_low"], r["ci_high"])
-            if np.isfinite(r["ci_low"])
-            else pct(r["share"])
-        )
+        share, note = _share_text(r)
+        if note:
+            notes[share] = note
         rows.append(
             [
                 name,
@@ -376,17 +375,60 @@ def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
         "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
         for row in cells
     ]
-    half = float(((shown["ci_high"] - shown["ci_low"]) / 2).median())
+    for share, note in notes.items():
+        lines += textwrap.wrap(
+            f"{share}: {note}", width, initial_indent="  ", subsequent_indent="    "
+        )
+    spread = shown[shown["ci_high"] > shown["ci_low"]]  # the rows with an interval to size
     deals = int(shown["deals"].median())
     per = float(shown["per_deal"].median())
+    if len(spread):
+        half = float(((spread["ci_high"] - spread["ci_low"]) / 2).median())
+        known = (
+            f"With {deals} deals of {per:.3g} games each the share is known to about +-"
+            f"{_points(half)} points (median half-width): a share inside an interval that "
+            "reaches 0 cannot be told from a game the deal does not decide; more deals narrow "
+            "the interval, more games per deal (--deal-replicates) separate the deal from the "
+            "seats and the dice. "
+        )
+    else:
+        known = f"With {deals} deals of {per:.3g} games each no share has an interval (above). "
     lines += textwrap.wrap(
-        f"With {deals} deals of {per:.3g} games each the share is known to about +-"
-        f"{100 * half:.0f} points (median half-width): a share inside an interval that reaches 0 "
-        "cannot be told from a game the deal does not decide; more deals narrow the interval, "
-        "more games per deal (--deal-replicates) separate the deal from the seats and the dice. "
-        "The most lopsided deals, as records for the viewer: projectl-sim deals RUN.",
+        known + "The most lopsided deals, as records for the viewer: projectl-sim deals RUN.",
         width,
         initial_indent="  ",
         subsequent_indent="  ",
     )
     return lines
+
+
+def _points(half: float) -> str:
+    """Return a half-width in points with the decimals it needs to not read as 0."""
+    for digits in range(4):
+        text = f"{100 * half:.{digits}f}"
+        if float(text) > 0:
+            return text
+    return text
+
+
+def _share_text(r: dict) -> tuple[str, str]:
+    """Return a row's deal's share as shown, and the note that explains it (empty when it needs
+    none): an interval is shown only where the deals' rates spread."""
+    if r["span"] == 0:
+        # no deal's rate differs from another's: nothing is between deals to resample
+        return "none: deals alike", (
+            "every deal's rate is the same, so no variance is between deals and no interval "
+            "exists (in a line-up of different bots the seatings can fix the first player's "
+            "share in every deal)"
+        )
+    if not np.isfinite(r["ci_low"]):
+        return pct(r["share"]), ""
+    if r["ci_high"] <= 0 and r["share_raw"] < 0:
+        # ICC below 0 in the estimate and the interval: the deals' games differ less
+        # between deals than chance makes them differ within one; 0 [0, 0] would read as exact
+        return "0% (below 0)", (
+            "the estimate and its whole 95% bootstrap interval fall below 0 (the deals' rates "
+            "differ less than chance would make them): the deal decides no detectable share, "
+            "and a share below 0 has no meaning, so no interval is shown"
+        )
+    return rate_interval(r["share"], r["ci_low"], r["ci_high"]), ""

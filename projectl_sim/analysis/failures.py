@@ -150,6 +150,10 @@ def catalogue_cards(manifest: dict[str, Any]) -> pd.DataFrame:
         )
     except (ProjectLError, OSError, ValueError, KeyError):
         return pd.DataFrame(columns=["card", "colour", "points", "puzzle_set", "provisional"])
+    from projectl_sim.catalogue import SPECIAL_REWARD_LEVELS
+
+    # a reward's level: a piece's its cells, a special reward's what the bots count it as
+    levels = {p.id: p.level for p in cat.pieces} | dict(SPECIAL_REWARD_LEVELS)
     return pd.DataFrame(
         [
             {
@@ -158,6 +162,8 @@ def catalogue_cards(manifest: dict[str, Any]) -> pd.DataFrame:
                 "points": p.points,
                 "puzzle_set": p.expansion,
                 "provisional": p.provisional,
+                "reward": p.reward,
+                "reward_level": levels.get(p.reward, np.nan),
             }
             for p in cat.puzzles
         ]

@@ -48,14 +48,25 @@ def pts(d: float, digits: int = 1) -> str:
     return f"{100 * d:+.{digits}f} pts" if _finite(d) else NA
 
 
+MORE_DIGITS = 3  # at most this many decimals more than asked, so a narrow interval shows
+
+
 def rate_interval(x: float, low: float, high: float, digits: int = 0) -> str:
     """Return a rate and its interval in percent: ``41% [26, 58]`` (the rate alone without
-    bounds)."""
+    bounds).
+
+    An interval that rounds to one number although it is not one gets the decimals it needs
+    (``50.0% [49.8, 50.2]``, not ``50% [50, 50]``); one that is a point stays ``0% [0, 0]``."""
     if not _finite(x):
         return NA
     if not _finite(low, high):
         return pct(x, digits)
-    return f"{pct(x, digits)} [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+    for more in range(MORE_DIGITS + 1):
+        d = digits + more
+        bounds = f"{100 * low:.{d}f}", f"{100 * high:.{d}f}"
+        if bounds[0] != bounds[1] or high <= low:
+            break
+    return f"{pct(x, d)} [{bounds[0]}, {bounds[1]}]"
 
 
 def diff_interval(kind: str, d: float, low: float, high: float, unit: str = "") -> str:

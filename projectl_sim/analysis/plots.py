@@ -120,6 +120,21 @@ def _labels(table: pd.DataFrame, columns: Sequence[str]) -> list[str]:
     return lab.config_labels(table, shown)
 
 
+def _key_line(title: str, table: pd.DataFrame, column: str = "expansions") -> str:
+    """Return ``title`` with the key of the expansion abbreviations its rows use on a line of
+    its own (``F = finesse``), so no short name goes unexplained."""
+    key = lab.abbreviation_key(table[column].dropna().astype(str)) if column in table else ""
+    return f"{title}\n{key}" if key else title
+
+
+def _one_order(values: pd.Series) -> dict[object, int]:
+    """Return each row name's place (smallest value first) from ``values`` indexed by name: the
+    mean over every panel, so a configuration keeps its place from one panel to the next."""
+    means = values.groupby(level=list(range(values.index.nlevels)), sort=True).mean()
+    ranked = means.sort_values(ascending=True, kind="stable", na_position="first")
+    return {name: i for i, name in enumerate(ranked.index)}
+
+
 def _wrap(text: str, width: int) -> str:
     """Return a label broken into lines of about ``width`` characters, at spaces and after commas.
 
@@ -215,10 +230,16 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
         fig, len(panels), math.ceil(most * (1 + (row_lines - 1) / 2)) + 2 * (_lines(titles) - 1)
     )
     orders = int(table["turn_order"].max()) + 1
+    # one row order for every panel (by the first player's mean share over the panels, best on
+    # top), so GP sits above or below base in every panel alike
+    leaders = table[table["turn_order"] == 0]
+    place = _one_order(leaders.set_index(named)["share"]) if named else {}
     for ax, (_, rows), panel_title in zip(axes, panels, titles, strict=True):
         players = int(rows["players"].iloc[0])
         first = rows[rows["turn_order"] == 0]
-        first = first.sort_values("share", ascending=True, kind="stable")  # best on top
+        if named:
+            at = [place[r[0] if len(named) == 1 else tuple(r)] for r in first[named].to_numpy()]
+            first = first.iloc[np.argsort(at, kind="stable")]
         configs = first[named].reset_index(drop=True) if named else pd.DataFrame(index=[0])
         row_of = {tuple(r): i for i, r in enumerate(configs.itertuples(index=False))}
         offset = np.linspace(0.25, -0.25, players) if players > 1 else np.zeros(1)  # 1st on top
@@ -266,7 +287,7 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
         title="turn order",
         title_fontsize=8,
     )
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_key_line(title, table if "expansions" in named else table.iloc[0:0]), fontsize=10)
     return fig
 
 
@@ -411,12 +432,17 @@ def _distributions(
     most = max(len(rows.groupby(inner)) for _, rows in panels)
     shown = lab.varying(frame.drop_duplicates(keys), inner) or inner[:1]
     fig, axes = _facets(fig, len(panels), most)
+    # one row order for every panel: by the median of each panel's median (largest on top)
+    medians = frame.groupby([*panel_keys, *inner], sort=True)[column].median()
+    if panel_keys:
+        medians = medians.droplevel(list(range(len(panel_keys))))
+    place = _one_order(medians)
     for ax, (key, rows) in zip(axes, panels, strict=True):
         groups = [
             (name if isinstance(name, tuple) else (name,), g[column].dropna().to_numpy(float))
             for name, g in rows.groupby(inner, sort=True)
         ]
-        groups.sort(key=lambda item: np.median(item[1]) if len(item[1]) else -np.inf)
+        groups.sort(key=lambda item: place[item[0][0] if len(inner) == 1 else item[0]])
         values = [v for _, v in groups]
         names = lab.config_labels(pd.DataFrame([n for n, _ in groups], columns=inner), shown)
         ax.boxplot(
@@ -434,7 +460,7 @@ def _distributions(
         if panel_keys:
             title_key = key if isinstance(key, tuple) else (key,)
             ax.set_title(_panel_title(panel_keys, title_key), fontsize=9)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_key_line(title, frame if "expansions" in shown else frame.iloc[0:0]), fontsize=10)
     return fig
 
 
@@ -810,11 +836,13 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
                 axes[i][j].sharex(axes[0][master])
     series = list(dict.fromkeys(t["series"])) if series_by else [None]
     offsets = np.linspace(-0.25, 0.25, len(series)) if len(series) > 1 else [0.0]
+    # one line order for every row of panels: by the first metric's mean difference over them
+    place = _one_order(t[t["what"] == whats[0]].set_index("label")["diff"])
     for row_index, ((key, rows), row_axes) in enumerate(zip(panels, axes, strict=True)):
         key = key if isinstance(key, tuple) else (key,)
-        first = rows[rows["what"] == whats[0]] if whats else rows
-        order = first.groupby("label")["diff"].mean().sort_values().index.tolist()
-        order += sorted(set(rows["label"]) - set(order))
+        here = set(rows["label"])
+        order = [name for name in place if name in here]
+        order += sorted(here - set(order))
         y_of = {name: i for i, name in enumerate(order)}
         for j, (ax, what) in enumerate(zip(row_axes, whats, strict=True)):
             at = rows[rows["what"] == what]
@@ -857,7 +885,8 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
             title="line-up",
             title_fontsize=8,
         )
-    fig.suptitle(title, fontsize=10)
+    levels = t.loc[t["factor"] == "expansions", "level"].to_frame("expansions")
+    fig.suptitle(_key_line(title, levels), fontsize=10)
     return fig
 
 

@@ -126,6 +126,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.quiet:  # the verdicts, and where the rest is
             print(verdicts_text(result.out), flush=True)
             print(f"the full answers: {PROG} summary {shlex.quote(str(result.out))}")
+        elif args.preset == "demo":  # one question answered in a dozen lines
+            from projectl_sim.analysis.demo import demo_text
+
+            print(demo_text(result.out), flush=True)
+            print(demo_next_commands(result.out), file=sys.stderr)
         else:
             print(summary_text(result.out), flush=True)
             # after the answers, also when both streams go to one pipe
@@ -284,6 +289,22 @@ def next_commands(out: str | Path) -> str:
             )
         )
     width = max((len(c) for c, _ in lines if len(c) <= 60), default=0)  # long ones stick out
+    return "\n".join(["next:", *(f"  {c:<{width}}  # {why}" for c, why in lines)])
+
+
+# the demo's next question: does a strategy (rushing the 4-point black puzzles) beat the default?
+DEMO_NEXT = "--bots greedy,greedy:preset=rush_black --players 2 --games 2000"
+
+
+def demo_next_commands(out: str | Path) -> str:
+    """Return the three commands the demo ends with, each with what it does."""
+    q = shlex.quote(str(out))
+    lines = [
+        (f"projectl-sim summary {q}", "every answer of this run: game length, margins, flow"),
+        (f"projectl-sim run {DEMO_NEXT}", "does rushing the black puzzles beat greedy?"),
+        (f"projectl-sim view --from {q} --game 0", "its first game, move by move (a web page)"),
+    ]
+    width = max(len(c) for c, _ in lines)
     return "\n".join(["next:", *(f"  {c:<{width}}  # {why}" for c, why in lines)])
 
 
