@@ -1,0 +1,406 @@
+"""Each seat's chance to win after every step of a game, from the learned evaluation or rollouts.
+
+The learned evaluation (``bots.value_model``) predicts, for one seat of a position, its win
+share and its final margin over the best rival. The margin is the better-ranked of the two
+(correlation with the result), but it is points, not a chance, and the seats' win outputs need
+not add up to one. So the chances are a calibrated softmax of the seats' predicted margins::
+
+    chance(seat p) = exp(k * m_p) / sum over seats q of exp(k * m_q)
+
+with one scale ``k`` (per point) fitted by maximum likelihood on self-play positions and their
+games' outcomes (``calibrate``: greedy self-play at 2, 3 and 4 players, every position of every
+game, a tie's win shared). At two players this is a logistic curve of the margin, ``1 / (1 +
+exp(-2k m))``; solo compares the player with the mastermind the same way (a margin of ``m``
+against ``-m``). The fit is stored beside the shipped model (``data/models/calibration.json``,
+naming the model's hash); a model without one (a user's, or a new shipped one) is calibrated
+when first used, on fewer games, and the note says so. A finished game's chances are its real
+result (the winners share it).
+
+On demand, ``rollouts`` plays games to the end from chosen steps (greedy seats by default), with
+the deck cards nobody has seen dealt again per game, and gives each seat's mean win share with
+a 95% interval: slower, and independent of the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bots import make_bot
+from bots.features import position_features
+from bots.value_model import ValueModel, load_model
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.engine.actions import Action, describe, to_json
+from projectl_sim.engine.record import replay
+from projectl_sim.engine.state import OVER, GameState
+from projectl_sim.errors import UsageError
+from projectl_sim.rules import Rules
+from projectl_sim.sim.play import play_game
+
+CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "models" / "calibration.json"
+CALIBRATION_FORMAT = "projectl-sim win calibration"
+Z95 = 1.959963984540054
+MAX_ROLLOUT_ACTIONS = 3000  # a rollout cut off here (a stalled table) counts as no one's win
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The scale ``k`` that turns the seats' predicted margins into win chances, and its fit."""
+
+    model_hash: str
+    scale: float  # per point
+    games: int
+    positions: int
+    log_loss: float  # per position, of the fitted chances
+    uniform_log_loss: float  # of the even chances (1/n each): what the evaluation improves on
+    brier: float
+
+    def chances(self, margins: Sequence[float], solo: bool = False) -> list[float]:
+        """Return each seat's win chance from the seats' predicted margins (solo: one)."""
+        if solo:
+            return [1.0 / (1.0 + math.exp(-2.0 * self.scale * margins[0]))]
+        z = [self.scale * m for m in margins]
+        top = max(z)
+        e = [math.exp(v - top) for v in z]
+        total = sum(e)
+        return [v / total for v in e]
+
+
+def result_shares(state: GameState) -> list[float]:
+    """Return each seat's share of the win of a finished game (solo: 1 or 0 for the player)."""
+    winners = state.winners()
+    return [1.0 / len(winners) if p in winners else 0.0 for p in range(state.n)]
+
+
+def predicted_margins(model: ValueModel, states: Sequence[GameState]) -> np.ndarray:
+    """Return the model's predicted margin (points) of each seat of each state (a row each;
+    a finished state's row is its real margins, unused by the chances)."""
+    rows: list[list[float]] = []
+    at: list[tuple[int, int]] = []
+    n = states[0].n if states else 0
+    out = np.zeros((len(states), n))
+    for i, state in enumerate(states):
+        if state.phase == OVER:
+            continue
+        for p in range(state.n):
+            # the whole state: a spectator of the record sees every pile (no hidden pile)
+            rows.append(position_features(state, p, 0, 0.0))
+            at.append((i, p))
+    if rows:
+        for (i, p), (_, margin) in zip(at, model.evaluate_rows(rows), strict=True):
+            out[i, p] = margin
+    return out
+
+
+def _loss(scale: float, margins: list[np.ndarray], shares: list[np.ndarray]) -> float:
+    total = 0.0
+    for m, y in zip(margins, shares, strict=True):
+        z = scale * m
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        total -= float((y * logp).sum())
+    return total
+
+
+def fit_scale(margins: list[np.ndarray], shares: list[np.ndarray]) -> float:
+    """Return the ``k`` of the softmax of ``k`` times the margins that best predicts the shares
+    (maximum likelihood; ``margins`` and ``shares``: one (positions, seats) array per game
+    kind, solo's as two columns, the player's margin and its negation)."""
+    lo, hi = 0.0, 2.0  # per point: a 10-point lead at k=2 is certain; golden section inside
+    g = (math.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = _loss(a, margins, shares), _loss(b, margins, shares)
+    for _ in range(60):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = _loss(a, margins, shares)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = _loss(b, margins, shares)
+    return (lo + hi) / 2
+
+
+def _as_softmax(state: GameState, margins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return a game's margins and outcome as softmax columns (solo: player and mastermind)."""
+    shares = np.asarray(result_shares(state))
+    if state.rules.solo:
+        return np.stack([margins[:, 0], -margins[:, 0]], axis=1), np.array(
+            [[shares[0], 1.0 - shares[0]]] * len(margins)
+        )
+    return margins, np.tile(shares, (len(margins), 1))
+
+
+def calibrate(
+    model: ValueModel,
+    games: int = 120,
+    seed: int = 54,
+    players: Sequence[int] = (2, 3, 4),
+    bot: str = "greedy",
+) -> Calibration:
+    """Fit the margin-to-chance scale on ``games`` self-play games of ``bot`` (dealt from
+    ``seed``, spread over ``players``): every position of each game, labelled with its result."""
+    kinds: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+    seeds = np.random.SeedSequence(seed).generate_state(games).tolist()
+    positions = 0
+    for g in range(games):
+        n = players[g % len(players)]
+        rules = Rules(players=n)
+        states: list[GameState] = []
+        keep = states.append
+        out = play_game(
+            rules,
+            [make_bot(bot)] * n,
+            int(seeds[g]),
+            record=False,
+            on_start=lambda s, keep=keep: keep(s.copy()),
+            on_step=lambda s, _p, _a, keep=keep: keep(s.copy()) if s.phase != OVER else None,
+        )
+        if out.state.phase != OVER:
+            continue
+        m, y = _as_softmax(out.state, predicted_margins(model, states))
+        kinds.setdefault(m.shape[1], ([], []))[0].append(m)
+        kinds[m.shape[1]][1].append(y)
+        positions += len(m)
+    margins = [np.concatenate(ms) for ms, _ in kinds.values()]
+    shares = [np.concatenate(ys) for _, ys in kinds.values()]
+    scale = fit_scale(margins, shares)
+    uniform = sum(float(-(y * np.log(1.0 / y.shape[1])).sum()) for y in shares)
+    brier = 0.0
+    for m, y in zip(margins, shares, strict=True):
+        z = scale * m
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        brier += float(((p - y) ** 2).sum())
+    return Calibration(
+        model.hash,
+        round(scale, 6),
+        games,
+        positions,
+        round(_loss(scale, margins, shares) / positions, 6),
+        round(uniform / positions, 6),
+        round(brier / positions, 6),
+    )
+
+
+def write_calibration(cal: Calibration, path: Path = CALIBRATION) -> None:
+    """Write a calibration file."""
+    data = {"format": CALIBRATION_FORMAT, **asdict(cal)}
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def read_calibration(path: Path) -> Calibration:
+    """Read a calibration file; one line naming the file when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"calibration {path}: cannot read it ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != CALIBRATION_FORMAT:
+        raise UsageError(f'calibration {path}: not a calibration file (no "format")')
+    try:
+        cal = Calibration(**{k: v for k, v in data.items() if k != "format"})
+    except TypeError as exc:
+        raise UsageError(f"calibration {path}: {exc}") from None
+    if not isinstance(cal.scale, (int, float)) or not 0 < cal.scale < 10:
+        raise UsageError(f"calibration {path}: scale {cal.scale!r} is not a number in (0, 10)")
+    return cal
+
+
+_FITTED: dict[str, Calibration] = {}
+
+
+def calibration_for(
+    model: ValueModel, path: Path | None = None, note: Callable[[str], None] | None = None
+) -> Calibration:
+    """Return the calibration of ``model``: the file's (default: the shipped one) when it names
+    the model's hash, else one fitted now on 40 self-play games (``note`` is told)."""
+    path = CALIBRATION if path is None else path
+    if path.exists():
+        cal = read_calibration(path)
+        if cal.model_hash == model.hash:
+            return cal
+    if model.hash not in _FITTED:
+        if note is not None:
+            note(
+                f"no calibration for model {model.hash} in {path}: fitting one on 40 self-play "
+                "games (projectl-sim analyse --calibrate writes one)"
+            )
+        _FITTED[model.hash] = calibrate(model, games=40)
+    return _FITTED[model.hash]
+
+
+@dataclass
+class Step:
+    """One position of a replayed game: the state after ``step`` actions and the action that
+    led to it (None at the deal) and its seat."""
+
+    step: int
+    state: GameState
+    seat: int
+    action: Action | None
+
+
+def replay_steps(
+    record: dict[str, Any], catalogue: Catalogue | None = None, **named_data: Any
+) -> list[Step]:
+    """Replay a record (checked) and return every position, the deal first."""
+    steps: list[Step] = []
+
+    def keep(state: GameState, seat: int, action: Action | None) -> None:
+        steps.append(Step(len(steps), state.copy(), seat, action))
+
+    replay(record, catalogue, on_step=keep, **named_data)
+    return steps
+
+
+def label(action: Action, cat: Catalogue) -> str:
+    """Return an action's text, a placement's cells named (two placements of a piece on a
+    puzzle differ by them): ``place tri_L on W05 at 3,2 3,3 2,3``."""
+    text = describe(action, cat)
+    cells = to_json(action, cat, 0).get("cells")
+    if isinstance(cells, list) and cells:
+        text += " at " + " ".join(f"{r},{c}" for r, c in cells)
+    return text
+
+
+def kind_of(action: Action | None) -> str:
+    """Return an action's kind in the tables' words (its class name, lower case)."""
+    if action is None:
+        return "deal"
+    inner = getattr(action, "inner", None)
+    return type(inner if inner is not None else action).__name__.lower()
+
+
+def chances_table(
+    steps: Sequence[Step], seats: Sequence[str], model: ValueModel, cal: Calibration
+) -> list[dict[str, Any]]:
+    """Return one row per step and seat: the step, its round, the action and who took it, and
+    the seat's predicted margin and win chance (a finished game: its result)."""
+    states = [s.state for s in steps]
+    margins = predicted_margins(model, states)
+    rows: list[dict[str, Any]] = []
+    for s, m in zip(steps, margins, strict=True):
+        state = s.state
+        solo = state.rules.solo
+        over = state.phase == OVER
+        chances = result_shares(state) if over else cal.chances(m.tolist(), solo)
+        cat = state.rules.catalogue
+        text = label(s.action, cat) if s.action is not None else "deal"
+        for p in range(len(chances)):
+            rows.append(
+                {
+                    "step": s.step,
+                    "round": state.round,
+                    "actor": s.seat if s.action is not None else -1,
+                    "action": text,
+                    "kind": kind_of(s.action),
+                    "seat": p,
+                    "bot": seats[p] if p < len(seats) else f"seat {p}",
+                    "margin": round(float(m[p]), 3),
+                    "win_chance": round(chances[p], 4),
+                }
+            )
+    return rows
+
+
+def rollout_shares(
+    state: GameState, bots: Sequence[str], games: int, seed: int
+) -> tuple[list[float], list[float]]:
+    """Return each seat's mean win share over ``games`` games played to the end from ``state``
+    by ``bots`` (the unseen deck cards dealt again each game), and its 95% half-width."""
+    n = state.n
+    players = [make_bot(b) for b in bots]
+    shares = np.zeros((games, n))
+    for g in range(games):
+        rng = random.Random(int(np.random.SeedSequence([seed, g]).generate_state(1)[0]))
+        world = state.redeal(rng)
+        rngs = [random.Random(rng.getrandbits(64)) for _ in range(n)]
+        steps = 0
+        while world.phase != OVER and steps < MAX_ROLLOUT_ACTIONS:
+            seat = world.current
+            world.step(seat, players[seat](world.view(seat), rngs[seat]))
+            steps += 1
+        if world.phase == OVER:
+            shares[g] = result_shares(world)
+    mean = shares.mean(axis=0)
+    sd = shares.std(axis=0, ddof=1) if games > 1 else np.zeros_like(mean)
+    half = Z95 * sd / math.sqrt(games)
+    return mean.tolist(), half.tolist()
+
+
+def add_rollouts(
+    rows: list[dict[str, Any]],
+    steps: Sequence[Step],
+    bots: Sequence[str],
+    games: int,
+    every: int,
+    seed: int,
+) -> None:
+    """Add to ``rows`` each seat's rollout win share and 95% interval at every ``every``-th
+    step (and the last before the end); the other rows get none."""
+    chosen = {s.step for s in steps if s.step % every == 0 and s.state.phase != OVER}
+    live = [s.step for s in steps if s.state.phase != OVER]
+    if live:
+        chosen.add(live[-1])
+    results: dict[int, tuple[list[float], list[float]]] = {}
+    for s in steps:
+        if s.step in chosen:
+            results[s.step] = rollout_shares(s.state, bots, games, seed * 100_003 + s.step)
+    for row in rows:
+        got = results.get(row["step"])
+        if got is None or row["seat"] >= len(got[0]):
+            row |= {"rollout_win": None, "rollout_low": None, "rollout_high": None}
+            continue
+        mean, half = got[0][row["seat"]], got[1][row["seat"]]
+        row |= {
+            "rollout_win": round(mean, 4),
+            "rollout_low": round(max(0.0, mean - half), 4),
+            "rollout_high": round(min(1.0, mean + half), 4),
+        }
+        row["rollouts"] = games
+
+
+def evaluate_record(
+    record: dict[str, Any],
+    *,
+    model: str = "",
+    calibration: Path | None = None,
+    catalogue: Catalogue | None = None,
+    note: Callable[[str], None] | None = None,
+    **named_data: Any,
+) -> tuple[list[Step], list[dict[str, Any]], Calibration]:
+    """Replay a record and return its steps, its win-chance rows and the calibration used."""
+    steps = replay_steps(record, catalogue, **named_data)
+    vm = load_model(model)
+    cal = calibration_for(vm, calibration, note)
+    seats = record.get("seats") or [f"seat {p}" for p in range(steps[0].state.n)]
+    return steps, chances_table(steps, seats, vm, cal), cal
+
+
+__all__ = [
+    "CALIBRATION",
+    "Calibration",
+    "Step",
+    "add_rollouts",
+    "calibrate",
+    "calibration_for",
+    "chances_table",
+    "evaluate_record",
+    "fit_scale",
+    "kind_of",
+    "label",
+    "predicted_margins",
+    "read_calibration",
+    "replay_steps",
+    "result_shares",
+    "rollout_shares",
+    "write_calibration",
+]
