@@ -3,10 +3,12 @@
 A decision's *drop* is how much the deciding seat's win chance (``winprob``) changed from the
 position before its action to the one after. The turning points of a game are its largest
 drops. A decision is judged the way the ``value`` bot (the strongest bot that decides in about a
-millisecond) judges it: its candidate actions (``bots.value.candidates``, shortlisted as it does)
-and the action played are each applied to a few deals of what the deciding seat cannot see
-(its view, determinized), the seat's turn finished the greedy way (as ``value`` scores them,
-at the turn's end), and the position reached is worth the seat's calibrated win chance. The
+millisecond) judges it: its candidate actions (``bots.value.candidates`` on the seat's view,
+shortlisted as it does) and the action played are each applied to a few deals of the decks'
+unseen cards, the seat's turn finished the greedy way (as ``value`` scores them, at the turn's
+end), and the position reached is worth the seat's calibrated win chance, seen as the graph
+sees it (a spectator of the record: the victory piles known, the decks' order not), so a
+judgement and the graph agree where the turn ends. The
 *loss* of the decision is the best candidate's chance less the played action's; a *mistake* is a
 loss of ``threshold`` or more (5 points of win chance by default).
 
@@ -26,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.features import position_features
 from bots.greedy import GreedyBot
 from bots.heuristics import cost_model
 from bots.value import candidates, settle, shortlist
@@ -131,14 +133,12 @@ def judge(
         cands = list(view.legal_actions(master="none"))  # a reward, a Finish: every option
     if played not in cands:
         cands.append(played)
-    hidden = hidden_piles(view)
-    per_card = mean_unseen_points(view) if hidden else 0.0
     total = np.zeros(len(cands))
     for w in range(worlds):
         rng = random.Random(int(np.random.SeedSequence([seed, w]).generate_state(1)[0]))
-        world = view.determinize(rng)
+        world = state.redeal(rng)  # the deck's order: unknown to everyone
         after = [_after(world, a, greedy, rng) for a in cands]
-        total += np.asarray(_chance(after, seat, model, cal, hidden, per_card))
+        total += np.asarray(_chance(after, seat, model, cal, 0, 0.0))
     mean = total / worlds
     cat = state.rules.catalogue
     order = sorted(range(len(cands)), key=lambda i: (-mean[i], i))
@@ -147,30 +147,47 @@ def judge(
     return Judgement(-1, seat, label(played, cat), round(float(mean[i_played]), 4), alternatives)
 
 
-def drops(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return, per action, the deciding seat's win chance before and after it and the change."""
+def turns(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the game's turns (a seat's consecutive actions): their steps, the seat, and its
+    win chance before the first action and after the last, and the change.
+
+    A turn is compared from its start to its end, where the evaluation scores every position
+    (measured: mid-turn it is weakest, a Place that breaks another plan looks worse than it
+    is). The game's last turn is left out when it ends the game: its change is the evaluation
+    meeting the result, not a decision's effect.
+    """
     chance = {(r["step"], r["seat"]): r["win_chance"] for r in rows}
+    meta = {r["step"]: r for r in rows}
+    last = max(meta)
+    groups: list[list[int]] = []
+    for k in range(1, last + 1):
+        if groups and meta[groups[-1][-1]]["actor"] == meta[k]["actor"]:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    if groups and meta[last]["over"]:
+        groups.pop()
     out = []
-    for r in rows:
-        if r["step"] == 0 or r["seat"] != r["actor"]:
-            continue
-        before = chance.get((r["step"] - 1, r["seat"]))
-        if before is None:
-            continue
+    for g in groups:
+        first, end = meta[g[0]], meta[g[-1]]
+        seat = first["actor"]
+        before, after = chance[(g[0] - 1, seat)], chance[(g[-1], seat)]
         out.append(
             {
-                "step": r["step"],
-                "round": r["round"],
-                "seat": r["seat"],
-                "bot": r["bot"],
-                "action": r["action"],
-                "kind": r["kind"],
+                "steps": g,
+                "round": first["round"],
+                "seat": seat,
+                "bot": end["bot"] if end["seat"] == seat else _bot_of(rows, seat),
                 "before": before,
-                "after": r["win_chance"],
-                "change": round(r["win_chance"] - before, 4),
+                "after": after,
+                "change": round(after - before, 4),
             }
         )
     return out
+
+
+def _bot_of(rows: Sequence[dict[str, Any]], seat: int) -> str:
+    return next(str(r["bot"]) for r in rows if r["seat"] == seat)
 
 
 def turning_points(
@@ -181,18 +198,38 @@ def turning_points(
     top: int = 3,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Return the ``top`` decisions whose seat's win chance fell most, each judged (its
-    alternatives, best first, with their chances)."""
-    falls = sorted((d for d in drops(rows) if d["change"] < 0), key=lambda d: d["change"])[:top]
+    """Return the ``top`` turns whose seat's win chance fell most, each with its decision the
+    value search judges worst (the largest loss; its alternatives, best first, and their
+    chances): the step of that decision, its action and kind."""
+    falls = sorted((t for t in turns(rows) if t["change"] < 0), key=lambda t: t["change"])[:top]
     out = []
-    for d in falls:
-        before = steps[d["step"] - 1].state
-        action = steps[d["step"]].action
+    for t in falls:
+        worst: tuple[int, Judgement] | None = None
+        for k in t["steps"]:
+            before, action = steps[k - 1].state, steps[k].action
+            assert action is not None
+            if len(before.legal_actions(master="none")) < 2:
+                continue  # no choice
+            j = judge(before, action, model, cal, seed + k)
+            if worst is None or j.loss > worst[1].loss:
+                worst = (k, j)
+        if worst is None:
+            continue
+        k, j = worst
+        action = steps[k].action
         assert action is not None
-        j = judge(before, action, model, cal, seed + d["step"])
         out.append(
-            d
-            | {
+            {
+                "step": k,
+                "turn_steps": f"{t['steps'][0]}-{t['steps'][-1]}",
+                "round": t["round"],
+                "seat": t["seat"],
+                "bot": t["bot"],
+                "action": j.played,
+                "kind": kind_of(action),
+                "before": t["before"],
+                "after": t["after"],
+                "change": t["change"],
                 "played_chance": j.played_chance,
                 "loss": round(j.loss, 4),
                 "alternatives": j.alternatives[:4],
@@ -232,27 +269,32 @@ def game_mistakes(
 
 
 def deciding_step(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Return the action after which the eventual winner's chance rose most (None: no winner,
-    or no action): its step, round, kind and who took it."""
+    """Return the turn after which the eventual winner's chance rose most (None: no single
+    winner, or no turn), and in it the action that raised it most: its step, round, kind,
+    and whether it was the winner's own turn."""
     last = max(r["step"] for r in rows)
     final = [r for r in rows if r["step"] == last]
     winners = [r["seat"] for r in final if r["win_chance"] > 0]
-    if not winners or len(winners) == len(final) or last == 0:
+    if len(winners) != 1 or len(final) < 2 or not final[0]["over"]:
         return None
     w = winners[0]
     chance = {r["step"]: r["win_chance"] for r in rows if r["seat"] == w}
     meta = {r["step"]: r for r in rows if r["seat"] == w}
-    # the game's last action is its end: the result, not a decision, so it is left out when
-    # there are others (a rise to certainty there says the game was already decided)
-    candidates_ = [k for k in range(1, last + 1)] if last == 1 else list(range(1, last))
-    best = max(candidates_, key=lambda k: (chance[k] - chance[k - 1], -k))
-    r = meta[best]
+    best_turn = None
+    for t in turns(rows):
+        rise = chance[t["steps"][-1]] - chance[t["steps"][0] - 1]
+        if best_turn is None or rise > best_turn[0]:
+            best_turn = (rise, t)
+    if best_turn is None:
+        return None
+    rise, t = best_turn
+    k = max(t["steps"], key=lambda k: (chance[k] - chance[k - 1], -k))
     return {
-        "step": best,
-        "round": r["round"],
-        "kind": r["kind"],
-        "by_winner": r["actor"] == w,
-        "rise": round(chance[best] - chance[best - 1], 4),
+        "step": k,
+        "round": meta[k]["round"],
+        "kind": meta[k]["kind"],
+        "by_winner": t["seat"] == w,
+        "rise": round(rise, 4),
     }
 
 
@@ -332,10 +374,10 @@ __all__ = [
     "THRESHOLD",
     "Judgement",
     "deciding_step",
-    "drops",
     "game_mistakes",
     "judge",
     "run_records",
     "run_summary",
     "turning_points",
+    "turns",
 ]

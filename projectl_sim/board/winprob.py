@@ -306,6 +306,7 @@ def chances_table(
                     "bot": seats[p] if p < len(seats) else f"seat {p}",
                     "margin": round(float(m[p]), 3),
                     "win_chance": round(chances[p], 4),
+                    "over": over,
                 }
             )
     return rows
@@ -368,6 +369,26 @@ def add_rollouts(
         row["rollouts"] = games
 
 
+def view_chances(
+    rows: Sequence[dict[str, Any]], cal: Calibration, turning: Sequence[int] = ()
+) -> dict[str, Any]:
+    """Return the viewer's graph data (``view.write_view``'s ``chances``): each seat's chance
+    at every step, the turning points' steps and where the chances come from."""
+    seats = sorted({r["seat"] for r in rows})
+    last = max(r["step"] for r in rows)
+    series = [[0.0] * (last + 1) for _ in seats]
+    for r in rows:
+        series[r["seat"]][r["step"]] = r["win_chance"]
+    return {
+        "source": (
+            f"learned evaluation {cal.model_hash}: the seats' predicted margins as chances "
+            f"(calibrated on {cal.games} self-play games); marked: the turning points"
+        ),
+        "seats": series,
+        "turning": list(turning),
+    }
+
+
 def evaluate_record(
     record: dict[str, Any],
     *,
@@ -402,5 +423,6 @@ __all__ = [
     "replay_steps",
     "result_shares",
     "rollout_shares",
+    "view_chances",
     "write_calibration",
 ]

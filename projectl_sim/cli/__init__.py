@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from projectl_sim.cli import (
+    board,
     cards,
     deals,
     game,
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
-    for group in (*commands, ladder):
+    for group in (*commands, ladder, board):
         group.register(sub)
     return parser
 
