@@ -20,13 +20,17 @@ SEAT_COLOURS = ("#0b6bcb", "#d1242f", "#1a7f37", "#8250df", "#bf8700")
 def plot_win_chances(
     table: pd.DataFrame, ax: Axes | None = None, turning: Sequence[int] = ()
 ) -> Axes:
-    """Draw each seat's win chance after every step (``turning``: steps marked)."""
+    """Draw each seat's win chance after every step, bold at the turns' ends (``turning``:
+    steps marked)."""
     ax = new_axes(8.0, 3.6) if ax is None else ax
     for seat, rows in table.groupby("seat", sort=True):
         rows = rows.sort_values("step")
         colour = SEAT_COLOURS[int(seat) % len(SEAT_COLOURS)]
         name = f"seat {seat} ({rows['bot'].iloc[0]})"
-        ax.plot(rows["step"], rows["win_chance"], color=colour, lw=1.6, label=name)
+        # every step thin; the turns' ends (where the evaluation scores alike) bold
+        ax.plot(rows["step"], rows["win_chance"], color=colour, lw=0.8, alpha=0.35)
+        ends = rows[rows["turn_end"]] if "turn_end" in rows else rows
+        ax.plot(ends["step"], ends["win_chance"], color=colour, lw=2.0, label=name)
         if "rollout_win" in rows:
             r = rows.dropna(subset=["rollout_win"])
             if len(r):
@@ -46,7 +50,8 @@ def plot_win_chances(
     for k in turning:
         ax.axvline(k, color="#f4b400", lw=1.2, zorder=0)
     last = int(table["step"].max()) if len(table) else 1
-    ax.set_xlim(0, max(1, last))
+    pad = max(1, last) * 0.015  # a rollout's marker at the first or last step stays whole
+    ax.set_xlim(-pad, max(1, last) + pad)
     ax.set_ylim(-0.04, 1.04)
     ax.axhline(0.5, color="#d0d7de", lw=0.8, ls="--", zorder=0)
     ax.set_xlabel("step (actions played)")

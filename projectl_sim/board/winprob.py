@@ -7,9 +7,10 @@ not add up to one. So the chances are a calibrated softmax of the seats' predict
 
     chance(seat p) = exp(k * m_p) / sum over seats q of exp(k * m_q)
 
-with one scale ``k`` (per point) fitted by maximum likelihood on self-play positions and their
-games' outcomes (``calibrate``: greedy self-play at 2, 3 and 4 players, every position of every
-game, a tie's win shared). At two players this is a logistic curve of the margin, ``1 / (1 +
+with one scale ``k`` (per point) per player count fitted by maximum likelihood on self-play
+positions and their games' outcomes (``calibrate``: greedy self-play, solo and 2, 3 and 4
+players, every position of every game, a tie's win shared; a count not fitted, Line Clear's 5,
+takes the nearest one's). At two players this is a logistic curve of the margin, ``1 / (1 +
 exp(-2k m))``; solo compares the player with the mastermind the same way (a margin of ``m``
 against ``-m``). The fit is stored beside the shipped model (``data/models/calibration.json``,
 naming the model's hash); a model without one (a user's, or a new shipped one) is calibrated
@@ -52,21 +53,31 @@ MAX_ROLLOUT_ACTIONS = 3000  # a rollout cut off here (a stalled table) counts as
 
 @dataclass(frozen=True)
 class Calibration:
-    """The scale ``k`` that turns the seats' predicted margins into win chances, and its fit."""
+    """The scales ``k`` that turn the seats' predicted margins into win chances, one per kind
+    of game (``"solo"``, ``"2"``, ``"3"``, ``"4"``: the player count), and the fit's scores."""
 
     model_hash: str
-    scale: float  # per point
+    scales: dict[str, float]  # per point
     games: int
     positions: int
     log_loss: float  # per position, of the fitted chances
     uniform_log_loss: float  # of the even chances (1/n each): what the evaluation improves on
     brier: float
 
+    def scale(self, players: int, solo: bool = False) -> float:
+        """Return the scale of a game of ``players`` (a count not fitted: the nearest one's)."""
+        if solo and "solo" in self.scales:
+            return self.scales["solo"]
+        counts = [int(k) for k in self.scales if k.isdigit()]
+        near = min(counts, key=lambda c: (abs(c - players), c))
+        return self.scales[str(near)]
+
     def chances(self, margins: Sequence[float], solo: bool = False) -> list[float]:
         """Return each seat's win chance from the seats' predicted margins (solo: one)."""
+        k = self.scale(len(margins), solo)
         if solo:
-            return [1.0 / (1.0 + math.exp(-2.0 * self.scale * margins[0]))]
-        z = [self.scale * m for m in margins]
+            return [1.0 / (1.0 + math.exp(-2.0 * k * margins[0]))]
+        z = [k * m for m in margins]
         top = max(z)
         e = [math.exp(v - top) for v in z]
         total = sum(e)
@@ -139,21 +150,26 @@ def _as_softmax(state: GameState, margins: np.ndarray) -> tuple[np.ndarray, np.n
     return margins, np.tile(shares, (len(margins), 1))
 
 
+def _rules_of(players: int) -> Rules:
+    """Return the rules of a calibration game (1: solo)."""
+    return Rules(players=1, variant="solo") if players == 1 else Rules(players=players)
+
+
 def calibrate(
     model: ValueModel,
-    games: int = 120,
+    games: int = 600,
     seed: int = 54,
-    players: Sequence[int] = (2, 3, 4),
+    players: Sequence[int] = (1, 2, 3, 4),
     bot: str = "greedy",
 ) -> Calibration:
-    """Fit the margin-to-chance scale on ``games`` self-play games of ``bot`` (dealt from
-    ``seed``, spread over ``players``): every position of each game, labelled with its result."""
-    kinds: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+    """Fit the margin-to-chance scale of each player count (1: solo) on ``games`` self-play
+    games of ``bot`` (dealt from ``seed``, spread over ``players``): every position of each
+    game, labelled with its result."""
+    kinds: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
     seeds = np.random.SeedSequence(seed).generate_state(games).tolist()
-    positions = 0
     for g in range(games):
         n = players[g % len(players)]
-        rules = Rules(players=n)
+        rules = _rules_of(n)
         states: list[GameState] = []
         keep = states.append
         out = play_game(
@@ -167,25 +183,31 @@ def calibrate(
         if out.state.phase != OVER:
             continue
         m, y = _as_softmax(out.state, predicted_margins(model, states))
-        kinds.setdefault(m.shape[1], ([], []))[0].append(m)
-        kinds[m.shape[1]][1].append(y)
-        positions += len(m)
-    margins = [np.concatenate(ms) for ms, _ in kinds.values()]
-    shares = [np.concatenate(ys) for _, ys in kinds.values()]
-    scale = fit_scale(margins, shares)
-    uniform = sum(float(-(y * np.log(1.0 / y.shape[1])).sum()) for y in shares)
-    brier = 0.0
-    for m, y in zip(margins, shares, strict=True):
-        z = scale * m
+        key = "solo" if rules.solo else str(n)
+        kinds.setdefault(key, ([], []))[0].append(m)
+        kinds[key][1].append(y)
+    scales: dict[str, float] = {}
+    loss = uniform = brier = 0.0
+    positions = 0
+    for key, (ms, ys) in sorted(kinds.items()):
+        m, y = np.concatenate(ms), np.concatenate(ys)
+        k = fit_scale([m], [y])
+        scales[key] = round(k, 6)
+        loss += _loss(k, [m], [y])
+        uniform += float(-(y * np.log(1.0 / y.shape[1])).sum())
+        z = k * m
         p = np.exp(z - z.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         brier += float(((p - y) ** 2).sum())
+        positions += len(m)
+    if not scales:
+        raise UsageError("calibration: no self-play game ended (nothing to fit)")
     return Calibration(
         model.hash,
-        round(scale, 6),
+        scales,
         games,
         positions,
-        round(_loss(scale, margins, shares) / positions, 6),
+        round(loss / positions, 6),
         round(uniform / positions, 6),
         round(brier / positions, 6),
     )
@@ -209,8 +231,18 @@ def read_calibration(path: Path) -> Calibration:
         cal = Calibration(**{k: v for k, v in data.items() if k != "format"})
     except TypeError as exc:
         raise UsageError(f"calibration {path}: {exc}") from None
-    if not isinstance(cal.scale, (int, float)) or not 0 < cal.scale < 10:
-        raise UsageError(f"calibration {path}: scale {cal.scale!r} is not a number in (0, 10)")
+    if not isinstance(cal.scales, dict) or not cal.scales:
+        raise UsageError(f"calibration {path}: scales must map a player count to a number")
+    for key, k in cal.scales.items():
+        if (
+            not (key == "solo" or key.isdigit())
+            or not isinstance(k, (int, float))
+            or not 0 < k < 10
+        ):
+            raise UsageError(
+                f"calibration {path}: scale {key!r}: {k!r} (a player count or solo, and a "
+                "number in (0, 10))"
+            )
     return cal
 
 
@@ -287,6 +319,11 @@ def chances_table(
     states = [s.state for s in steps]
     margins = predicted_margins(model, states)
     rows: list[dict[str, Any]] = []
+    # a turn's end (the deal, a seat's last action before another seat's, the game's last):
+    # where every position is scored alike (the evaluation is weakest mid-turn)
+    ends = [
+        s.step == 0 or s.step == len(steps) - 1 or steps[s.step + 1].seat != s.seat for s in steps
+    ]
     for s, m in zip(steps, margins, strict=True):
         state = s.state
         solo = state.rules.solo
@@ -306,6 +343,7 @@ def chances_table(
                     "bot": seats[p] if p < len(seats) else f"seat {p}",
                     "margin": round(float(m[p]), 3),
                     "win_chance": round(chances[p], 4),
+                    "turn_end": ends[s.step],
                     "over": over,
                 }
             )
@@ -377,12 +415,16 @@ def view_chances(
     seats = sorted({r["seat"] for r in rows})
     last = max(r["step"] for r in rows)
     series = [[0.0] * (last + 1) for _ in seats]
+    ends = [False] * (last + 1)
     for r in rows:
         series[r["seat"]][r["step"]] = r["win_chance"]
+        ends[r["step"]] = bool(r["turn_end"])
     return {
+        "turn_ends": [k for k, end in enumerate(ends) if end],
         "source": (
             f"learned evaluation {cal.model_hash}: the seats' predicted margins as chances "
-            f"(calibrated on {cal.games} self-play games); marked: the turning points"
+            f"(calibrated on {cal.games} self-play games); bold: at each turn's end; marked: "
+            "the turning points"
         ),
         "seats": series,
         "turning": list(turning),

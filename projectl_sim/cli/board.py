@@ -110,7 +110,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     cal = calibrate(model, games=args.games or 600, seed=args.seed or 54)
     write_calibration(cal, out)
     print(
-        f"wrote {out}: model {cal.model_hash}, scale {cal.scale:.4f} per point, from "
+        f"wrote {out}: model {cal.model_hash}, scales per point "
+        + ", ".join(f"{k} {v:.4f}" for k, v in cal.scales.items())
+        + f", from "
         f"{cal.positions} positions of {cal.games} games; log loss {cal.log_loss:.3f} "
         f"(even chances: {cal.uniform_log_loss:.3f})"
     )

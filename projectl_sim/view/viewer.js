@@ -434,28 +434,34 @@
   function chanceGraph(chances) {
     const svg = document.getElementById("chance-graph");
     if (!svg || !chances) return null;
-    const NS = "http://www.w3.org/2000/svg";
     const W = 1000, H = 160, PAD = 4;
     svg.setAttribute("viewBox", "0 0 " + W + " " + H);
     svg.setAttribute("preserveAspectRatio", "none");
     const x = function (k) { return PAD + (W - 2 * PAD) * (last ? k / last : 0); };
     const y = function (p) { return PAD + (H - 2 * PAD) * (1 - p); };
+    // markup parsed inside the page's <svg> element is SVG (no namespace to name)
+    const parts = [];
     function node(tag, attrs) {
-      const e = document.createElementNS(NS, tag);
-      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
-      svg.appendChild(e);
-      return e;
+      parts.push("<" + tag + Object.keys(attrs).map(function (k) {
+        return " " + k + '="' + attrs[k] + '"';
+      }).join("") + "/>");
     }
     node("line", {x1: 0, x2: W, y1: y(0.5), y2: y(0.5), class: "half"});
     (chances.turning || []).forEach(function (k) {
       node("line", {x1: x(k), x2: x(k), y1: 0, y2: H, class: "turning"});
     });
+    // every step faint; the turns' ends (where the evaluation scores alike) bold
+    const ends = chances.turn_ends || chances.seats[0].map(function (p, k) { return k; });
     chances.seats.forEach(function (series, seat) {
-      const pts = series.map(function (p, k) { return x(k).toFixed(1) + "," + y(p).toFixed(1); });
-      node("polyline", {points: pts.join(" "), class: "seat",
-        stroke: SEAT_COLOURS[seat % SEAT_COLOURS.length]});
+      const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+      const at = function (k) { return x(k).toFixed(1) + "," + y(series[k]).toFixed(1); };
+      node("polyline", {points: series.map(function (p, k) { return at(k); }).join(" "),
+        class: "step", stroke: colour});
+      node("polyline", {points: ends.map(at).join(" "), class: "seat", stroke: colour});
     });
-    const cursor = node("line", {x1: 0, x2: 0, y1: 0, y2: H, class: "cursor"});
+    node("line", {x1: 0, x2: 0, y1: 0, y2: H, class: "cursor"});
+    svg.innerHTML = parts.join("");
+    const cursor = svg.querySelector(".cursor");
     const section = document.getElementById("chances");
     section.querySelector(".source").textContent = chances.source || "";
     const legend = section.querySelector(".legend");
