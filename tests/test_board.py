@@ -24,7 +24,7 @@ from projectl_sim.board.winprob import (
     Calibration,
     add_rollouts,
     evaluate_record,
-    fit_scale,
+    fit_calibration,
     read_calibration,
 )
 from projectl_sim.cli import main
@@ -32,7 +32,9 @@ from projectl_sim.engine.record import write_record
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import play_game
 
-CAL = Calibration("test", {"solo": 0.2, "2": 0.2, "3": 0.25}, 0, 0, 0.0, 0.0, 0.0)
+CAL = Calibration(
+    "test", {"solo": 0.2, "2": 0.2, "3": 0.25}, {"2": {"3": 0.5}}, 0, 0, 0.0, 0.0, 0.0
+)
 
 
 def _record(rules: Rules, bots: list[str], seed: int) -> dict[str, Any]:
@@ -47,17 +49,21 @@ def game() -> tuple[dict[str, Any], list[Any], list[dict[str, Any]]]:
     return record, steps, rows
 
 
-def test_the_fit_recovers_the_scale_the_outcomes_were_drawn_with() -> None:
+def test_the_fit_recovers_the_scale_and_tempo_the_outcomes_were_drawn_with() -> None:
     rng = np.random.default_rng(3)
-    margins, shares = [], []
-    for seats in (2, 3):
-        m = rng.normal(0, 8, size=(3000, seats))
-        z = 0.3 * m
-        p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
-        won = np.array([rng.choice(seats, p=row) for row in p])
-        margins.append(m)
-        shares.append(np.eye(seats)[won])
-    assert fit_scale(margins, shares) == pytest.approx(0.3, abs=0.03)
+    seats, n = 3, 6000
+    m = rng.normal(0, 8, size=(n, seats))
+    keys = rng.choice(["1", "3"], size=n)
+    mover = np.eye(seats)[rng.integers(0, seats, size=n)]
+    t = np.where(keys == "3", -0.5, 0.4)[:, None]
+    z = 0.3 * m + t * mover
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    won = np.array([rng.choice(seats, p=row) for row in p])
+    k, tempo = fit_calibration(m, np.eye(seats)[won], mover, list(keys))
+    assert k == pytest.approx(0.3, abs=0.03)
+    assert tempo["3"] == pytest.approx(-0.5, abs=0.15) and tempo["1"] == pytest.approx(
+        0.4, abs=0.15
+    )
 
 
 def test_the_shipped_calibration_is_the_shipped_models_and_beats_even_chances() -> None:
@@ -71,8 +77,11 @@ def test_the_shipped_calibration_is_the_shipped_models_and_beats_even_chances() 
 def test_chances_add_up_follow_the_margin_and_solo_is_logistic() -> None:
     c = CAL.chances([5.0, -2.0, 0.0])
     assert sum(c) == pytest.approx(1.0) and c[0] > c[2] > c[1]
-    assert CAL.chances([3.0, -3.0]) == pytest.approx([1 / (1 + math.exp(-1.2)), 0.0], abs=1)
+    assert CAL.chances([3.0, -3.0])[0] == pytest.approx(1 / (1 + math.exp(-1.2)))
     assert CAL.chances([3.0, -3.0])[0] == pytest.approx(CAL.chances([3.0], solo=True)[0])
+    # the tempo term of the seat to move, at its place in the turn
+    assert CAL.chances([0.0, 0.0], mover=1, key="3")[1] == pytest.approx(1 / (1 + math.exp(-0.5)))
+    assert CAL.chances([0.0, 0.0], mover=1, key="2") == pytest.approx([0.5, 0.5])
 
 
 def test_a_record_gets_a_chance_per_step_and_seat_its_end_the_result(game: Any) -> None:
@@ -182,7 +191,7 @@ def test_a_study_plays_each_action_on_the_same_deals(game: Any) -> None:
     assert twice[0] == twice[1]  # the same action on the same deal and seeds: the same game
     spec = StudySpec(("greedy", "random"), games=3, seed=4)
     rows = play_study(pos, spec)
-    assert rows == play_study(pos, spec)
+    assert rows == play_study(pos, spec, workers=2)  # the same table for any number of workers
     assert len(rows) == 3 * len(actions)
     summary = study_summary(rows)
     rates = [r["win_rate"] for r in summary]

@@ -7,15 +7,18 @@ them on a workstation, a failure under CI.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from test_report_browser import FLAGS, _chromium
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
+from projectl_sim.board.position import position_of
 from projectl_sim.board.winprob import evaluate_record, view_chances
 from projectl_sim.view import write_view
 
@@ -25,7 +28,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
     seats = [make_bot("greedy"), make_bot("random"), make_bot("greedy")]
     record = play_game(Rules(players=3), seats, 4).record_json()
     _, rows, cal = evaluate_record(record)
-    chances = view_chances(rows, cal, turning=[5])
+    chances = view_chances(rows, cal, turning=[5], record=record)
     path = tmp_path_factory.mktemp("board") / "game.html"
     write_view(record, path, chances=chances)
     return path, chances
@@ -106,6 +109,13 @@ def test_the_graph_follows_the_slider_and_a_click_moves_the_game(
     )
     shown = int(driver.find_element("id", "counter").text.split()[1])
     assert abs(shown - round(last / 4)) <= 1
+
+    # the link saves the step shown as a position file that loads as that step of the record
+    href = driver.find_element("id", "save-position").get_attribute("href")
+    assert href.startswith("data:application/json")
+    position = position_of(json.loads(unquote(href.split(",", 1)[1])))
+    assert position.step == shown
+    assert position.record["actions"] == chances["record"]["actions"][:shown]
 
     assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -1,21 +1,24 @@
 """Turning points and mistakes: where a seat's win chance fell, and what it could have played.
 
-A decision's *drop* is how much the deciding seat's win chance (``winprob``) changed from the
-position before its action to the one after. The turning points of a game are its largest
-drops. A decision is judged the way the ``value`` bot (the strongest bot that decides in about a
-millisecond) judges it: its candidate actions (``bots.value.candidates`` on the seat's view,
-shortlisted as it does) and the action played are each applied to a few deals of the decks'
-unseen cards, the seat's turn finished the greedy way (as ``value`` scores them, at the turn's
-end), and the position reached is worth the seat's calibrated win chance, seen as the graph
-sees it (a spectator of the record: the victory piles known, the decks' order not), so a
-judgement and the graph agree where the turn ends. The
-*loss* of the decision is the best candidate's chance less the played action's; a *mistake* is a
-loss of ``threshold`` or more (5 points of win chance by default).
+A turn's *change* is how much its seat's win chance (``winprob``) moved from the position
+before the turn's first action to the one after its last (``turns``: the evaluation is weakest
+mid-turn, so positions are compared where turns end). The turning points of a game are the
+turns whose seat's chance fell most, each shown with its worst decision. A decision is judged
+the way the ``value`` bot (the strongest bot that decides in about a millisecond) judges it:
+its candidate actions (``bots.value.candidates`` on the seat's view, shortlisted as it does)
+and the action played are each applied to a few deals of the decks' unseen cards, the seat's
+turn finished the greedy way (as ``value`` scores them, at the turn's end), and the position
+reached is worth the seat's calibrated win chance, seen as the graph sees it (a spectator of
+the record: the victory piles known, the decks' order not), so a judgement and the graph agree
+where the turn ends. The *loss* of the decision is the best candidate's chance less the played
+action's; a *mistake* is a loss of ``threshold`` or more (5 points of win chance by default):
+a disagreement with the value search, which is itself an estimate (its best of a dozen noisy
+candidates is the best partly by luck), so counts compare bots rather than grade them.
 
 A run's summary (``run_summary``) reads the records a run wrote (``run --records``): for each
-game, the step that decided it (the largest rise of the eventual winner's chance) by round and
-by the kind of action, and each seat's mistakes; per bot, the mean mistakes per game with a 95%
-interval.
+game, the turn that decided it (the largest rise of the eventual winner's chance) and in it the
+action that raised it most, by round and by the kind of action, and each seat's mistakes; per
+bot, the mean mistakes per game with a 95% interval.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def _chance(
         margins = [m for _, m in model.evaluate_rows(rows)]
         for k, i in enumerate(at):
             n = states[i].n
-            chances = cal.chances(margins[k * n : (k + 1) * n], states[i].rules.solo)
+            chances = cal.chances_of(states[i], margins[k * n : (k + 1) * n])
             out[i] = chances[seat]
     return out
 

@@ -2,20 +2,23 @@
 
 The learned evaluation (``bots.value_model``) predicts, for one seat of a position, its win
 share and its final margin over the best rival. The margin is the better-ranked of the two
-(correlation with the result), but it is points, not a chance, and the seats' win outputs need
-not add up to one. So the chances are a calibrated softmax of the seats' predicted margins::
+(correlation with the result), but it is points, not a chance, the seats' win outputs need not
+add up to one, and both lean towards the seat to move: at the start of a turn (three actions
+left) greedy self-play gives the mover a predicted margin 1.4 points above the seat that has
+just moved, though each wins half the games. So the chances are a calibrated softmax of the
+seats' predicted margins with a tempo term for the seat to move::
 
-    chance(seat p) = exp(k * m_p) / sum over seats q of exp(k * m_q)
+    chance(seat p) = exp(k * m_p + t * [p to move]) / sum over seats q of the same
 
-with one scale ``k`` (per point) per player count fitted by maximum likelihood on self-play
+with one scale ``k`` (per point) per player count and one ``t`` per place in the mover's turn
+(``tempo_key``: its actions left, or the phase), fitted by maximum likelihood on self-play
 positions and their games' outcomes (``calibrate``: greedy self-play, solo and 2, 3 and 4
 players, every position of every game, a tie's win shared; a count not fitted, Line Clear's 5,
-takes the nearest one's). At two players this is a logistic curve of the margin, ``1 / (1 +
-exp(-2k m))``; solo compares the player with the mastermind the same way (a margin of ``m``
-against ``-m``). The fit is stored beside the shipped model (``data/models/calibration.json``,
-naming the model's hash); a model without one (a user's, or a new shipped one) is calibrated
-when first used, on fewer games, and the note says so. A finished game's chances are its real
-result (the winners share it).
+takes the nearest one's). Solo compares the player with the mastermind the same way (a margin
+of ``m`` against ``-m``). The fit is stored beside the shipped model
+(``data/models/calibration.json``, naming the model's hash); a model without one (a user's, or
+a new shipped one) is calibrated when first used, on fewer games, and the note says so. A
+finished game's chances are its real result (the winners share it).
 
 On demand, ``rollouts`` plays games to the end from chosen steps (greedy seats by default), with
 the deck cards nobody has seen dealt again per game, and gives each seat's mean win share with
@@ -37,10 +40,11 @@ import numpy as np
 from bots import make_bot
 from bots.features import position_features
 from bots.value_model import ValueModel, load_model
+from projectl_sim.board.position import cut_record
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import Action, describe, to_json
 from projectl_sim.engine.record import replay
-from projectl_sim.engine.state import OVER, GameState
+from projectl_sim.engine.state import OVER, PLAY, GameState
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import play_game
@@ -51,37 +55,53 @@ Z95 = 1.959963984540054
 MAX_ROLLOUT_ACTIONS = 3000  # a rollout cut off here (a stalled table) counts as no one's win
 
 
+def tempo_key(state: GameState) -> str:
+    """Return where the seat to move stands in its turn: its actions left in play (``"3"``,
+    ``"2"``, ``"1"``), else the phase (a reward choice, Finishing Touches...)."""
+    return str(state.actions_left) if state.phase == PLAY else str(state.phase)
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """The scales ``k`` that turn the seats' predicted margins into win chances, one per kind
-    of game (``"solo"``, ``"2"``, ``"3"``, ``"4"``: the player count), and the fit's scores."""
+    """The scales ``k`` that turn the seats' predicted margins into win chances and the tempo
+    terms ``t`` of the seat to move, per kind of game (``"solo"``, ``"2"``, ``"3"``, ``"4"``:
+    the player count), and the fit's scores."""
 
     model_hash: str
     scales: dict[str, float]  # per point
+    tempo: dict[str, dict[str, float]]  # kind -> tempo key (tempo_key) -> t
     games: int
     positions: int
     log_loss: float  # per position, of the fitted chances
     uniform_log_loss: float  # of the even chances (1/n each): what the evaluation improves on
     brier: float
 
-    def scale(self, players: int, solo: bool = False) -> float:
-        """Return the scale of a game of ``players`` (a count not fitted: the nearest one's)."""
+    def kind(self, players: int, solo: bool = False) -> str:
+        """Return the fitted kind of a game of ``players`` (a count not fitted: the nearest)."""
         if solo and "solo" in self.scales:
-            return self.scales["solo"]
+            return "solo"
         counts = [int(k) for k in self.scales if k.isdigit()]
-        near = min(counts, key=lambda c: (abs(c - players), c))
-        return self.scales[str(near)]
+        return str(min(counts, key=lambda c: (abs(c - players), c)))
 
-    def chances(self, margins: Sequence[float], solo: bool = False) -> list[float]:
-        """Return each seat's win chance from the seats' predicted margins (solo: one)."""
-        k = self.scale(len(margins), solo)
-        if solo:
-            return [1.0 / (1.0 + math.exp(-2.0 * k * margins[0]))]
-        z = [k * m for m in margins]
+    def chances(
+        self, margins: Sequence[float], solo: bool = False, mover: int = -1, key: str = ""
+    ) -> list[float]:
+        """Return each seat's win chance from the seats' predicted margins (solo: one), the
+        seat to move ``mover`` getting the tempo term of ``key`` (see ``tempo_key``)."""
+        kind = self.kind(len(margins), solo)
+        k = self.scales[kind]
+        t = self.tempo.get(kind, {}).get(key, 0.0) if mover >= 0 else 0.0
+        if solo:  # the player (always to move) against the mastermind
+            return [1.0 / (1.0 + math.exp(-(2.0 * k * margins[0] + t)))]
+        z = [k * m + (t if p == mover else 0.0) for p, m in enumerate(margins)]
         top = max(z)
         e = [math.exp(v - top) for v in z]
         total = sum(e)
         return [v / total for v in e]
+
+    def chances_of(self, state: GameState, margins: Sequence[float]) -> list[float]:
+        """Return each seat's win chance in ``state`` (not over) from its predicted margins."""
+        return self.chances(margins, state.rules.solo, state.current, tempo_key(state))
 
 
 def result_shares(state: GameState) -> list[float]:
@@ -110,44 +130,61 @@ def predicted_margins(model: ValueModel, states: Sequence[GameState]) -> np.ndar
     return out
 
 
-def _loss(scale: float, margins: list[np.ndarray], shares: list[np.ndarray]) -> float:
-    total = 0.0
-    for m, y in zip(margins, shares, strict=True):
-        z = scale * m
-        z = z - z.max(axis=1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        total -= float((y * logp).sum())
-    return total
+def _loss(
+    params: np.ndarray,
+    margins: np.ndarray,
+    shares: np.ndarray,
+    mover: np.ndarray,
+    keys: np.ndarray,
+) -> float:
+    """Return the negative log-likelihood of the shares under softmax(k m + t[key] mover)."""
+    z = params[0] * margins + params[1:][keys][:, None] * mover
+    z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return -float((shares * logp).sum())
 
 
-def fit_scale(margins: list[np.ndarray], shares: list[np.ndarray]) -> float:
-    """Return the ``k`` of the softmax of ``k`` times the margins that best predicts the shares
-    (maximum likelihood; ``margins`` and ``shares``: one (positions, seats) array per game
-    kind, solo's as two columns, the player's margin and its negation)."""
-    lo, hi = 0.0, 2.0  # per point: a 10-point lead at k=2 is certain; golden section inside
-    g = (math.sqrt(5) - 1) / 2
-    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-    fa, fb = _loss(a, margins, shares), _loss(b, margins, shares)
-    for _ in range(60):
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = hi - g * (hi - lo)
-            fa = _loss(a, margins, shares)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = _loss(b, margins, shares)
-    return (lo + hi) / 2
+def fit_calibration(
+    margins: np.ndarray, shares: np.ndarray, mover: np.ndarray, keys: Sequence[str]
+) -> tuple[float, dict[str, float]]:
+    """Return the scale ``k`` and the tempo terms ``t`` (per key) of ``softmax(k * margin + t
+    * is_mover)`` that best predict the shares (maximum likelihood; one row per position,
+    one column per seat; solo's columns: the mastermind's negated margin and the player's)."""
+    from scipy.optimize import minimize
+
+    names = sorted(set(keys))
+    index = np.asarray([names.index(k) for k in keys])
+    start = np.zeros(1 + len(names))
+    start[0] = 0.1
+
+    def mean_loss(params: np.ndarray) -> float:  # per position: well scaled for the search
+        return _loss(params, margins, shares, mover, index) / len(margins)
+
+    fit = minimize(
+        mean_loss,
+        start,
+        method="L-BFGS-B",
+        bounds=[(1e-4, 5.0)] + [(-5.0, 5.0)] * len(names),
+    )
+    return float(fit.x[0]), {k: float(v) for k, v in zip(names, fit.x[1:], strict=True)}
 
 
-def _as_softmax(state: GameState, margins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return a game's margins and outcome as softmax columns (solo: player and mastermind)."""
-    shares = np.asarray(result_shares(state))
-    if state.rules.solo:
-        return np.stack([margins[:, 0], -margins[:, 0]], axis=1), np.array(
-            [[shares[0], 1.0 - shares[0]]] * len(margins)
-        )
-    return margins, np.tile(shares, (len(margins), 1))
+def _as_softmax(
+    states: Sequence[GameState], final: GameState, margins: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Return a game's positions as softmax columns: margins, outcome, the seat to move (one
+    hot) and its tempo key (solo: the mastermind, then the player, always to move)."""
+    shares = np.asarray(result_shares(final))
+    keys = [tempo_key(s) for s in states]
+    if final.rules.solo:
+        m = np.stack([-margins[:, 0], margins[:, 0]], axis=1)
+        y = np.array([[1.0 - shares[0], shares[0]]] * len(margins))
+        mover = np.tile([0.0, 1.0], (len(margins), 1))
+        # solo's scale multiplies 2m (the player's margin against its negation)
+        return m, y, mover, keys
+    mover = np.zeros_like(margins)
+    mover[np.arange(len(states)), [s.current for s in states]] = 1.0
+    return margins, np.tile(shares, (len(margins), 1)), mover, keys
 
 
 def _rules_of(players: int) -> Rules:
@@ -165,7 +202,7 @@ def calibrate(
     """Fit the margin-to-chance scale of each player count (1: solo) on ``games`` self-play
     games of ``bot`` (dealt from ``seed``, spread over ``players``): every position of each
     game, labelled with its result."""
-    kinds: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+    kinds: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]]] = {}
     seeds = np.random.SeedSequence(seed).generate_state(games).tolist()
     for g in range(games):
         n = players[g % len(players)]
@@ -182,20 +219,27 @@ def calibrate(
         )
         if out.state.phase != OVER:
             continue
-        m, y = _as_softmax(out.state, predicted_margins(model, states))
         key = "solo" if rules.solo else str(n)
-        kinds.setdefault(key, ([], []))[0].append(m)
-        kinds[key][1].append(y)
+        kinds.setdefault(key, []).append(
+            _as_softmax(states, out.state, predicted_margins(model, states))
+        )
     scales: dict[str, float] = {}
+    tempo: dict[str, dict[str, float]] = {}
     loss = uniform = brier = 0.0
     positions = 0
-    for key, (ms, ys) in sorted(kinds.items()):
-        m, y = np.concatenate(ms), np.concatenate(ys)
-        k = fit_scale([m], [y])
+    for key, parts in sorted(kinds.items()):
+        m = np.concatenate([p[0] for p in parts])
+        y = np.concatenate([p[1] for p in parts])
+        mover = np.concatenate([p[2] for p in parts])
+        keys = [k for p in parts for k in p[3]]
+        k, t = fit_calibration(m, y, mover, keys)
         scales[key] = round(k, 6)
-        loss += _loss(k, [m], [y])
+        tempo[key] = {name: round(v, 6) for name, v in t.items()}
+        params = np.asarray([k, *(t[name] for name in sorted(t))])
+        index = np.asarray([sorted(t).index(name) for name in keys])
+        loss += _loss(params, m, y, mover, index)
         uniform += float(-(y * np.log(1.0 / y.shape[1])).sum())
-        z = k * m
+        z = k * m + params[1:][index][:, None] * mover
         p = np.exp(z - z.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         brier += float(((p - y) ** 2).sum())
@@ -205,6 +249,7 @@ def calibrate(
     return Calibration(
         model.hash,
         scales,
+        tempo,
         games,
         positions,
         round(loss / positions, 6),
@@ -229,10 +274,19 @@ def read_calibration(path: Path) -> Calibration:
         raise UsageError(f'calibration {path}: not a calibration file (no "format")')
     try:
         cal = Calibration(**{k: v for k, v in data.items() if k != "format"})
-    except TypeError as exc:
-        raise UsageError(f"calibration {path}: {exc}") from None
+    except TypeError:
+        fields = sorted(set(Calibration.__dataclass_fields__) ^ (set(data) - {"format"}))
+        raise UsageError(
+            f"calibration {path}: not this version's (its fields differ: {', '.join(fields)}); "
+            "write one: projectl-sim analyse --calibrate"
+        ) from None
     if not isinstance(cal.scales, dict) or not cal.scales:
         raise UsageError(f"calibration {path}: scales must map a player count to a number")
+    if not isinstance(cal.tempo, dict) or not all(
+        isinstance(t, dict) and all(isinstance(v, (int, float)) for v in t.values())
+        for t in cal.tempo.values()
+    ):
+        raise UsageError(f"calibration {path}: tempo must map a kind to its terms (numbers)")
     for key, k in cal.scales.items():
         if (
             not (key == "solo" or key.isdigit())
@@ -253,7 +307,7 @@ def calibration_for(
     model: ValueModel, path: Path | None = None, note: Callable[[str], None] | None = None
 ) -> Calibration:
     """Return the calibration of ``model``: the file's (default: the shipped one) when it names
-    the model's hash, else one fitted now on 40 self-play games (``note`` is told)."""
+    the model's hash, else one fitted now on 120 self-play games (``note`` is told)."""
     path = CALIBRATION if path is None else path
     if path.exists():
         cal = read_calibration(path)
@@ -262,10 +316,10 @@ def calibration_for(
     if model.hash not in _FITTED:
         if note is not None:
             note(
-                f"no calibration for model {model.hash} in {path}: fitting one on 40 self-play "
+                f"no calibration for model {model.hash} in {path}: fitting one on 120 self-play "
                 "games (projectl-sim analyse --calibrate writes one)"
             )
-        _FITTED[model.hash] = calibrate(model, games=40)
+        _FITTED[model.hash] = calibrate(model, games=120)
     return _FITTED[model.hash]
 
 
@@ -326,9 +380,8 @@ def chances_table(
     ]
     for s, m in zip(steps, margins, strict=True):
         state = s.state
-        solo = state.rules.solo
         over = state.phase == OVER
-        chances = result_shares(state) if over else cal.chances(m.tolist(), solo)
+        chances = result_shares(state) if over else cal.chances_of(state, m.tolist())
         cat = state.rules.catalogue
         text = label(s.action, cat) if s.action is not None else "deal"
         for p in range(len(chances)):
@@ -408,10 +461,14 @@ def add_rollouts(
 
 
 def view_chances(
-    rows: Sequence[dict[str, Any]], cal: Calibration, turning: Sequence[int] = ()
+    rows: Sequence[dict[str, Any]],
+    cal: Calibration,
+    turning: Sequence[int] = (),
+    record: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Return the viewer's graph data (``view.write_view``'s ``chances``): each seat's chance
-    at every step, the turning points' steps and where the chances come from."""
+    at every step, the turning points' steps and where the chances come from; with
+    ``record``, the record (its result left out) the page saves positions from."""
     seats = sorted({r["seat"] for r in rows})
     last = max(r["step"] for r in rows)
     series = [[0.0] * (last + 1) for _ in seats]
@@ -428,7 +485,7 @@ def view_chances(
         ),
         "seats": series,
         "turning": list(turning),
-    }
+    } | ({"record": cut_record(record, last)} if record is not None else {})
 
 
 def evaluate_record(
@@ -457,7 +514,7 @@ __all__ = [
     "calibration_for",
     "chances_table",
     "evaluate_record",
-    "fit_scale",
+    "fit_calibration",
     "kind_of",
     "label",
     "predicted_margins",
@@ -465,6 +522,7 @@ __all__ = [
     "replay_steps",
     "result_shares",
     "rollout_shares",
+    "tempo_key",
     "view_chances",
     "write_calibration",
 ]

@@ -156,7 +156,7 @@ def _record(args: argparse.Namespace) -> int:
         folder / f"{stem}.chances.png",
     )
     page = folder / f"{stem}.board.html"
-    chances = view_chances(rows, cal, [t["step"] for t in turns])
+    chances = view_chances(rows, cal, [t["step"] for t in turns], record)
     write_view(record, page, cat, data.get("finesse_tiles"), chances=chances)
     final = [r for r in rows if r["step"] == len(steps) - 1]
     print(f"{len(steps) - 1} actions; win chances from the learned evaluation {cal.model_hash}")

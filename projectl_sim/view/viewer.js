@@ -473,7 +473,19 @@
     }
     svg.addEventListener("mousedown", function (e) { pick(e); });
     svg.addEventListener("mousemove", function (e) { if (e.buttons & 1) pick(e); });
+    // the step shown as a position file (projectl-position/1): the record cut there
+    const save = document.getElementById("save-position");
+    function savePosition(i) {
+      if (!save || !chances.record) return;
+      const record = Object.assign({}, chances.record);
+      record.actions = chances.record.actions.slice(0, i);
+      const position = {format: "projectl-position/1", step: i, record: record};
+      save.setAttribute("href", "data:application/json;charset=utf-8,"
+        + encodeURIComponent(JSON.stringify(position)));
+      save.setAttribute("download", "position-" + i + ".json");
+    }
     return function mark(i) {
+      savePosition(i);
       cursor.setAttribute("x1", x(i));
       cursor.setAttribute("x2", x(i));
       legend.textContent = "";
