@@ -96,8 +96,8 @@ def _games(
     return [(i, _game(state, actions, bots, s)) for i, s in seeds]
 
 
-def play_study(position: Position, spec: StudySpec, workers: int = 1) -> list[dict[str, Any]]:
-    """Return one row per studied action and game: the seat's win share and margin."""
+def check_study(position: Position, spec: StudySpec) -> None:
+    """Refuse a study of a finished game, or with bots that do not fit its seats."""
     if position.over:
         raise UsageError(f"the game is over at step {position.step}: no decision to study")
     state = position.state
@@ -108,6 +108,12 @@ def play_study(position: Position, spec: StudySpec, workers: int = 1) -> list[di
         )
     for b in spec.bots:
         make_bot(b)  # a bad spec: one line before anything is played
+
+
+def play_study(position: Position, spec: StudySpec, workers: int = 1) -> list[dict[str, Any]]:
+    """Return one row per studied action and game: the seat's win share and margin."""
+    check_study(position, spec)
+    state = position.state
     actions = study_actions(state, spec.every)
     children = list(enumerate(np.random.SeedSequence(spec.seed).spawn(spec.games)))
     if workers <= 1:
@@ -161,4 +167,4 @@ def study_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["StudySpec", "play_study", "study_actions", "study_summary"]
+__all__ = ["StudySpec", "check_study", "play_study", "study_actions", "study_summary"]

@@ -308,6 +308,8 @@ def calibration_for(
 ) -> Calibration:
     """Return the calibration of ``model``: the file's (default: the shipped one) when it names
     the model's hash, else one fitted now on 120 self-play games (``note`` is told)."""
+    if path is not None and not path.exists():
+        raise UsageError(f"calibration {path}: no such file")
     path = CALIBRATION if path is None else path
     if path.exists():
         cal = read_calibration(path)

@@ -17,7 +17,13 @@ from typing import Any
 
 from bots.params import Range
 from projectl_sim.cli.numbers import Number, add_numbers, check_numbers
-from projectl_sim.cli.options import PROG, catalogue_of, finesse_options, game_options
+from projectl_sim.cli.options import (
+    PROG,
+    catalogue_of,
+    finesse_options,
+    game_options,
+    refuse_empty,
+)
 from projectl_sim.errors import UsageError
 
 ANALYSE_NUMBERS = (
@@ -28,7 +34,7 @@ ANALYSE_NUMBERS = (
         "--threshold",
         float,
         0.05,
-        Range(0.0, 1.0),
+        Range(0.001, 1.0),
         "a mistake: a loss of win chance of at least this much",
         "P",
     ),
@@ -68,10 +74,14 @@ def _calibration_path(args: argparse.Namespace) -> Path | None:
     return Path(args.calibration) if args.calibration else None
 
 
+def _bot_specs(text: str) -> tuple[str, ...]:
+    return tuple(b.strip() for b in text.split(";" if ";" in text else ","))
+
+
 def _bots_of(text: str | None, seats: int, flag: str) -> tuple[str, ...]:
     if not text:
         return ("greedy",) * seats
-    names = tuple(b.strip() for b in text.split(";" if ";" in text else ","))
+    names = _bot_specs(text)
     if len(names) == 1:
         return names * seats
     if len(names) != seats:
@@ -89,11 +99,29 @@ def _record_data(args: argparse.Namespace, record: dict[str, Any]) -> tuple[Any,
     return cat, ({"finesse_tiles": tiles} if tiles is not None else {})
 
 
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Refuse a model, calibration, rollout bots or output folder before any work starts."""
+    from bots import make_bot
+    from bots.value_model import load_model
+    from projectl_sim.board.winprob import read_calibration
+
+    refuse_empty(args, "--rollout-bots", "--expansions")
+    load_model(args.model or "")
+    if args.calibration:
+        read_calibration(Path(args.calibration))
+    for spec in _bot_specs(args.rollout_bots or "greedy"):
+        make_bot(spec)
+    out = Path(args.output) if args.output else None
+    if out is not None and not args.calibrate and out.exists() and not out.is_dir():
+        raise UsageError(f"--output {out} is a file: give the folder to write the tables into")
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
     check_numbers(args, ANALYSE_NUMBERS)
     modes = [args.record is not None, args.run is not None, args.calibrate]
     if sum(modes) != 1:
         raise UsageError("give one of: a record file, --run RUN, --calibrate")
+    _check_inputs(args)
     if args.calibrate:
         return _calibrate(args)
     if args.run is not None:
@@ -210,7 +238,7 @@ def _run(args: argparse.Namespace) -> int:
         if counts:
             parts = ", ".join(
                 f"{k} {rate_interval(*_share(c, len(decided)))}"
-                for k, c in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+                for k, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
             )
             print(f"  decided {title}: {parts}")
     own = sum(r["by_winner"] for r in decided)
@@ -236,12 +264,18 @@ def _share(count: int, total: int) -> tuple[float, float, float]:
 
 
 def cmd_study(args: argparse.Namespace) -> int:
+    from bots import make_bot
     from projectl_sim.analysis.fmt import rate_interval
     from projectl_sim.board.position import read_position
-    from projectl_sim.board.study import StudySpec, play_study, study_summary
+    from projectl_sim.board.study import StudySpec, check_study, play_study, study_summary
     from projectl_sim.engine.record import read_record
 
     check_numbers(args, STUDY_NUMBERS)
+    refuse_empty(args, "--bots", "--expansions")
+    if args.output and Path(args.output).suffix not in (".csv", ".parquet"):
+        raise UsageError(f"--output {args.output}: the table's file ends .csv or .parquet")
+    for spec in _bot_specs(args.bots or "greedy"):
+        make_bot(spec)
     raw = read_record(args.position)
     if raw.get("format") != "projectl-position/1" and args.step is None:
         raise UsageError(f"{args.position}: a game record: give --step K (the actions played)")
@@ -252,6 +286,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     spec = StudySpec(
         _bots_of(args.bots, n, "--bots"), args.games, args.seed, every=args.every_action
     )
+    check_study(position, spec)
     rows = play_study(position, spec, args.workers)
     summary = study_summary(rows)
     seat = position.to_move
@@ -313,7 +348,9 @@ def register(sub: Any) -> None:
         "study",
         help="what should I do here: each action of a position played out on shared deals",
     )
-    s.add_argument("position", help="a position file (projectl-position/1) or a record")
+    s.add_argument(
+        "position", metavar="FILE", help="a position file (projectl-position/1) or a record"
+    )
     s.add_argument(
         "--step", type=int, metavar="K", help="a record's position after K actions (-1: the last)"
     )
@@ -328,7 +365,9 @@ def register(sub: Any) -> None:
         action="store_true",
         help="every legal action (default: the value bot's candidates)",
     )
-    s.add_argument("-o", "--output", metavar="FILE", help="write the games' table (.csv/.parquet)")
+    s.add_argument(
+        "-o", "--output", metavar="PATH", help="write the games' table (.csv or .parquet)"
+    )
     add_numbers(s, STUDY_NUMBERS)
     game_options(
         s,
