@@ -132,8 +132,7 @@ def test_turning_points_are_the_largest_falls_each_judged(game: Any) -> None:
         chances = [v for _, v in p["alternatives"]]
         assert chances == sorted(chances, reverse=True)
         assert p["loss"] == pytest.approx(max(0.0, chances[0] - p["played_chance"]), abs=1e-4)
-        lo, hi = (int(x) for x in p["turn_steps"].split("-"))
-        assert lo <= p["step"] <= hi
+        assert p["first"] <= p["step"] <= p["last"]
 
 
 def test_the_played_action_is_judged_among_the_candidates(game: Any) -> None:
@@ -146,11 +145,15 @@ def test_the_played_action_is_judged_among_the_candidates(game: Any) -> None:
 
 def _rows(chances: list[list[float]], actors: list[int]) -> list[dict[str, Any]]:
     rows = []
+    turns = [0]  # a new turn whenever another seat acts
+    for k in range(1, len(actors)):
+        turns.append(turns[-1] + (k == 1 or actors[k] != actors[k - 1]))
     for k, seat_chances in enumerate(chances):
         for seat, c in enumerate(seat_chances):
             rows.append(
                 {
                     "step": k,
+                    "turn": turns[k],
                     "seat": seat,
                     "win_chance": c,
                     "round": 1 + k // 4,

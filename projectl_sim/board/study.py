@@ -12,7 +12,8 @@ alone, and the table is the same for any number of workers.
 The actions studied are the ``value`` bot's candidates (its heuristic's narrowing of the legal
 actions: every take and upgrade, the placements worth considering) or, with ``every``, each
 legal action. The result is one row per action and game (the seat's win share, its margin over
-the best rival) and, per action, the win rate with its 95% interval (Wilson, a tie's shared win
+the best rival; the root seed and the game's index, its child seed) and, per action, the win
+rate with its 95% interval (Wilson, a tie's shared win
 counted as its share), best first.
 """
 
@@ -110,11 +111,15 @@ def check_study(position: Position, spec: StudySpec) -> None:
         make_bot(b)  # a bad spec: one line before anything is played
 
 
-def play_study(position: Position, spec: StudySpec, workers: int = 1) -> list[dict[str, Any]]:
-    """Return one row per studied action and game: the seat's win share and margin."""
+def play_study(
+    position: Position, spec: StudySpec, workers: int = 1, also: Sequence[Action] = ()
+) -> list[dict[str, Any]]:
+    """Return one row per studied action and game: the seat's win share and margin (``also``:
+    actions studied beside the candidates, such as the one the record played)."""
     check_study(position, spec)
     state = position.state
     actions = study_actions(state, spec.every)
+    actions += [a for a in also if a not in actions]
     children = list(enumerate(np.random.SeedSequence(spec.seed).spawn(spec.games)))
     if workers <= 1:
         results = _games(state, actions, spec.bots, children)
@@ -134,6 +139,7 @@ def play_study(position: Position, spec: StudySpec, workers: int = 1) -> list[di
                     "step": position.step,
                     "seat": state.current,
                     "action": names[k],
+                    "seed": spec.seed,
                     "game": g,
                     "win_share": share,
                     "margin": margin,

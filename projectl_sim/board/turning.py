@@ -151,7 +151,7 @@ def judge(
 
 
 def turns(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return the game's turns (a seat's consecutive actions): their steps, the seat, and its
+    """Return the game's turns (the actions of one turn of a seat): their steps, the seat, and its
     win chance before the first action and after the last, and the change.
 
     A turn is compared from its start to its end, where the evaluation scores every position
@@ -164,7 +164,7 @@ def turns(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     last = max(meta)
     groups: list[list[int]] = []
     for k in range(1, last + 1):
-        if groups and meta[groups[-1][-1]]["actor"] == meta[k]["actor"]:
+        if groups and meta[groups[-1][-1]]["turn"] == meta[k]["turn"]:
             groups[-1].append(k)
         else:
             groups.append([k])
@@ -224,7 +224,13 @@ def turning_points(
         out.append(
             {
                 "step": k,
-                "turn_steps": f"{t['steps'][0]}-{t['steps'][-1]}",
+                "first": t["steps"][0],
+                "last": t["steps"][-1],
+                "turn_steps": (
+                    f"steps {t['steps'][0]}-{t['steps'][-1]}"
+                    if len(t["steps"]) > 1
+                    else f"step {t['steps'][0]}"
+                ),
                 "round": t["round"],
                 "seat": t["seat"],
                 "bot": t["bot"],

@@ -377,8 +377,10 @@ def chances_table(
     rows: list[dict[str, Any]] = []
     # a turn's end (the deal, a seat's last action before another seat's, the game's last):
     # where every position is scored alike (the evaluation is weakest mid-turn)
+    # the turn each action was taken in (the deal: 0), so a solo player's turns part too
+    turn = [0] + [steps[k - 1].state.turn for k in range(1, len(steps))]
     ends = [
-        s.step == 0 or s.step == len(steps) - 1 or steps[s.step + 1].seat != s.seat for s in steps
+        s.step == 0 or s.step == len(steps) - 1 or turn[s.step + 1] != turn[s.step] for s in steps
     ]
     for s, m in zip(steps, margins, strict=True):
         state = s.state
@@ -391,6 +393,7 @@ def chances_table(
                 {
                     "step": s.step,
                     "round": state.round,
+                    "turn": turn[s.step],
                     "actor": s.seat if s.action is not None else -1,
                     "action": text,
                     "kind": kind_of(s.action),

@@ -198,7 +198,7 @@ def _record(args: argparse.Namespace) -> int:
         print("turning points (the turns whose seat's win chance fell most):")
     for t in turns:
         print(
-            f"  round {t['round']}, steps {t['turn_steps']}, seat {t['seat']} ({t['bot']}): "
+            f"  round {t['round']}, {t['turn_steps']}, seat {t['seat']} ({t['bot']}): "
             f"{pct(t['before'])} -> {pct(t['after'])}"
         )
         alts = ", ".join(f"{a} {pct(v)}" for a, v in t["alternatives"][:3])
@@ -268,6 +268,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     from projectl_sim.analysis.fmt import rate_interval
     from projectl_sim.board.position import read_position
     from projectl_sim.board.study import StudySpec, check_study, play_study, study_summary
+    from projectl_sim.board.winprob import label
     from projectl_sim.engine.record import read_record
 
     check_numbers(args, STUDY_NUMBERS)
@@ -287,23 +288,46 @@ def cmd_study(args: argparse.Namespace) -> int:
         _bots_of(args.bots, n, "--bots"), args.games, args.seed, every=args.every_action
     )
     check_study(position, spec)
-    rows = play_study(position, spec, args.workers)
+    played = _played(raw, position, cat)
+    rows = play_study(position, spec, args.workers, () if played is None else (played,))
     summary = study_summary(rows)
     seat = position.to_move
     who = (position.record.get("seats") or [f"seat {seat}"] * n)[seat]
+    games = f"{args.games} game{'s' if args.games != 1 else ''}"
     print(
         f"step {position.step}, round {position.state.round}: seat {seat} ({who}) to move; "
-        f"{len(summary)} actions x {args.games} games, bots {','.join(spec.bots)}, seed {args.seed}"
+        f"{len(summary)} actions x {games}, bots {','.join(spec.bots)}, seed {args.seed}"
     )
+    played_text = None if played is None else label(played, cat)
     width = max(len(r["action"]) for r in summary)
     for r in summary:
         print(
             f"  {r['action']:<{width}}  {rate_interval(r['win_rate'], r['low'], r['high'])}"
-            f"  margin {r['margin']:+.1f}"
+            f"  margin {r['margin']:+.1f}" + ("  (played)" if r["action"] == played_text else "")
         )
     if args.output:
         print(f"wrote {_write_table(rows, Path(args.output))}")
     return 0
+
+
+def _played(raw: dict[str, Any], position: Any, cat: Any) -> Any:
+    """Return the action a record played at the position's step, if legal there (None: a
+    position file, or the record's end)."""
+    from projectl_sim.engine.actions import from_json
+    from projectl_sim.errors import IllegalActionError, RecordError
+
+    actions = raw.get("actions") if raw.get("format") != "projectl-position/1" else None
+    if not isinstance(actions, list) or position.step >= len(actions):
+        return None
+    try:
+        _, action = from_json(actions[position.step], cat)
+    except RecordError:
+        return None  # the record goes wrong after the position: the study needs none of it
+    try:
+        position.state.copy().step(position.state.current, action)
+    except IllegalActionError:
+        return None
+    return action
 
 
 def register(sub: Any) -> None:
