@@ -238,6 +238,9 @@ def test_study_prints_each_actions_win_rate(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("step 6, round ") and "to move" in out[0]
     assert all("%" in line and "margin" in line for line in out[1:])
+    # the action the record played there is studied and marked
+    played = [line for line in out[1:] if line.endswith("(played)")]
+    assert len(played) == 1
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:

@@ -409,15 +409,17 @@ def chances_table(
 
 
 def rollout_shares(
-    state: GameState, bots: Sequence[str], games: int, seed: int
+    state: GameState, bots: Sequence[str], games: int, seed: int | Sequence[int]
 ) -> tuple[list[float], list[float]]:
     """Return each seat's mean win share over ``games`` games played to the end from ``state``
-    by ``bots`` (the unseen deck cards dealt again each game), and its 95% half-width."""
+    by ``bots`` (the unseen deck cards dealt again each game; game g seeded by the entropy
+    ``[*seed, g]``), and its 95% half-width."""
+    key = [seed] if isinstance(seed, int) else list(seed)
     n = state.n
     players = [make_bot(b) for b in bots]
     shares = np.zeros((games, n))
     for g in range(games):
-        rng = random.Random(int(np.random.SeedSequence([seed, g]).generate_state(1)[0]))
+        rng = random.Random(int(np.random.SeedSequence([*key, g]).generate_state(1)[0]))
         world = state.redeal(rng)
         rngs = [random.Random(rng.getrandbits(64)) for _ in range(n)]
         steps = 0
@@ -450,7 +452,7 @@ def add_rollouts(
     results: dict[int, tuple[list[float], list[float]]] = {}
     for s in steps:
         if s.step in chosen:
-            results[s.step] = rollout_shares(s.state, bots, games, seed * 100_003 + s.step)
+            results[s.step] = rollout_shares(s.state, bots, games, (seed, s.step))
     for row in rows:
         got = results.get(row["step"])
         if got is None or row["seat"] >= len(got[0]):
