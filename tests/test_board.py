@@ -276,3 +276,34 @@ def test_bad_input_is_one_line(
     _one_line_error(capsys, ["study", str(record_file)], "give --step K")
     _one_line_error(capsys, ["analyse"], "give one of: a record file, --run RUN, --calibrate")
     _one_line_error(capsys, ["analyse", "--run", str(tmp_path)], "no records")
+
+
+def test_a_runs_summary_counts_each_game_and_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"  # a run's records folder (run --records all writes the same)
+    (run / "records").mkdir(parents=True)
+    for game in range(2):
+        record = _record(Rules(players=2), ["greedy", "random"], 20 + game)
+        write_record(record, run / "records" / f"game-{game:08d}.json")
+    assert main(["analyse", "--run", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 games;") and "mistakes per game" in out
+    decided = pd.read_csv(run / "board" / "decided.csv")
+    mistakes = pd.read_csv(run / "board" / "mistakes.csv")
+    bots = pd.read_csv(run / "board" / "bots.csv")
+    assert len(decided) <= 2 and set(decided["kind"]) <= {
+        "take",
+        "place",
+        "upgrade",
+        "recycle",
+        "master",
+        "finish",
+        "reward",
+        "takebasic",
+    }
+    assert len(mistakes) == 4 and (mistakes["mistakes"] <= mistakes["decisions"]).all()
+    assert sorted(bots["bot"]) == ["greedy", "random"] and (bots["games"] == 2).all()
+    for _, b in bots.iterrows():
+        mine = mistakes[mistakes["bot"] == b["bot"]]
+        assert b["mistakes_per_game"] == pytest.approx(mine["mistakes"].mean(), abs=1e-3)
