@@ -22,7 +22,7 @@ finished game's chances are its real result (the winners share it).
 
 On demand, ``rollouts`` plays games to the end from chosen steps (greedy seats by default), with
 the deck cards nobody has seen dealt again per game, and gives each seat's mean win share with
-a 95% interval: slower, and independent of the model.
+a 95% (Wilson) interval: slower, and independent of the model.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import numpy as np
 from bots import make_bot
 from bots.features import position_features
 from bots.value_model import ValueModel, load_model
+from projectl_sim.analysis.stats.intervals import wilson
 from projectl_sim.board.position import cut_record
 from projectl_sim.catalogue import Catalogue
 from projectl_sim.engine.actions import Action, describe, to_json
@@ -51,7 +52,6 @@ from projectl_sim.sim.play import play_game
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "models" / "calibration.json"
 CALIBRATION_FORMAT = "projectl-sim win calibration"
-Z95 = 1.959963984540054
 MAX_ROLLOUT_ACTIONS = 3000  # a rollout cut off here (a stalled table) counts as no one's win
 
 
@@ -410,10 +410,10 @@ def chances_table(
 
 def rollout_shares(
     state: GameState, bots: Sequence[str], games: int, seed: int | Sequence[int]
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[tuple[float, float]]]:
     """Return each seat's mean win share over ``games`` games played to the end from ``state``
     by ``bots`` (the unseen deck cards dealt again each game; game g seeded by the entropy
-    ``[*seed, g]``), and its 95% half-width."""
+    ``[*seed, g]``), and its 95% interval (low, high)."""
     key = [seed] if isinstance(seed, int) else list(seed)
     n = state.n
     players = [make_bot(b) for b in bots]
@@ -429,10 +429,10 @@ def rollout_shares(
             steps += 1
         if world.phase == OVER:
             shares[g] = result_shares(world)
-    mean = shares.mean(axis=0)
-    sd = shares.std(axis=0, ddof=1) if games > 1 else np.zeros_like(mean)
-    half = Z95 * sd / math.sqrt(games)
-    return mean.tolist(), half.tolist()
+    # Wilson's interval of the wins (a tie's shared win counted as its share): a seat that won
+    # every rollout still gets an interval, which a normal one would shrink to nothing
+    low, high = wilson(shares.sum(axis=0), games)
+    return shares.mean(axis=0).tolist(), list(zip(low.tolist(), high.tolist(), strict=True))
 
 
 def add_rollouts(
@@ -449,7 +449,7 @@ def add_rollouts(
     live = [s.step for s in steps if s.state.phase != OVER]
     if live:
         chosen.add(live[-1])
-    results: dict[int, tuple[list[float], list[float]]] = {}
+    results: dict[int, tuple[list[float], list[tuple[float, float]]]] = {}
     for s in steps:
         if s.step in chosen:
             results[s.step] = rollout_shares(s.state, bots, games, (seed, s.step))
@@ -458,11 +458,11 @@ def add_rollouts(
         if got is None or row["seat"] >= len(got[0]):
             row |= {"rollout_win": None, "rollout_low": None, "rollout_high": None}
             continue
-        mean, half = got[0][row["seat"]], got[1][row["seat"]]
+        mean, (low, high) = got[0][row["seat"]], got[1][row["seat"]]
         row |= {
             "rollout_win": round(mean, 4),
-            "rollout_low": round(max(0.0, mean - half), 4),
-            "rollout_high": round(min(1.0, mean + half), 4),
+            "rollout_low": round(low, 4),
+            "rollout_high": round(high, 4),
         }
         row["rollouts"] = games
 
