@@ -5,7 +5,7 @@ Each command group is a module that adds its subcommands to the one parser (``re
 strength), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
 ``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
-value bots' model) and ``ladder``.
+value bots' model), ``ladder`` and ``board`` (analyse, study: the analysis board).
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2,
