@@ -61,7 +61,6 @@ WORLDS = 4  # deals of the unseen cards each decision is judged on
 class Judgement:
     """A decision judged: the played action's chance, and the candidates' (best first)."""
 
-    step: int  # the position the decision was taken in (its action is the step+1-th)
     seat: int
     played: str
     played_chance: float
@@ -91,14 +90,10 @@ def _after(world: GameState, action: Action, greedy: GreedyBot, rng: random.Rand
 
 
 def _chance(
-    states: Sequence[GameState],
-    seat: int,
-    model: ValueModel,
-    cal: Calibration,
-    hidden: int,
-    per_card: float,
+    states: Sequence[GameState], seat: int, model: ValueModel, cal: Calibration
 ) -> list[float]:
-    """Return ``seat``'s calibrated win chance in each state (seen as ``seat`` sees it)."""
+    """Return ``seat``'s calibrated win chance in each state (as the graph's: every pile
+    seen)."""
     out = [0.0] * len(states)
     rows: list[list[float]] = []
     at: list[int] = []
@@ -108,7 +103,7 @@ def _chance(
             out[i] = shares[seat] if seat < len(shares) else 0.0
         else:
             at.append(i)
-            rows += [position_features(state, p, hidden, per_card) for p in range(state.n)]
+            rows += [position_features(state, p, 0, 0.0) for p in range(state.n)]
     if rows:
         margins = [m for _, m in model.evaluate_rows(rows)]
         for k, i in enumerate(at):
@@ -130,9 +125,10 @@ def judge(
     seat = state.current
     view = state.view(seat)
     greedy = GreedyBot(endgame=0)
-    cm = cost_model(view)
-    cands = shortlist(candidates(view, greedy, cm), cm.levels, 2)
-    if state.phase != PLAY:
+    if state.phase == PLAY:
+        cm = cost_model(view)
+        cands = shortlist(candidates(view, greedy, cm), cm.levels, 2)
+    else:
         cands = list(view.legal_actions(master="none"))  # a reward, a Finish: every option
     if played not in cands:
         cands.append(played)
@@ -141,13 +137,13 @@ def judge(
         rng = random.Random(int(np.random.SeedSequence([seed, w]).generate_state(1)[0]))
         world = state.redeal(rng)  # the deck's order: unknown to everyone
         after = [_after(world, a, greedy, rng) for a in cands]
-        total += np.asarray(_chance(after, seat, model, cal, 0, 0.0))
+        total += np.asarray(_chance(after, seat, model, cal))
     mean = total / worlds
     cat = state.rules.catalogue
     order = sorted(range(len(cands)), key=lambda i: (-mean[i], i))
     alternatives = [(label(cands[i], cat), round(float(mean[i]), 4)) for i in order]
     i_played = cands.index(played)
-    return Judgement(-1, seat, label(played, cat), round(float(mean[i_played]), 4), alternatives)
+    return Judgement(seat, label(played, cat), round(float(mean[i_played]), 4), alternatives)
 
 
 def turns(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
