@@ -61,6 +61,8 @@ BASE: dict[tuple[str, ...], list[str]] = {
         "--out {new} --quiet --jobs 1",
         ("train-value",): "--out {new} --games 1 --quiet --jobs 1",
         ("ladder",): "--out {new} --bots random,greedy --games 1 --quiet --jobs 1",
+        ("analyse",): "{record} --output {new}",
+        ("study",): "{record} --step 3 --games 1",
     }.items()
 }
 
@@ -113,6 +115,13 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
     ("tune", "--target", "0"): "any finite number is a target to take the distance from",
     ("tune", "--confirm", "huge"): "more settings than were searched confirms them all",
     ("train-value", "--mcts-share", "0"): "a share of 0 plays no MCTS games",
+    ("analyse", "--seed", "0"): _SEED_0,
+    ("study", "--seed", "0"): _SEED_0,
+    ("analyse", "--top", "0"): "no turning point judged: the chances alone (faster)",
+    ("analyse", "--rollouts", "0"): "no rollouts: its default",
+    ("analyse", "--games", "0"): "0 is every record of the run (its help says so)",
+    ("study", "--step", "0"): "step 0 is the deal: the first decision of the game",
+    ("study", "--output", "a file"): _OUTPUT,
 }
 
 
@@ -272,6 +281,10 @@ def _stub_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(atlas, "atlas_table", started)  # every puzzle's fill statistics
     monkeypatch.setattr(atlas, "atlas_rows", started)  # (puzzle check ranks against them)
     monkeypatch.setattr(puzzle_check, "check_puzzle", started)  # a drawn puzzle ranked
+    from projectl_sim.board import study, winprob
+
+    monkeypatch.setattr(winprob, "evaluate_record", started)  # the record's steps evaluated
+    monkeypatch.setattr(study, "play_study", started)  # a study's games played
     nbclient = pytest.importorskip("nbclient")
     monkeypatch.setattr(nbclient.NotebookClient, "execute", started)
 

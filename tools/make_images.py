@@ -155,6 +155,38 @@ def _ladder_draw(cwd: Path, path: Path) -> None:
     plots.save(plot_ladder_cost(pd.read_csv(cwd / "ladder.csv")), path, dpi=110)
 
 
+def _board_data(cwd: Path, printed: list[str]) -> str:
+    return (cwd / "game7.chances.csv").read_text()
+
+
+def _board_draw(cwd: Path, path: Path) -> None:
+    """Screenshot the analysis board's page at the game's worst turn (headless Chromium)."""
+    import re
+    import subprocess
+
+    page = (cwd / "game7.board.html").read_text()
+    blob = re.search(r'<script id="game" type="application/json">(.*?)</script>', page, re.S)
+    assert blob is not None
+    turning = json.loads(blob.group(1).replace("<\\/", "</"))["chances"]["turning"]
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={path}",
+            "--window-size=1280,1000",
+            f"file://{cwd / 'game7.board.html'}#{turning[0] if turning else 0}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    from PIL import Image as Picture
+
+    Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
+
+
 # a picture drawn from no page's command: the commands that make its data, run in a new folder
 _VIEWER_GAME = (
     "projectl-sim play --seed 7 --players 3 --expansions ghost+ambassador+finesse+phoenix "
@@ -217,6 +249,13 @@ IMAGES = (
         f"cp {shlex.quote(str(LADDER_DATA))} ladder.csv",
         _ladder_data,
         _ladder_draw,
+    ),
+    Image(
+        "board.png",
+        "how-to/find-where-a-game-was-decided.md",
+        "projectl-sim analyse game7.json",
+        _board_data,
+        _board_draw,
     ),
 )
 

@@ -5,7 +5,7 @@ Each command group is a module that adds its subcommands to the one parser (``re
 strength), ``puzzles`` (fill, puzzles),
 ``view`` (a record as an HTML page), ``notebook`` (execute an analysis notebook on a run),
 ``puzzle`` (check, try), ``deals`` (how much the deal decides), ``tune``, ``train_value`` (the
-value bots' model) and ``ladder``.
+value bots' model), ``ladder`` and ``board`` (analyse, study: the analysis board).
 Options several commands share (the catalogue, expansions, Finesse tiles, rules switches) are
 built by ``options``. ``main`` is what the ``projectl-sim`` script, ``python -m projectl_sim``
 and the tests call; a user mistake prints one line ``projectl-sim: error: ...`` and exits 2,
@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from projectl_sim.cli import (
+    board,
     cards,
     deals,
     game,
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     commands = (game, run, cards, deals, puzzles, view, notebook, puzzle, tune, train_value)
-    for group in (*commands, ladder):
+    for group in (*commands, ladder, board):
         group.register(sub)
     return parser
 

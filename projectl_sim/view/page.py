@@ -40,6 +40,17 @@ def page_html(data: dict[str, Any]) -> str:
     # "</" would end the script element early: JSON allows the escaped form "<\/"
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     title = html.escape(title_of(data))
+    # the analysis board's win chances: a graph whose cursor follows the slider, and a link
+    # saving the step shown as a position file
+    chances = data.get("chances")
+    graph = ""
+    if chances is not None:
+        save = '<a id="save-position" download="position.json">save this position</a>'
+        graph = (
+            '<section id="chances" aria-label="win chances"><h2>Win chances</h2>'
+            '<p class="source"></p><svg id="chance-graph" role="img"></svg>'
+            f'<p class="legend"></p>{save if "record" in chances else ""}</section>\n'
+        )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -59,6 +70,7 @@ def page_html(data: dict[str, Any]) -> str:
         '<input id="slider" type="range" min="0" value="0" aria-label="step">\n'
         '<span id="counter"></span>\n</nav>\n'
         '<section id="caption" aria-live="polite"></section>\n'
+        f"{graph}"
         '<div id="main"><div id="board"></div><aside id="log"><h2>Actions</h2>'
         '<ol id="actions"></ol></aside></div>\n'
         f'<script id="game" type="application/json">{blob}</script>\n'
@@ -71,8 +83,18 @@ def write_view(
     path: str | Path,
     catalogue: Catalogue | None = None,
     finesse_tiles: Any = None,
+    chances: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Replay a record and write its viewer page to ``path``; return the page's data."""
+    """Replay a record and write its viewer page to ``path``; return the page's data.
+
+    ``chances`` (the analysis board's, ``board.winprob.view_chances``) adds the win-chance graph
+    under the caption, its cursor at the slider's step: ``{"source": text, "seats": [chances of
+    each step, one list per seat], "turning": [steps], "turn_ends": [steps]}``; with
+    ``"record"`` (the record, no result) a link saves the step shown as a position file
+    (``projectl-position/1``, ``board.position``).
+    """
     data = view_data(record, catalogue, finesse_tiles)
+    if chances is not None:
+        data["chances"] = chances
     Path(path).write_text(page_html(data), encoding="utf-8")
     return data

@@ -429,6 +429,79 @@
     }
   }
 
+  // -- the win chances (the analysis board's): one line per seat, a cursor at the step ---------
+  const SEAT_COLOURS = ["#0b6bcb", "#d1242f", "#1a7f37", "#8250df", "#bf8700"];
+  function chanceGraph(chances) {
+    const svg = document.getElementById("chance-graph");
+    if (!svg || !chances) return null;
+    const W = 1000, H = 160, PAD = 4;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.setAttribute("preserveAspectRatio", "none");
+    const x = function (k) { return PAD + (W - 2 * PAD) * (last ? k / last : 0); };
+    const y = function (p) { return PAD + (H - 2 * PAD) * (1 - p); };
+    // markup parsed inside the page's <svg> element is SVG (no namespace to name)
+    const parts = [];
+    function node(tag, attrs) {
+      parts.push("<" + tag + Object.keys(attrs).map(function (k) {
+        return " " + k + '="' + attrs[k] + '"';
+      }).join("") + "/>");
+    }
+    node("line", {x1: 0, x2: W, y1: y(0.5), y2: y(0.5), class: "half"});
+    (chances.turning || []).forEach(function (k) {
+      node("line", {x1: x(k), x2: x(k), y1: 0, y2: H, class: "turning"});
+    });
+    // every step faint; the turns' ends (where the evaluation scores alike) bold
+    const ends = chances.turn_ends || chances.seats[0].map(function (p, k) { return k; });
+    chances.seats.forEach(function (series, seat) {
+      const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+      const at = function (k) { return x(k).toFixed(1) + "," + y(series[k]).toFixed(1); };
+      node("polyline", {points: series.map(function (p, k) { return at(k); }).join(" "),
+        class: "step", stroke: colour});
+      node("polyline", {points: ends.map(at).join(" "), class: "seat", stroke: colour});
+    });
+    node("line", {x1: 0, x2: 0, y1: 0, y2: H, class: "cursor"});
+    svg.innerHTML = parts.join("");
+    const cursor = svg.querySelector(".cursor");
+    const section = document.getElementById("chances");
+    section.querySelector(".source").textContent = chances.source || "";
+    const legend = section.querySelector(".legend");
+    // clicking or dragging on the graph moves to that step
+    function pick(e) {
+      const r = svg.getBoundingClientRect();
+      const f = (e.clientX - r.left) / Math.max(1, r.width);
+      show(Math.round(f * last));
+    }
+    svg.addEventListener("mousedown", function (e) { pick(e); });
+    svg.addEventListener("mousemove", function (e) { if (e.buttons & 1) pick(e); });
+    // the step shown as a position file (projectl-position/1): the record cut there
+    const save = document.getElementById("save-position");
+    function savePosition(i) {
+      if (!save || !chances.record) return;
+      const record = Object.assign({}, chances.record);
+      record.actions = chances.record.actions.slice(0, i);
+      const position = {format: "projectl-position/1", step: i, record: record};
+      save.setAttribute("href", "data:application/json;charset=utf-8,"
+        + encodeURIComponent(JSON.stringify(position)));
+      save.setAttribute("download", "position-" + i + ".json");
+    }
+    return function mark(i) {
+      savePosition(i);
+      cursor.setAttribute("x1", x(i));
+      cursor.setAttribute("x2", x(i));
+      legend.textContent = "";
+      chances.seats.forEach(function (series, seat) {
+        const item = el("span", "item");
+        const swatch = el("span", "swatch");
+        swatch.style.background = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+        item.appendChild(swatch);
+        item.appendChild(document.createTextNode(
+          seatName(seat) + " " + Math.round(100 * series[i]) + "%"));
+        item.dataset.seat = String(seat);
+        legend.appendChild(item);
+      });
+    };
+  }
+
   // -- stepping ----------------------------------------------------------------------------------
   const slider = document.getElementById("slider");
   const counter = document.getElementById("counter");
@@ -450,9 +523,12 @@
     log.appendChild(li);
   });
 
+  const markChance = chanceGraph(data.chances);
+
   function show(i) {
     at = Math.max(0, Math.min(last, i));
     const s = states[at];
+    if (markChance) markChance(at);
     slider.value = String(at);
     counter.textContent = "step " + at + " / " + last;
     caption(at);
