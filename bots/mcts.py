@@ -40,19 +40,6 @@ every node, and ``prior`` gives the greedy choice's mean a bonus at the root. Th
 ``mcts`` plays as it always has. An iteration costs a tree step and an evaluation instead of a
 game played to the end, so a budget buys far more of them.
 
-What limited the search, and why the rollouts now play to the end (``benchmarks/bots.py``, 80
-games each, seats swapped, one world of deals per seed; the README has the full table): with the
-old default, rollouts two rounds deep scored by the fitted evaluation, more iterations did not
-play better: 800 against 200 iterations won 37.0% (sequential halving), 41.2% (halving, horizon 3
-for the 800), 38.8% (halving, tree over the own turn), 41.2% (UCB root, tree over the own turn),
-50.0% (little exploration below the root, c=0.05, width=1) and 33.1% (that, horizon 4 for the
-800). The fitted evaluation is what the search optimises, and it predicts MCTS games poorly: on
-4,408 positions of MCTS self-play its estimate correlates 0.25 with the final margin
-(``tools/fit_leaf.py``; a least-squares refit on them reaches 0.39 but plays far worse: 11.2%
-of 80 games against the original weights), so a bigger budget found better moves by the
-evaluation, not in the game. With rollouts to the end, scored by the game itself, 800 against
-200 won 68.8% [57.9%, 77.8%] of 80 games: the budget buys strength again.
-
 Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
 ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
 ceil(log2 K) rounds; each round gives its share evenly to the candidates left, then keeps the
@@ -66,30 +53,22 @@ into an illegal action. Reward choices, Level Up steps (Ghost Piece) and Finishi
 inside the search and as the bot's own answers, are the greedy bot's. Finesse: with 2 active
 Credits each candidate is also searched as an Insert, and rollouts Insert the greedy way.
 
-The budget is ``iterations`` per decision (default 200: about 0.1 s of CPU per decision on this
-project's 2-core machine; it won 72.2% [56.0%, 84.2%] of 36 games against greedy, where 50
-iterations of rollouts to the end, too few to average their noise out, won 15.3% of 72), or
+The budget is ``iterations`` per decision (default 200, about 0.1 s of CPU a decision here), or
 ``time`` seconds of CPU (``time.process_time``) per decision when it is not 0 (then the bot is
 not reproducible; halving splits the time into its rounds). A decision with a single candidate
-is not searched.
+is not searched. Rollouts play to the end of the game by default because the game's own score is
+the only leaf value whose errors a bigger budget does not find and exploit (the measurements are
+in ``docs/benchmarks.md``, "The rollout search: what its budget buys").
 
-The iterations are bounded in work too, counted, never timed: a search by iterations stops once
-it has made ``iterations`` x ``work`` (default 1,500, so 300,000) queries of the cost model
+The iterations are bounded in work too, counted, never timed, so a search cannot run away on the
+largest positions (Ghost Piece with Phoenix at 4 players): a search by iterations stops once it
+has made ``iterations`` x ``work`` (default 1,500) queries of the cost model
 (``heuristics.CostModel.queries``: every completion cost and plan the candidates, the tree and
 the rollouts' greedy play ask for, cached or not), and from each halving round on it plans the
 iterations left by the work per iteration so far, so the remaining rounds still share them; the
 choice is then made on what was searched. An iteration begun is finished, so a search passes its
-budget by one iteration at most (the largest iteration measured: 3,200 queries). Measured
-(``benchmarks/decisions.py --seed 30``), no search in the 16 solo combinations reached it (the
-largest: 248,000 queries, with Ghost Piece, the Ambassador Pack and Phoenix; base solo 137,000,
-2 players 113,000, 4 players and Line Clear at 5 about 200,000): there it changes nothing. With
-Ghost Piece and Phoenix at 4 players and in Line Clear searches reach 431,000 without it, and it
-ends them. A query costs 3-9 us of CPU with the tiling index warm. Phoenix's 17-18-cell puzzles
-with Ghost Piece's 12 pieces need about 4 million vectors in the index's memo
-(``projectl_sim.fill``); when it kept 1,000,000 it was dropped and rebuilt within a decision, at
-up to 30 us a query, and the slowest decisions took 5-10 s. With 5,000,000 the slowest decision
-of one game in each of the 136 combinations the rules allow took 4.2 s (``docs/benchmarks.md``,
-CPU per decision).
+budget by one iteration at most. Where the bound binds, and the tiling memo's size it needs, are
+measured in ``docs/benchmarks.md`` ("CPU per decision").
 """
 
 from __future__ import annotations
