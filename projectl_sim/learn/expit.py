@@ -1,0 +1,602 @@
+"""Expert iteration: the learned evaluation trained on its own search, generation after generation.
+
+Each generation ``g`` (folder ``OUT/gen-NNN``) does four steps, each written once and skipped when
+it is already there, so a killed training goes on where it stopped:
+
+1. **Self-play** (``selfplay/VARIANT``): the current search player (``SEARCH``: the flat search,
+   ``mcts:leaf=value,tree=turn,width=0``, on the current model) plays every seat of ``games``
+   games per variant, across the player counts and expansion sets asked for, through the
+   product's runner (``sim.runner``: ``--jobs``, the backends, resume), every game recorded.
+2. **Positions** (``positions.npz``): every game's record is replayed; every decision position of
+   the Play phase (mid-turn positions included) is kept with chance ``1/every`` (drawn from the
+   game's seed) and searched again, from the mover's view, by the same search with its own seeded
+   ``rng``: its root value (the chosen candidate's mean, ``MCTSBot.root_value``) is the mover's
+   row's search target. Every seat's row also holds the game's final win share and margin.
+3. **Fit** (``model.json``, ``accuracy.csv``): the rows of the last ``window`` generations (and
+   any ``extra`` rows), each mover's win target ``mix`` times the search's value plus ``1 - mix``
+   times the final win share (the other seats' rows: the final result), fitted as
+   ``learn.value.fit`` fits (scikit-learn's ``MLPRegressor``, one BLAS thread, seeded), the
+   accuracy scored on this generation's held-out games.
+4. **Gate** (``gate/``, ``generation.json``): the candidate's search against the incumbent's on
+   shared deals, both seatings of each deal (the runner's round robin), 2 players. The candidate
+   becomes the incumbent when its score share reaches ``gate_share`` (AlphaGo Zero's 55% by
+   default); ``generation.json`` says which, with the paired interval over deals.
+
+Seeds: generation ``g``'s seeds (self-play, labelling, fit, gate) are drawn from
+``SeedSequence([seed, g])``; the runner spawns each game's seed from its root seed in the parent,
+so the same ``seed`` gives the same positions, models and hashes for any ``jobs`` and backend.
+Every file is written under a temporary name and renamed into place; the folder is held by the
+run's writer lock (``sim.tables.writer_lock``) while the training writes there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from projectl_sim.errors import RunFailed, UsageError
+
+SEARCH = "mcts:leaf=value,tree=turn,width=0,iterations={iterations}"
+GEN_FORMAT = "gen-{:03d}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an expert iteration plays and fits (every field is in each model's training)."""
+
+    generations: int = 3
+    games: int = 40  # self-play games per variant and generation
+    iterations: int = 32  # the search's iterations per decision
+    every: int = 4  # one Play decision position in ``every`` is searched again and kept
+    players: tuple[int, ...] = (2, 3, 4)  # the standard variant's player counts
+    variants: tuple[str, ...] = ("standard",)  # solo is played at 1, line_clear at 5
+    expansions: tuple[tuple[str, ...], ...] = ((),)
+    hidden: tuple[int, ...] = (32,)
+    mix: float = 0.5  # a mover's win target: mix x search value + (1 - mix) x final win share
+    window: int = 3  # generations of positions the fit reads
+    gate_games: int = 40  # deals of the gate (each played under both seatings)
+    gate_share: float = 0.55
+    seed: int = 1
+    start: str = ""  # the first incumbent: a model file ("" the shipped model)
+    test_share: float = 0.2
+    fresh: bool = False  # fit each candidate afresh (``hidden``), not from the incumbent's network
+
+    def search(self, model: str) -> str:
+        """Return the search player's spec on ``model`` (a model file's path)."""
+        return SEARCH.format(iterations=self.iterations) + f",model={model}"
+
+    def training(self) -> dict[str, Any]:
+        """Return the plan as a model file's ``training`` entry (lists, not tuples)."""
+        out = asdict(self)
+        out["players"] = list(self.players)
+        out["variants"] = list(self.variants)
+        out["expansions"] = ["+".join(e) or "none" for e in self.expansions]
+        out["hidden"] = list(self.hidden)
+        return out
+
+
+@dataclass
+class Generation:
+    """One generation's outcome, as ``generation.json`` holds it."""
+
+    generation: int
+    incumbent: str  # the model file the generation played with
+    incumbent_hash: str
+    candidate_hash: str
+    kept: bool
+    gate: dict[str, Any]
+    data: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def seeds(plan: Plan, generation: int) -> dict[str, int]:
+    """Return generation ``generation``'s seeds: self-play, labelling, fit and gate."""
+    state = np.random.SeedSequence([plan.seed, generation]).generate_state(4, dtype=np.uint32)
+    return dict(zip(("selfplay", "label", "fit", "gate"), (int(s) for s in state), strict=True))
+
+
+def _variant_players(plan: Plan, variant: str) -> tuple[int, ...]:
+    if variant == "solo":
+        return (1,)
+    if variant == "line_clear":
+        return (5,)
+    return plan.players
+
+
+def _options(jobs: int, backend: str, scheduler: str | None, quiet: bool) -> Any:
+    from projectl_sim.sim.runner import RunOptions
+
+    return RunOptions(jobs=jobs, backend=backend, scheduler=scheduler, quiet=quiet)
+
+
+def _run(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:
+    """Play (or finish) a runner run in ``run_dir``."""
+    from projectl_sim.sim import runner, tables
+    from projectl_sim.sim.spec import RunSpec
+
+    spec = RunSpec.from_mapping(spec_data)
+    resume = (run_dir / "manifest.json").exists()
+    if resume:
+        tables.read_manifest(run_dir)
+    result = runner.run(None if resume else spec, run_dir, resume=resume, options=options)
+    if not result.complete:
+        raise RunFailed(f"{run_dir}: the run did not complete; run the training again to finish")
+
+
+def self_play(plan: Plan, model: str, gen_dir: Path, seed: int, options: Any) -> list[Path]:
+    """Play generation's self-play games (one run per variant); return the run folders."""
+    bot = plan.search(model)
+    dirs = []
+    for variant in plan.variants:
+        players = _variant_players(plan, variant)
+        run_dir = gen_dir / "selfplay" / variant
+        _run(
+            {
+                "bots": [",".join([bot] * n) for n in players],
+                "variant": [variant],
+                "expansions": ["+".join(e) or "none" for e in plan.expansions],
+                "games": plan.games,
+                "seed": seed,
+                "records": "all",
+                "tables": "core",
+            },
+            run_dir,
+            options,
+        )
+        dirs.append(run_dir)
+    return dirs
+
+
+def label_game(
+    record: dict[str, Any], bot: Any, every: int, seed: int, game: int
+) -> tuple[list[list[float]], list[list[float]], str, str]:
+    """Replay one record; return its kept rows' features and label columns
+    (``learn.value.COLUMNS``), its expansion label and variant (no rows: a game not over)."""
+    from bots.features import hidden_piles, mean_unseen_points, position_features
+    from bots.heuristics import cost_model
+    from bots.mcts import score_estimate
+    from projectl_sim.engine import OVER, PLAY
+    from projectl_sim.engine.record import replay
+
+    pick = random.Random(seed ^ game)
+    feats: list[list[float]] = []
+    meta: list[list[float]] = []
+
+    def on_step(state: Any, seat: int, action: Any) -> None:
+        if state.phase != PLAY or pick.random() * every >= 1.0:
+            return
+        mover = state.current
+        rng = random.Random(pick.getrandbits(64))
+        bot(state.view(mover), rng)
+        value = float(bot.root_value) if bot.root_value >= 0 else math.nan
+        model = cost_model(state)
+        est = [score_estimate(state, q, model) for q in range(state.n)]
+        for q in range(state.n):
+            view = state.view(q)
+            hidden = hidden_piles(view)
+            per_card = mean_unseen_points(view) if hidden else 0.0
+            feats.append(position_features(view, q, hidden, per_card))
+            if state.rules.solo:
+                old = est[q] - float(state.opponent_score())
+            else:
+                old = est[q] - max(est[r] for r in range(state.n) if r != q)
+            meta.append([game, state.n, q, 0.0, 0.0, old, value if q == mover else math.nan])
+
+    state = replay(record, on_step=on_step).state
+    rules = state.rules
+    table = "+".join(sorted(rules.expansions)) or "base"
+    if state.phase != OVER or state.truncated or not feats:
+        return [], [], table, rules.variant
+    final = state.final_scores()
+    winners = state.winners()
+    for row in meta:
+        q = int(row[2])
+        if rules.solo:
+            margin = final[q] - state.opponent_score()
+        else:
+            margin = final[q] - max(final[r] for r in range(state.n) if r != q)
+        row[3] = float(margin)
+        row[4] = (1.0 / len(winners)) if q in winners else 0.0
+    return feats, meta, table, rules.variant
+
+
+def _label_batch(
+    paths: list[tuple[int, str]], spec: str, every: int, seed: int
+) -> list[tuple[Any, ...]]:
+    from bots import make_bot
+    from projectl_sim.engine.record import read_record
+
+    # a bot per game: a game's rows never depend on which games shared its worker
+    return [label_game(read_record(p), make_bot(spec), every, seed, game) for game, p in paths]
+
+
+def positions(
+    plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
+) -> Any:
+    """Return the searched positions of the self-play runs' records (game order)."""
+    from joblib import Parallel, delayed
+
+    from bots.features import FEATURE_NAMES
+    from projectl_sim.learn.value import COLUMNS, Positions, _split
+
+    paths: list[tuple[int, str]] = []
+    for run in runs:
+        for path in sorted((run / "records").glob("game-*.json")):
+            paths.append((len(paths), str(path)))
+    spec = plan.search(model)
+    started = time.monotonic()
+    results: list[tuple[Any, ...]] = []
+    chunks = _split(paths, jobs * 4)
+    for k in range(0, len(chunks), jobs):
+        batch = chunks[k : k + jobs]
+        if jobs == 1:
+            results += [r for c in batch for r in _label_batch(c, spec, plan.every, seed)]
+        else:
+            parts = Parallel(n_jobs=jobs)(
+                delayed(_label_batch)(c, spec, plan.every, seed) for c in batch
+            )
+            results += [r for part in parts for r in part]
+        say(
+            f"searched positions of {len(results)}/{len(paths)} games{_eta(started, len(results), len(paths))}"
+        )
+    feats = [row for f, _, _, _ in results for row in f]
+    metas = [row for _, m, _, _ in results for row in m]
+    tables = [t for f, _, t, _ in results for _ in f]
+    variants = [v for f, _, _, v in results for _ in f]
+    x = np.asarray(feats, dtype=np.float64).reshape(-1, len(FEATURE_NAMES))
+    meta = np.asarray(metas, dtype=np.float64).reshape(-1, len(COLUMNS))
+    return Positions(
+        x=x,
+        game=meta[:, 0].astype(np.int64),
+        players=meta[:, 1].astype(np.int64),
+        margin=meta[:, 3],
+        win=meta[:, 4],
+        old_margin=meta[:, 5],
+        root_value=meta[:, 6],
+        table=np.asarray(tables, dtype=str),
+        variant=np.asarray(variants, dtype=str),
+    )
+
+
+def _eta(started: float, done: int, total: int) -> str:
+    if not done or done >= total:
+        return ""
+    left = (time.monotonic() - started) / done * (total - done)
+    return f", about {_minutes(left)} left"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def targets(pos: Any, mix: float) -> Any:
+    """Return ``pos`` with each searched row's win target blended with its search value."""
+    from projectl_sim.learn.value import Positions
+
+    searched = ~np.isnan(pos.root_value)
+    win = np.where(searched, mix * np.nan_to_num(pos.root_value) + (1 - mix) * pos.win, pos.win)
+    columns = {f: getattr(pos, f) for f in pos.__dataclass_fields__}
+    columns["win"] = win
+    return Positions(**columns)
+
+
+def fine_tune(
+    start: str, pos: Any, seed: int, max_iter: int = 10
+) -> tuple[list[float], list[float], list[tuple[list[list[float]], list[float]]]]:
+    """Fit ``pos`` starting from model file ``start``'s network and standardisation (the
+    incumbent's knowledge kept, its values moved toward the search's); return ``fit``'s parts."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPRegressor
+    from threadpoolctl import threadpool_limits
+
+    from projectl_sim.learn.value import MARGIN_SCALE
+
+    data = json.loads(Path(start).read_text())
+    mean = np.asarray(data["mean"], dtype=float)
+    scale = np.asarray(data["scale"], dtype=float)
+    layers = data["layers"]
+    x = (pos.x - mean) / scale
+    y = np.column_stack([pos.win, pos.margin / MARGIN_SCALE])
+    net = MLPRegressor(
+        hidden_layer_sizes=tuple(len(layer["biases"]) for layer in layers[:-1]),
+        activation="relu",
+        alpha=1e-4,
+        batch_size=256,
+        learning_rate_init=3e-4,
+        max_iter=max_iter,  # a few epochs from the incumbent's weights: moved, not refitted
+        random_state=seed,
+        warm_start=True,
+    )
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)  # the tiny batch that builds the layers
+        net.partial_fit(x[:2], y[:2])  # builds the layers; replaced by the incumbent's next
+        net.coefs_ = [np.asarray(layer["weights"], dtype=float) for layer in layers]
+        net.intercepts_ = [np.asarray(layer["biases"], dtype=float) for layer in layers]
+        net.fit(x, y)
+    out = [(w.tolist(), b.tolist()) for w, b in zip(net.coefs_, net.intercepts_, strict=True)]
+    return mean.tolist(), scale.tolist(), out
+
+
+def data_summary(pos: Any) -> dict[str, Any]:
+    """Return what a generation's positions hold: counts per table, the search's values."""
+    searched = ~np.isnan(pos.root_value)
+    per: dict[str, int] = {}
+    for n, v, t in zip(pos.players.tolist(), pos.variant.tolist(), pos.table.tolist(), strict=True):
+        key = f"{n}p {v} {t}"
+        per[key] = per.get(key, 0) + 1
+    gap = pos.root_value[searched] - pos.win[searched]
+    return {
+        "games": len(np.unique(pos.game)),
+        "positions": len(pos),
+        "searched": int(searched.sum()),
+        "per_table": dict(sorted(per.items())),
+        "search_value_mean": round(float(np.mean(pos.root_value[searched])), 4)
+        if searched.any()
+        else None,
+        "search_minus_result_mean": round(float(np.mean(gap)), 4) if searched.any() else None,
+    }
+
+
+def gate(
+    plan: Plan, candidate: str, incumbent: str, gen_dir: Path, seed: int, options: Any
+) -> dict[str, Any]:
+    """Play the candidate's search against the incumbent's on shared deals, both seatings;
+    return the candidate's score share with its paired 95% interval over deals."""
+    from projectl_sim.sim.summary import read_run
+
+    run_dir = gen_dir / "gate"
+    a, b = plan.search(candidate), plan.search(incumbent)
+    _run(
+        {
+            "round_robin": ",".join([a, b]),
+            "players": [2],
+            "games": plan.gate_games,
+            "seed": seed,
+            "tables": "core",
+        },
+        run_dir,
+        options,
+    )
+    seats, games = read_run(run_dir)
+    failed = int(games["error"].notna().sum())
+    seats = seats[seats["error"].isna()] if "error" in seats else seats
+    from bots import make_bot
+
+    mine = seats[seats["bot"] == repr(make_bot(a))]  # a bot's name is its repr (the model's hash)
+    per_deal = mine.groupby("deal")["win_share"].mean().to_numpy(dtype=float)
+    n = len(per_deal)
+    share = float(per_deal.mean()) if n else math.nan
+    half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    return {
+        "games": int(len(mine)),
+        "deals": n,
+        "failed": failed,
+        "share": round(share, 4),
+        "ci_low": round(max(0.0, share - half), 4),
+        "ci_high": round(min(1.0, share + half), 4),
+        "threshold": plan.gate_share,
+    }
+
+
+def _finite(data: Any) -> Any:
+    """Return ``data`` with NaN numbers as None (JSON has no NaN)."""
+    if isinstance(data, float) and math.isnan(data):
+        return None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_finite(v) for v in data]
+    return data
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{os.getpid()}.{path.name}")
+    tmp.write_text(json.dumps(_finite(data), indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def _read_generation(path: Path) -> Generation:
+    try:
+        data = json.loads(path.read_text())
+        return Generation(**data)
+    except (OSError, ValueError, TypeError) as exc:
+        raise UsageError(f"{path}: not a generation summary ({exc}); remove it to redo") from None
+
+
+def _check_plan(out: Path, plan: Plan) -> None:
+    """Write the plan into ``out`` on the first run; refuse a different plan for a resume."""
+    path = out / "plan.json"
+    mine = plan.training()
+    if path.exists():
+        try:
+            theirs = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{path}: not an expert iteration's plan ({exc})") from None
+        grown = {k: v for k, v in theirs.items() if k != "generations"}
+        if grown != {k: v for k, v in mine.items() if k != "generations"}:
+            key = next(k for k in mine if k != "generations" and theirs.get(k) != mine[k])
+            raise UsageError(
+                f"--out {out} holds an expert iteration with {key}={theirs.get(key)!r}, not "
+                f"{mine[key]!r}: resume it with its settings, or train into another --out"
+            )
+    _write_json(path, mine)
+
+
+def iterate(
+    out: Path,
+    plan: Plan,
+    *,
+    jobs: int = 1,
+    backend: str = "local",
+    scheduler: str | None = None,
+    extra: Sequence[Path] = (),
+    quiet: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> list[Generation]:
+    """Run (or go on with) the expert iteration of ``plan`` in ``out``; return its generations."""
+    from bots.value_model import load_model, model_path
+    from projectl_sim.learn.value import Positions, _fit_library, _joined, _sole_writer
+
+    _fit_library()
+    say = echo or (lambda line: None)
+    start = plan.start or str(model_path(""))
+    load_model(start)  # a bad start model: one line before anything is played
+    more = None
+    for path in extra:
+        rows = Positions.load(path, "--extra-positions")
+        more = _joined(more, rows) if more is not None else rows
+    out.mkdir(parents=True, exist_ok=True)
+    options = _options(jobs, backend, scheduler, quiet)
+    done: list[Generation] = []
+    with _sole_writer(out):
+        _check_plan(out, plan)
+        incumbent = str(Path(start).resolve())
+        spent: list[float] = []
+        for g in range(1, plan.generations + 1):
+            gen_dir = out / GEN_FORMAT.format(g)
+            summary = gen_dir / "generation.json"
+            if summary.exists():
+                gen = _read_generation(summary)
+                done.append(gen)
+                if gen.kept:
+                    incumbent = str((gen_dir / "model.json").resolve())
+                say(f"generation {g}: done before ({'kept' if gen.kept else 'not kept'})")
+                continue
+            began = time.monotonic()
+            gen = _generation(plan, g, gen_dir, incumbent, options, jobs, more, out, say)
+            _write_json(summary, asdict(gen))
+            done.append(gen)
+            if gen.kept:
+                incumbent = str((gen_dir / "model.json").resolve())
+            spent.append(time.monotonic() - began)
+            left = plan.generations - g
+            eta = f", about {_minutes(left * float(np.mean(spent)))} left" if left else ""
+            say(
+                f"generation {g}/{plan.generations}: candidate {gen.candidate_hash} scored "
+                f"{gen.gate['share']:.1%} [{gen.gate['ci_low']:.1%}, {gen.gate['ci_high']:.1%}] "
+                f"of {gen.gate['games']} games against {gen.incumbent_hash}: "
+                f"{'kept' if gen.kept else 'not kept'} ({_minutes(spent[-1])}{eta})"
+            )
+    return done
+
+
+def _generation(
+    plan: Plan,
+    g: int,
+    gen_dir: Path,
+    incumbent: str,
+    options: Any,
+    jobs: int,
+    more: Any,
+    out: Path,
+    say: Callable[[str], None],
+) -> Generation:
+    import csv
+
+    from bots.value_model import load_model, write_model
+    from projectl_sim.learn.value import (
+        ACCURACY_COLUMNS,
+        MARGIN_SCALE,
+        Positions,
+        _check_fit,
+        _joined,
+        _write_csv,
+        accuracy,
+        fit,
+        held_out,
+    )
+
+    s = seeds(plan, g)
+    seconds: dict[str, float] = {}
+    gen_dir.mkdir(parents=True, exist_ok=True)
+    t = time.monotonic()
+    say(f"generation {g}: self-play with {Path(incumbent).name} ({load_model(incumbent).hash})")
+    runs = self_play(plan, incumbent, gen_dir, s["selfplay"], options)
+    seconds["selfplay"] = round(time.monotonic() - t, 1)
+    pos_path = gen_dir / "positions.npz"
+    t = time.monotonic()
+    if pos_path.exists():
+        pos = Positions.load(pos_path)
+    else:
+        pos = positions(plan, runs, incumbent, s["label"], jobs, say)
+        if not len(pos):
+            raise UsageError(
+                f"generation {g}: its games gave no positions (one Play decision in --every "
+                f"{plan.every} is searched): play more --games, or lower --every"
+            )
+        tmp = gen_dir / f".{os.getpid()}.positions.npz"
+        pos.save(tmp)
+        os.replace(tmp, pos_path)
+    seconds["label"] = round(time.monotonic() - t, 1)
+    model_file = gen_dir / "model.json"
+    t = time.monotonic()
+    if not model_file.exists():
+        test = held_out(pos, plan.test_share, s["fit"])
+        rows = targets(pos.subset(~test), plan.mix)
+        for back in range(g - 1, max(0, g - plan.window), -1):
+            older = out / GEN_FORMAT.format(back) / "positions.npz"
+            rows = _joined(rows, targets(Positions.load(older), plan.mix))
+        rows = _joined(rows, more)
+        if len(rows) < 50:
+            raise UsageError(
+                f"generation {g}: only {len(rows)} training positions: play more "
+                "--selfplay-games, or lower --every"
+            )
+        if plan.fresh:
+            mean, scale, layers = fit(rows, plan.hidden, s["fit"])
+        else:
+            mean, scale, layers = fine_tune(incumbent, rows, s["fit"])
+        _check_fit(layers)
+        training = {
+            "method": "expert iteration (projectl_sim.learn.expit)",
+            "generation": g,
+            "parent": load_model(incumbent).hash,
+            "seeds": s,
+            "plan": plan.training(),
+            "fit_rows": len(rows),
+            "data": data_summary(pos),
+        }
+        tmp = gen_dir / f".{os.getpid()}.model.json"
+        write_model(tmp, mean, scale, layers, MARGIN_SCALE, training)
+        acc = accuracy(load_model(str(tmp)), pos.subset(test))
+        _write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
+        os.replace(tmp, model_file)
+    seconds["fit"] = round(time.monotonic() - t, 1)
+    candidate = load_model(str(model_file))
+    t = time.monotonic()
+    result = gate(plan, str(model_file.resolve()), incumbent, gen_dir, s["gate"], options)
+    seconds["gate"] = round(time.monotonic() - t, 1)
+    return Generation(
+        generation=g,
+        incumbent=incumbent,
+        incumbent_hash=load_model(incumbent).hash,
+        candidate_hash=candidate.hash,
+        kept=bool(result["share"] >= plan.gate_share),
+        gate=result,
+        data=data_summary(pos),
+        seconds=seconds,
+    )
+
+
+__all__ = [
+    "Generation",
+    "Plan",
+    "data_summary",
+    "gate",
+    "iterate",
+    "label_game",
+    "seeds",
+    "targets",
+]
