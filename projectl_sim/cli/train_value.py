@@ -29,10 +29,10 @@ generation plays --selfplay-games games per variant with the flat search on the 
 (mcts:leaf=value,tree=turn,width=0 at --iterations) through the runner (--jobs, --backend),
 searches again one Play decision position in --every (mid-turn ones included) to label it with
 the search's value, fits the next model on the last --window generations' positions, and keeps it
-only if its search scores at least --gate-share against the current one on --gate-games shared
-deals (both seatings). Each generation's runs, positions, model, accuracy and gate are in
-OUT/gen-NNN (generation.json sums it up); running the same command again goes on where a killed
-one stopped, and a larger --generations grows it."""
+only if its search scores at least --gate-share against the current one in --gate-games games on
+shared deals (each dealt twice, seats swapped). Each generation's runs, positions, model,
+accuracy and gate are in OUT/gen-NNN (generation.json sums it up); the same command again goes
+on where a killed one stopped, and a larger --generations grows it."""
 
 
 # The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
@@ -89,7 +89,13 @@ EXPIT_NUMBERS: tuple[Number, ...] = (
         "--selfplay-games", int, 40, Range(1, 100_000), "self-play games per variant and generation"
     ),
     Number("--iterations", int, 32, Range(1, 10_000), "the search's iterations per decision"),
-    Number("--gate-games", int, 40, Range(1, 100_000), "gate deals (each played both ways)"),
+    Number(
+        "--gate-games",
+        int,
+        40,
+        Range(1, 100_000),
+        "gate games (shared deals, each played both ways)",
+    ),
     Number(
         "--gate-share",
         float,
@@ -249,7 +255,7 @@ def register(subparsers: Any) -> None:
         "--expansions",
         default="none",
         metavar="LIST",
-        help="--generations: expansion sets of the self-play, e.g. none,finesse,ghost_piece+phoenix",
+        help="--generations: expansion sets of the self-play, e.g. none,finesse,finesse+phoenix",
     )
     tv.add_argument(
         "--start-model", metavar="FILE", help="--generations: the first incumbent (the shipped)"

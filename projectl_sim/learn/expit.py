@@ -63,7 +63,7 @@ class Plan:
     hidden: tuple[int, ...] = (32,)
     mix: float = 0.5  # a mover's win target: mix x search value + (1 - mix) x final win share
     window: int = 3  # generations of positions the fit reads
-    gate_games: int = 40  # deals of the gate (each played under both seatings)
+    gate_games: int = 40  # games of the gate (half as many deals, each played both ways)
     gate_share: float = 0.55
     seed: int = 1
     start: str = ""  # the first incumbent: a model file ("" the shipped model)
@@ -245,9 +245,8 @@ def positions(
                 delayed(_label_batch)(c, spec, plan.every, seed) for c in batch
             )
             results += [r for part in parts for r in part]
-        say(
-            f"searched positions of {len(results)}/{len(paths)} games{_eta(started, len(results), len(paths))}"
-        )
+        eta = _eta(started, len(results), len(paths))
+        say(f"searched positions of {len(results)}/{len(paths)} games{eta}")
     feats = [row for f, _, _, _ in results for row in f]
     metas = [row for _, m, _, _ in results for row in m]
     tables = [t for f, _, t, _ in results for _ in f]
@@ -380,7 +379,7 @@ def gate(
     share = float(per_deal.mean()) if n else math.nan
     half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
     return {
-        "games": int(len(mine)),
+        "games": len(mine),
         "deals": n,
         "failed": failed,
         "share": round(share, 4),
