@@ -348,36 +348,35 @@ def data_summary(pos: Any) -> dict[str, Any]:
     }
 
 
-def gate(
-    plan: Plan, candidate: str, incumbent: str, gen_dir: Path, seed: int, options: Any
+def match(
+    a: str, b: str, run_dir: Path, games: int, seed: int, options: Any, players: int = 2
 ) -> dict[str, Any]:
-    """Play the candidate's search against the incumbent's on shared deals, both seatings;
-    return the candidate's score share with its paired 95% interval over deals."""
+    """Play bot ``a`` against bot ``b`` on shared deals, every seating of each deal (the
+    runner's round robin, resumable), into ``run_dir``; return ``a``'s score share (win share)
+    with its 95% interval over deals (paired: a deal's seatings averaged first)."""
+    from bots import make_bot
     from projectl_sim.sim.summary import read_run
 
-    run_dir = gen_dir / "gate"
-    a, b = plan.search(candidate), plan.search(incumbent)
     _run(
         {
             "round_robin": ",".join([a, b]),
-            "players": [2],
-            "games": plan.gate_games,
+            "players": [players],
+            "games": games,
             "seed": seed,
             "tables": "core",
         },
         run_dir,
         options,
     )
-    seats, games = read_run(run_dir)
-    failed = int(games["error"].notna().sum())
-    seats = seats[seats["error"].isna()] if "error" in seats else seats
-    from bots import make_bot
-
+    seats, table = read_run(run_dir)
+    failed = int(table["error"].notna().sum())
+    seats = seats[seats["error"].isna()]
     mine = seats[seats["bot"] == repr(make_bot(a))]  # a bot's name is its repr (the model's hash)
     per_deal = mine.groupby("deal")["win_share"].mean().to_numpy(dtype=float)
     n = len(per_deal)
     share = float(per_deal.mean()) if n else math.nan
     half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+    cpu = mine["decision_cpu_mean"] * mine["decisions"]
     return {
         "games": len(mine),
         "deals": n,
@@ -385,8 +384,18 @@ def gate(
         "share": round(share, 4),
         "ci_low": round(max(0.0, share - half), 4),
         "ci_high": round(min(1.0, share + half), 4),
-        "threshold": plan.gate_share,
+        "ms_per_decision": round(1000 * float(cpu.sum() / max(1, mine["decisions"].sum())), 3),
     }
+
+
+def gate(
+    plan: Plan, candidate: str, incumbent: str, gen_dir: Path, seed: int, options: Any
+) -> dict[str, Any]:
+    """Play the candidate's search against the incumbent's on shared deals, both seatings;
+    return the candidate's score share with its paired 95% interval over deals."""
+    a, b = plan.search(candidate), plan.search(incumbent)
+    result = match(a, b, gen_dir / "gate", plan.gate_games, seed, options)
+    return {**result, "threshold": plan.gate_share}
 
 
 def _finite(data: Any) -> Any:
@@ -596,6 +605,7 @@ __all__ = [
     "gate",
     "iterate",
     "label_game",
+    "match",
     "seeds",
     "targets",
 ]
