@@ -85,7 +85,9 @@ def test_the_same_seed_gives_the_same_model_and_a_kill_resumes(
     shutil.rmtree(gen_dir / "gate")
     (gen,) = iterate(again, TINY, quiet=True)
     assert gen.candidate_hash == gens[0].candidate_hash
-    assert gen.gate == gens[0].gate
+    timed = {"ms_per_decision"}  # the CPU the gate's decisions took: measured, not replayed
+    same = {k: v for k, v in gen.gate.items() if k not in timed}
+    assert same == {k: v for k, v in gens[0].gate.items() if k not in timed}
 
 
 def test_a_resume_with_another_plan_is_refused(trained: tuple[Path, list]) -> None:
