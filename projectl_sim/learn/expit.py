@@ -12,11 +12,12 @@ it is already there, so a killed training goes on where it stopped:
    game's seed) and searched again, from the mover's view, by the same search with its own seeded
    ``rng``: its root value (the chosen candidate's mean, ``MCTSBot.root_value``) is the mover's
    row's search target. Every seat's row also holds the game's final win share and margin.
-3. **Fit** (``model.json``, ``accuracy.csv``): the rows of the last ``window`` generations (and
-   any ``extra`` rows), each mover's win target ``mix`` times the search's value plus ``1 - mix``
-   times the final win share (the other seats' rows: the final result), fitted as
-   ``learn.value.fit`` fits (scikit-learn's ``MLPRegressor``, one BLAS thread, seeded), the
-   accuracy scored on this generation's held-out games.
+3. **Fit** (``model.json``; ``accuracy.csv``, and the incumbent's ``accuracy_parent.csv``): the
+   rows of the last ``window`` generations (and any ``extra`` rows), each mover's win target
+   ``mix`` times the search's value plus ``1 - mix`` times the final win share (the other seats'
+   rows: the final result), fitted from the incumbent's network (``fine_tune``: a few epochs of
+   scikit-learn's ``MLPRegressor`` from its weights, one BLAS thread, seeded; ``fresh``: afresh
+   as ``learn.value.fit`` fits), the accuracy scored on this generation's held-out games.
 4. **Gate** (``gate/``, ``generation.json``): the candidate's search against the incumbent's on
    shared deals, both seatings of each deal (the runner's round robin), 2 players. The candidate
    becomes the incumbent when its score share reaches ``gate_share`` (AlphaGo Zero's 55% by
@@ -580,6 +581,9 @@ def _generation(
         write_model(tmp, mean, scale, layers, MARGIN_SCALE, training)
         acc = accuracy(load_model(str(tmp)), pos.subset(test))
         _write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
+        # the incumbent on the same held-out games: what the generation's fit changed
+        acc = accuracy(load_model(incumbent), pos.subset(test))
+        _write_csv(gen_dir / "accuracy_parent.csv", acc, ACCURACY_COLUMNS, csv)
         os.replace(tmp, model_file)
     seconds["fit"] = round(time.monotonic() - t, 1)
     candidate = load_model(str(model_file))
