@@ -102,3 +102,21 @@ def test_the_command_refuses_the_one_off_flags(tmp_path: Path) -> None:
     code = main(["train-value", "--out", str(tmp_path / "x"), "--generations", "1", "--curve"])
     assert code != 0
     assert not (tmp_path / "x").exists()
+
+
+def test_targets_blend_the_search_and_anchor_the_rest(trained: tuple[Path, list]) -> None:
+    from projectl_sim.learn.expit import targets
+    from projectl_sim.learn.value import predict
+
+    pos = Positions.load(trained[0] / "gen-001" / "positions.npz")
+    searched = ~np.isnan(pos.root_value)
+    mixed = targets(pos, 0.25)
+    want = 0.25 * pos.root_value[searched] + 0.75 * pos.win[searched]
+    assert np.allclose(mixed.win[searched], want)
+    assert np.array_equal(mixed.win[~searched], pos.win[~searched])  # the result, untouched
+    model = load_model("")
+    anchored = targets(pos, 0.25, model)
+    own_win, own_margin = predict(model, pos.x[~searched])
+    assert np.allclose(anchored.win[~searched], own_win)
+    assert np.allclose(anchored.margin[~searched], own_margin)
+    assert np.array_equal(anchored.margin[searched], pos.margin[searched])

@@ -165,6 +165,7 @@ def cmd_expit(args: argparse.Namespace) -> int:
         start=start,
         test_share=args.test_share,
         fresh=args.fresh,
+        anchor=args.anchor,
     )
     echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     gens = iterate(
@@ -264,6 +265,12 @@ def register(subparsers: Any) -> None:
         "--fresh",
         action="store_true",
         help="--generations: fit each candidate afresh (--hidden), not from the current network",
+    )
+    tv.add_argument(
+        "--anchor",
+        action="store_true",
+        help="--generations: rows no search labelled take the current model's values as "
+        "targets (not the final result)",
     )
     tv.add_argument("--backend", default="local", help="--generations: the runner's backend")
     tv.add_argument("--scheduler", help="--generations: the Dask scheduler's address")

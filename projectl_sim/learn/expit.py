@@ -70,6 +70,9 @@ class Plan:
     start: str = ""  # the first incumbent: a model file ("" the shipped model)
     test_share: float = 0.2
     fresh: bool = False  # fit each candidate afresh (``hidden``), not from the incumbent's network
+    # rows no search labelled (the other seats') take the incumbent's own values as targets, not
+    # the final result: the fit moves the evaluation only where the search disagrees with it
+    anchor: bool = False
 
     def search(self, model: str) -> str:
         """Return the search player's spec on ``model`` (a model file's path)."""
@@ -278,13 +281,20 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
-def targets(pos: Any, mix: float) -> Any:
-    """Return ``pos`` with each searched row's win target blended with its search value."""
-    from projectl_sim.learn.value import Positions
+def targets(pos: Any, mix: float, anchor: Any = None) -> Any:
+    """Return ``pos`` with each searched row's win target blended with its search value (and,
+    given a model ``anchor``, the other rows' targets that model's values)."""
+    from projectl_sim.learn.value import Positions, predict
 
     searched = ~np.isnan(pos.root_value)
     win = np.where(searched, mix * np.nan_to_num(pos.root_value) + (1 - mix) * pos.win, pos.win)
     columns = {f: getattr(pos, f) for f in pos.__dataclass_fields__}
+    if anchor is not None and (~searched).any():
+        own_win, own_margin = predict(anchor, pos.x[~searched])
+        win[~searched] = np.clip(own_win, 0.0, 1.0)
+        margin = pos.margin.astype(np.float64).copy()
+        margin[~searched] = own_margin  # points, as the final margins
+        columns["margin"] = margin
     columns["win"] = win
     return Positions(**columns)
 
@@ -553,10 +563,11 @@ def _generation(
     t = time.monotonic()
     if not model_file.exists():
         test = held_out(pos, plan.test_share, s["fit"])
-        rows = targets(pos.subset(~test), plan.mix)
+        anchor = load_model(incumbent) if plan.anchor else None
+        rows = targets(pos.subset(~test), plan.mix, anchor)
         for back in range(g - 1, max(0, g - plan.window), -1):
             older = out / GEN_FORMAT.format(back) / "positions.npz"
-            rows = _joined(rows, targets(Positions.load(older), plan.mix))
+            rows = _joined(rows, targets(Positions.load(older), plan.mix, anchor))
         rows = _joined(rows, more)
         if len(rows) < 50:
             raise UsageError(
