@@ -10,8 +10,9 @@ it is already there, so a killed training goes on where it stopped:
 2. **Positions** (``positions.npz``): every game's record is replayed; every decision position of
    the Play phase (mid-turn positions included) is kept with chance ``1/every`` (drawn from the
    game's seed) and searched again, from the mover's view, by the same search with its own seeded
-   ``rng``: its root value (the chosen candidate's mean, ``MCTSBot.root_value``) is the mover's
-   row's search target. Every seat's row also holds the game's final win share and margin.
+   ``rng``: the chosen candidate's mean value for each player (the search keeps one value per
+   player) is that seat's row's search target (``every_seat``; else the mover's only, its
+   ``MCTSBot.root_value``). Every seat's row also holds the game's final win share and margin.
 3. **Fit** (``model.json``; ``accuracy.csv``, and the incumbent's ``accuracy_parent.csv``): the
    rows of the last ``window`` generations (and any ``extra`` rows), each mover's win target
    ``mix`` times the search's value plus ``1 - mix`` times the final win share (the other seats'
@@ -73,6 +74,9 @@ class Plan:
     # rows no search labelled (the other seats') take the incumbent's own values as targets, not
     # the final result: the fit moves the evaluation only where the search disagrees with it
     anchor: bool = False
+    # every seat's row takes the search's value for that seat (the chosen candidate's mean for
+    # each player: one value per player), not only the mover's
+    every_seat: bool = True
 
     def search(self, model: str) -> str:
         """Return the search player's spec on ``model`` (a model file's path)."""
@@ -160,11 +164,32 @@ def self_play(plan: Plan, model: str, gen_dir: Path, seed: int, options: Any) ->
     return dirs
 
 
+def _searcher(spec: str) -> Any:
+    """Return the search player of ``spec``, keeping its last search's values for every seat."""
+    from bots import make_bot
+    from bots.mcts import MCTSBot
+
+    class Searcher(MCTSBot):
+        """``MCTSBot`` that keeps each player's mean value of its chosen root candidate."""
+
+        def _search_halving(self, root: Any, *args: Any) -> Any:
+            done, best = super()._search_halving(root, *args)
+            chosen = root.children.get(best)
+            self.seat_values = [w / chosen.n for w in chosen.w] if chosen and chosen.n else []
+            return done, best
+
+    bot = make_bot(spec)  # the spec checked and parsed as every bot's
+    out = Searcher(**{k: bot.options[k] for k in bot.given})
+    out.seat_values = []
+    return out
+
+
 def label_game(
-    record: dict[str, Any], bot: Any, every: int, seed: int, game: int
+    record: dict[str, Any], bot: Any, every: int, seed: int, game: int, every_seat: bool = True
 ) -> tuple[list[list[float]], list[list[float]], str, str]:
     """Replay one record; return its kept rows' features and label columns
-    (``learn.value.COLUMNS``), its expansion label and variant (no rows: a game not over)."""
+    (``learn.value.COLUMNS``: the search's value of each seat, or only the mover's when not
+    ``every_seat``), its expansion label and variant (no rows: a game not over)."""
     from bots.features import hidden_piles, mean_unseen_points, position_features
     from bots.heuristics import cost_model
     from bots.mcts import score_estimate
@@ -180,8 +205,9 @@ def label_game(
             return
         mover = state.current
         rng = random.Random(pick.getrandbits(64))
+        bot.seat_values = []
         bot(state.view(mover), rng)
-        value = float(bot.root_value) if bot.root_value >= 0 else math.nan
+        values = list(bot.seat_values) if bot.root_value >= 0 else []
         model = cost_model(state)
         est = [score_estimate(state, q, model) for q in range(state.n)]
         for q in range(state.n):
@@ -193,7 +219,8 @@ def label_game(
                 old = est[q] - float(state.opponent_score())
             else:
                 old = est[q] - max(est[r] for r in range(state.n) if r != q)
-            meta.append([game, state.n, q, 0.0, 0.0, old, value if q == mover else math.nan])
+            value = values[q] if values and (every_seat or q == mover) else math.nan
+            meta.append([game, state.n, q, 0.0, 0.0, old, value])
 
     state = replay(record, on_step=on_step).state
     rules = state.rules
@@ -214,13 +241,15 @@ def label_game(
 
 
 def _label_batch(
-    paths: list[tuple[int, str]], spec: str, every: int, seed: int
+    paths: list[tuple[int, str]], spec: str, every: int, seed: int, every_seat: bool
 ) -> list[tuple[Any, ...]]:
-    from bots import make_bot
     from projectl_sim.engine.record import read_record
 
     # a bot per game: a game's rows never depend on which games shared its worker
-    return [label_game(read_record(p), make_bot(spec), every, seed, game) for game, p in paths]
+    return [
+        label_game(read_record(p), _searcher(spec), every, seed, game, every_seat)
+        for game, p in paths
+    ]
 
 
 def positions(
@@ -243,10 +272,12 @@ def positions(
     for k in range(0, len(chunks), jobs):
         batch = chunks[k : k + jobs]
         if jobs == 1:
-            results += [r for c in batch for r in _label_batch(c, spec, plan.every, seed)]
+            results += [
+                r for c in batch for r in _label_batch(c, spec, plan.every, seed, plan.every_seat)
+            ]
         else:
             parts = Parallel(n_jobs=jobs)(
-                delayed(_label_batch)(c, spec, plan.every, seed) for c in batch
+                delayed(_label_batch)(c, spec, plan.every, seed, plan.every_seat) for c in batch
             )
             results += [r for part in parts for r in part]
         eta = _eta(started, len(results), len(paths))
