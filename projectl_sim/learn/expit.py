@@ -14,9 +14,10 @@ it is already there, so a killed training goes on where it stopped:
    player) is that seat's row's search target (``every_seat``; else the mover's only, its
    ``MCTSBot.root_value``). Every seat's row also holds the game's final win share and margin.
 3. **Fit** (``model.json``; ``accuracy.csv``, and the incumbent's ``accuracy_parent.csv``): the
-   rows of the last ``window`` generations (and any ``extra`` rows), each mover's win target
-   ``mix`` times the search's value plus ``1 - mix`` times the final win share (the other seats'
-   rows: the final result), fitted from the incumbent's network (``fine_tune``: a few epochs of
+   rows of the last ``window`` generations (and any ``extra`` rows), each searched row's win
+   target ``mix`` times the search's value plus ``1 - mix`` times the final win share (a row no
+   search labelled: the final result, or with ``anchor`` the incumbent's own values), fitted
+   from the incumbent's network (``fine_tune``: a few epochs of
    scikit-learn's ``MLPRegressor`` from its weights, one BLAS thread, seeded; ``fresh``: afresh
    as ``learn.value.fit`` fits), the accuracy scored on this generation's held-out games.
 4. **Gate** (``gate/``, ``generation.json``): the candidate's search against the incumbent's on
