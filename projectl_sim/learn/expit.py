@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from projectl_sim.errors import RunFailed, UsageError
+from projectl_sim.errors import RunFailed, RunInterrupted, UsageError
 
 SEARCH = "mcts:leaf=value,tree=turn,width=0,iterations={iterations}"
 GEN_FORMAT = "gen-{:03d}"
@@ -526,7 +526,14 @@ def iterate(
                 say(f"generation {g}: done before ({'kept' if gen.kept else 'not kept'})")
                 continue
             began = time.monotonic()
-            gen = _generation(plan, g, gen_dir, incumbent, options, jobs, more, out, say)
+            try:
+                gen = _generation(plan, g, gen_dir, incumbent, options, jobs, more, out, say)
+            except KeyboardInterrupt:
+                # the runner's own advice names its run folder; the training goes on as a whole
+                raise RunInterrupted(
+                    f"interrupted in generation {g} ({gen_dir}): what it finished is kept; run "
+                    "the same train-value command again to go on"
+                ) from None
             _write_json(summary, asdict(gen))
             done.append(gen)
             if gen.kept:
