@@ -125,3 +125,13 @@ def test_targets_blend_the_search_and_anchor_the_rest(trained: tuple[Path, list]
     assert np.allclose(anchored.win[~searched], own_win)
     assert np.allclose(anchored.margin[~searched], own_margin)
     assert np.array_equal(anchored.margin[searched], pos.margin[searched])
+
+
+def test_the_positions_are_the_same_for_any_jobs(trained: tuple[Path, list]) -> None:
+    from projectl_sim.learn.expit import positions
+
+    runs = [trained[0] / "gen-001" / "selfplay" / "standard"]
+    one = positions(TINY, runs, "", 5, 1, lambda line: None)
+    two = positions(TINY, runs, "", 5, 2, lambda line: None)
+    assert len(one) and np.array_equal(one.x, two.x)
+    assert np.array_equal(one.root_value, two.root_value, equal_nan=True)
