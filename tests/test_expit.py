@@ -125,13 +125,19 @@ def test_targets_blend_the_search_and_anchor_the_rest(trained: tuple[Path, list]
     assert np.allclose(anchored.win[~searched], own_win)
     assert np.allclose(anchored.margin[~searched], own_margin)
     assert np.array_equal(anchored.margin[searched], pos.margin[searched])
+    # the search's margins blended into the searched rows' margin targets
+    search_margin = np.where(searched, 3.0, np.nan)
+    both = targets(pos, 0.25, None, search_margin)
+    assert np.allclose(both.margin[searched], 0.75 + 0.75 * pos.margin[searched])
+    assert np.array_equal(both.margin[~searched], pos.margin[~searched])
 
 
 def test_the_positions_are_the_same_for_any_jobs(trained: tuple[Path, list]) -> None:
     from projectl_sim.learn.expit import positions
 
     runs = [trained[0] / "gen-001" / "selfplay" / "standard"]
-    one = positions(TINY, runs, "", 5, 1, lambda line: None)
-    two = positions(TINY, runs, "", 5, 2, lambda line: None)
+    one, one_margin = positions(TINY, runs, "", 5, 1, lambda line: None)
+    two, two_margin = positions(TINY, runs, "", 5, 2, lambda line: None)
     assert len(one) and np.array_equal(one.x, two.x)
     assert np.array_equal(one.root_value, two.root_value, equal_nan=True)
+    assert np.array_equal(one_margin, two_margin, equal_nan=True)

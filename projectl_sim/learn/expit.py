@@ -10,16 +10,18 @@ it is already there, so a killed training goes on where it stopped:
 2. **Positions** (``positions.npz``): every game's record is replayed; every decision position of
    the Play phase (mid-turn positions included) is kept with chance ``1/every`` (drawn from the
    game's seed) and searched again, from the mover's view, by the same search with its own seeded
-   ``rng``: the chosen candidate's mean value for each player (the search keeps one value per
-   player) is that seat's row's search target (``every_seat``; else the mover's only, its
-   ``MCTSBot.root_value``). Every seat's row also holds the game's final win share and margin.
+   ``rng``; over the leaves of the candidate it chose, the search's mean predicted win share and
+   margin for each player are the search targets of that player's row (``search.npz`` holds the
+   margins; ``every_seat``: every seat's row, else the mover's only). The search's own value
+   mixes the two outputs (half the win share, half a logistic of the margin), so each output
+   is taught on its own scale. Every row also holds the game's final win share and margin.
 3. **Fit** (``model.json``; ``accuracy.csv``, and the incumbent's ``accuracy_parent.csv``): the
-   rows of the last ``window`` generations (and any ``extra`` rows), each searched row's win
-   target ``mix`` times the search's value plus ``1 - mix`` times the final win share (a row no
-   search labelled: the final result, or with ``anchor`` the incumbent's own values), fitted
-   from the incumbent's network (``fine_tune``: a few epochs of
-   scikit-learn's ``MLPRegressor`` from its weights, one BLAS thread, seeded; ``fresh``: afresh
-   as ``learn.value.fit`` fits), the accuracy scored on this generation's held-out games.
+   rows of the last ``window`` generations (and any ``extra`` rows), each searched row's targets
+   ``mix`` times the search's plus ``1 - mix`` times the final result (a row no search labelled:
+   the final result, or with ``anchor`` the incumbent's own values), fitted from the
+   incumbent's network (``fine_tune``: a few epochs of scikit-learn's ``MLPRegressor`` from its
+   weights, one BLAS thread, seeded; ``fresh``: afresh as ``learn.value.fit`` fits), the
+   accuracy scored on this generation's held-out games.
 4. **Gate** (``gate/``, ``generation.json``): the candidate's search against the incumbent's on
    shared deals, both seatings of each deal (the runner's round robin), 2 players. The candidate
    becomes the incumbent when its score share reaches ``gate_share`` (AlphaGo Zero's 55% by
@@ -50,6 +52,7 @@ from projectl_sim.errors import RunFailed, RunInterrupted, UsageError
 
 SEARCH = "mcts:leaf=value,tree=turn,width=0,iterations={iterations}"
 GEN_FORMAT = "gen-{:03d}"
+SEARCH_FILE = "search.npz"  # the search's mean predicted margin of each row of positions.npz
 
 
 @dataclass(frozen=True)
@@ -165,32 +168,78 @@ def self_play(plan: Plan, model: str, gen_dir: Path, seed: int, options: Any) ->
     return dirs
 
 
+def _final(state: Any, player: int) -> tuple[float, float]:
+    """Return ``player``'s win share and margin over the best rival (solo: the mastermind) of a
+    finished game."""
+    final = state.final_scores()
+    winners = state.winners()
+    if state.rules.solo:
+        margin = final[player] - state.opponent_score()
+    else:
+        margin = final[player] - max(final[r] for r in range(state.n) if r != player)
+    return (1.0 / len(winners) if player in winners else 0.0), float(margin)
+
+
 def _searcher(spec: str) -> Any:
-    """Return the search player of ``spec``, keeping its last search's values for every seat."""
+    """Return the search player of ``spec`` that keeps, for its chosen root candidate, each
+    player's mean predicted win share and margin over its leaves (``seat_targets``): the two
+    outputs of the evaluation, each on its own scale (the search's value mixes them)."""
     from bots import make_bot
+    from bots.features import position_features
     from bots.mcts import MCTSBot
+    from projectl_sim.engine import OVER
 
     class Searcher(MCTSBot):
-        """``MCTSBot`` that keeps each player's mean value of its chosen root candidate."""
+        """``MCTSBot`` that sums each root candidate's leaves' predictions per player."""
+
+        def act(self, view: Any, rng: random.Random) -> Any:
+            self.sums: dict[Any, list[list[float]]] = {}
+            self.pick: Any = None
+            self.seat_targets: list[tuple[float, float]] = []
+            return super().act(view, rng)
+
+        def _iterate(self, root: Any, pick: Any, *args: Any) -> None:
+            self.pick = pick
+            super()._iterate(root, pick, *args)
+
+        def _leaf_values(self, state: Any, rng: random.Random, model: Any) -> list[float]:
+            values = super()._leaf_values(state, rng, model)  # plays ``state`` on to the leaf
+            if state.phase == OVER:
+                out = [_final(state, p) for p in range(state.n)]
+            else:
+                rows = [
+                    position_features(state, p, self._private & ~(1 << p), self._per_card)
+                    for p in range(state.n)
+                ]
+                out = self.value_model.evaluate_rows(rows)
+            sums = self.sums.setdefault(self.pick, [[0.0] * state.n, [0.0] * state.n, [0.0]])
+            for p, (win, margin) in enumerate(out):
+                sums[0][p] += win
+                sums[1][p] += margin
+            sums[2][0] += 1.0
+            return values
 
         def _search_halving(self, root: Any, *args: Any) -> Any:
             done, best = super()._search_halving(root, *args)
-            chosen = root.children.get(best)
-            self.seat_values = [w / chosen.n for w in chosen.w] if chosen and chosen.n else []
+            sums = self.sums.get(best)
+            if sums and sums[2][0]:
+                n = sums[2][0]
+                self.seat_targets = [(w / n, m / n) for w, m in zip(sums[0], sums[1], strict=True)]
             return done, best
 
     bot = make_bot(spec)  # the spec checked and parsed as every bot's
     out = Searcher(**{k: bot.options[k] for k in bot.given})
-    out.seat_values = []
+    out.seat_targets = []
     return out
 
 
 def label_game(
     record: dict[str, Any], bot: Any, every: int, seed: int, game: int, every_seat: bool = True
-) -> tuple[list[list[float]], list[list[float]], str, str]:
-    """Replay one record; return its kept rows' features and label columns
-    (``learn.value.COLUMNS``: the search's value of each seat, or only the mover's when not
-    ``every_seat``), its expansion label and variant (no rows: a game not over)."""
+) -> tuple[list[list[float]], list[list[float]], list[float], str, str]:
+    """Replay one record; return its kept rows' features, label columns (``learn.value.COLUMNS``,
+    the root value column the search's mean predicted win share of the row's seat, or only the
+    mover's when not ``every_seat``), the search's mean predicted margins, its expansion label
+    and variant (no rows: a game not over)."""
     from bots.features import hidden_piles, mean_unseen_points, position_features
     from bots.heuristics import cost_model
     from bots.mcts import score_estimate
@@ -200,15 +249,15 @@ def label_game(
     pick = random.Random(seed ^ game)
     feats: list[list[float]] = []
     meta: list[list[float]] = []
+    search_margin: list[float] = []
 
     def on_step(state: Any, seat: int, action: Any) -> None:
         if state.phase != PLAY or pick.random() * every >= 1.0:
             return
         mover = state.current
         rng = random.Random(pick.getrandbits(64))
-        bot.seat_values = []
         bot(state.view(mover), rng)
-        values = list(bot.seat_values) if bot.root_value >= 0 else []
+        values = list(bot.seat_targets) if bot.root_value >= 0 else []
         model = cost_model(state)
         est = [score_estimate(state, q, model) for q in range(state.n)]
         for q in range(state.n):
@@ -220,25 +269,18 @@ def label_game(
                 old = est[q] - float(state.opponent_score())
             else:
                 old = est[q] - max(est[r] for r in range(state.n) if r != q)
-            value = values[q] if values and (every_seat or q == mover) else math.nan
-            meta.append([game, state.n, q, 0.0, 0.0, old, value])
+            win, margin = values[q] if values and (every_seat or q == mover) else (math.nan,) * 2
+            meta.append([game, state.n, q, 0.0, 0.0, old, win])
+            search_margin.append(margin)
 
     state = replay(record, on_step=on_step).state
     rules = state.rules
     table = "+".join(sorted(rules.expansions)) or "base"
     if state.phase != OVER or state.truncated or not feats:
-        return [], [], table, rules.variant
-    final = state.final_scores()
-    winners = state.winners()
+        return [], [], [], table, rules.variant
     for row in meta:
-        q = int(row[2])
-        if rules.solo:
-            margin = final[q] - state.opponent_score()
-        else:
-            margin = final[q] - max(final[r] for r in range(state.n) if r != q)
-        row[3] = float(margin)
-        row[4] = (1.0 / len(winners)) if q in winners else 0.0
-    return feats, meta, table, rules.variant
+        row[4], row[3] = _final(state, int(row[2]))
+    return feats, meta, search_margin, table, rules.variant
 
 
 def _label_batch(
@@ -255,8 +297,9 @@ def _label_batch(
 
 def positions(
     plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
-) -> Any:
-    """Return the searched positions of the self-play runs' records (game order)."""
+) -> tuple[Any, np.ndarray]:
+    """Return the searched positions of the self-play runs' records (game order), and each
+    row's search margin (NaN: not searched)."""
     from joblib import Parallel, delayed
 
     from bots.features import FEATURE_NAMES
@@ -283,13 +326,14 @@ def positions(
             results += [r for part in parts for r in part]
         eta = _eta(started, len(results), len(paths))
         say(f"searched positions of {len(results)}/{len(paths)} games{eta}")
-    feats = [row for f, _, _, _ in results for row in f]
-    metas = [row for _, m, _, _ in results for row in m]
-    tables = [t for f, _, t, _ in results for _ in f]
-    variants = [v for f, _, _, v in results for _ in f]
+    feats = [row for r in results for row in r[0]]
+    metas = [row for r in results for row in r[1]]
+    margins = [m for r in results for m in r[2]]
+    tables = [r[3] for r in results for _ in r[0]]
+    variants = [r[4] for r in results for _ in r[0]]
     x = np.asarray(feats, dtype=np.float64).reshape(-1, len(FEATURE_NAMES))
     meta = np.asarray(metas, dtype=np.float64).reshape(-1, len(COLUMNS))
-    return Positions(
+    pos = Positions(
         x=x,
         game=meta[:, 0].astype(np.int64),
         players=meta[:, 1].astype(np.int64),
@@ -300,6 +344,7 @@ def positions(
         table=np.asarray(tables, dtype=str),
         variant=np.asarray(variants, dtype=str),
     )
+    return pos, np.asarray(margins, dtype=np.float64)
 
 
 def _eta(started: float, done: int, total: int) -> str:
@@ -313,22 +358,44 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
-def targets(pos: Any, mix: float, anchor: Any = None) -> Any:
-    """Return ``pos`` with each searched row's win target blended with its search value (and,
-    given a model ``anchor``, the other rows' targets that model's values)."""
+def targets(
+    pos: Any, mix: float, anchor: Any = None, search_margin: np.ndarray | None = None
+) -> Any:
+    """Return ``pos`` with each searched row's targets blended with the search's: the win share
+    with its mean predicted win share (``root_value``), the margin with its mean predicted margin
+    (``search_margin``, when given); given a model ``anchor``, the rows no search labelled take
+    that model's values."""
     from projectl_sim.learn.value import Positions, predict
 
     searched = ~np.isnan(pos.root_value)
     win = np.where(searched, mix * np.nan_to_num(pos.root_value) + (1 - mix) * pos.win, pos.win)
-    columns = {f: getattr(pos, f) for f in pos.__dataclass_fields__}
+    margin = pos.margin.astype(np.float64).copy()
+    if search_margin is not None:
+        both = searched & ~np.isnan(search_margin)
+        margin[both] = mix * search_margin[both] + (1 - mix) * margin[both]
     if anchor is not None and (~searched).any():
         own_win, own_margin = predict(anchor, pos.x[~searched])
         win[~searched] = np.clip(own_win, 0.0, 1.0)
-        margin = pos.margin.astype(np.float64).copy()
         margin[~searched] = own_margin  # points, as the final margins
-        columns["margin"] = margin
+    columns = {f: getattr(pos, f) for f in pos.__dataclass_fields__}
     columns["win"] = win
+    columns["margin"] = margin
     return Positions(**columns)
+
+
+def _read_positions(gen_dir: Path) -> tuple[Any, np.ndarray | None]:
+    """Return a generation's positions and its search margins (None: a file without them)."""
+    from projectl_sim.learn.value import Positions
+
+    pos = Positions.load(gen_dir / "positions.npz")
+    path = gen_dir / SEARCH_FILE
+    if not path.exists():
+        return pos, None
+    with np.load(path, allow_pickle=False) as data:
+        margin = np.asarray(data["margin"], dtype=np.float64)
+    if margin.shape != (len(pos),):
+        raise UsageError(f"{path}: {margin.shape} margins for {len(pos)} positions; remove both")
+    return pos, margin
 
 
 def fine_tune(
@@ -567,7 +634,6 @@ def _generation(
     from projectl_sim.learn.value import (
         ACCURACY_COLUMNS,
         MARGIN_SCALE,
-        Positions,
         _check_fit,
         _joined,
         _write_csv,
@@ -586,27 +652,36 @@ def _generation(
     pos_path = gen_dir / "positions.npz"
     t = time.monotonic()
     if pos_path.exists():
-        pos = Positions.load(pos_path)
+        pos, search_margin = _read_positions(gen_dir)
     else:
-        pos = positions(plan, runs, incumbent, s["label"], jobs, say)
+        pos, search_margin = positions(plan, runs, incumbent, s["label"], jobs, say)
         if not len(pos):
             raise UsageError(
                 f"generation {g}: its games gave no positions (one Play decision in --every "
                 f"{plan.every} is searched): play more --games, or lower --every"
             )
+        tmp = gen_dir / f".{os.getpid()}.{SEARCH_FILE}"
+        np.savez_compressed(tmp, margin=search_margin)
+        os.replace(tmp, gen_dir / SEARCH_FILE)
         tmp = gen_dir / f".{os.getpid()}.positions.npz"
         pos.save(tmp)
-        os.replace(tmp, pos_path)
+        os.replace(tmp, pos_path)  # last: the step is done once its positions are in place
     seconds["label"] = round(time.monotonic() - t, 1)
     model_file = gen_dir / "model.json"
     t = time.monotonic()
     if not model_file.exists():
         test = held_out(pos, plan.test_share, s["fit"])
         anchor = load_model(incumbent) if plan.anchor else None
-        rows = targets(pos.subset(~test), plan.mix, anchor)
+        train = ~test
+        rows = targets(
+            pos.subset(train),
+            plan.mix,
+            anchor,
+            None if search_margin is None else search_margin[train],
+        )
         for back in range(g - 1, max(0, g - plan.window), -1):
-            older = out / GEN_FORMAT.format(back) / "positions.npz"
-            rows = _joined(rows, targets(Positions.load(older), plan.mix, anchor))
+            older, older_margin = _read_positions(out / GEN_FORMAT.format(back))
+            rows = _joined(rows, targets(older, plan.mix, anchor, older_margin))
         rows = _joined(rows, more)
         if len(rows) < 50:
             raise UsageError(
