@@ -107,9 +107,9 @@ EXPIT_NUMBERS: tuple[Number, ...] = (
     Number(
         "--mix",
         float,
-        0.5,
+        1.0,
         Range(0.0, 1.0),
-        "a searched row's win target: X x search value + (1 - X) x result",
+        "a searched row's targets: X x the search's + (1 - X) x the final result",
         metavar="X",
     ),
     Number("--window", int, 3, Range(1, 100), "generations of positions each fit reads", "K"),

@@ -67,7 +67,7 @@ class Plan:
     variants: tuple[str, ...] = ("standard",)  # solo is played at 1, line_clear at 5
     expansions: tuple[tuple[str, ...], ...] = ((),)
     hidden: tuple[int, ...] = (32,)
-    mix: float = 0.5  # a mover's win target: mix x search value + (1 - mix) x final win share
+    mix: float = 1.0  # a searched row's targets: mix x the search's + (1 - mix) x the final result
     window: int = 3  # generations of positions the fit reads
     gate_games: int = 40  # games of the gate (half as many deals, each played both ways)
     gate_share: float = 0.55
