@@ -25,14 +25,15 @@ a training that fails or is interrupted leaves OUT as it was (the positions it p
 OUT/positions.unused.npz), and a second training into OUT is refused while the first goes on.
 
 With --generations G it is an expert iteration instead (projectl_sim.learn.expit): each
-generation plays --selfplay-games games per variant with the flat search on the current model
-(mcts:leaf=value,tree=turn,width=0 at --iterations) through the runner (--jobs, --backend),
-searches again one Play decision position in --every (mid-turn ones included) to label it with
-the search's value, fits the next model on the last --window generations' positions, and keeps it
-only if its search scores at least --gate-share against the current one in --gate-games games on
-shared deals (each dealt twice, seats swapped). Each generation's runs, positions, model,
-accuracy and gate are in OUT/gen-NNN (generation.json sums it up); the same command again goes
-on where a killed one stopped, and a larger --generations grows it."""
+generation plays --selfplay-games games per player count and expansion set with the flat search
+on the current model (mcts:leaf=value,tree=turn,width=0 at --iterations) through the runner
+(--jobs, --backend), searches again one Play decision position in --every (mid-turn ones
+included) to label it with the search's values, fits the next model on the last --window
+generations' positions, and keeps it only if its search scores at least --gate-share against
+the current one in --gate-games games on shared deals (each dealt twice, seats swapped). Each
+generation's runs, positions, model, accuracy and gate are in OUT/gen-NNN (generation.json sums
+it up); the same command again goes on where a killed one stopped, and a larger --generations
+grows it."""
 
 
 # The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
@@ -86,7 +87,11 @@ NUMBERS: tuple[Number, ...] = (
 EXPIT_NUMBERS: tuple[Number, ...] = (
     Number("--generations", int, 0, Range(0, 1000), "expert iteration's generations (0: none)"),
     Number(
-        "--selfplay-games", int, 40, Range(1, 100_000), "self-play games per variant and generation"
+        "--selfplay-games",
+        int,
+        40,
+        Range(1, 100_000),
+        "self-play games per player count and expansion set",
     ),
     Number("--iterations", int, 32, Range(1, 10_000), "the search's iterations per decision"),
     Number(

@@ -60,7 +60,7 @@ class Plan:
     """What an expert iteration plays and fits (every field is in each model's training)."""
 
     generations: int = 3
-    games: int = 40  # self-play games per variant and generation
+    games: int = 40  # self-play games per player count and expansion set, each generation
     iterations: int = 32  # the search's iterations per decision
     every: int = 4  # one Play decision position in ``every`` is searched again and kept
     players: tuple[int, ...] = (2, 3, 4)  # the standard variant's player counts
@@ -698,7 +698,8 @@ def _generation(
             "generation": g,
             "parent": load_model(incumbent).hash,
             "seeds": s,
-            "plan": plan.training(),
+            # the plan without its length: a generation's model is the same in a longer run
+            "plan": {k: v for k, v in plan.training().items() if k != "generations"},
             "fit_rows": len(rows),
             "data": data_summary(pos),
         }
