@@ -30,7 +30,8 @@ on the current model (mcts:leaf=value,tree=turn,width=0 at --iterations) through
 (--jobs, --backend), searches again one Play decision position in --every (mid-turn ones
 included) to label it with the search's values, fits the next model on the last --window
 generations' positions, and keeps it only if its search scores at least --gate-share against
-the current one in --gate-games games on shared deals (each dealt twice, seats swapped). Each
+the current one in --gate-games games on shared deals (each dealt twice, seats swapped), the
+lower end of the score's 95% interval above 50%. Each
 generation's runs, positions, model, accuracy and gate are in OUT/gen-NNN (generation.json sums
 it up); the same command again goes on where a killed one stopped, and a larger --generations
 grows it."""

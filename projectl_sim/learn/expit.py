@@ -25,7 +25,8 @@ it is already there, so a killed training goes on where it stopped:
 4. **Gate** (``gate/``, ``generation.json``): the candidate's search against the incumbent's on
    shared deals, both seatings of each deal (the runner's round robin), 2 players. The candidate
    becomes the incumbent when its score share reaches ``gate_share`` (AlphaGo Zero's 55% by
-   default); ``generation.json`` says which, with the paired interval over deals.
+   default) and the lower end of its 95% interval over deals is above 50% (a 100-game gate
+   resolves about 9 points either way); ``generation.json`` says which, with the interval.
 
 Seeds: generation ``g``'s seeds (self-play, labelling, fit, gate) are drawn from
 ``SeedSequence([seed, g])``; the runner spawns each game's seed from its root seed in the parent,
@@ -721,7 +722,8 @@ def _generation(
         incumbent=incumbent,
         incumbent_hash=load_model(incumbent).hash,
         candidate_hash=candidate.hash,
-        kept=bool(result["share"] >= plan.gate_share),
+        # "beats": the share reaches the rule and its interval's lower end clears an even match
+        kept=bool(result["share"] >= plan.gate_share and result["ci_low"] > 0.5),
         gate=result,
         data=data_summary(pos),
         seconds=seconds,
