@@ -133,10 +133,16 @@ def test_targets_blend_the_search_and_anchor_the_rest(trained: tuple[Path, list]
     assert np.array_equal(both.margin[~searched], pos.margin[~searched])
 
 
-def test_the_positions_are_the_same_for_any_jobs(trained: tuple[Path, list]) -> None:
+def test_the_positions_are_the_same_for_any_jobs(
+    trained: tuple[Path, list], tmp_path: Path
+) -> None:
     from projectl_sim.learn.expit import positions
 
-    runs = [trained[0] / "gen-001" / "selfplay" / "standard"]
+    records = sorted((trained[0] / "gen-001" / "selfplay" / "standard" / "records").iterdir())
+    (tmp_path / "run" / "records").mkdir(parents=True)
+    for path in records[:2]:  # two games: one for each job
+        shutil.copy(path, tmp_path / "run" / "records")
+    runs = [tmp_path / "run"]
     one, one_margin = positions(TINY, runs, "", 5, 1, lambda line: None)
     two, two_margin = positions(TINY, runs, "", 5, 2, lambda line: None)
     assert len(one) and np.array_equal(one.x, two.x)
