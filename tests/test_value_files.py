@@ -19,7 +19,7 @@ from bots.features import FEATURE_VERSION, N_FEATURES
 from bots.value_model import load_model, write_model
 from projectl_sim.cli import build_parser, main
 from projectl_sim.cli.numbers import Number
-from projectl_sim.cli.train_value import NUMBERS
+from projectl_sim.cli.train_value import EXPIT_NUMBERS, NUMBERS
 from projectl_sim.errors import UsageError
 from projectl_sim.learn.value import UNUSED, Positions
 from projectl_sim.sim.tables import writer_lock
@@ -168,11 +168,11 @@ def test_every_numeric_flag_of_train_value_is_declared_with_its_range() -> None:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     train = sub.choices["train-value"]
-    declared = {n.flag for n in NUMBERS}
+    declared = {n.flag for n in (*NUMBERS, *EXPIT_NUMBERS)}
     for action in train._actions:
         if action.type in (int, float):
             assert action.option_strings[0] in declared, action.option_strings
-    for number in NUMBERS:
+    for number in (*NUMBERS, *EXPIT_NUMBERS):
         action = next(a for a in train._actions if number.flag in a.option_strings)
         assert number.values in (action.help or "")  # the range is in the help
         assert number.parse(number.default) == number.default  # the default is in range

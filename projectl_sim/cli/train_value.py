@@ -22,7 +22,19 @@ games, beside the old fitted evaluation) and, with --curve, OUT/learning_curve.c
 --seed gives the same positions and model for any --jobs. Every output is written under a
 temporary name and renamed into place at the end, under the folder's writer lock (as a run's):
 a training that fails or is interrupted leaves OUT as it was (the positions it played kept in
-OUT/positions.unused.npz), and a second training into OUT is refused while the first goes on."""
+OUT/positions.unused.npz), and a second training into OUT is refused while the first goes on.
+
+With --generations G it is an expert iteration instead (projectl_sim.learn.expit): each
+generation plays --selfplay-games games per player count and expansion set with the flat search
+on the current model (mcts:leaf=value,tree=turn,width=0 at --iterations) through the runner
+(--jobs, --backend), searches again one Play decision position in --every (mid-turn ones
+included) to label it with the search's values, fits the next model on the last --window
+generations' positions, and keeps it only if its search scores at least --gate-share against
+the current one in --gate-games games on shared deals (each dealt twice, seats swapped), the
+lower end of the score's 95% interval above 50%. Each
+generation's runs, positions, model, accuracy and gate are in OUT/gen-NNN (generation.json sums
+it up); the same command again goes on where a killed one stopped, and a larger --generations
+grows it."""
 
 
 # The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
@@ -72,11 +84,122 @@ NUMBERS: tuple[Number, ...] = (
 )
 
 
+# expert iteration's numbers (--generations G > 0)
+EXPIT_NUMBERS: tuple[Number, ...] = (
+    Number("--generations", int, 0, Range(0, 1000), "expert iteration's generations (0: none)"),
+    Number(
+        "--selfplay-games",
+        int,
+        40,
+        Range(1, 100_000),
+        "self-play games per player count and expansion set",
+    ),
+    Number("--iterations", int, 32, Range(1, 10_000), "the search's iterations per decision"),
+    Number(
+        "--gate-games",
+        int,
+        40,
+        Range(1, 100_000),
+        "gate games (shared deals, each played both ways)",
+    ),
+    Number(
+        "--gate-share",
+        float,
+        0.55,
+        Range(0.0, 1.0),
+        "score share a candidate needs to be kept",
+        metavar="X",
+    ),
+    Number(
+        "--mix",
+        float,
+        1.0,
+        Range(0.0, 1.0),
+        "a searched row's targets: X x the search's + (1 - X) x the final result",
+        metavar="X",
+    ),
+    Number("--window", int, 3, Range(1, 100), "generations of positions each fit reads", "K"),
+    Number("--players", int, (2, 3, 4), Range(2, 4), "standard player counts, e.g. 2,3,4", items=3),
+)
+
+
+def _expansion_sets(text: str) -> tuple[tuple[str, ...], ...]:
+    from projectl_sim.rules import Rules
+
+    sets = []
+    for item in text.split(","):
+        names = tuple(sorted(n for n in item.strip().split("+") if n and n != "none"))
+        try:
+            Rules(players=2, expansions=set(names))
+        except Exception as exc:  # the rules' own one-line reason
+            raise UsageError(f"--expansions {text!r}: {item.strip()!r}: {exc}") from None
+        sets.append(names)
+    return tuple(dict.fromkeys(sets))
+
+
+def cmd_expit(args: argparse.Namespace) -> int:
+    """Run (or go on with) an expert iteration."""
+    from projectl_sim.learn.expit import Plan, iterate
+
+    check_numbers(args, EXPIT_NUMBERS)
+    for flag, given in (("--positions", args.positions), ("--curve", args.curve)):
+        if given:
+            raise UsageError(f"{flag} is the one-off training's; --generations plays its own")
+    variants = tuple(dict.fromkeys(v.strip() for v in args.variants.split(",")))
+    for v in variants:
+        if v not in ("standard", "solo", "line_clear"):
+            raise UsageError(f"--variants: {v!r} is none of standard, solo, line_clear")
+    start = ""
+    if args.start_model:
+        if not Path(args.start_model).is_file():
+            raise UsageError(f"--start-model {args.start_model}: no such file")
+        start = str(Path(args.start_model).resolve())
+    plan = Plan(
+        generations=args.generations,
+        games=args.selfplay_games,
+        iterations=args.iterations,
+        every=args.every,
+        players=tuple(args.players),
+        variants=variants,
+        expansions=_expansion_sets(args.expansions),
+        hidden=tuple(args.hidden),
+        mix=args.mix,
+        window=args.window,
+        gate_games=args.gate_games,
+        gate_share=args.gate_share,
+        seed=args.seed,
+        start=start,
+        test_share=args.test_share,
+        fresh=args.fresh,
+        anchor=args.anchor,
+    )
+    echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    gens = iterate(
+        Path(args.out),
+        plan,
+        jobs=args.jobs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        extra=[Path(name) for name in args.extra_positions or ()],
+        quiet=args.quiet,
+        echo=echo,
+    )
+    kept = [g for g in gens if g.kept]
+    if kept:
+        best = Path(args.out) / f"gen-{kept[-1].generation:03d}" / "model.json"
+        print(f"model {best} (hash {kept[-1].candidate_hash}): play it as value:model={best}")
+    else:
+        print(f"no generation beat the start model ({len(gens)} played): see {args.out}")
+    return 0
+
+
 def cmd_train_value(args: argparse.Namespace) -> int:
     """Train, export and score a value model."""
     from projectl_sim.learn.value import train
 
     check_numbers(args, NUMBERS)
+    if args.generations:
+        return cmd_expit(args)
     positions = Path(args.positions) if args.positions else None
     extra = [Path(name) for name in args.extra_positions or ()]
     for flag, path in [("--positions", positions)] + [("--extra-positions", p) for p in extra]:
@@ -127,5 +250,35 @@ def register(subparsers: Any) -> None:
         help="more training rows (tools/value_oracle.py --out: rollout-labelled), never held "
         "out; give it again for more files, joined in the order given",
     )
+    add_numbers(tv, EXPIT_NUMBERS)
+    tv.add_argument(
+        "--variants",
+        default="standard",
+        metavar="LIST",
+        help="--generations: variants of the self-play, e.g. standard,solo,line_clear (solo at "
+        "1 player, line_clear at 5)",
+    )
+    tv.add_argument(
+        "--expansions",
+        default="none",
+        metavar="LIST",
+        help="--generations: expansion sets of the self-play, e.g. none,finesse,finesse+phoenix",
+    )
+    tv.add_argument(
+        "--start-model", metavar="FILE", help="--generations: the first incumbent (the shipped)"
+    )
+    tv.add_argument(
+        "--fresh",
+        action="store_true",
+        help="--generations: fit each candidate afresh (--hidden), not from the current network",
+    )
+    tv.add_argument(
+        "--anchor",
+        action="store_true",
+        help="--generations: rows no search labelled take the current model's values as "
+        "targets (not the final result)",
+    )
+    tv.add_argument("--backend", default="local", help="--generations: the runner's backend")
+    tv.add_argument("--scheduler", help="--generations: the Dask scheduler's address")
     tv.add_argument("--quiet", action="store_true", help="no progress lines")
     tv.set_defaults(func=cmd_train_value)
