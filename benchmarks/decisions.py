@@ -190,7 +190,7 @@ def main() -> None:
                 overall[spec] = (top, worst)
     for spec, (top, worst) in overall.items():
         print(f"max {spec:10s} {_ms(top)}  ({worst})")
-    # the tiling index's memo is the engine's largest memory (projectl_sim.fill): its bound shows
+    # the tiling index's memo is the engine's largest memory (tiling.fill): its bound shows
     # here (--jobs 1 plays in this process; with more, the largest worker's ended ones count)
     who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
     peak = max(resource.getrusage(w).ru_maxrss for w in who)

@@ -21,8 +21,8 @@ import statistics
 import time
 
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.fill import TilingIndex, can_tile, plan
 from projectl_sim.loading import load_catalogue
+from projectl_sim.tiling.fill import TilingIndex, can_tile, plan
 
 Query = tuple[int, list[int]]  # (empty mask, owned counts per piece index)
 
@@ -115,7 +115,7 @@ def main() -> None:
     def fillable(empty: int, counts: list[int]) -> bool:
         return can_tile(cat, empty, counts)
 
-    from projectl_sim import cpsat
+    from projectl_sim.tiling import cpsat
 
     cpsat.solve(cat, cat.puzzles[0].recess, [1] * len(cat.pieces))  # import OR-Tools untimed
 

@@ -39,7 +39,7 @@ from projectl_sim.engine.actions import (
     Upgrade,
 )
 from projectl_sim.expansions.ambassador_pack import Ambassador
-from projectl_sim.fill import TilingIndex, tiling_index
+from projectl_sim.tiling.fill import TilingIndex, tiling_index
 
 # How many of a recess's tilings (cheapest first) the cost estimate looks at.
 _BLACK: Final = 1  # projectl_sim.engine.actions.BLACK: the black deck's colour
@@ -68,7 +68,7 @@ class Weights:
 
 
 # The planner's own packing of piece counts: 6 bits per piece (a count up to 31, with the top bit as
-# the guard of the borrow test, as in ``projectl_sim.fill``), so that with up to 10 pieces a whole
+# the guard of the borrow test, as in ``tiling.fill``), so that with up to 10 pieces a whole
 # vector fits a machine word: compiled, the scan for the cheapest covered tiling is native integer
 # arithmetic instead of the index's multi-word ints (10x fewer instructions per vector). A tiling
 # of 25 cells uses at most 25 of a piece, so clamping owned counts at 31 changes no answer.

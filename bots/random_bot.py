@@ -29,7 +29,7 @@ from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
-from projectl_sim.fill import tiling_index
+from projectl_sim.tiling.fill import tiling_index
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
 TAKE_BASIC: Final = TakeBasic()  # an immutable action: one object serves every decision

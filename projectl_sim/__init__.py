@@ -39,7 +39,10 @@ from projectl_sim.engine.actions import (
 )
 from projectl_sim.engine.record import read_record, replay, write_record
 from projectl_sim.errors import IllegalActionError, ProjectLError, RecordError, RulesError
-from projectl_sim.fill import (
+from projectl_sim.loading import PuzzleSet, base_catalogue, load_catalogue, puzzle_set_from_dict
+from projectl_sim.rules import Rules
+from projectl_sim.sim.play import BotError, play_game
+from projectl_sim.tiling.fill import (
     FillResult,
     TilingIndex,
     admits_ghost,
@@ -56,9 +59,6 @@ from projectl_sim.fill import (
     puzzle_empty,
     tiling_index,
 )
-from projectl_sim.loading import PuzzleSet, base_catalogue, load_catalogue, puzzle_set_from_dict
-from projectl_sim.rules import Rules
-from projectl_sim.sim.play import BotError, play_game
 
 __version__ = "0.1.0"
 
@@ -72,8 +72,8 @@ _LAZY = {
     "read_table": "projectl_sim.sim.tables",
     "win_rates": "projectl_sim.analysis.outcomes",
     # the designer's loop (issue 19)
-    "read_puzzles": "projectl_sim.drawings",
-    "check_puzzle": "projectl_sim.puzzle_check",
+    "read_puzzles": "projectl_sim.puzzles.drawings",
+    "check_puzzle": "projectl_sim.puzzles.puzzle_check",
     "try_puzzle": "projectl_sim.experiments.trial",
     "tune": "projectl_sim.experiments.tune",
 }

@@ -35,7 +35,7 @@ MODULES = {
     "projectl_sim.engine.tables": "projectl_sim/engine/tables.py",
     "projectl_sim.engine.sealed": "projectl_sim/engine/sealed.py",
     "projectl_sim.engine.dealing": "projectl_sim/engine/dealing.py",
-    "projectl_sim.fill": "projectl_sim/fill.py",
+    "projectl_sim.tiling.fill": "projectl_sim/tiling/fill.py",
     "projectl_sim.variants.solo": "projectl_sim/variants/solo.py",
     "projectl_sim.variants.line_clear": "projectl_sim/variants/line_clear.py",
     "projectl_sim.expansions.finesse": "projectl_sim/expansions/finesse.py",

@@ -2,7 +2,7 @@
 
 A file is checked entry by entry (each mistake one ``CatalogueError`` line naming the entry), and
 every puzzle's recess must be fillable with the catalogue's pieces: that check is the fillability
-module's, which is why loading lives here, above ``projectl_sim.fill``, and the data model
+module's, which is why loading lives here, above ``projectl_sim.tiling.fill``, and the data model
 (``projectl_sim.catalogue``) below it. The shipped base catalogue and each combination of shipped
 sets are loaded once per process (the engine and the tiling index cache per catalogue object).
 """
@@ -31,8 +31,8 @@ from projectl_sim.catalogue import (
     normalise,
     orientations,
 )
-from projectl_sim.fill import can_tile
 from projectl_sim.jsonfile import read_json
+from projectl_sim.tiling.fill import can_tile
 
 # the most points a puzzle may be worth (a catalogue's or ``--rule points.ID``): far above any
 # printed card (5), and scores stay small whole numbers in every table

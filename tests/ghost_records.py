@@ -22,8 +22,8 @@ from records_util import RECORDS_DIR, RecordBuilder, write_golden
 from projectl_sim.catalogue import mask_cells
 from projectl_sim.engine import GameState, new_game
 from projectl_sim.engine.actions import from_json
-from projectl_sim.fill import tiling_index
 from projectl_sim.rules import Rules
+from projectl_sim.tiling.fill import tiling_index
 
 GHOST_DIR = RECORDS_DIR / "ghost"
 GHOST = ["ghost_piece"]

@@ -7,14 +7,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from projectl_sim.atlas import (
+from projectl_sim.catalogue import Catalogue
+from projectl_sim.tiling.atlas import (
     ATLAS_COLUMNS,
     acquire_actions,
     atlas_table,
     plot_atlas,
     write_atlas,
 )
-from projectl_sim.catalogue import Catalogue
 
 
 @pytest.fixture(scope="module")

@@ -270,10 +270,11 @@ def _stub_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def started(*args: Any, **kwargs: Any) -> Any:
         raise _WorkStarted
 
-    from projectl_sim import atlas, puzzle_check
     from projectl_sim.analysis import report
     from projectl_sim.learn import value
+    from projectl_sim.puzzles import puzzle_check
     from projectl_sim.sim import runner
+    from projectl_sim.tiling import atlas
 
     monkeypatch.setattr(runner, "_results", started)  # the workers start playing the games
     monkeypatch.setattr(value, "collect", started)  # training plays its games

@@ -108,8 +108,8 @@ def test_the_ratings_chart_keeps_its_plot_wide_beside_a_long_name(long_names) ->
 
 
 def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small) -> None:
-    from projectl_sim.atlas import atlas_table, plot_atlas
     from projectl_sim.loading import base_catalogue
+    from projectl_sim.tiling.atlas import atlas_table, plot_atlas
 
     atlas = atlas_table(base_catalogue())
     joined = atlas.merge(pa.puzzle_stats(small.seats), left_on="id", right_on="puzzle")
@@ -150,9 +150,9 @@ def test_the_charts_of_records_puzzles_and_solo_are_drawn_without_defects(small)
 
 
 def test_a_puzzle_check_and_a_tune_chart_are_drawn_without_defects(cat, tmp_path) -> None:
-    from projectl_sim.drawings import DrawnPuzzle, parse_drawing
     from projectl_sim.experiments.tune import TuneResult, parse_param, plot_tune
-    from projectl_sim.puzzle_check import check_puzzle, plot_check
+    from projectl_sim.puzzles.drawings import DrawnPuzzle, parse_drawing
+    from projectl_sim.puzzles.puzzle_check import check_puzzle, plot_check
 
     # a black puzzle of 9 cells: several pieces, each in a colour of its own, outlined
     recess = parse_drawing(["###..", "###..", "###..", ".....", "....."])
@@ -226,8 +226,8 @@ def test_a_trial_chart_keeps_one_unit_per_axis(small) -> None:
 def test_the_atlas_has_no_margin_and_readable_labels(tmp_path) -> None:
     from PIL import Image
 
-    from projectl_sim.atlas import atlas_table, write_atlas
     from projectl_sim.loading import base_catalogue
+    from projectl_sim.tiling.atlas import atlas_table, write_atlas
 
     png = write_atlas(atlas_table(base_catalogue()), tmp_path)[2]
     picture = np.asarray(Image.open(png).convert("L"))
@@ -236,7 +236,7 @@ def test_the_atlas_has_no_margin_and_readable_labels(tmp_path) -> None:
     height, width = picture.shape
     # the drawing fills the picture: it was 30% margin
     assert (bottom - top) * (right - left) / (height * width) > 0.9
-    from projectl_sim.atlas import plot_atlas
+    from projectl_sim.tiling.atlas import plot_atlas
 
     ax = plot_atlas(atlas_table(base_catalogue()))
     sizes = {t.get_fontsize() for t in ax.texts}

@@ -128,8 +128,8 @@ def test_the_solo_answer_gives_each_difficulty_and_no_finesse() -> None:
 # -- 05: the designer's loop (check, trial report and tune result built by hand) ------------------
 @pytest.fixture(scope="module")
 def printed():
-    from projectl_sim.atlas import atlas_rows
     from projectl_sim.loading import base_catalogue
+    from projectl_sim.tiling.atlas import atlas_rows
 
     cat = base_catalogue()
     return cat, atlas_rows(cat)
@@ -139,8 +139,8 @@ L_ROWS = [".....", "..#..", "..#..", "..##.", "....."]
 
 
 def _check(printed, points: int, rows=L_ROWS, pid: str = "N01"):
-    from projectl_sim.drawings import DrawnPuzzle, parse_drawing
-    from projectl_sim.puzzle_check import check_puzzle
+    from projectl_sim.puzzles.drawings import DrawnPuzzle, parse_drawing
+    from projectl_sim.puzzles.puzzle_check import check_puzzle
 
     cat, atlas = printed
     return check_puzzle(cat, DrawnPuzzle(pid, "white", points, "tri_L", parse_drawing(rows)), atlas)

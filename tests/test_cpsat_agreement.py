@@ -7,9 +7,9 @@ import random
 import pytest
 from tiling_util import assert_tiling, supply
 
-from projectl_sim import cpsat
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.fill import min_pieces, plan, tiling_index
+from projectl_sim.tiling import cpsat
+from projectl_sim.tiling.fill import min_pieces, plan, tiling_index
 
 # Random owned multisets per puzzle: whole recesses, random holes and fills by real placements.
 QUERIES_PER_PUZZLE = 48

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from projectl_sim.atlas import atlas_rows
 from projectl_sim.catalogue import render_mask
 from projectl_sim.cli import main
-from projectl_sim.drawings import (
+from projectl_sim.loading import base_catalogue
+from projectl_sim.puzzles.drawings import (
     DrawingError,
     catalogue_dict,
     parse_drawing,
@@ -18,8 +18,8 @@ from projectl_sim.drawings import (
     read_puzzles,
     with_puzzle,
 )
-from projectl_sim.loading import base_catalogue
-from projectl_sim.puzzle_check import check_puzzle
+from projectl_sim.puzzles.puzzle_check import check_puzzle
+from projectl_sim.tiling.atlas import atlas_rows
 
 CAT = base_catalogue()
 SQUARE = "##...\n##...\n.....\n.....\n....."
@@ -276,7 +276,7 @@ def test_check_of_a_card_the_pieces_cannot_fill(tmp_path: Path) -> None:
     import dataclasses
 
     from projectl_sim.catalogue import Catalogue
-    from projectl_sim.puzzle_check import write_check_png
+    from projectl_sim.puzzles.puzzle_check import write_check_png
 
     # one mono and nothing else: a two-cell recess has no tiling
     pieces = tuple(dataclasses.replace(p, copies=int(p.id == "mono")) for p in CAT.pieces)

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from tiling_util import assert_tiling
 
-from projectl_sim import cpsat
 from projectl_sim.catalogue import (
     AMBASSADOR,
     EXPANSIONS,
@@ -26,8 +25,9 @@ from projectl_sim.catalogue import (
     CatalogueError,
     orientations,
 )
-from projectl_sim.fill import admits_ghost, can_tile, can_tile_using, plan, tiling_index
 from projectl_sim.loading import base_catalogue, catalogue_from_dict, combine, load_catalogue
+from projectl_sim.tiling import cpsat
+from projectl_sim.tiling.fill import admits_ghost, can_tile, can_tile_using, plan, tiling_index
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = frozenset(EXPANSIONS)

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiling_util import assert_tiling, supply
 
-from projectl_sim import fill
 from projectl_sim.catalogue import Catalogue, CatalogueError, cell_mask
-from projectl_sim.fill import (
+from projectl_sim.loading import catalogue_from_dict
+from projectl_sim.tiling import fill
+from projectl_sim.tiling.fill import (
     FillResult,
     TilingIndex,
     all_completions,
@@ -30,7 +31,6 @@ from projectl_sim.fill import (
     tiling_index,
     why_not,
 )
-from projectl_sim.loading import catalogue_from_dict
 
 NINE = 9
 

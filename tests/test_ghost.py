@@ -35,8 +35,8 @@ from projectl_sim.expansions.ghost_piece import (
     sample_ghost,
 )
 from projectl_sim.expansions.ghost_piece import ghosts as ghosts_of
-from projectl_sim.fill import can_tile
 from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.tiling.fill import can_tile
 
 CAT = load_catalogue(expansions=["ghost_piece"])
 P = {p.id: p.index for p in CAT.pieces}

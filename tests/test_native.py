@@ -164,5 +164,5 @@ def test_a_source_edited_since_the_build_is_named_stale(
     assert _native._stale() == list(_native.MODULES.values())  # no record of a build
     stamp.write_text(json.dumps(digests))
     assert _native._stale() == []
-    stamp.write_text(json.dumps({**digests, "projectl_sim/fill.py": "0" * 64}))
-    assert _native._stale() == ["projectl_sim/fill.py"]
+    stamp.write_text(json.dumps({**digests, "projectl_sim/tiling/fill.py": "0" * 64}))
+    assert _native._stale() == ["projectl_sim/tiling/fill.py"]

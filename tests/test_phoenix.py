@@ -14,8 +14,8 @@ from bots import make_bot
 from projectl_sim import Rules, play_game
 from projectl_sim.engine.invariants import check_invariants
 from projectl_sim.engine.record import replay
-from projectl_sim.fill import can_tile
 from projectl_sim.loading import base_catalogue
+from projectl_sim.tiling.fill import can_tile
 
 PHOENIX = frozenset({"phoenix"})
 

@@ -129,7 +129,7 @@ def _finish_options_by_subset(state: GameState) -> list:
     import itertools
 
     from projectl_sim.engine.actions import Finish
-    from projectl_sim.fill import plan
+    from projectl_sim.tiling.fill import plan
 
     t, p = state.tables, state.current
     options, seen = [Finish(())], set()

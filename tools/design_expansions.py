@@ -48,8 +48,8 @@ from projectl_sim.catalogue import (
     orientations,
     render_mask,
 )
-from projectl_sim.fill import admits_ghost, can_tile
 from projectl_sim.loading import PuzzleSet, base_catalogue, combine
+from projectl_sim.tiling.fill import admits_ghost, can_tile
 
 SEED = 2026
 MAX_CELLS = 16  # the largest base puzzle

@@ -23,7 +23,7 @@ from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
     from projectl_sim.analysis.trial import TrialReport
-    from projectl_sim.puzzle_check import PuzzleCheck
+    from projectl_sim.puzzles.puzzle_check import PuzzleCheck
 
 
 class _SearchedParam(Protocol):

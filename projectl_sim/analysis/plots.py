@@ -570,7 +570,7 @@ def plot_puzzles(table: pd.DataFrame, ax: Axes | None = None, top: int = 52) -> 
 def plot_puzzle_value(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Draw each puzzle's points per action to complete against how often it is taken.
 
-    ``table`` is an atlas table (``projectl_sim.atlas.atlas_table``) joined with ``puzzle_stats``
+    ``table`` is an atlas table (``tiling.atlas.atlas_table``) joined with ``puzzle_stats``
     on the puzzle id (columns ``points``, ``total_actions``, ``colour``, ``taken_per_game``).
     """
     ax = _axes(ax)

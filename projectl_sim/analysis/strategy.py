@@ -287,7 +287,7 @@ def piece_mix(records: Iterable[Mapping[str, Any]], bins: int = 5) -> pd.DataFra
 def puzzle_value(atlas: pd.DataFrame, stats: pd.DataFrame) -> pd.DataFrame:
     """Return the atlas rows joined with how often each puzzle was taken and completed.
 
-    ``atlas`` is ``projectl_sim.atlas.atlas_table``; ``stats`` is ``puzzle_stats`` (no groups).
+    ``atlas`` is ``tiling.atlas.atlas_table``; ``stats`` is ``puzzle_stats`` (no groups).
     Adds ``points_per_action``: points over the atlas' estimated actions to complete the puzzle
     alone from the starting supply. Puzzles never taken get 0 takes.
     """

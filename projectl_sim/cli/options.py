@@ -71,7 +71,7 @@ def catalogue_of(args: argparse.Namespace, played: Sequence[str] = ()) -> Catalo
 def drawn_puzzles(args: argparse.Namespace) -> tuple[Catalogue, list[Any]]:
     """Return the catalogue of ``--catalogue`` / ``--expansions`` and the puzzles drawn in
     ``args.file`` (``puzzle check``, ``puzzle try``)."""
-    from projectl_sim.drawings import read_puzzles
+    from projectl_sim.puzzles.drawings import read_puzzles
 
     names, _ = parse_expansions(getattr(args, "expansions", None))
     cat = catalogue_of(args, names)

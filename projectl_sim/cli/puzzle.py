@@ -41,9 +41,9 @@ def _png_paths(file: Path, ids: list[str], out: str | None) -> list[Path]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Print each puzzle's check and write its picture."""
-    from projectl_sim.atlas import atlas_rows
     from projectl_sim.cli.puzzles import refuse_empty
-    from projectl_sim.puzzle_check import check_puzzle, write_check_png
+    from projectl_sim.puzzles.puzzle_check import check_puzzle, write_check_png
+    from projectl_sim.tiling.atlas import atlas_rows
 
     refuse_empty(args, "--expansions")
     if args.no_picture and args.out is not None:

@@ -10,8 +10,8 @@ from projectl_sim import rules
 from projectl_sim.catalogue import EXPANSIONS, Catalogue
 from projectl_sim.cli.options import game_options, refuse_empty
 from projectl_sim.errors import UsageError
-from projectl_sim.fill import FillResult, fill_region, puzzle_empty, why_not
 from projectl_sim.loading import load_catalogue
+from projectl_sim.tiling.fill import FillResult, fill_region, puzzle_empty, why_not
 
 # Labels drawn for the 1st, 2nd, ... placement of a plan with --show.
 _PLAN_LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
@@ -170,7 +170,7 @@ def run_fill(args: argparse.Namespace) -> int:
 
 def run_puzzles(args: argparse.Namespace) -> int:
     """Write the atlas for ``projectl-sim puzzles``."""
-    from projectl_sim.atlas import atlas_table, write_atlas  # lazy: pandas and matplotlib
+    from projectl_sim.tiling.atlas import atlas_table, write_atlas  # lazy: pandas and matplotlib
 
     cat = _load(args)
     if Path(args.out).exists() and not Path(args.out).is_dir():  # before the atlas is computed

@@ -75,10 +75,10 @@ from projectl_sim.engine.phases import (
 )
 from projectl_sim.engine.tables import shortage_options, tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
-from projectl_sim.fill import plan, tiling_index
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_variant
 from projectl_sim.rules import Rules
+from projectl_sim.tiling.fill import plan, tiling_index
 
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
 

@@ -82,11 +82,11 @@ from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.sealed import Sealed
 from projectl_sim.engine.state import FINISHING, OVER, PLAY, GameState
 from projectl_sim.errors import IllegalActionError, RecordError
-from projectl_sim.fill import tiling_index
 from projectl_sim.frozen import ReadOnlyDict
 from projectl_sim.options import Option
 from projectl_sim.registry import register_expansion
 from projectl_sim.rules import Rules
+from projectl_sim.tiling.fill import tiling_index
 
 LEVEL_UP = "level_up"  # the phase of a Level Up reward's steps
 # rulings, Ghost Piece: a Level Up reward's upgrade steps (↑ one, ⇈ two), by reward code

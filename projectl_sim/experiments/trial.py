@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from projectl_sim.analysis.trial import TrialReport, trial_report
-from projectl_sim.drawings import DrawnPuzzle, catalogue_dict, with_puzzle
 from projectl_sim.errors import UsageError
 from projectl_sim.loading import base_catalogue, load_catalogue
+from projectl_sim.puzzles.drawings import DrawnPuzzle, catalogue_dict, with_puzzle
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec
 

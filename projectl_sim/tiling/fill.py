@@ -10,7 +10,7 @@ A count vector is packed into one int, ``_FIELD_BITS`` bits per piece type, so a
 int addition and "the owned pieces cover this vector" is one subtraction and one mask test
 (the SWAR borrow test in ``TilingIndex.first``).
 
-``projectl_sim.cpsat`` answers the same questions with OR-Tools CP-SAT; the tests hold the two to
+``tiling.cpsat`` answers the same questions with OR-Tools CP-SAT; the tests hold the two to
 the same answers.
 
 Nothing here is specific to the base pieces: a catalogue with the Ghost Piece expansion has its
@@ -589,7 +589,7 @@ def fill_region(
     if solver == "index":
         steps = plan(cat, empty, owned)
     elif solver == "cpsat":
-        from projectl_sim import cpsat  # lazy: OR-Tools is a heavy import
+        from projectl_sim.tiling import cpsat  # lazy: OR-Tools is a heavy import
 
         steps = cpsat.solve(cat, empty, owned)
         if steps is not None:

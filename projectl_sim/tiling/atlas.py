@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from projectl_sim.catalogue import FULL_MASK, Catalogue, PieceId, Puzzle, render_mask
-from projectl_sim.fill import tiling_index
+from projectl_sim.tiling.fill import tiling_index
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,7 +1,7 @@
 """What a new puzzle costs: fillable or not, its tilings, its cheapest pieces, the actions to finish
 it from the starting supply, and where it ranks among the printed puzzles of its colour.
 
-The figures are the atlas's (``projectl_sim.atlas``), for one new card on the catalogue's pieces:
+The figures are the atlas's (``tiling.atlas``), for one new card on the catalogue's pieces:
 tilings and piece multisets count against every copy of the pieces; the cost to complete is the
 atlas's estimate of the actions one player needs to get a multiset's pieces from the starting
 supply (one ``mono``, one ``domino``) and place them, alone, ignoring the three-action turn,
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from projectl_sim.atlas import acquire_actions, atlas_row, atlas_rows, multiset_text
 from projectl_sim.catalogue import Catalogue, render_mask
-from projectl_sim.drawings import DrawnPuzzle
-from projectl_sim.fill import tiling_index
+from projectl_sim.puzzles.drawings import DrawnPuzzle
+from projectl_sim.tiling.atlas import acquire_actions, atlas_row, atlas_rows, multiset_text
+from projectl_sim.tiling.fill import tiling_index
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

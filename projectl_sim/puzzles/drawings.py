@@ -49,8 +49,8 @@ from projectl_sim.catalogue import (
     Puzzle,
     render_mask,
 )
-from projectl_sim.fill import can_tile
 from projectl_sim.jsonfile import read_text
+from projectl_sim.tiling.fill import can_tile
 
 FILL, EMPTY = "#", "."
 PUZZLE_KEYS = ("id", "colour", "points", "reward", "drawing", "rows", "allow_disconnected")

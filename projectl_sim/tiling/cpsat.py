@@ -2,7 +2,7 @@
 
 One boolean per placement lying inside the empty cells; every empty cell covered exactly once;
 at most the owned count of each piece type. It is slow next to the tiling index in
-``projectl_sim.fill`` (milliseconds, not microseconds), and exists so the index can be checked
+``tiling.fill`` (milliseconds, not microseconds), and exists so the index can be checked
 against an independent solver.
 
 OR-Tools is imported lazily (it costs ~0.3 s), the solver runs with one worker (small models solve
