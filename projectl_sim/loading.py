@@ -403,7 +403,7 @@ def base_catalogue() -> Catalogue:
         text = (
             resources.files("projectl_sim").joinpath("data/base_catalogue.json").read_text("utf-8")
         )
-        # Every puzzle of the shipped base is fillable: tests/test_fill.py checks that once,
+        # Every puzzle of the shipped base is fillable: tests/tiling/test_fill.py checks that once,
         # instead of every process (the check is a third of a CPU second, paid by each worker
         # and each command). A user's catalogue is always checked.
         data = json.loads(text)

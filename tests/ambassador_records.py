@@ -1,7 +1,7 @@
 """The golden records of the Ambassador Pack, the Endless White Deck and Phoenix: how each one is
 built (``python tests/ambassador_records.py`` rewrites them under ``tests/records/ambassador/``,
-``tests/records/endless/`` and ``tests/records/phoenix/``; ``tests/test_ambassador.py`` replays
-the files and checks them by hand-worked facts).
+``tests/records/endless/`` and ``tests/records/phoenix/``;
+``tests/expansions/test_ambassador.py`` replays the files and checks them by hand-worked facts).
 
 Player 1 mostly idles: it exchanges its domino for a tri_I and back (Upgrade B keeps its piece
 count and takes no level-1 piece from the reserve).

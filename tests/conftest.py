@@ -39,13 +39,13 @@ def _ctrl_c_delivered() -> None:
 # Dask runs that kill processes) run first: the suite's workers then end together, on short tests,
 # rather than one of them starting a 25-second page while the other has nothing left.
 _LONG_FIRST = (
-    "tests/test_docs.py::test_page_runs_to_the_end",
-    "tests/test_notebooks.py::test_the_command_executes",
-    "tests/test_precision.py",
-    "tests/test_runner_dask.py",
-    "tests/test_faults.py",
-    "tests/test_random_play.py",
-    "tests/test_report_browser.py",
+    "tests/docs/test_docs.py::test_page_runs_to_the_end",
+    "tests/cli/test_notebooks.py::test_the_command_executes",
+    "tests/experiments/test_precision.py",
+    "tests/sim/test_runner_dask.py",
+    "tests/sim/test_faults.py",
+    "tests/engine/test_random_play.py",
+    "tests/analysis/test_report_browser.py",
 )
 
 

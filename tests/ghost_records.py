@@ -1,6 +1,6 @@
 """The Ghost Piece golden records: how each one is built (``python tests/ghost_records.py`` rewrites
-them under ``tests/records/ghost/``; ``tests/test_ghost.py`` replays the files and checks them by
-hand-worked facts).
+them under ``tests/records/ghost/``; ``tests/expansions/test_ghost.py`` replays the files and
+checks them by hand-worked facts).
 
 The builder plays every action on a live game as it appends it, so a record that breaks a rule
 fails to build; placements are written as cells found by the tiling index for the named pieces.

@@ -1,6 +1,6 @@
 """The Line Clear golden records: how each one is built (``python tests/line_clear_records.py``
-rewrites them under ``tests/records/line_clear/``; ``tests/test_line_clear.py`` replays the files
-and checks them against hand-worked facts).
+rewrites them under ``tests/records/line_clear/``; ``tests/variants/test_line_clear.py`` replays
+the files and checks them against hand-worked facts).
 
 Seats: with 5 players the black marker starts 2 seats after the white one (the 3rd player), with
 6 players 3 seats after (the 4th). Turn pair k (counted from 0) has the white marker at seat

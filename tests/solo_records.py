@@ -1,6 +1,6 @@
 """The golden records of the ``solo_unlock`` switch: how each one is built (``python
-tests/solo_records.py`` rewrites them under ``tests/records/``; ``tests/test_solo.py`` replays
-them and checks them by hand-worked facts). The other solo records are written by hand.
+tests/solo_records.py`` rewrites them under ``tests/records/``; ``tests/variants/test_solo.py``
+replays them and checks them by hand-worked facts). The other solo records are written by hand.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Run: ``python tools/bot_decisions.py OUT.json`` (with the interpreter of the build to pin). Each
 game is ``(name, rules keywords, bot specs, seed)``; the output maps a game's name to its actions
-in record form, one compact JSON text per action. ``tests/test_bot_decisions.py`` replays the
+in record form, one compact JSON text per action. ``tests/bots/test_bot_decisions.py`` replays the
 same games with today's bots and compares.
 """
 

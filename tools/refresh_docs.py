@@ -1,7 +1,7 @@
 """Play the documentation's pages and write what their commands print into them.
 
 A page is played top to bottom, as a reader would, in a fresh folder of its own (the same play
-``tests/test_docs.py`` makes):
+``tests/docs/test_docs.py`` makes):
 
 - a ```` ```console ```` block's commands (lines starting with ``$ ``, continued by a trailing
   backslash) run in one bash, this venv's ``bin`` first on ``PATH``; the lines under a command,

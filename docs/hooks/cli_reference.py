@@ -3,7 +3,8 @@
 A page holding the marker ``<!-- cli-reference -->`` gets, in its place, one section per
 subcommand of ``projectl_sim.cli.build_parser()``: its help line, description, usage and a table
 per argument group (option, help with defaults expanded). Nothing is written by hand, so the page
-cannot drift from the parser; ``tests/test_docs.py`` checks every subcommand and option is there.
+cannot drift from the parser; ``tests/docs/test_docs.py`` checks every subcommand and option is
+there.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_browser import FLAGS, _chromium
+from browser_util import FLAGS, _chromium
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["tutorials/designer", "tutorials/player", "tutorials/analyst", "getting-started"]
 WIDTHS = [1280, 700]  # the desktop column, and a narrow window where the navigation folds away
 

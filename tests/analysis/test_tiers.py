@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from analysis_util import G, make_tables
+from paths import TESTS
 
 from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.objectives import TiersTarget, game_matrix, objective
@@ -22,7 +23,7 @@ from projectl_sim.experiments.tune import parse_bot_param, parse_tiers_target
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec, configurations
 
-BOTS = str(Path(__file__).with_name("deal_bots.py"))
+BOTS = str(TESTS / "deal_bots.py")
 # plays exactly as random does (its deals' first player is never seat 5): a tier that differs
 # from random in name only
 LIKE_RANDOM = f"{BOTS}:PlantedBot:side=5"

@@ -10,11 +10,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from paths import ROOT
 
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bots.py"
+SCRIPT = ROOT / "benchmarks" / "bots.py"
 TIMING = ["decision_time_mean", "decision_cpu_mean", "run_id"]  # differ between two plays
 
 

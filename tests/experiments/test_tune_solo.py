@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import optuna
+from paths import ROOT
 
-TOOLS = Path(__file__).resolve().parent.parent / "tools"
+TOOLS = ROOT / "tools"
 sys.path.insert(0, str(TOOLS))
 from tune_solo import along_front  # noqa: E402
 

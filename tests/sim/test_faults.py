@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from fault_bots import VandalBot, WholeViewVandalBot
+from paths import TESTS
 from table_util import without_timing
 
 import bots
@@ -34,7 +35,7 @@ from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec, plan
 
-FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+FAULT_BOTS = str(TESTS / "fault_bots.py")
 CLI = [sys.executable, "-m", "projectl_sim", "run"]
 
 

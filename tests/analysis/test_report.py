@@ -98,7 +98,7 @@ def test_report_is_one_self_contained_page(small_run: Path, tmp_path: Path, caps
         pixels = mpimg.imread(io.BytesIO(png), format="png")
         assert pixels.shape[0] > 50 and pixels.shape[1] > 50
         assert pixels.shape[1] <= 1100  # never wider than the page
-    # the page in a real browser: tests/test_report_browser.py (headless Chromium)
+    # the page in a real browser: tests/analysis/test_report_browser.py (headless Chromium)
 
 
 def test_report_of_a_solo_run_shows_the_difficulties(solo_run: Path) -> None:

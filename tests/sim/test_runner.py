@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 import pytest
+from paths import TESTS
 
 import bots
 from bots.random_bot import RandomBot
@@ -195,7 +196,7 @@ def test_a_run_of_a_fraction_of_a_second_starts_one_worker_a_longer_one_every_jo
     """A second worker would find no games left in a run of a few quick games: it starts only
     when games still wait ``GROW_SECONDS`` after the first worker could play."""
     assert _workers_started(spec(games=4)) == 1
-    slow = str(Path(__file__).with_name("fault_bots.py")) + ":SlowBot:delay=0.1,first=2"
+    slow = str(TESTS / "fault_bots.py") + ":SlowBot:delay=0.1,first=2"
     assert _workers_started(spec(bots=[f"{slow},random"], games=8)) == 2  # 0.2 s a game
 
 
@@ -733,7 +734,7 @@ def test_a_runs_speed_is_readable_for_slow_bots(games: int, seconds: float, said
 
 def test_a_slow_run_says_seconds_per_game(tmp_path: Path) -> None:
     lines: list[str] = []
-    bot = f"{Path(__file__).with_name('fault_bots.py')}:SlowBot:delay=0.1,first=15"  # 1.5 s a game
+    bot = f"{(TESTS / 'fault_bots.py')}:SlowBot:delay=0.1,first=15"  # 1.5 s a game
     options = RunOptions(jobs=1, echo=lines.append)
     runner.run(spec(bots=[f"{bot},random"], games=2), tmp_path / "run", options=options)
     assert re.search(r"2 games played in [\d.]+ s \([\d.]+ s per game\)", "\n".join(lines))

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_browser import FLAGS, _chromium
+from browser_util import FLAGS, _chromium
+from paths import ROOT
 
 import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
 from bots import make_bot
@@ -219,7 +220,7 @@ def test_play_web_serves_a_game_to_its_end_then_leave_prints_the_summary(tmp_pat
 
     record = tmp_path / "g.json"
     line = "play --web --no-browser --port 0 --seed 4 --rule black_deck_2p=1 --record"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "projectl_sim", *line.split(), str(record)],
         stdout=subprocess.PIPE,

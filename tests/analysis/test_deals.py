@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from paths import TESTS
 
 from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.deals import (
@@ -22,7 +23,7 @@ from projectl_sim.cli import main
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec, plan
 
-BOTS = str(Path(__file__).with_name("deal_bots.py"))
+BOTS = str(TESTS / "deal_bots.py")
 QUIET = runner.RunOptions(jobs=1, quiet=True)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_browser import FLAGS, _chromium
+from browser_util import FLAGS, _chromium
 
 from bots import make_bot
 from projectl_sim import Rules, play_game

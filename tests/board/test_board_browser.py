@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from test_report_browser import FLAGS, _chromium
+from browser_util import FLAGS, _chromium
 
 from bots import make_bot
 from projectl_sim import Rules, play_game

@@ -36,12 +36,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import make_images  # noqa: E402
-import refresh_docs  # noqa: E402
-from refresh_docs import DOCS, PAGES, SCALE, blocks, commands, mask, smaller  # noqa: E402
+import make_images
+import refresh_docs
+from refresh_docs import DOCS, PAGES, SCALE, blocks, commands, mask, smaller
 
 sys.path.pop(0)
 
@@ -279,7 +279,7 @@ return [...document.querySelectorAll('div.highlight:not([class*="language-"]) pr
 def test_no_output_block_of_a_page_is_cut_at_a_laptops_width(site: Path, tmp_path: Path) -> None:
     """What a command prints wraps in the docs site instead of running off its block unseen
     (the designer tutorial's card verdict did, at 1280 px)."""
-    from test_report_browser import FLAGS, _chromium
+    from browser_util import FLAGS, _chromium
 
     browser, driver_path = _chromium()
     from selenium import webdriver

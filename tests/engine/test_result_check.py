@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from fault_bots import GcPiecesBot, GcScoreBot, GcTakeBot, RulesWriterBot
+from paths import TESTS
 from test_combinations import COMBINATIONS, _name
 
 from bots import make_bot
@@ -28,7 +29,7 @@ from projectl_sim.sim.play import play_game
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec, plan
 
-FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+FAULT_BOTS = str(TESTS / "fault_bots.py")
 
 
 @pytest.mark.parametrize("rules", COMBINATIONS, ids=_name)

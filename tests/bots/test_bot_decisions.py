@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
+from paths import ROOT, TESTS
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+sys.path.insert(0, str(ROOT / "tools"))
 from bot_decisions import MCTS_LEGACY, decisions
 
-PINNED = json.loads((Path(__file__).parent / "pinned" / "bot_decisions.json").read_text())
+PINNED = json.loads((TESTS / "pinned" / "bot_decisions.json").read_text())
 # the pins written before tools/bot_decisions.py spelled the legacy search out name it by its old
 # spec, whose defaults have changed since
 LEGACY = {"mcts:iterations=12": MCTS_LEGACY}

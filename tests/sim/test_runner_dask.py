@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from paths import ROOT, TESTS
 
 from projectl_sim.errors import RunFailed
 from projectl_sim.sim import runner, tables
@@ -38,7 +39,7 @@ def _start(*args: str) -> subprocess.Popen[bytes]:
     )
 
 
-DASK_HOW_TO = Path(__file__).parent.parent / "docs" / "how-to" / "dask.md"
+DASK_HOW_TO = ROOT / "docs" / "how-to" / "dask.md"
 
 
 def documented_cluster(scheduler_port: int, dashboard_port: int) -> list[list[str]]:
@@ -131,7 +132,7 @@ def test_a_dask_run_gives_the_tables_of_a_local_run(scheduler: str, tmp_path: Pa
 
 
 # -- faults on a cluster -------------------------------------------------------------------------
-FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+FAULT_BOTS = str(TESTS / "fault_bots.py")
 
 
 def _same_tables(a: Path, b: Path) -> None:

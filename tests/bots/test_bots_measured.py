@@ -4,9 +4,9 @@ names, agrees with the ladder table of the docs, and prices a run's specs."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from bots import BUILTIN, make_bot
 from bots.measured import (
@@ -21,7 +21,7 @@ from bots.measured import (
     rows_of,
 )
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 @pytest.mark.parametrize("row", MEASURED, ids=lambda r: r.spec)

@@ -9,10 +9,10 @@ action classes and block accessors) are their documented API (architecture page)
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from paths import ROOT
 
 # the sources, read from the checkout: a compiled module's __file__ names its .so
-ROOT = Path(__file__).resolve().parent.parent
 BOTS = sorted((ROOT / "bots").glob("*.py"))
 STATE_SOURCE = ROOT / "projectl_sim" / "engine" / "state.py"
 # the build selector: imported first so that the bots' compiled modules match the engine's

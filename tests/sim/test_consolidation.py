@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+from paths import ROOT
 from table_util import without_timing
 
 from projectl_sim.cli import main
@@ -23,7 +24,6 @@ from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec
 
 SETTINGS = {"bots": ["random"], "players": [2, 3], "games": 12, "seed": 17}
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def play(out: Path, jobs: int = 1, **settings: Any) -> runner.RunResult:

@@ -11,10 +11,10 @@ parameter: they read the rules in force.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import ROOT
 
 from bots import REGISTRY, make_bot
 from projectl_sim import Rules, play_game
@@ -115,7 +115,7 @@ def test_the_bots_name_no_rulebook_number_that_is_a_parameter() -> None:
     # the unfinished puzzles held against the rulebook's 4 (a strategy's own threshold, such as
     # a Master waiting for a third puzzle, is no rule)
     held = re.compile(r"len\(state\.slots\[[^]]+\]\) >= 4|\bheld >= 4")
-    for path in sorted((Path(__file__).parent.parent / "bots").glob("*.py")):
+    for path in sorted((ROOT / "bots").glob("*.py")):
         text = path.read_text()
         for constant in constants:
             assert not re.search(rf"\b{constant}\b", text), f"{path.name} names {constant}"

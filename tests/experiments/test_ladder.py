@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from paths import TESTS
 
 from projectl_sim.cli import main
 
-FAULT_BOTS = str(Path(__file__).with_name("fault_bots.py"))
+FAULT_BOTS = str(TESTS / "fault_bots.py")
 
 
 @pytest.mark.parametrize("bots", ["", "greedy", " , "])

@@ -12,45 +12,19 @@ test is skipped on a workstation and fails under CI (``CI=true``), so CI cannot 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from browser_util import FLAGS, _chromium
 
 from projectl_sim.analysis.report import write_report
 from projectl_sim.sim import runner
 from projectl_sim.sim import spec as run_spec
 
 # headless, and nothing that reaches for the network (it is closed here: Chromium would wait)
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTHS = (1280, 700)  # a laptop's window, and a narrow one (half a screen, a tablet)
 HEIGHT = 900
 LONG = "greedy:preset=rush_black"  # a bot spec as long as a user's
-
-
-def _chromium() -> tuple[str, str]:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if browser and driver:
-        try:
-            import selenium  # noqa: F401
-        except ImportError:
-            pass
-        else:
-            return browser, driver
-    why = "headless Chromium tests need chromium, chromium-driver and selenium"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{why} (.ci/run installs them)")
-    pytest.skip(why)
 
 
 @pytest.fixture(scope="module")

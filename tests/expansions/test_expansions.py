@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 from tiling_util import assert_tiling
 
 from projectl_sim.catalogue import (
@@ -29,7 +30,6 @@ from projectl_sim.loading import base_catalogue, catalogue_from_dict, combine, l
 from projectl_sim.tiling import cpsat
 from projectl_sim.tiling.fill import admits_ghost, can_tile, can_tile_using, plan, tiling_index
 
-ROOT = Path(__file__).resolve().parents[1]
 ALL = frozenset(EXPANSIONS)
 
 

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from paths import ROOT
 
 from projectl_sim import analysis as pa
 from projectl_sim.cli import main
 from projectl_sim.cli import notebook as nbcli
 from projectl_sim.sim import tables
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = Path(sys.executable).with_name("projectl-sim")
 # the command line of a user: the installed script (``python -m projectl_sim`` is the same)
 COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "projectl_sim"]
