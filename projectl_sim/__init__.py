@@ -71,7 +71,7 @@ _LAZY = {
     "game_from_run": "projectl_sim.sim.runner",
     "read_table": "projectl_sim.sim.tables",
     "win_rates": "projectl_sim.analysis.outcomes",
-    # the designer's loop (issue 19)
+    # the designer's loop
     "read_puzzles": "projectl_sim.puzzles.drawings",
     "check_puzzle": "projectl_sim.puzzles.puzzle_check",
     "try_puzzle": "projectl_sim.experiments.trial",

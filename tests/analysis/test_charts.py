@@ -1,7 +1,7 @@
 """Every chart the package draws, rendered and checked for defects (``chart_check``): on a small
 run of real games and on tables of 48 and 92 configurations, no text overlaps other text,
 leaves the figure or is cut by an axes, no line strikes a label through, no marker is cut by an
-axes edge, and no legend sits on the data. Then one test per defect the charts had (issue 31).
+axes edge, and no legend sits on the data. Then one test per defect the charts once had.
 
 The small run is played once for the module (a few games); the 48- and 92-configuration runs
 are hand-made tables with the runner's schema (``analysis_util.grid_tables``).

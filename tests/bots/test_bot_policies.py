@@ -298,8 +298,8 @@ def test_solo_with_ghost_piece_has_no_runaway_decision(
     assert slowest < 10.0, slowest
 
 
-def test_the_issues_ghost_piece_solo_game_searches_within_the_budget() -> None:
-    # issue 30's game (`play --seed 1661 --players 1 --variant solo --expansions
+def test_a_ghost_piece_solo_game_searches_within_the_budget() -> None:
+    # the game (`play --seed 1661 --players 1 --variant solo --expansions
     # ghost+ambassador --bots greedy`, played as the CLI plays it): once no result in 60 s of
     # CPU, its end searches tried Places in Ghost Piece's Level Up. Each now fits the budget
     # (a search over it would mean the blow-up is back, hidden by the fallback), and no

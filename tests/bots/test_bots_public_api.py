@@ -1,4 +1,4 @@
-"""Bots reach the game through its public API (issue 29): read from their source.
+"""Bots reach the game through its public API: read from their source.
 
 No bot imports or reads a private name (a leading underscore) of the engine, an expansion or a
 variant, and no bot assigns to a game state's attributes (a determinized world is the engine's

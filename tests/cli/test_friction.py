@@ -1,4 +1,4 @@
-"""What a new user trips over (issue 31, item 8), each fixed: a mistyped flag is one line naming
+"""What a new user trips over, each fixed: a mistyped flag is one line naming
 the closest, ``bots NAME`` describes one bot, ``--quiet`` prints the verdicts only, a run whose
 stderr is no terminal still says how long it has left, a user's bot goes by the name it declares,
 ``play --expansions`` reads a comma as ``run`` does and names what it plays, the human seat's

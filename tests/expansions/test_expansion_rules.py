@@ -1,4 +1,4 @@
-"""Rules and record forms shared by the expansions of issue 7 (Ghost Piece, Ambassador Pack,
+"""Rules and record forms shared by the expansions (Ghost Piece, Ambassador Pack,
 Phoenix, Line Clear, Endless White Deck)."""
 
 from __future__ import annotations

@@ -937,7 +937,7 @@ def test_a_worker_idle_longer_than_the_start_limit_is_reused(tmp_path: Path) -> 
     assert result.complete and result.failed == 0
 
 
-# -- issue 30's smaller holes: hangs, empty values, tracebacks, silent accepts, Ctrl-C ----------
+# -- smaller holes: hangs, empty values, tracebacks, silent accepts, Ctrl-C ----------
 def test_play_and_view_from_a_run_stop_a_game_that_hung_in_it(
     reference: Any, tmp_path: Path, capsys: Any
 ) -> None:
