@@ -112,8 +112,12 @@ def study_summary(rows: pd.DataFrame) -> list[dict[str, Any]]:
     for r in out:
         other = by_deal[r["action"]].to_numpy()
         d = paired_difference(best, other, by_deal.index.to_numpy(), "rate")
+        # a difference of two rates lies in [-1, 1]: so does its interval (a few games' t
+        # interval may reach past it)
         r["diff"], r["diff_low"], r["diff_high"] = (
-            (np.nan,) * 3 if d is None else (d["diff"], d["ci_low"], d["ci_high"])
+            (np.nan,) * 3
+            if d is None
+            else (d["diff"], max(-1.0, d["ci_low"]), min(1.0, d["ci_high"]))
         )
     return out
 
