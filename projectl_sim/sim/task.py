@@ -186,6 +186,7 @@ def _bending_seat(task: GameTask, config: GameConfig, beat: memoryview | None) -
             record=False,
             on_step=on_step,
             on_start=lambda state: setups.append(setup_of(state)),
+            start=study_start(config) if config.position else None,
         )
     except _Bent as bent:
         return bent.seat
