@@ -7,5 +7,6 @@ or from rollouts with an interval), ``turning`` (the steps where a seat's chance
 the alternatives the value search prefers; a run's summary of where games are decided) and
 ``study`` (games played from a position, one configuration of a run per action, on shared
 deals of what the seat to move cannot see: ``sim.position_study``; read back from the tables).
-The board plays bots, so it sits above ``bots`` and ``sim`` and below the command line; ``analysis`` and ``view`` never import it.
+The board plays bots, so it sits above ``bots`` and ``sim`` and below the command line;
+``analysis`` and ``view`` never import it.
 """
