@@ -30,6 +30,8 @@ from test_report_browser import FLAGS, _chromium
 
 import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
 from bots import make_bot
+from bots.heuristics import cost_model
+from bots.value import candidates, turn_after
 from projectl_sim import Rules
 from projectl_sim.board.position import read_position
 from projectl_sim.board.winprob import evaluate_record
@@ -93,6 +95,17 @@ def test_the_hint_is_the_value_bots_playable_choice_and_its_ranked_candidates(
     assert 2 <= len(values) <= 6 and values == sorted(values, reverse=True)
     assert sum(a["greedy"] for a in hint["alternatives"]) <= 1
     assert s.act(hint["action"]) == hint["choice"]  # the hint is a move the page can play
+
+
+def test_the_hint_scores_a_candidate_at_the_state_the_value_bot_does(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    bot = make_bot("value")
+    view = s.state.view(s.seat)
+    world = view.determinize(random.Random(3))
+    for action in candidates(view, bot.greedy, cost_model(view))[:5]:
+        mine = turn_after(world, action, bot.greedy, random.Random(4), bool(bot.finish))
+        its = bot._after(world, action, random.Random(4))  # the bot's own (a test may look)
+        assert state_json(mine) == state_json(its)
 
 
 def test_a_saved_position_is_the_record_so_far_and_the_state_it_reaches(tmp_path: Path) -> None:
@@ -452,6 +465,11 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
 
     assert "Game over" in driver.find_element("id", "seat-status").text
     assert placed and taken and undone and wrong and mastered
+    # the win-chance graph of the whole game: a line per seat through every step
+    lines = driver.find_elements("css selector", "#chance-graph polyline.step")
+    steps = len(read_record(tmp_path / "game.json")["actions"]) + 1
+    assert len(lines) == 2
+    assert all(len(line.get_attribute("points").split()) == steps for line in lines)
     shots = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     assert driver.save_screenshot(str(shots / "web-seat-over.png"))
