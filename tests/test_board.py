@@ -252,6 +252,23 @@ def test_a_studys_summary_is_paired_and_best_first() -> None:
     assert b["diff"] == pytest.approx(-0.5) and -1 <= b["diff_low"] < -0.5 < b["diff_high"] < 0.5
 
 
+def test_a_studys_margin_is_over_the_best_rival_and_solo_over_the_mastermind() -> None:
+    def seats(scores: list[list[int]]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {"game_id": g, "seat": p, "score": x, "action": "a", "deal": g, "seed": g}
+                | {"win_share": float(p == 0), "error": None}
+                for g, row in enumerate(scores)
+                for p, x in enumerate(row)
+            ]
+        )
+
+    three = study_rows(seats([[10, 12, 7], [9, 3, 5]]), 0)
+    assert list(three["margin"]) == [-2, 4]
+    games = pd.DataFrame({"game_id": [0, 1], "opponent_score": [8, 15]})
+    assert list(study_rows(seats([[10], [9]]), 0, games)["margin"]) == [2, -6]
+
+
 def test_a_study_refuses_records_tiers_grids_and_an_edited_position(
     study_run: Any, tmp_path: Path
 ) -> None:

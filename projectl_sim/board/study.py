@@ -73,14 +73,17 @@ def study_seat(run_dir: str | Path) -> int:
     return GameConfig.from_json(configs[0]).study_position().seat
 
 
-def study_rows(seats: pd.DataFrame, seat: int) -> pd.DataFrame:
+def study_rows(seats: pd.DataFrame, seat: int, games: pd.DataFrame | None = None) -> pd.DataFrame:
     """Return one row per action and game of a study's seats table: the seat to move's win
-    share and its margin over the best rival (``deal``: the game's deal, shared by the
-    actions; errors left out)."""
+    share and its margin over the best rival (solo: the mastermind, the ``games`` table's
+    ``opponent_score``); ``deal``: the game's deal, shared by the actions; errors left out."""
     ok = seats[seats["error"].isna()]
-    best_rival = ok[ok["seat"] != seat].groupby("game_id")["score"].max()
+    rival = ok[ok["seat"] != seat].groupby("game_id")["score"].max()
+    if games is not None and "opponent_score" in games:
+        mastermind = games.set_index("game_id")["opponent_score"].dropna()
+        rival = rival.combine_first(mastermind)
     mine = ok[ok["seat"] == seat].set_index("game_id")
-    mine = mine.assign(margin=mine["score"] - best_rival.reindex(mine.index))
+    mine = mine.assign(margin=mine["score"] - rival.reindex(mine.index))
     out = mine.reset_index()[["action", "deal", "seed", "game_id", "win_share", "margin"]]
     return out.sort_values(["action", "deal"]).reset_index(drop=True)
 

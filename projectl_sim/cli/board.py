@@ -318,10 +318,10 @@ def cmd_study(args: argparse.Namespace) -> int:
         jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, quiet=True
     )
     result = runner.run(spec, out, resume=again, options=options)
-    seats, _ = read_run(result.out)
+    seats, games_table = read_run(result.out)
     seat = position.to_move
     assert seat is not None
-    summary = study_summary(study_rows(seats, seat))
+    summary = study_summary(study_rows(seats, seat, games_table))
     who = (position.record.get("seats") or [f"seat {seat}"] * n)[seat]
     games = f"{args.games} game{'s' if args.games != 1 else ''}"
     print(
