@@ -303,7 +303,8 @@ def cmd_study(args: argparse.Namespace) -> int:
         every=args.every_action,
         also=() if played is None else (played,),
     )
-    out = Path(args.out) if args.out else _study_folder(Path(args.position), position.step)
+    step = None if raw.get("format") == "projectl-position/1" else position.step
+    out = Path(args.out) if args.out else _study_folder(Path(args.position), step)
     again = (out / tables.MANIFEST).is_file()  # the same study asked again: finished or grown
     stored = tables.read_manifest(out)["config"] if again else None
     spec = RunSpec.from_mapping(merge_sources(stored, config))
@@ -345,9 +346,10 @@ def cmd_study(args: argparse.Namespace) -> int:
     return 0
 
 
-def _study_folder(path: Path, step: int) -> Path:
-    """Return the default run folder of a study: beside its position file."""
-    return path.with_name(f"{path.stem}.step{step}.study")
+def _study_folder(path: Path, step: int | None) -> Path:
+    """Return the default run folder of a study: beside its file (a record's: named with the
+    step, ``game7.step40.study``; a position file's: ``NAME.study``)."""
+    return path.with_name(f"{path.stem}{'' if step is None else f'.step{step}'}.study")
 
 
 def _played(raw: dict[str, Any], position: Any, cat: Any) -> Any:
@@ -432,7 +434,8 @@ def register(sub: Any) -> None:
     s.add_argument(
         "--out",
         metavar="DIR",
-        help="the study's run folder (default: FILE.stepK.study beside the file; an existing "
+        help="the study's run folder (default: beside the file, NAME.stepK.study for a record's "
+        "step, NAME.study for a position file; an existing "
         "one is finished or grown, its settings unchanged)",
     )
     s.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: all cores)")
