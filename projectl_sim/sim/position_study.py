@@ -82,20 +82,27 @@ def cut_actions(data: dict[str, Any], step: int | None, where: str) -> tuple[dic
     return cut, step
 
 
-@functools.lru_cache(maxsize=8)
 def read_study_position(path: str, step: int | None, digest: str | None) -> StudyPosition:
-    """Read the position a study starts from (cached per process: a worker reads it once).
+    """Read the position a study starts from (a worker reads each once: cached by digest).
 
-    ``digest``: the one the run was started with; a file that no longer has it is refused, as
-    is a finished game (one line each).
+    ``digest``: the one the run was started with (None: a new study, the file's now); a file
+    that no longer has it is refused, as is a finished game (one line each).
     """
     where = f"position {path}"
     found = digest_of(path) if Path(path).is_file() else None
+    if found is None:
+        raise UsageError(f"{where}: no such file")
     if digest is not None and found != digest:
         raise UsageError(
-            f"{where} is not the file this study was started from (its contents changed, or it "
-            "is gone): put the original back, or start a new study"
+            f"{where} is not the file this study was started from (its contents changed): put "
+            "the original back, or start a new study"
         )
+    return _read_position(path, step, found)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_position(path: str, step: int | None, digest: str) -> StudyPosition:
+    where = f"position {path}"
     cut, own = cut_actions(read_record(path), step, where)
     try:
         state = replay(cut).state
@@ -105,7 +112,7 @@ def read_study_position(path: str, step: int | None, digest: str | None) -> Stud
         raise type(exc)(f"{where}: {exc}") from None
     if state.phase == OVER:
         raise UsageError(f"{where}: the game is over at step {own}: no decision to study")
-    return StudyPosition(state, own, found or "")
+    return StudyPosition(state, own, digest)
 
 
 def action_text(action: Action, state: GameState) -> str:

@@ -565,7 +565,10 @@ class RunSpec:
 
 
 # what a study's position fixes: the grid settings it cannot take
-_NOT_IN_A_STUDY = ("round_robin", "players", "variant", "expansions", "rules", "difficulty")
+_NOT_IN_A_STUDY = (
+    *("round_robin", "players", "variant", "expansions", "rules", "difficulty"),
+    *("catalogue", "tiles", "expansion_files"),  # (the position's record is replayed as shipped)
+)
 
 
 def _study_keys(data: Mapping[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
