@@ -413,3 +413,25 @@ __all__ = [
     "settle",
     "shortlist",
 ]
+
+
+def turn_after(
+    world: GameState, action: Action, greedy: GreedyBot, rng: random.Random, finish: bool = True
+) -> GameState:
+    """Return a copy of ``world`` after ``action``, settled, and (``finish``) the rest of its
+    seat's turn played the greedy way: the state ``value`` scores a candidate by."""
+    state = world.copy()
+    me = state.current
+    state.apply(action)
+    settle(state, greedy, rng)
+    turn = state.turn
+    while finish and state.phase == PLAY and state.current == me and state.turn == turn:
+        nxt = greedy.choose_with_insert(state)
+        if nxt is None:
+            break
+        state.apply(nxt)
+        settle(state, greedy, rng)
+    return state
+
+
+__all__ += ["turn_after"]

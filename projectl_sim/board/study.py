@@ -1,163 +1,101 @@
-"""A position as a study: each action of the seat to move played out, on shared deals.
+"""A position as a study: each action of the seat to move played out on shared deals, as a run.
 
 "What should I do here": from a position (``board.position``), each action the seat to move may
-take is played, then the game to its end by the chosen bots, ``games`` times. Game ``g`` of
-every action is played on the same deal of what that seat cannot see and with the same seeds
-for the bots (common random numbers, as a run's paired games): the root seed spawns one child
-seed per game in the parent (``SeedSequence.spawn``); the child deals the hidden information
-again from the seat's view (``GameState.determinize``: the unseen deck cards, the others'
-face-down piles) and seeds each seat's ``random.Random``. So the actions differ by the action
-alone, and the table is the same for any number of workers.
+take is played, then the game to its end by the chosen bots, ``games`` times. The study is a run
+(``sim.position_study``): each action is a configuration of it, so it is played by the runner
+(``--jobs``, ``--backend dask``, ``--resume``, the same tables for any of them) and its tables
+are a run's (``seats`` and ``games``, with an ``action`` column). Game ``g`` of every action
+shares its game seed: the same deal of what the seat to move cannot see (drawn again from its
+view) and the same seeds for the bots, so the actions differ by the action alone and two
+actions compare paired.
 
 The actions studied are the ``value`` bot's candidates (its heuristic's narrowing of the legal
 actions: every take and upgrade, the placements worth considering) or, with ``every``, each
-legal action. The result is one row per action and game (the seat's win share, its margin over
-the best rival; the root seed and the game's index, its child seed) and, per action, the win
-rate with its 95% interval (Wilson, a tie's shared win
-counted as its share), best first.
+legal action, and any action named beside them (the one a record played). ``study_rows`` reads
+the run's seat-to-move rows (its win share and its margin over the best rival per game), and
+``study_summary`` gives per action the win rate with its 95% Wilson interval (a tie's shared win
+counted as its share), the mean margin, and the paired difference from the best action with its
+95% interval (the games' differences, clustered by deal), best first.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from bots import make_bot
-from bots.greedy import GreedyBot
-from bots.heuristics import cost_model
-from bots.value import candidates, final_margin
 from projectl_sim.analysis.stats.intervals import wilson
-from projectl_sim.board.position import Position, position_of
-from projectl_sim.board.winprob import MAX_ROLLOUT_ACTIONS, label, result_shares
+from projectl_sim.analysis.stats.paired import paired_difference
+from projectl_sim.board.position import Position
 from projectl_sim.engine.actions import Action
-from projectl_sim.engine.state import OVER, PLAY, GameState
 from projectl_sim.errors import UsageError
+from projectl_sim.sim import tables
+from projectl_sim.sim.position_study import action_text, study_actions
+from projectl_sim.sim.spec import GameConfig
 
 
-@dataclass(frozen=True)
-class StudySpec:
-    """What a study plays: the bots of the seats (seat order), games per action, root seed."""
-
-    bots: tuple[str, ...]
-    games: int = 100
-    seed: int = 0
-    every: bool = False  # every legal action, not only the value bot's candidates
-
-
-def study_actions(state: GameState, every: bool = False) -> list[Action]:
-    """Return the actions a study compares for the seat to move (see the module's text)."""
-    view = state.view(state.current)
-    legal = list(view.legal_actions(master="none"))
-    if every or state.phase != PLAY:
-        return legal
-    cands = candidates(view, GreedyBot(endgame=0), cost_model(view))
-    return [a for a in cands if a in legal] or legal
-
-
-def _game(
-    state: GameState, actions: Sequence[Action], bots: Sequence[str], seed: np.random.SeedSequence
-) -> list[tuple[float, float]]:
-    """Play game ``seed`` of every action: (the seat's win share, its final margin) each."""
-    seat = state.current
-    players = [make_bot(b) for b in bots]
-    deal_seed, *seat_seeds = seed.spawn(1 + state.n)
-    world = state.view(seat).determinize(random.Random(int(deal_seed.generate_state(1)[0])))
-    out = []
-    for action in actions:
-        g = world.copy()
-        rngs = [random.Random(int(s.generate_state(1)[0])) for s in seat_seeds]
-        g.step(seat, action)
-        steps = 0
-        while g.phase != OVER and steps < MAX_ROLLOUT_ACTIONS:
-            q = g.current
-            g.step(q, players[q](g.view(q), rngs[q]))
-            steps += 1
-        if g.phase != OVER:
-            out.append((0.0, 0.0))  # a stalled table: no one's win
-        else:
-            out.append((result_shares(g)[seat], final_margin(g, seat)))
-    return out
-
-
-def _games(
-    state: GameState | dict[str, Any],
-    actions: Sequence[Action],
+def study_config(
+    path: str | Path,
+    position: Position,
     bots: Sequence[str],
-    seeds: Sequence[tuple[int, np.random.SeedSequence]],
-) -> list[tuple[int, list[tuple[float, float]]]]:
-    """Play the games ``seeds`` names (a worker is sent the position's record and replays it:
-    a record pickles on every build, a state need not)."""
-    if isinstance(state, dict):
-        state = position_of(state, -1).state
-    return [(i, _game(state, actions, bots, s)) for i, s in seeds]
-
-
-def check_study(position: Position, spec: StudySpec) -> None:
-    """Refuse a study of a finished game, or with bots that do not fit its seats."""
-    if position.over:
-        raise UsageError(f"the game is over at step {position.step}: no decision to study")
+    games: int,
+    seed: int,
+    *,
+    step: int | None = None,
+    every: bool = False,
+    also: Sequence[Action] = (),
+) -> dict[str, Any]:
+    """Return the run configuration of a study of ``position`` (read from ``path``, a record
+    cut at ``step`` or a position file): one bot per seat, ``games`` per action."""
     state = position.state
-    if len(spec.bots) != state.n:
-        raise UsageError(
-            f"--bots names {len(spec.bots)} bot{'s' if len(spec.bots) != 1 else ''} for a game "
-            f"of {state.n} seats (one per seat, in seat order)"
-        )
-    for b in spec.bots:
-        make_bot(b)  # a bad spec: one line before anything is played
-
-
-def play_study(
-    position: Position, spec: StudySpec, workers: int = 1, also: Sequence[Action] = ()
-) -> list[dict[str, Any]]:
-    """Return one row per studied action and game: the seat's win share and margin (``also``:
-    actions studied beside the candidates, such as the one the record played)."""
-    check_study(position, spec)
-    state = position.state
-    actions = study_actions(state, spec.every)
+    actions = study_actions(state, every)
     actions += [a for a in also if a not in actions]
-    children = list(enumerate(np.random.SeedSequence(spec.seed).spawn(spec.games)))
-    if workers <= 1:
-        results = _games(state, actions, spec.bots, children)
-    else:
-        chunks = [children[w::workers] for w in range(workers)]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            jobs = [(position.record, actions, spec.bots, c) for c in chunks]
-            parts = pool.map(_games, *zip(*jobs, strict=True))
-            results = sorted((r for part in parts for r in part), key=lambda r: r[0])
-    cat = state.rules.catalogue
-    names = [label(a, cat) for a in actions]
-    rows = []
-    for g, per_action in results:
-        for k, (share, margin) in enumerate(per_action):
-            rows.append(
-                {
-                    "step": position.step,
-                    "seat": state.current,
-                    "action": names[k],
-                    "seed": spec.seed,
-                    "game": g,
-                    "win_share": share,
-                    "margin": margin,
-                }
-            )
-    return rows
+    return {
+        "bots": [",".join(bots)],
+        "position": str(path),
+        "step": step,
+        "actions": [action_text(a, state) for a in actions],
+        "games": games,
+        "seed": seed,
+        "tables": "core",
+    }
 
 
-def study_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return per action: games, win rate and its 95% Wilson interval, mean margin; best
-    first (by win rate, then margin)."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["action"], []).append(r)
+def study_seat(run_dir: str | Path) -> int:
+    """Return the seat to move of a study run (its position's)."""
+    manifest = tables.read_manifest(Path(run_dir))
+    configs = manifest.get("configs") or []
+    if not configs or not configs[0].get("position"):
+        raise UsageError(f"{run_dir} is a run, not a study (its games start from the deal)")
+    return GameConfig.from_json(configs[0]).study_position().seat
+
+
+def study_rows(seats: pd.DataFrame, seat: int, games: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Return one row per action and game of a study's seats table: the seat to move's win
+    share and its margin over the best rival (solo: the mastermind, the ``games`` table's
+    ``opponent_score``); ``deal``: the game's deal, shared by the actions; errors left out."""
+    ok = seats[seats["error"].isna()]
+    rival = ok[ok["seat"] != seat].groupby("game_id")["score"].max()
+    if games is not None and "opponent_score" in games:
+        mastermind = games.set_index("game_id")["opponent_score"].dropna()
+        rival = rival.combine_first(mastermind)
+    mine = ok[ok["seat"] == seat].set_index("game_id")
+    mine = mine.assign(margin=mine["score"] - rival.reindex(mine.index))
+    out = mine.reset_index()[["action", "deal", "seed", "game_id", "win_share", "margin"]]
+    return out.sort_values(["action", "deal"]).reset_index(drop=True)
+
+
+def study_summary(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """Return per action: games, win rate and its 95% Wilson interval, mean margin, and the
+    paired difference in win rate from the best action (``diff``, ``diff_low``,
+    ``diff_high``; the best's own: 0); best first (by win rate, then margin)."""
     out = []
-    for action, mine in by.items():
+    for action, mine in rows.groupby("action", sort=False):
         n = len(mine)
-        wins = sum(r["win_share"] for r in mine)
+        wins = float(mine["win_share"].sum())
         low, high = wilson(wins, n)
         out.append(
             {
@@ -166,11 +104,25 @@ def study_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "win_rate": round(wins / n, 4),
                 "low": round(float(low), 4),
                 "high": round(float(high), 4),
-                "margin": round(float(np.mean([r["margin"] for r in mine])), 2),
+                "margin": round(float(mine["margin"].mean()), 2),
             }
         )
     out.sort(key=lambda r: (-r["win_rate"], -r["margin"], r["action"]))
+    if not out:
+        return out
+    by_deal = rows.pivot_table(index="deal", columns="action", values="win_share")
+    best = by_deal[out[0]["action"]].to_numpy()
+    for r in out:
+        other = by_deal[r["action"]].to_numpy()
+        d = paired_difference(best, other, by_deal.index.to_numpy(), "rate")
+        # a difference of two rates lies in [-1, 1]: so does its interval (a few games' t
+        # interval may reach past it)
+        r["diff"], r["diff_low"], r["diff_high"] = (
+            (np.nan,) * 3
+            if d is None
+            else (d["diff"], max(-1.0, d["ci_low"]), min(1.0, d["ci_high"]))
+        )
     return out
 
 
-__all__ = ["StudySpec", "check_study", "play_study", "study_actions", "study_summary"]
+__all__ = ["study_actions", "study_config", "study_rows", "study_seat", "study_summary"]

@@ -34,7 +34,7 @@ import numpy as np
 from bots.features import position_features
 from bots.greedy import GreedyBot
 from bots.heuristics import cost_model
-from bots.value import candidates, settle, shortlist
+from bots.value import candidates, shortlist, turn_after
 from bots.value_model import ValueModel, load_model
 from projectl_sim.analysis.stats.intervals import mean_interval
 from projectl_sim.board.winprob import (
@@ -71,22 +71,6 @@ class Judgement:
         """Return the best candidate's chance less the played action's (0: the best)."""
         best = self.alternatives[0][1] if self.alternatives else self.played_chance
         return max(0.0, best - self.played_chance)
-
-
-def _after(world: GameState, action: Action, greedy: GreedyBot, rng: random.Random) -> GameState:
-    """Return ``world`` after ``action`` and the rest of its seat's turn played the greedy way."""
-    state = world.copy()
-    me = state.current
-    state.apply(action)
-    settle(state, greedy, rng)
-    turn = state.turn
-    while state.phase == PLAY and state.current == me and state.turn == turn:
-        nxt = greedy.choose_with_insert(state)
-        if nxt is None:
-            break
-        state.apply(nxt)
-        settle(state, greedy, rng)
-    return state
 
 
 def _chance(
@@ -136,7 +120,7 @@ def judge(
     for w in range(worlds):
         rng = random.Random(int(np.random.SeedSequence([seed, w]).generate_state(1)[0]))
         world = state.redeal(rng)  # the deck's order: unknown to everyone
-        after = [_after(world, a, greedy, rng) for a in cands]
+        after = [turn_after(world, a, greedy, rng) for a in cands]
         total += np.asarray(_chance(after, seat, model, cal))
     mean = total / worlds
     cat = state.rules.catalogue

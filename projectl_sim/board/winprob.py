@@ -43,12 +43,13 @@ from bots.value_model import ValueModel, load_model
 from projectl_sim.analysis.stats.intervals import wilson
 from projectl_sim.board.position import cut_record
 from projectl_sim.catalogue import Catalogue
-from projectl_sim.engine.actions import Action, describe, to_json
+from projectl_sim.engine.actions import Action
 from projectl_sim.engine.record import replay
 from projectl_sim.engine.state import OVER, PLAY, GameState
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import play_game
+from projectl_sim.sim.position_study import action_label as label
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "data" / "models" / "calibration.json"
 CALIBRATION_FORMAT = "projectl-sim win calibration"
@@ -347,16 +348,6 @@ def replay_steps(
 
     replay(record, catalogue, on_step=keep, **named_data)
     return steps
-
-
-def label(action: Action, cat: Catalogue) -> str:
-    """Return an action's text, a placement's cells named (two placements of a piece on a
-    puzzle differ by them): ``place tri_L on W05 at 3,2 3,3 2,3``."""
-    text = describe(action, cat)
-    cells = to_json(action, cat, 0).get("cells")
-    if isinstance(cells, list) and cells:
-        text += " at " + " ".join(f"{r},{c}" for r, c in cells)
-    return text
 
 
 def kind_of(action: Action | None) -> str:

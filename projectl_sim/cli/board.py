@@ -50,7 +50,6 @@ ANALYSE_NUMBERS = (
 STUDY_NUMBERS = (
     Number("--games", int, 100, Range(1, 1_000_000), "games per action"),
     Number("--seed", int, 0, Range(0, 2**63 - 1), "root seed (one child per game)", "S"),
-    Number("--workers", int, 1, Range(1, 256), "processes (the table is the same for any)"),
 )
 
 
@@ -265,16 +264,22 @@ def _share(count: int, total: int) -> tuple[float, float, float]:
 
 def cmd_study(args: argparse.Namespace) -> int:
     from bots import make_bot
-    from projectl_sim.analysis.fmt import rate_interval
+    from projectl_sim.analysis.fmt import diff_interval, rate_interval
     from projectl_sim.board.position import read_position
-    from projectl_sim.board.study import StudySpec, check_study, play_study, study_summary
-    from projectl_sim.board.winprob import label
+    from projectl_sim.board.study import study_config, study_rows, study_summary
     from projectl_sim.engine.record import read_record
+    from projectl_sim.sim import runner, tables
+    from projectl_sim.sim.position_study import action_label
+    from projectl_sim.sim.spec import RunSpec, merge_sources
+    from projectl_sim.sim.summary import read_run
 
     check_numbers(args, STUDY_NUMBERS)
-    refuse_empty(args, "--bots", "--expansions")
-    if args.output and Path(args.output).suffix not in (".csv", ".parquet"):
-        raise UsageError(f"--output {args.output}: the table's file ends .csv or .parquet")
+    refuse_empty(args, "--bots", "--expansions", "--out", "--scheduler")
+    if args.catalogue or args.expansions or args.tiles:
+        raise UsageError(
+            "a study plays the shipped catalogue and tiles (its games are a run's, which reads "
+            "the position's record alone): leave out --catalogue, --expansions and --tiles"
+        )
     for spec in _bot_specs(args.bots or "greedy"):
         make_bot(spec)
     raw = read_record(args.position)
@@ -283,31 +288,68 @@ def cmd_study(args: argparse.Namespace) -> int:
     inner = raw.get("record", raw) if isinstance(raw.get("record"), dict) else raw
     cat, data = _record_data(args, inner)
     position = read_position(args.position, args.step, catalogue=cat, **data)
+    if position.over:
+        raise UsageError(f"the game is over at step {position.step}: no decision to study")
     n = position.state.n
-    spec = StudySpec(
-        _bots_of(args.bots, n, "--bots"), args.games, args.seed, every=args.every_action
-    )
-    check_study(position, spec)
+    bots = _bots_of(args.bots, n, "--bots")
     played = _played(raw, position, cat)
-    rows = play_study(position, spec, args.workers, () if played is None else (played,))
-    summary = study_summary(rows)
+    config = study_config(
+        Path(args.position),
+        position,
+        bots,
+        args.games,
+        args.seed,
+        step=args.step,
+        every=args.every_action,
+        also=() if played is None else (played,),
+    )
+    step = None if raw.get("format") == "projectl-position/1" else position.step
+    out = Path(args.out) if args.out else _study_folder(Path(args.position), step)
+    again = (out / tables.MANIFEST).is_file()  # the same study asked again: finished or grown
+    stored = tables.read_manifest(out)["config"] if again else None
+    spec = RunSpec.from_mapping(merge_sources(stored, config))
+    if stored is not None:
+        before = RunSpec.from_mapping(stored).to_json() | {"games": None}
+        if spec.to_json() | {"games": None} != before:
+            raise UsageError(
+                f"{out} holds a study of other settings (bots, actions, seed or position): "
+                "give --out FOLDER for this one (only --games may grow a study)"
+            )
+    options = runner.RunOptions(
+        jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, quiet=True
+    )
+    result = runner.run(spec, out, resume=again, options=options)
+    seats, games_table = read_run(result.out)
     seat = position.to_move
+    assert seat is not None
+    summary = study_summary(study_rows(seats, seat, games_table))
     who = (position.record.get("seats") or [f"seat {seat}"] * n)[seat]
     games = f"{args.games} game{'s' if args.games != 1 else ''}"
     print(
         f"step {position.step}, round {position.state.round}: seat {seat} ({who}) to move; "
-        f"{len(summary)} actions x {games}, bots {','.join(spec.bots)}, seed {args.seed}"
+        f"{len(summary)} actions x {games}, bots {','.join(bots)}, seed {args.seed}"
     )
-    played_text = None if played is None else label(played, cat)
+    played_text = None if played is None else action_label(played, position.state.rules.catalogue)
     width = max(len(r["action"]) for r in summary)
-    for r in summary:
+    for k, r in enumerate(summary):
+        versus = (
+            ""
+            if k == 0
+            else "  vs best " + diff_interval("rate", r["diff"], r["diff_low"], r["diff_high"])
+        )
         print(
             f"  {r['action']:<{width}}  {rate_interval(r['win_rate'], r['low'], r['high'])}"
-            f"  margin {r['margin']:+.1f}" + ("  (played)" if r["action"] == played_text else "")
+            f"  margin {r['margin']:+.1f}{versus}"
+            + ("  (played)" if r["action"] == played_text else "")
         )
-    if args.output:
-        print(f"wrote {_write_table(rows, Path(args.output))}")
+    print(f"the games' tables (an action column): {result.out}")
     return 0
+
+
+def _study_folder(path: Path, step: int | None) -> Path:
+    """Return the default run folder of a study: beside its file (a record's: named with the
+    step, ``game7.step40.study``; a position file's: ``NAME.study``)."""
+    return path.with_name(f"{path.stem}{'' if step is None else f'.step{step}'}.study")
 
 
 def _played(raw: dict[str, Any], position: Any, cat: Any) -> Any:
@@ -390,8 +432,17 @@ def register(sub: Any) -> None:
         help="every legal action (default: the value bot's candidates)",
     )
     s.add_argument(
-        "-o", "--output", metavar="PATH", help="write the games' table (.csv or .parquet)"
+        "--out",
+        metavar="DIR",
+        help="the study's run folder (default: beside the file, NAME.stepK.study for a record's "
+        "step, NAME.study for a position file; an existing "
+        "one is finished or grown, its settings unchanged)",
     )
+    s.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: all cores)")
+    s.add_argument(
+        "--backend", default="local", metavar="NAME", help="local worker processes or dask"
+    )
+    s.add_argument("--scheduler", metavar="ADDR", help="dask scheduler, e.g. tcp://HOST:8786")
     add_numbers(s, STUDY_NUMBERS)
     game_options(
         s,

@@ -182,6 +182,7 @@ def play_game(
     timed: bool = False,
     take_backs: TakeBacks | None = None,
     on_start: Callable[[GameState], None] | None = None,
+    start: Callable[[random.Random], GameState] | None = None,
 ) -> GameOutcome:
     """Play one game to the end; every bot decision is checked before it is applied.
 
@@ -193,6 +194,8 @@ def play_game(
     each decision's seconds into the record. With ``take_backs``, its seats may answer
     ``TAKE_BACK`` (see ``TakeBacks``). ``on_start`` is called with the dealt state before the
     first decision; ``on_step`` with the state after each applied action (the same object).
+    ``start`` (a study, ``sim.position_study``) builds the state before the first decision from
+    the deal's rng instead of dealing.
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
@@ -200,7 +203,7 @@ def play_game(
     if len(bots) != rules.players:
         raise ValueError(f"{rules.players} players need {rules.players} bots, got {len(bots)}")
     deal_rng, bot_rngs = game_seeds(seed, rules.players, replicate)
-    state = new_game(rules, setup=deal(rules, deal_rng))
+    state = new_game(rules, setup=deal(rules, deal_rng)) if start is None else start(deal_rng)
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
     if on_start is not None:

@@ -66,6 +66,14 @@ from projectl_sim.rules import (
     variant_counts,
 )
 from projectl_sim.sim import rows
+from projectl_sim.sim.position_study import (
+    StudyPosition,
+    action_label,
+    action_of,
+    action_text,
+    read_study_position,
+    study_actions,
+)
 
 # -- what the runner accepts -----------------------------------------------------------------
 # A grid value standing for every subset of the expansions (16 sets, "none" included).
@@ -94,6 +102,12 @@ SPEC_KEYS = (
     "plugins",
     "deal_replicates",
     "tiers",
+    # a study (``sim.position_study``): the position file, a record's step, the file's digest
+    # (a manifest's), and the actions compared (their record form; none: the candidates)
+    "position",
+    "step",
+    "position_digest",
+    "actions",
 )
 
 # Presets are config mappings like a config file's; flags and a config file override them.
@@ -356,6 +370,12 @@ class RunSpec:
     # skill tiers: the grid played once per tier, each line-up's TIER seats taken by the
     # tier's bot (normalised specs); none: no tier axis
     tiers: tuple[str, ...] = ()
+    # a study: its games start from this position (absolute path), a record's ``position_step``,
+    # the file's sha256, and compare these actions of the seat to move (their record form)
+    position: str | None = None
+    position_step: int | None = None
+    position_digest: str | None = None
+    study_actions: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -491,6 +511,10 @@ class RunSpec:
             kwargs["expansion_files"] = _expansion_files(
                 data["expansion_files"], kwargs.get("catalogue")
             )
+        if data.get("position") not in (None, ""):
+            kwargs |= _study_keys(data, kwargs)
+        elif data.get("actions") or data.get("step") is not None:
+            raise UsageError("actions and step belong to a study: give its position file too")
         used = {*kwargs.get("variants", ()), *(n for s in kwargs.get("expansions", ()) for n in s)}
         kwargs["plugins"] = tuple(
             sorted((name, kind, spec) for name, (kind, spec) in sources().items() if name in used)
@@ -527,7 +551,67 @@ class RunSpec:
             # only when set: the runs before these keys keep their ids
             | ({"deal_replicates": self.deal_replicates} if self.deal_replicates > 1 else {})
             | ({"tiers": list(self.tiers)} if self.tiers else {})
+            | (
+                {
+                    "position": self.position,
+                    "step": self.position_step,
+                    "position_digest": self.position_digest,
+                    "actions": list(self.study_actions),
+                }
+                if self.position
+                else {}
+            )
         )
+
+
+# what a study's position fixes: the grid settings it cannot take
+_NOT_IN_A_STUDY = (
+    *("round_robin", "players", "variant", "expansions", "rules", "difficulty"),
+    *("catalogue", "tiles", "expansion_files"),  # (the position's record is replayed as shipped)
+)
+
+
+def _study_keys(data: Mapping[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Check a study's settings (``sim.position_study``) and return its spec's fields."""
+    fresh = data.get("position_digest") is None  # not a manifest's (resume), which has them all
+    for key in _NOT_IN_A_STUDY if fresh else ():
+        if data.get(key) not in (None, [], "", {}):
+            raise UsageError(
+                f"a study plays its position's game: leave out {key} (the position fixes it)"
+            )
+    if kwargs.get("records", "none") != "none":
+        raise UsageError(
+            "a study writes no records (its games start from a position, their hidden cards "
+            "drawn again): leave out --records"
+        )
+    if kwargs.get("tiers"):
+        raise UsageError("a study takes no --tiers: give the seats' bots with --bots")
+    path = str(Path(str(data["position"])).resolve())
+    step = data.get("step")
+    if step is not None:
+        step = int(_whole(step, "step"))
+    digest = data.get("position_digest")
+    position = read_study_position(path, step, digest)
+    state = position.state
+    given = data.get("actions") or []
+    if not isinstance(given, (list, tuple)):
+        raise UsageError(f"actions: expected a list of actions, got {given!r}")
+    texts = [a if isinstance(a, str) else json.dumps(a, sort_keys=True) for a in given]
+    actions = [action_of(t, state) for t in texts] or study_actions(state)
+    texts = list(dict.fromkeys(action_text(a, state) for a in actions))
+    for lineup in kwargs["lineups"]:
+        if len(lineup) not in (1, state.n):
+            raise UsageError(
+                f"--bots {','.join(lineup)}: the position's game has {state.n} seats: give one "
+                "bot for every seat, or one per seat in seat order"
+            )
+    return {
+        "players": (state.n,),
+        "position": path,
+        "position_step": position.step if step is not None else None,
+        "position_digest": position.digest,
+        "study_actions": tuple(texts),
+    }
 
 
 def _check_records(text: str) -> str:
@@ -648,6 +732,13 @@ class GameConfig:
     # users' bot sources of the line-up and the name each goes by in the tables' ``bot`` column
     # (``bot_names``): ``(("/abs/placer.py:Placer", "placer"),)``; (): every bot by its spec
     bot_names: tuple[tuple[str, str], ...] = ()
+    # a study (``sim.position_study``): the position its games start from (path, a record's
+    # step, digest), the action of the seat to move applied first (record form) and its text
+    position: str | None = None
+    position_step: int | None = None
+    position_digest: str | None = None
+    action: str | None = None
+    action_label: str | None = None
 
     @property
     def deal_key(self) -> tuple[int, ...]:
@@ -659,6 +750,8 @@ class GameConfig:
     @property
     def rotations(self) -> tuple[int, ...]:
         """Return the seat shifts giving distinct seatings (one for identical bots)."""
+        if self.position:  # a study's seats are the position's: never rotated
+            return (0,)
         seen: dict[tuple[str, ...], int] = {}
         for r in range(self.players):
             seen.setdefault(self.seated(r), r)
@@ -687,6 +780,8 @@ class GameConfig:
         """Return the rules every game of this configuration is played with."""
         if self.plugins:
             load_sources({name: (kind, spec) for name, kind, spec in self.plugins})
+        if self.position:  # the rules its record plays
+            return self.study_position().state.rules
         level = {"difficulty": self.difficulty} if self.difficulty else {}
         sets = tuple(n for n in self.expansions if n in CATALOGUE_SETS)
         files = tuple((n, f) for n, f in self.expansion_files if n in sets)
@@ -714,7 +809,13 @@ class GameConfig:
             "switches": switches or "default",
             "lineup": ",".join(self.lineup),
             "tier": self.tier,
+            "action": self.action_label,
         }
+
+    def study_position(self) -> StudyPosition:
+        """Return a study's position (read once per process)."""
+        assert self.position is not None
+        return read_study_position(self.position, self.position_step, self.position_digest)
 
     def to_json(self) -> dict[str, Any]:
         """Return the manifest form (with its rotations, for readers)."""
@@ -726,6 +827,11 @@ class GameConfig:
             ("tier", None),
             ("template", []),
             ("bot_names", []),
+            ("position", None),
+            ("position_step", None),
+            ("position_digest", None),
+            ("action", None),
+            ("action_label", None),
         ):
             if out[key] == default or out[key] == ():
                 del out[key]  # likewise the runs without replicates or tiers
@@ -756,6 +862,11 @@ class GameConfig:
             tier=data.get("tier"),
             template=tuple(data.get("template", ())),
             bot_names=tuple(sorted((data.get("bot_names") or {}).items())),
+            position=data.get("position"),
+            position_step=data.get("position_step"),
+            position_digest=data.get("position_digest"),
+            action=data.get("action"),
+            action_label=data.get("action_label"),
         )
 
 
@@ -892,6 +1003,8 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     """
     if seed_scheme not in SEED_SCHEMES:
         raise ValueError(f"unknown seed scheme {seed_scheme!r}")
+    if spec.position:
+        return _study_configurations(spec, seed_scheme)
     keys = [k for k, _ in spec.rules]
     cells = _cells(spec)
     _check_grid(spec, {players for _, players in cells})
@@ -942,6 +1055,46 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
+    names = bot_names(out)
+    return [
+        replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))
+        for c in out
+    ]
+
+
+def _study_configurations(spec: RunSpec, seed_scheme: str) -> list[GameConfig]:
+    """Return a study's configurations: per line-up, one per action, on the same deals."""
+    assert spec.position is not None
+    position = read_study_position(spec.position, spec.position_step, spec.position_digest)
+    state = position.state
+    rules = state.rules
+    out = []
+    for lineup in spec.lineups:
+        seats = tuple(lineup[i % len(lineup)] for i in range(state.n))
+        for text in spec.study_actions:
+            action = action_of(text, state)
+            out.append(
+                GameConfig(
+                    len(out),
+                    state.n,
+                    seats,
+                    rules.variant,
+                    tuple(sorted(rules.expansions)),
+                    deals_of=0 if seed_scheme == PER_CONFIGURATION else None,
+                    deal_setting=(
+                        deal_setting_of(state.n, rules.variant)
+                        if seed_scheme == SHARED_DEALS
+                        else None
+                    ),
+                    plugins=spec.plugins,
+                    replicates=spec.deal_replicates,
+                    position=spec.position,
+                    position_step=spec.position_step,
+                    position_digest=spec.position_digest,
+                    action=text,
+                    action_label=action_label(action, rules.catalogue),
+                )
+            )
     names = bot_names(out)
     return [
         replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))

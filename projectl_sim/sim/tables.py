@@ -86,6 +86,9 @@ _CONFIG_FIELDS = [
     # which play of the deal under its seating (``run --deal-replicates``: the bots' seeds
     # varied; 0 in a run without, null in tables written before the column)
     pa.field("replicate", pa.int64()),
+    # a study's action of the seat to move, applied first (``sim.position_study``); null in a
+    # run that is no study, and in tables written before the column
+    pa.field("action", pa.string()),
 ]
 
 CONFIG_COLUMNS = tuple(f.name for f in _CONFIG_FIELDS)

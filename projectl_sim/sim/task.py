@@ -36,6 +36,7 @@ from projectl_sim.rules import Rules
 from projectl_sim.sim import rows
 from projectl_sim.sim.flow import FlowRecorder
 from projectl_sim.sim.play import BotError, GameOutcome, check_step, game_seeds, play_game
+from projectl_sim.sim.position_study import study_start_of as study_start
 from projectl_sim.sim.spec import GameConfig, GameTask, rules_of
 
 # a worker's page (``sim.workers``): the slots play_task writes at each decision
@@ -61,6 +62,8 @@ def dealt(task: GameTask, config: GameConfig, rules: Rules | None = None) -> Gam
     """Return a game's state before its first decision (dealt again from its seed; with
     ``rules``, a rules object of the configuration other than the process's)."""
     rules = rules_of(config) if rules is None else rules
+    if config.position:  # a study's game starts from its position
+        return study_start(config)(game_seeds(task.seed, rules.players)[0])
     return new_game(rules, setup=deal(rules, game_seeds(task.seed, rules.players)[0]))
 
 
@@ -183,6 +186,7 @@ def _bending_seat(task: GameTask, config: GameConfig, beat: memoryview | None) -
             record=False,
             on_step=on_step,
             on_start=lambda state: setups.append(setup_of(state)),
+            start=study_start(config) if config.position else None,
         )
     except _Bent as bent:
         return bent.seat
@@ -308,6 +312,7 @@ def play_task(
             cpu_seconds=cpu,
             timed=task.record,  # a written record carries each decision's seconds
             on_start=on_deal if flow else None,
+            start=study_start(config) if config.position else None,
         )
         state = outcome.state
         if outcome.record is not None:  # its record is written: the check replays it too

@@ -16,28 +16,12 @@ from typing import Any
 
 from bots.features import hidden_piles, mean_unseen_points
 from bots.heuristics import cost_model
-from bots.value import ValueBot, candidates, settle, shortlist
+from bots.value import ValueBot, candidates, shortlist, turn_after
 from projectl_sim.engine import PLAY, GameState
-from projectl_sim.engine.actions import Action, to_json
+from projectl_sim.engine.actions import to_json
 
 # at most this many alternatives are listed (best first)
 SHOWN = 6
-
-
-def _after(bot: ValueBot, world: GameState, action: Action, rng: random.Random) -> GameState:
-    """Return ``world`` after ``action``, its turn finished the greedy way (as ``value``)."""
-    state = world.copy()
-    me = state.current
-    turn = state.turn
-    state.apply(action)
-    settle(state, bot.greedy, rng)
-    while state.phase == PLAY and state.current == me and state.turn == turn:
-        nxt = bot.greedy.choose_with_insert(state)
-        if nxt is None:
-            break
-        state.apply(nxt)
-        settle(state, bot.greedy, rng)
-    return state
 
 
 def value_hint(bot: ValueBot, view: GameState, rng: random.Random) -> dict[str, Any]:
@@ -61,7 +45,8 @@ def value_hint(bot: ValueBot, view: GameState, rng: random.Random) -> dict[str, 
 
     hidden = hidden_piles(view)
     per_card = mean_unseen_points(view) if hidden else 0.0
-    values = bot.values([_after(bot, world, a, rng) for a in cands], me, hidden, per_card)
+    after = [turn_after(world, a, bot.greedy, rng, bool(bot.finish)) for a in cands]
+    values = bot.values(after, me, hidden, per_card)
     values[0] += bot.prior  # the greedy choice (first) must be beaten by the prior, as in the bot
     ranked = sorted(zip(values, range(len(cands)), strict=True), key=lambda v: (-v[0], v[1]))
     out["alternatives"] = [

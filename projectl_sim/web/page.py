@@ -54,6 +54,7 @@ def seat_page(session: Any, token: str) -> str:
     """Return the page of ``session``'s game now, for the page holding ``token``."""
     record = session.record()
     data = view_data(record, session.rules.catalogue, session.rules.finesse_tiles)
+    data["chances"] = session.chances()  # the viewer's graph, its cursor at the last step
     page = page_html(data)
     seat = {
         "token": token,

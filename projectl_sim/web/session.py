@@ -9,18 +9,21 @@ before that decision and replayed from its setup (``engine.record.replay``), so 
 again. ``choices`` is what the page may offer the person now: every legal action that is not a
 placement as a button, and the legal placements of each unfinished puzzle, which the page
 matches against the cells clicked. ``hint`` asks the ``value`` bot (``web.hint``);
-``save_position`` writes the position now as a file a study reads.
+``save_position`` writes the position now as a file a study reads (``board.position``);
+``chances`` is the win-chance graph of the steps so far (``board.winprob``), as the viewer's.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from bots.value_model import load_model
+from projectl_sim.board.position import Position, write_position
+from projectl_sim.board.winprob import Step, calibration_for, chances_table, view_chances
 from projectl_sim.engine import FINISHING, OVER, PLAY, GameState, deal, finish_options, new_game
 from projectl_sim.engine.actions import (
     Action,
@@ -31,17 +34,13 @@ from projectl_sim.engine.actions import (
     from_json,
     to_json,
 )
-from projectl_sim.engine.record import RecordWriter, replay, state_json, write_record
+from projectl_sim.engine.record import RecordWriter, replay, write_record
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken, RecordError
 from projectl_sim.expansions.ambassador_pack import ambassadors
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
-
-# the position file of ``projectl_sim.board.position`` (a record cut at a step, with the state it
-# reaches, which its reader checks): "save position" writes one for a study of the position
-POSITION_FORMAT = "projectl-position/1"
 
 
 class Session:
@@ -67,6 +66,9 @@ class Session:
         deal_rng, self.rngs = game_seeds(seed, rules.players)
         self.state: GameState = new_game(rules, setup=deal(rules, deal_rng))
         self.writer = RecordWriter.start(self.state, seed, self.names)
+        # every position so far, the deal first: the win-chance graph's (``chances``)
+        self.steps: list[Step] = [Step(0, self.state.copy(), -1, None)]
+        self.evaluation: Any = None  # (model, calibration), loaded when first drawn
         self.asked_at = perf_counter()  # when the person's current decision was put to them
         self.hint_rng = random.Random(seed)  # the hints' dealt worlds (not the seats' streams)
         self.hinter: Any = None
@@ -96,6 +98,7 @@ class Session:
     def _apply(self, seat: int, action: Action, seconds: float) -> None:
         self.state.step(seat, action)  # checked: raises IllegalActionError saying why
         self.writer.add(seat, action, seconds)
+        self.steps.append(Step(len(self.steps), self.state.copy(), seat, action))
         check_step(self.state, seat)
         if len(self.writer.moves) > MAX_DECISIONS:
             self.state.truncate("max_decisions")
@@ -160,6 +163,7 @@ class Session:
             raise IllegalActionError("nothing to undo: you have not moved yet")
         action = moves[last][1]
         self.writer.truncate(last)
+        del self.steps[last + 1 :]
         record = self.writer.to_json()
         self.state = replay(record, self.rules.catalogue, self.rules.expansion_data).state
         self.save()
@@ -168,21 +172,22 @@ class Session:
         self.message = f"taken back: {text}"
         return text
 
+    def chances(self) -> dict[str, Any]:
+        """Return the win-chance graph of the steps so far (the viewer's: ``board.winprob``,
+        the learned evaluation calibrated, every pile seen, as the page shows them)."""
+        if self.evaluation is None:
+            model = load_model("")
+            self.evaluation = model, calibration_for(model)
+        model, cal = self.evaluation
+        return view_chances(chances_table(self.steps, self.names, model, cal), cal)
+
     def save_position(self) -> Path:
-        """Write the position now (the board's ``projectl-position/1``: the record so far, its
-        step and the state it reaches) beside the record; return the file."""
+        """Write the position now (``board.position``'s file: the record so far, its step and
+        the state it reaches) beside the record; return the file."""
         step = len(self.writer.moves)
-        record = self.writer.to_json()
-        record.pop("result", None)
-        position = {
-            "format": POSITION_FORMAT,
-            "step": step,
-            "record": record,
-            "state": state_json(self.state),
-        }
         path = self.path.with_name(f"{self.path.stem}-step{step}.position.json")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(position, indent=1) + "\n", encoding="utf-8")
+        write_position(Position(self.writer.to_json(), step, self.state, []), path)
         self.message = f"position saved to {path}"
         return path
 

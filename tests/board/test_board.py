@@ -17,7 +17,7 @@ from bots import make_bot
 from bots.value_model import load_model
 from projectl_sim.board.charts import plot_win_chances
 from projectl_sim.board.position import position_json, position_of
-from projectl_sim.board.study import StudySpec, _game, play_study, study_actions, study_summary
+from projectl_sim.board.study import study_actions, study_config, study_rows, study_summary
 from projectl_sim.board.turning import deciding_step, judge, turning_points, turns
 from projectl_sim.board.winprob import (
     CALIBRATION,
@@ -29,8 +29,14 @@ from projectl_sim.board.winprob import (
 )
 from projectl_sim.cli import main
 from projectl_sim.engine.record import write_record
+from projectl_sim.engine.state import OVER
+from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
-from projectl_sim.sim.play import play_game
+from projectl_sim.sim.play import game_seeds, play_game
+from projectl_sim.sim.position_study import action_of, study_start
+from projectl_sim.sim.runner import RunOptions, run
+from projectl_sim.sim.spec import RunSpec, configurations
+from projectl_sim.sim.summary import read_run
 
 CAL = Calibration(
     "test", {"solo": 0.2, "2": 0.2, "3": 0.25}, {"2": {"3": 0.5}}, 0, 0, 0.0, 0.0, 0.0
@@ -184,23 +190,107 @@ def test_the_deciding_step_is_the_winners_largest_rise_in_a_turn() -> None:
     assert deciding_step(_rows([[0.5, 0.5], [0.5, 0.5]], [-1, 0])) is None
 
 
-def test_a_study_plays_each_action_on_the_same_deals(game: Any) -> None:
+@pytest.fixture(scope="module")
+def study_run(tmp_path_factory: pytest.TempPathFactory, game: Any) -> tuple[Any, Path, Any]:
+    """A study of three actions of step 12, 3 games each, played with one worker and two."""
+    folder = tmp_path_factory.mktemp("study")
     record = game[0]
+    write_record(record, folder / "g.json")
     pos = position_of(record, 12)
-    actions = study_actions(pos.state)
-    assert actions and all(a in pos.state.legal_actions(master="none") for a in actions)
-    seed = np.random.SeedSequence(9)
-    twice = _game(pos.state, [actions[0], actions[0]], ["greedy", "greedy"], seed)
-    assert twice[0] == twice[1]  # the same action on the same deal and seeds: the same game
-    spec = StudySpec(("greedy", "random"), games=3, seed=4)
-    rows = play_study(pos, spec)
-    assert rows == play_study(pos, spec, workers=2)  # the same table for any number of workers
-    assert len(rows) == 3 * len(actions)
+    config = study_config(folder / "g.json", pos, ["greedy", "random"], 3, 4, step=12)
+    config["actions"] = config["actions"][:3]
+    spec = RunSpec.from_mapping(config)
+    run(spec, folder / "one", options=RunOptions(jobs=1, quiet=True))
+    run(spec, folder / "two", options=RunOptions(jobs=2, quiet=True))
+    return pos, folder, spec
+
+
+def _table(run_dir: Path) -> pd.DataFrame:
+    seats = read_run(run_dir)[0]
+    return seats.drop(columns=["decision_time_mean", "decision_cpu_mean"])
+
+
+def test_a_study_is_a_run_of_each_action_on_the_same_deals(study_run: Any) -> None:
+    pos, folder, spec = study_run
+    one = _table(folder / "one")
+    pd.testing.assert_frame_equal(one, _table(folder / "two"))  # any number of workers
+    assert one["error"].isna().all() and set(one["seat"]) == {0, 1}
+    legal = pos.state.legal_actions(master="none")
+    assert all(a in legal for a in study_actions(pos.state))
+    rows = study_rows(one, pos.state.current)
+    assert len(rows) == 3 * 3 and rows["action"].nunique() == 3
+    # game g of every action is played from the same game seed: the same deal of the unseen
+    assert rows.groupby("deal")["seed"].nunique().eq(1).all()
+    # and a study's game is the position, its unseen cards drawn again from the game's seed,
+    # the action applied, then the bots: played here again by hand, the same scores
+    config = configurations(spec)[1]
+    first = rows[(rows["action"] == config.action_label) & (rows["deal"] == 0)].iloc[0]
+    deal_rng, rngs = game_seeds(int(first["seed"]), 2)
+    start = study_start(config.study_position(), action_of(config.action, pos.state))
+    state = start(deal_rng)
+    bots = [make_bot("greedy"), make_bot("random")]
+    while state.phase != OVER:
+        q = state.current
+        state.step(q, bots[q](state.view(q), rngs[q]))
+    mine = one[(one["game_id"] == first["game_id"])].sort_values("seat")
+    assert list(mine["score"]) == state.final_scores()
+
+
+def test_a_studys_summary_is_paired_and_best_first() -> None:
+    rows = pd.DataFrame(
+        {
+            "action": ["a"] * 4 + ["b"] * 4,
+            "deal": [0, 1, 2, 3] * 2,
+            "win_share": [1, 1, 0, 1, 0, 1, 0, 0],
+            "margin": [3, 2, -1, 4, -2, 1, -3, -1],
+        }
+    )
     summary = study_summary(rows)
-    rates = [r["win_rate"] for r in summary]
-    assert rates == sorted(rates, reverse=True)
-    for r in summary:
-        assert r["low"] <= r["win_rate"] <= r["high"] and r["games"] == 3
+    assert [r["action"] for r in summary] == ["a", "b"]
+    assert summary[0]["win_rate"] == 0.75 and summary[0]["low"] < 0.75 < summary[0]["high"]
+    b = summary[1]
+    assert b["diff"] == pytest.approx(-0.5) and -1 <= b["diff_low"] < -0.5 < b["diff_high"] < 0.5
+
+
+def test_a_studys_margin_is_over_the_best_rival_and_solo_over_the_mastermind() -> None:
+    def seats(scores: list[list[int]]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {"game_id": g, "seat": p, "score": x, "action": "a", "deal": g, "seed": g}
+                | {"win_share": float(p == 0), "error": None}
+                for g, row in enumerate(scores)
+                for p, x in enumerate(row)
+            ]
+        )
+
+    three = study_rows(seats([[10, 12, 7], [9, 3, 5]]), 0)
+    assert list(three["margin"]) == [-2, 4]
+    games = pd.DataFrame({"game_id": [0, 1], "opponent_score": [8, 15]})
+    assert list(study_rows(seats([[10], [9]]), 0, games)["margin"]) == [2, -6]
+
+
+def test_a_study_refuses_records_tiers_grids_and_an_edited_position(
+    study_run: Any, tmp_path: Path
+) -> None:
+    folder = study_run[1]
+    path = tmp_path / "g.json"
+    path.write_bytes((folder / "g.json").read_bytes())
+    base = {"bots": ["greedy"], "position": str(path), "step": 12, "games": 2}
+    for extra, words in (
+        ({"records": "all"}, "a study writes no records"),
+        ({"players": [3]}, "leave out players"),
+        ({"tiers": ["random"], "bots": ["tier"]}, "a study takes no --tiers"),
+        ({"actions": [{"player": 0, "kind": "nothing"}]}, "not an action of the position's seat"),
+        ({"bots": ["greedy,greedy,greedy"]}, "has 2 seats"),
+    ):
+        with pytest.raises(UsageError, match=words):
+            RunSpec.from_mapping(base | extra)
+    made = RunSpec.from_mapping(base)
+    path.write_text(path.read_text().replace('"seed"', '"seed" ', 1))
+    with pytest.raises(UsageError, match="not the file this study was started from"):
+        RunSpec.from_mapping(made.to_json())
+    with pytest.raises(UsageError, match="no decision to study"):
+        RunSpec.from_mapping(base | {"position": str(folder / "g.json"), "step": -1})
 
 
 def test_the_win_chance_chart_is_clean(game: Any) -> None:
@@ -234,13 +324,21 @@ def test_analyse_writes_the_table_chart_and_page_beside_the_record(
 def test_study_prints_each_actions_win_rate(
     record_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["study", str(record_file), "--step", "6", "--games", "2", "--bots", "greedy"]) == 0
+    argv = ["study", str(record_file), "--step", "6", "--games", "2", "--bots", "greedy"]
+    assert main([*argv, "--jobs", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("step 6, round ") and "to move" in out[0]
-    assert all("%" in line and "margin" in line for line in out[1:])
+    assert all("%" in line and "margin" in line for line in out[1:-1])
+    assert all("vs best" in line for line in out[2:-1])  # the paired difference from the best
     # the action the record played there is studied and marked
-    played = [line for line in out[1:] if line.endswith("(played)")]
+    played = [line for line in out[1:-1] if line.endswith("(played)")]
     assert len(played) == 1
+    folder = record_file.with_name("g.step6.study")
+    assert out[-1].endswith(str(folder)) and "action" in read_run(folder)[0]
+    # asked again: the same study, read back from its folder, the same lines; another
+    # seed in the same folder is one line
+    assert main([*argv, "--jobs", "1"]) == 0 and capsys.readouterr().out.splitlines() == out
+    _one_line_error(capsys, [*argv, "--seed", "1"], "holds a study of other settings")
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:

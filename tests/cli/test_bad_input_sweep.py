@@ -91,11 +91,11 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
     },
     **{
         (command, "--jobs", "-1"): _EVERY_CORE
-        for command in ("run", "puzzle try", "tune", "ladder")
+        for command in ("run", "puzzle try", "tune", "ladder", "study")
     },
     **{
         (command, "--jobs", "huge"): _MORE_JOBS
-        for command in ("run", "puzzle try", "tune", "ladder")
+        for command in ("run", "puzzle try", "tune", "ladder", "study")
     },
     ("run", "--chunk", "huge"): "a chunk larger than the games to play holds them all",
     ("play", "--record", "garbage file"): _OUTPUT,
@@ -121,7 +121,6 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
     ("analyse", "--rollouts", "0"): "no rollouts: its default",
     ("analyse", "--games", "0"): "0 is every record of the run (its help says so)",
     ("study", "--step", "0"): "step 0 is the deal: the first decision of the game",
-    ("study", "--output", "a file"): _OUTPUT,
 }
 
 
@@ -282,10 +281,9 @@ def _stub_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(atlas, "atlas_table", started)  # every puzzle's fill statistics
     monkeypatch.setattr(atlas, "atlas_rows", started)  # (puzzle check ranks against them)
     monkeypatch.setattr(puzzle_check, "check_puzzle", started)  # a drawn puzzle ranked
-    from projectl_sim.board import study, winprob
+    from projectl_sim.board import winprob
 
     monkeypatch.setattr(winprob, "evaluate_record", started)  # the record's steps evaluated
-    monkeypatch.setattr(study, "play_study", started)  # a study's games played
     nbclient = pytest.importorskip("nbclient")
     monkeypatch.setattr(nbclient.NotebookClient, "execute", started)
 

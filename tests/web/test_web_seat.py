@@ -31,11 +31,16 @@ from paths import ROOT
 
 import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
 from bots import make_bot
+from bots.heuristics import cost_model
+from bots.value import candidates, turn_after
 from projectl_sim import Rules
+from projectl_sim.board.position import read_position
+from projectl_sim.board.winprob import evaluate_record
 from projectl_sim.cli import main
 from projectl_sim.engine.record import read_record, replay, state_json
 from projectl_sim.errors import BotError, IllegalActionError, RecordError
 from projectl_sim.web import SeatServer, Session
+from projectl_sim.web.page import seat_page
 
 SHORT = {"black_deck_2p": 1}  # the black deck is empty once dealt: the end is triggered at once
 
@@ -93,6 +98,17 @@ def test_the_hint_is_the_value_bots_playable_choice_and_its_ranked_candidates(
     assert s.act(hint["action"]) == hint["choice"]  # the hint is a move the page can play
 
 
+def test_the_hint_scores_a_candidate_at_the_state_the_value_bot_does(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    bot = make_bot("value")
+    view = s.state.view(s.seat)
+    world = view.determinize(random.Random(3))
+    for action in candidates(view, bot.greedy, cost_model(view))[:5]:
+        mine = turn_after(world, action, bot.greedy, random.Random(4), bool(bot.finish))
+        its = bot._after(world, action, random.Random(4))  # the bot's own (a test may look)
+        assert state_json(mine) == state_json(its)
+
+
 def test_a_saved_position_is_the_record_so_far_and_the_state_it_reaches(tmp_path: Path) -> None:
     s = session(tmp_path / "game.json")
     s.act(next(b for b in s.choices()["buttons"] if b["group"] == "take")["action"])
@@ -101,6 +117,22 @@ def test_a_saved_position_is_the_record_so_far_and_the_state_it_reaches(tmp_path
     assert position["format"] == "projectl-position/1"
     assert position["step"] == len(position["record"]["actions"]) == len(s.writer.moves)
     assert state_json(replay(position["record"]).state) == position["state"]
+    assert read_position(path).step == position["step"]  # the study's reader takes it
+
+
+def test_the_win_chances_follow_the_steps_played_and_taken_back(tmp_path: Path) -> None:
+    s = session(tmp_path / "game.json")
+    s.act(next(b for b in s.choices()["buttons"] if b["group"] == "take")["action"])
+    graph = s.chances()
+    steps = len(s.writer.moves) + 1  # the deal, then each action
+    assert [len(series) for series in graph["seats"]] == [steps, steps]
+    assert all(sum(c) == pytest.approx(1.0, abs=1e-3) for c in zip(*graph["seats"], strict=True))
+    # the same steps as the board's evaluation of the record so far gives
+    _, rows, _ = evaluate_record(s.record())
+    assert graph["seats"][0] == [r["win_chance"] for r in rows if r["seat"] == 0]
+    s.undo()
+    assert [len(series) for series in s.chances()["seats"]] == [len(s.writer.moves) + 1] * 2
+    assert 'id="chance-graph"' in seat_page(s, "token")
 
 
 def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_path: Path) -> None:
@@ -434,6 +466,11 @@ def test_a_whole_game_is_played_by_clicks_and_its_record_replays(
 
     assert "Game over" in driver.find_element("id", "seat-status").text
     assert placed and taken and undone and wrong and mastered
+    # the win-chance graph of the whole game: a line per seat through every step
+    lines = driver.find_elements("css selector", "#chance-graph polyline.step")
+    steps = len(read_record(tmp_path / "game.json")["actions"]) + 1
+    assert len(lines) == 2
+    assert all(len(line.get_attribute("points").split()) == steps for line in lines)
     shots = Path(os.environ.get("PROJECTL_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     assert driver.save_screenshot(str(shots / "web-seat-over.png"))
