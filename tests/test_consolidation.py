@@ -198,3 +198,55 @@ def test_a_kill_while_the_tables_are_written_resumes_to_the_same_tables(
     assert [s["status"] for s in manifest["sessions"]] == ["killed", "complete"]
     assert not list(out.glob(".*.tmp"))
     assert_same(out, whole)
+
+
+def _checked_whole(run_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The sample a resume checks, taken from the whole tables: the games at evenly spaced
+    places of the id order, and their seats."""
+    import numpy as np
+
+    from projectl_sim.sim import manifest
+
+    games = tables.read_table(run_dir, "games")
+    ids = games.column("game_id").to_numpy()
+    places = np.unique(np.linspace(0, len(ids) - 1, min(manifest.SAMPLE, len(ids))).astype(int))
+    picked = games.take(pa.array(np.argsort(ids, kind="stable")[places]))
+    seats = tables.read_table(run_dir, "seats")
+    wanted = set(picked.column("game_id").to_pylist())
+    rows = [r for r in seats.to_pylist() if r["game_id"] in wanted]
+    keys = ("game_id", "seed", "deal", "rotation", "seats", "replicate")
+    return (
+        [{k: r[k] for k in keys} for r in picked.to_pylist()],
+        [{k: r[k] for k in ("game_id", "seat", "bot", "bot_spec")} for r in rows],
+    )
+
+
+@pytest.mark.parametrize("where", ["parquet", "csv", "parts"])
+def test_a_resume_checks_a_run_window_by_window_as_a_whole(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from projectl_sim.sim import manifest
+
+    out = tmp_path / where
+    play(out, format="csv" if where == "csv" else "parquet")
+    if where == "parts":  # a complete run grown: its tables back to parts, read from those
+        tables.reopen(out, "parquet")
+        tables.drop_tables(out)
+    games, seats = _checked_whole(whole)
+    monkeypatch.setattr(manifest, "SAMPLE", 5)
+    few, few_seats = _checked_whole(whole)
+    assert len(few) == 5 and len(few_seats) == sum(int(g["seats"].count(",")) + 1 for g in few)
+    # windows of a few games, batches of 3 rows: a game's seats straddle batches
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 40)
+    for sample, expected, expected_seats in ((5, few, few_seats), (200, games, seats)):
+        monkeypatch.setattr(manifest, "SAMPLE", sample)
+        written = manifest.read_written(out, 24)
+        assert written is not None
+        assert written.sample.to_pylist() == expected
+        assert written.sample_seats.to_pylist() == expected_seats
+        run_id = tables.read_manifest(whole)["run_id"]  # the same settings and seed
+        assert (written.first, written.last, written.run_ids) == (0, 23, {run_id})
+        assert [c["players"] for c in written.configs] == [2, 3]
+        assert written.tally.problems() == [] and written.tally.rows == 24
+    assert manifest.read_written(out, 30).tally.problems() == ["6 of 30 planned games missing"]
