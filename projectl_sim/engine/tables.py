@@ -211,9 +211,12 @@ def trim() -> None:
     ``GAME_MAX_ENTRIES`` entries, and bound its tiling index (``fill.trim``). Answers stay the
     same; what was dropped is rebuilt when asked for again."""
     for t in _TABLES.values():
-        for cache in (t.group_cache, t.place_cache, t.recycle_cache):
-            if len(cache) > GAME_MAX_ENTRIES:
-                wipe(cache)
+        if len(t.group_cache) > GAME_MAX_ENTRIES:
+            wipe(t.group_cache)
+        if len(t.place_cache) > GAME_MAX_ENTRIES:
+            wipe(t.place_cache)
+        if len(t.recycle_cache) > GAME_MAX_ENTRIES:
+            wipe(t.recycle_cache)
         trim_index(t.cat)
 
 
