@@ -2,15 +2,15 @@
 a large study, and their ratio (flat in the number of games: the large one within 10%).
 
 Run: ``.venv/bin/python benchmarks/runner_memory.py [--games 1000 100000] [--jobs 2]
-[--lineup random] [--tables all] [--no-summary]``. Each study is a fresh ``projectl_sim.sim.runner.run`` in a
-child process of its own (so that no study inherits another's heap), into a temporary folder:
-the child prints its peak resident memory (``VmHWM``) when the last game has been played, just
-before the tables are written from the parts, once they are written, and at the end, after the
-summary that ``projectl-sim run`` prints when it ends (``getrusage``: the whole process), and its
-workers' largest peak (``RUSAGE_CHILDREN``, once they are stopped). Then a resume of the complete
-study, in another child: its peak after checking the games written, and with its summary. Wall
-times are printed with the machine's load average (other work slows a run, it does not change its
-memory).
+[--lineup random] [--tables all] [--no-summary]``. Each study is a fresh
+``projectl_sim.sim.runner.run`` in a child process of its own (so that no study inherits
+another's heap), into a temporary folder: the child prints its peak resident memory (``VmHWM``)
+when the last game has been played, just before the tables are written from the parts, once
+they are written, and at the end, after the summary that ``projectl-sim run`` prints when it
+ends (``getrusage``: the whole process), and its workers' largest peak (``RUSAGE_CHILDREN``,
+once they are stopped). Then a resume of the complete study, in another child: its peak after
+checking the games written, and with its summary. Wall times are printed with the machine's load
+average (other work slows a run, it does not change its memory).
 """
 
 from __future__ import annotations

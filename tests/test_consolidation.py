@@ -250,3 +250,44 @@ def test_a_resume_checks_a_run_window_by_window_as_a_whole(
         assert [c["players"] for c in written.configs] == [2, 3]
         assert written.tally.problems() == [] and written.tally.rows == 24
     assert manifest.read_written(out, 30).tally.problems() == ["6 of 30 planned games missing"]
+
+
+@pytest.mark.parametrize("where", ["parquet", "parts"])
+def test_the_summary_reads_the_flow_tables_window_by_window_as_a_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    import pandas as pd
+
+    from projectl_sim.analysis import failures, game_flow
+    from projectl_sim.analysis.data import load_run
+
+    out = tmp_path / where
+    play(out, jobs=2)
+    if where == "parts":  # a stopped run is read from its parts
+        tables.reopen(out, "parquet")
+        tables.drop_tables(out)
+    whole = load_run(out)
+    expected = game_flow.game_flow(whole.rounds, whole.games)
+    events = whole.events
+    taken = sorted(set(events.loc[events["event"] == "taken", "card"].dropna()))
+    # a card no game took, beside those taken; and a pass in the first game
+    cards = pd.DataFrame({"card": [*taken, "never"]})
+    monkeypatch.setattr(failures, "catalogue_cards", lambda manifest: cards)
+    events.loc[events.index[5], "event"] = "pass"
+    states = failures.failure_states(whole)  # from the events read whole
+    assert {"never taken", "no legal action"} <= {f.state for f in states}
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 40)
+    run = load_run(out)
+    windows = list(run.scan("rounds", game_flow.ROUND_COLUMNS))
+    assert len(windows) > 3 and "rounds" not in run.__dict__  # never read whole
+    assert [w["game_id"].min() for w in windows] == sorted(w["game_id"].min() for w in windows)
+    pd.testing.assert_frame_equal(game_flow.run_flow(run), expected)
+    scanned = failures.failure_states(run)
+    assert "events" not in run.__dict__  # never read whole
+    assert scanned[-1] == states[-1]  # the card never taken
+    assert [f for f in scanned if f.state != "no legal action"] == [
+        f for f in states if f.state != "no legal action"
+    ]  # (the pass was made in memory only)
+    run.events.loc[run.events.index[5], "event"] = "pass"  # read whole: then read from it
+    assert failures.failure_states(run) == states

@@ -955,10 +955,12 @@ def consolidate(run_dir: Path, fmt: str, planned: int | None = None) -> Tally:
 
 # -- what a resume checks, streamed ---------------------------------------------------------------
 def scan(run_dir: Path, name: str, columns: Sequence[str]) -> Iterator[pa.Table]:
-    """Yield ``columns`` of a run's ``games`` or ``seats`` a window of game ids at a time, in the
-    order of ``SORT_KEYS``: from its committed parts while it has some (they are its tables),
-    else from its consolidated file (already in that order), batch by batch. Nothing is held
-    whole: a resume checks a million-game run in the memory of a few thousand games."""
+    """Yield ``columns`` (and the sort keys) of a run's table a window of game ids at a time
+    (every row of a game in one window), in the order of ``SORT_KEYS``: from its committed
+    parts while it has some (they are its tables), else from its consolidated file (already in
+    that order), batch by batch. Nothing is held
+    whole: a resume checks a million-game run, and ``summary`` reads its flow tables, in the
+    memory of a few thousand games."""
     columns = list(dict.fromkeys([*(key for key, _ in SORT_KEYS[name]), *columns]))
     if part_numbers(run_dir):
         groups, schemas = _groups(_committed(run_dir, name), part=True)
@@ -981,8 +983,9 @@ def scan(run_dir: Path, name: str, columns: Sequence[str]) -> Iterator[pa.Table]
         if path.exists():
             with pq.ParquetFile(path) as source:
                 held = set(source.schema_arrow.names)
+                rows = max(WINDOW_GAMES, WINDOW_CELLS // len(columns))  # a window's cells
                 batches = source.iter_batches(
-                    batch_size=WINDOW_GAMES, columns=[c for c in columns if c in held]
+                    batch_size=rows, columns=[c for c in columns if c in held]
                 )
                 yield from _whole_games(batches, name, columns)
             return
