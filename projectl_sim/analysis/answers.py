@@ -655,11 +655,12 @@ def _flow_sections(run: Run) -> list[list[str]]:
     """Return the game flow and the failure states (from the flow tables, when the run has
     them), as ``summary`` sections."""
     from projectl_sim.analysis.failures import failure_lines, failure_states
-    from projectl_sim.analysis.game_flow import flow_lines, game_flow
+    from projectl_sim.analysis.game_flow import flow_lines, run_flow
 
     out = []
-    if run.rounds is not None:
-        lines = flow_lines(game_flow(run.rounds, run.games))
+    flow = run_flow(run)  # the rounds read a window of games at a time
+    if flow is not None:
+        lines = flow_lines(flow)
         if lines:
             out.append(lines)
     found = failure_states(run)

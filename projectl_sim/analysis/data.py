@@ -41,6 +41,34 @@ class Run:
         """Return the run's ``rounds`` table, or None when it has none."""
         return flow_table(self.path, "rounds")
 
+    def has(self, name: str) -> bool:
+        """Return whether the run has its ``events`` or ``rounds`` table."""
+        if name in self.__dict__:  # read already
+            return self.__dict__[name] is not None
+        return name in tables.written_tables(self.path)
+
+    def scan(self, name: str, columns: Sequence[str]) -> Iterator[pd.DataFrame]:
+        """Yield ``columns`` of the run's ``events`` or ``rounds`` table a window of game ids
+        at a time (every row of a game in one window, in game order), read batch by batch: a
+        million games' flow is never held whole (``events`` reads it whole, once asked for,
+        and is then read from). Nothing for a run without that table."""
+        if name in self.__dict__:
+            held = self.__dict__[name]
+            if held is not None:
+                yield held[list(columns)]
+            return
+        if name not in tables.written_tables(self.path):
+            return
+        try:
+            for window in tables.scan(self.path, name, columns):
+                yield window.to_pandas()
+        except ProjectLError:
+            raise
+        except Exception as exc:  # a truncated or foreign file: one line for the user
+            raise UsageError(
+                f"{self.path}: unreadable {name} table ({' '.join(str(exc).split())})"
+            ) from None
+
     def records(self) -> Iterator[dict[str, Any]]:
         """Yield the run's stored game records (none unless it was run with ``--records``)."""
         yield from iter_records(self.path)

@@ -113,16 +113,18 @@ def tie_breaks(run: Run) -> list[FailureState]:
 
 def no_legal_action(run: Run) -> list[FailureState]:
     """Return the games in which a seat passed a whole turn with no legal action."""
-    events = run.events
-    if events is None:
+    if not run.has("events"):
         return []
     games = finished_games(run.games)
-    passed = events[(events["event"] == "pass") & events["game_id"].isin(games["game_id"])]
-    turns = len(passed)
+    turns, ids = 0, []
+    for events in run.scan("events", ["game_id", "event"]):  # window by window of games
+        passed = events[(events["event"] == "pass") & events["game_id"].isin(games["game_id"])]
+        turns += len(passed)
+        ids.extend(passed["game_id"].unique())
     return _found(
         "no legal action",
         f"a seat had no legal action and passed its turn ({turns} turns in all)",
-        passed["game_id"].unique(),
+        ids,
         len(games),
     )
 
@@ -172,13 +174,14 @@ def catalogue_cards(manifest: dict[str, Any]) -> pd.DataFrame:
 
 def never_taken(run: Run) -> list[FailureState]:
     """Return the puzzle cards of the run's catalogue that no seat took in any game."""
-    events = run.events
-    if events is None:
+    if not run.has("events"):
         return []
     cards = catalogue_cards(run.manifest)
     if cards.empty:
         return []
-    taken = set(events.loc[events["event"] == "taken", "card"].dropna())
+    taken: set[Any] = set()
+    for events in run.scan("events", ["event", "card"]):  # window by window of games
+        taken.update(events.loc[events["event"] == "taken", "card"].dropna())
     never = [c for c in cards["card"] if c not in taken]
     if not never:
         return []

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.data import Run
 from projectl_sim.analysis.rows import deal_labels, finished_games, game_keys
 from projectl_sim.analysis.stats import clustered_mean, clustered_rate, normal_interval
 
@@ -122,6 +123,26 @@ def game_flow(rounds: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return base.merge(flow, on=keys)[[*keys, *meta, *GAME_FLOW_COLUMNS]]
 
 
+def run_flow(run: Run) -> pd.DataFrame | None:
+    """Return ``game_flow`` of a run (None without a ``rounds`` table), its rounds read a
+    window of games at a time: the same rows as from the whole table, without holding it."""
+    if not run.has("rounds"):
+        return None
+    games = run.games
+    ids = games["game_id"]
+    parts = []
+    for rounds in run.scan("rounds", ROUND_COLUMNS):
+        first, last = rounds["game_id"].min(), rounds["game_id"].max()
+        parts.append(game_flow(rounds, games[(ids >= first) & (ids <= last)]))
+    if not parts:
+        return game_flow(pd.DataFrame(columns=ROUND_COLUMNS), games)
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+# the columns of the rounds table game_flow reads
+ROUND_COLUMNS = ["game_id", "round", "seat", "score", "final"]
+
+
 def flow_summary(flow: pd.DataFrame, by: Sequence[str] = FLOW_BY) -> pd.DataFrame:
     """Return per configuration (``by``): games, and the mean lead changes, decisive round,
     decided share, max deficit and margin with 95% intervals, and the comeback rate with its
@@ -166,7 +187,7 @@ def margin_distribution(
     return pd.DataFrame(rows)
 
 
-__all__ = ["flow_summary", "game_flow", "margin_distribution"]
+__all__ = ["flow_summary", "game_flow", "margin_distribution", "run_flow"]
 
 
 def flow_lines(flow: pd.DataFrame) -> list[str]:

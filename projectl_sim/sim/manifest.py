@@ -19,10 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from projectl_sim.errors import UsageError
 from projectl_sim.registry import source_hash
 from projectl_sim.sim import tables
@@ -140,13 +136,12 @@ def check_resume(
     manifest: dict[str, Any],
     stored: RunSpec,
     history: Sequence[int],
-    games: pa.Table | None,
-    seats: pa.Table | None,
+    written: tables.Written | None,
 ) -> None:
     """Refuse (``UsageError``, one line) a resume whose manifest disagrees with the run it
     stands for: the configurations, run id and games its settings give, the format of the
-    tables written, and the games already written (``games`` and ``seats``, committed parts or
-    consolidated tables; None: not read)."""
+    tables written, and the games already written (``written``: what ``read_written`` found in
+    its committed parts or consolidated tables; None: none written)."""
     assert stored.seed is not None
     scheme = seed_scheme_of(manifest, out)
     configs, tasks = plan(stored, stored.seed, history, scheme)
@@ -166,9 +161,23 @@ def check_resume(
     for fmt in tables.FORMATS:
         if fmt != stored.format and (out / f"games.{fmt}").exists():
             raise _refuse(out, f"says format {stored.format!r} but the tables are {fmt}")
-    _check_plugins(out, manifest, stored, games is not None and games.num_rows > 0)
-    if games is not None and games.num_rows:
-        _check_rows(out, games, seats, configs, tasks, str(run_id))
+    played = written is not None and written.tally.rows > 0
+    _check_plugins(out, manifest, stored, played)
+    if written is not None and played:
+        _check_rows(out, written, configs, tasks, str(run_id))
+
+
+def read_written(out: Path, planned: int) -> tables.Written | None:
+    """Return what ``check_resume`` checks of the games a run folder holds (``planned``: the
+    games its settings plan), read window by window: no table is held whole."""
+    return tables.read_written(
+        out, planned, _SAMPLED_GAMES, _SAMPLED_SEATS, ("run_id", *_CONFIG_COLUMNS), SAMPLE
+    )
+
+
+# the columns of the sampled games and seats a resume compares with its plan
+_SAMPLED_GAMES = ("game_id", "seed", "deal", "rotation", "seats", "replicate")
+_SAMPLED_SEATS = ("game_id", "seat", "bot", "bot_spec")
 
 
 def _check_plugins(out: Path, manifest: dict[str, Any], stored: RunSpec, played: bool) -> None:
@@ -195,36 +204,31 @@ def _check_plugins(out: Path, manifest: dict[str, Any], stored: RunSpec, played:
 
 def _check_rows(
     out: Path,
-    games: pa.Table,
-    seats: pa.Table | None,
+    written: tables.Written,
     configs: Sequence[GameConfig],
     tasks: Tasks,
     run_id: str,
 ) -> None:
     """Compare the games written with what the manifest's settings play."""
-    ids = games.column("game_id").to_numpy()
-    if ids.min() < 0 or ids.max() >= len(tasks):
-        raise _refuse(out, f"plans {len(tasks)} games, and its tables hold game {ids.max()}")
-    found = set(pc.unique(games.column("run_id")).to_pylist())
+    if written.first < 0 or written.last >= len(tasks):
+        raise _refuse(out, f"plans {len(tasks)} games, and its tables hold game {written.last}")
+    found = written.run_ids
     if found != {run_id}:
         other = sorted(str(x) for x in found - {run_id})
         raise _refuse(out, f"names run id {run_id}, and its tables hold games of {other[0]}")
     by_id = {c.config_id: c for c in configs}
-    combos = games.select(list(_CONFIG_COLUMNS)).group_by(list(_CONFIG_COLUMNS)).aggregate([])
-    for row in combos.to_pylist():
+    for row in written.configs:
         config = by_id.get(row["config_id"])
-        if config is None or {k: config.columns()[k] for k in _CONFIG_COLUMNS} != row:
+        if config is None or {k: config.columns()[k] for k in _CONFIG_COLUMNS} != {
+            k: row[k] for k in _CONFIG_COLUMNS
+        }:
             raise _refuse(
                 out,
                 f"describes configuration {row['config_id']} otherwise than its games do "
                 f"(they play {row['lineup']}, {row['players']} players, {row['variant']}, "
                 f"expansions {row['expansions']}, switches {row['switches']})",
             )
-    order = np.argsort(ids, kind="stable")
-    picks = order[np.unique(np.linspace(0, len(order) - 1, min(SAMPLE, len(order))).astype(int))]
-    sample = games.take(pa.array(picks)).select(
-        ["game_id", "seed", "deal", "rotation", "seats", "replicate"]
-    )
+    sample = written.sample
     for row in sample.to_pylist():
         task = tasks[row["game_id"]]
         seated = ",".join(by_id[task.config_id].seated(task.rotation))
@@ -240,11 +244,8 @@ def _check_rows(
                 f"gives game {row['game_id']} seed {task.seed} and seats {seated}, and its "
                 f"tables hold seed {row['seed']} and seats {row['seats']}",
             )
-    if seats is not None and seats.num_rows:
-        bots = seats.select(["game_id", "seat", "bot", "bot_spec"])
-        wanted = set(sample.column("game_id").to_pylist())
-        mask = pc.is_in(bots.column("game_id"), value_set=pa.array(sorted(wanted), pa.int64()))
-        for row in bots.filter(mask).to_pylist():
+    if written.sample_seats.num_rows:
+        for row in written.sample_seats.to_pylist():
             task = tasks[row["game_id"]]
             bot = by_id[task.config_id].seated(task.rotation)[row["seat"]]
             if (row["bot_spec"] or row["bot"]) != bot:  # (no bot_spec: written before it)

@@ -23,6 +23,7 @@ from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.invariants import InvariantError, check_invariants
 from projectl_sim.engine.record import RecordWriter
+from projectl_sim.engine.tables import trim
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken
 from projectl_sim.registry import PluginError, users_classes
 from projectl_sim.rules import Rules
@@ -202,6 +203,7 @@ def play_game(
     """
     if len(bots) != rules.players:
         raise ValueError(f"{rules.players} players need {rules.players} bots, got {len(bots)}")
+    trim()  # the memos of the games before kept within their bounds
     deal_rng, bot_rngs = game_seeds(seed, rules.players, replicate)
     state = new_game(rules, setup=deal(rules, deal_rng)) if start is None else start(deal_rng)
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]

@@ -209,48 +209,13 @@ def _resumed(
     return replace(stored, games=spec.games), history
 
 
-def _written(out: Path) -> tuple[pa.Table | None, pa.Table | None]:
-    """Return the games and seats a run folder holds: its committed parts while it has some
-    (they are its tables: a stopped run's consolidated files are made from them again), else
-    its tables; None before any was written."""
-    if tables.part_numbers(out):
-        games = tables.read_parts(out, "games", _CHECKED_GAMES)
-        return games, tables.read_parts(out, "seats", _CHECKED_SEATS)
-    if any((out / f"games.{fmt}").exists() for fmt in tables.FORMATS):
-        games = tables.read_table(out, "games", _CHECKED_GAMES)
-        return games, tables.read_table(out, "seats", _CHECKED_SEATS)
-    return None, None
-
-
-# the columns a resume checks (``run_manifest.check_resume``, ``_complete``): a huge run's
-# resume reads these, not its whole tables
-_CHECKED_GAMES = (
-    *tables.CONFIG_COLUMNS,
-    "rotation",
-    "seats",
-    "error",
-)
-_CHECKED_SEATS = ("game_id", "seat", "bot", "bot_spec")
-
-
-def _complete(
-    out: Path,
-    manifest: dict[str, Any],
-    stored: RunSpec,
-    history: list[int],
-    games: pa.Table | None,
-    seats: pa.Table | None,
-) -> tuple[int, int] | None:
+def _complete(written: tables.Written | None) -> tuple[int, int] | None:
     """Return the games done and failed of a run whose manifest says it is complete, counted in
-    its tables; None when the tables do not hold every game once (the resume then plays the
-    missing ones)."""
-    if games is None or seats is None:
+    what its tables hold (``written``, against the games planned); None when they do not hold
+    every game once (the resume then plays the missing ones)."""
+    if written is None or written.tally.problems():
         return None
-    assert stored.seed is not None
-    _, tasks = plan(stored, stored.seed, history, seed_scheme_of(manifest, out))
-    if tables.check_games(games, seats, len(tasks)):
-        return None
-    return games.num_rows, games.num_rows - games.column("error").null_count
+    return written.tally.rows, written.tally.failed
 
 
 def _space_needed(
@@ -386,11 +351,16 @@ def _run_locked(
         stored, stored_history = run_manifest.stored_run(out, manifest)
         spec, history = _resumed(spec, out, stored, stored_history)
         grows = len(history) > len(stored_history)
-        games, seats = _written(out)
+        # what the games written hold, read window by window: the parts while the run has
+        # some (they are its tables: a stopped run's consolidated files are made from them
+        # again), else its tables; a resume of a million games does not hold their columns
+        assert stored.seed is not None
+        _, planned = plan(stored, stored.seed, stored_history, seed_scheme_of(manifest, out))
+        written = run_manifest.read_written(out, len(planned))
         # nothing of the manifest is believed before it matches its own settings and games
-        run_manifest.check_resume(out, manifest, stored, stored_history, games, seats)
+        run_manifest.check_resume(out, manifest, stored, stored_history, written)
         if manifest.get("status") == "complete" and not grows:
-            done = _complete(out, manifest, stored, stored_history, games, seats)
+            done = _complete(written)
             if done is not None:
                 if not options.quiet:
                     echo(f"run {manifest['run_id']} in {out} is already complete")
@@ -401,9 +371,6 @@ def _run_locked(
                 return RunResult(
                     out, manifest["run_id"], stored.seed or 0, n, 0, failed, 0.0, True, manifest
                 )
-        # the games already written are checked: their columns are not held while the run plays
-        # (a resume at 643,000 games held them, 514 MB of the parent's, to its end)
-        del games, seats
     else:
         assert spec is not None
         if (out / tables.MANIFEST).exists():

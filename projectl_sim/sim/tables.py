@@ -816,14 +816,17 @@ class _Files:
     def __init__(self) -> None:
         self.open: dict[Path, pq.ParquetFile] = {}
 
-    def read(self, group: _Group) -> pa.Table:
+    def read(self, group: _Group, columns: Sequence[str] | None = None) -> pa.Table:
         source = self.open.pop(group.path, None)
         if source is None:
             source = pq.ParquetFile(group.path)
         self.open[group.path] = source  # the most recent last
         while len(self.open) > self.KEEP:
             self.open.pop(next(iter(self.open))).close()
-        return source.read_row_group(group.index)
+        if columns is None:
+            return source.read_row_group(group.index)
+        held = set(source.schema_arrow.names)
+        return source.read_row_group(group.index, columns=[c for c in columns if c in held])
 
     def close(self) -> None:
         for source in self.open.values():
@@ -835,11 +838,11 @@ def _window(
     held: Sequence[_Group], start: int, end: int, full: pa.Schema, files: _Files, part: bool
 ) -> pa.Table:
     """Return the rows of game ids ``start <= id < end`` of some row groups, in ``full``'s
-    columns (unsorted)."""
+    columns (unsorted; only those columns are read)."""
     pieces = []
     for group in held:
         try:
-            data = files.read(group)
+            data = files.read(group, full.names)
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(group.path, exc, part) from None
         if group.first < start or group.last >= end:
@@ -951,6 +954,173 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
 def consolidate(run_dir: Path, fmt: str, planned: int | None = None) -> Tally:
     """Write the run's tables from its committed parts, sorted and streamed (``merge``)."""
     return merge(run_dir, fmt, planned)
+
+
+# -- what a resume checks, streamed ---------------------------------------------------------------
+def scan(run_dir: Path, name: str, columns: Sequence[str]) -> Iterator[pa.Table]:
+    """Yield ``columns`` (and the sort keys) of a run's table a window of game ids at a time
+    (every row of a game in one window), in the order of ``SORT_KEYS``: from its committed
+    parts while it has some (they are its tables), else from its consolidated file (already in
+    that order), batch by batch. Nothing is held
+    whole: a resume checks a million-game run, and ``summary`` reads its flow tables, in the
+    memory of a few thousand games."""
+    columns = list(dict.fromkeys([*(key for key, _ in SORT_KEYS[name]), *columns]))
+    if part_numbers(run_dir):
+        groups, schemas = _groups(_committed(run_dir, name), part=True)
+        full = _full_schema(schemas, name)
+        full = pa.schema([full.field(c) for c in columns if full.get_field_index(c) >= 0])
+        games = sum(g.rows for g in _groups(_committed(run_dir, "games"), part=True)[0])
+        per_game = sum(g.rows for g in groups) / max(1, games)
+        width = max(1, min(WINDOW_GAMES, int(WINDOW_CELLS / (len(full) * max(per_game, 1e-9)))))
+        files = _Files()
+        try:
+            for start, end, held in _windows(groups, width):
+                data = _window(held, start, end, full, files, part=True)
+                if data.num_rows:
+                    yield _sorted(data, name)
+        finally:
+            files.close()
+        return
+    path = run_dir / f"{name}.parquet"
+    try:
+        if path.exists():
+            with pq.ParquetFile(path) as source:
+                wanted = [c for c in columns if c in set(source.schema_arrow.names)]
+                # row group by row group (the consolidation wrote one a window): iter_batches
+                # read ahead, 49 MB more of a million games' checked columns
+                groups = (
+                    source.read_row_group(i, columns=wanted)
+                    for i in range(source.metadata.num_row_groups)
+                )
+                rows = max(1, WINDOW_CELLS // (8 * len(columns)))  # about a window's bytes
+                batches = (b for group in groups for b in group.to_batches(max_chunksize=rows))
+                yield from _whole_games(batches, name, columns)
+            return
+        path = run_dir / f"{name}.csv"
+        if path.exists():
+            opts = pacsv.ConvertOptions(
+                column_types=schema(name),
+                strings_can_be_null=True,
+                include_columns=columns,
+                include_missing_columns=True,
+            )
+            with pacsv.open_csv(path, convert_options=opts) as reader:
+                yield from _whole_games(reader, name, columns)
+    except (pa.ArrowException, OSError) as exc:
+        raise _unreadable(path, exc, part=False) from None
+
+
+def _whole_games(
+    batches: Iterable[pa.RecordBatch], name: str, columns: list[str]
+) -> Iterator[pa.Table]:
+    """Yield a sorted table's batches as windows holding every row of their game ids (the rows
+    of a batch's last game wait for the next batch, where that game may go on)."""
+    rest: pa.Table | None = None
+    for batch in batches:
+        data = conform([pa.Table.from_batches([batch])], name, columns)
+        if rest is not None:
+            data = pa.concat_tables([rest, data])
+        if not data.num_rows:
+            continue
+        ids = data.column("game_id")
+        ending = pc.equal(ids, ids[-1])
+        rest = data.filter(ending)
+        ready = data.filter(pc.invert(ending))
+        if ready.num_rows:
+            yield ready
+    if rest is not None and rest.num_rows:
+        yield rest
+
+
+def _rows(run_dir: Path, name: str) -> int:
+    """Return how many rows a run's table holds: from the footers of its parts or its parquet
+    file, else counted batch by batch (csv)."""
+    if part_numbers(run_dir):
+        return sum(g.rows for g in _groups(_committed(run_dir, name), part=True)[0])
+    path = run_dir / f"{name}.parquet"
+    if path.exists():
+        try:
+            return pq.read_metadata(path).num_rows
+        except (pa.ArrowException, OSError) as exc:
+            raise _unreadable(path, exc, part=False) from None
+    return sum(w.num_rows for w in scan(run_dir, name, ["game_id"]))
+
+
+@dataclass
+class Written:
+    """What a resume checks of the games (and seats) a run folder holds, gathered window by
+    window (``read_written``): the counts and duplicates (``tally``), the smallest and largest
+    game id, the run ids and configurations the rows name, and the rows of ``sample`` games at
+    evenly spaced places of the id order (``sample``, ``sample_seats``)."""
+
+    tally: Tally
+    first: int
+    last: int
+    run_ids: set[str | None]
+    configs: list[dict[str, Any]]
+    sample: pa.Table
+    sample_seats: pa.Table
+
+
+def read_written(
+    run_dir: Path,
+    planned: int,
+    games_columns: Sequence[str],
+    seats_columns: Sequence[str],
+    config_columns: Sequence[str],
+    sample: int,
+) -> Written | None:
+    """Return what a resume checks of a run folder's games and seats (its committed parts
+    while it has some, else its tables), read window by window; None before any was written."""
+    if not part_numbers(run_dir) and not any(
+        (run_dir / f"games.{fmt}").exists() for fmt in FORMATS
+    ):
+        return None
+    columns = [*games_columns, *config_columns, "seed", "error", "error_seat"]  # (the tally)
+    columns = list(dict.fromkeys(columns))
+    rows = _rows(run_dir, "games")
+    # the places in the id order the sample takes (as ``np.linspace`` over the sorted rows)
+    picks = np.unique(np.linspace(0, rows - 1, min(sample, rows)).astype(int)) if rows else []
+    tally = Tally(planned=planned)
+    first = last = 0
+    run_ids: set[str | None] = set()
+    configs: dict[tuple[Any, ...], None] = {}  # in the order they first appear
+    taken: list[pa.Table] = []
+    seen = 0
+    for window in scan(run_dir, "games", columns):
+        tally.add_games(window)
+        ids = window.column("game_id")
+        low, high = (int(v.as_py()) for v in pc.min_max(ids).values())
+        first, last = (min(first, low), max(last, high)) if seen else (low, high)
+        run_ids.update(pc.unique(window.column("run_id")).to_pylist())
+        combos = window.select(list(config_columns)).group_by(list(config_columns)).aggregate([])
+        configs.update(
+            dict.fromkeys(tuple(row[c] for c in config_columns) for row in combos.to_pylist())
+        )
+        here = [p - seen for p in picks if seen <= p < seen + window.num_rows]
+        if here:
+            taken.append(window.take(pa.array(here, pa.int64())).select(list(games_columns)))
+        seen += window.num_rows
+    picked = pa.concat_tables(taken) if taken else None
+    wanted = pa.array(
+        sorted(set(picked.column("game_id").to_pylist())) if picked else [], pa.int64()
+    )
+    seats_taken: list[pa.Table] = []
+    for window in scan(run_dir, "seats", seats_columns):
+        tally.add_seats(window)
+        inside = window.filter(pc.is_in(window.column("game_id"), value_set=wanted))
+        if inside.num_rows:
+            seats_taken.append(inside.select(list(seats_columns)))
+    seats_schema = conform([], "seats", seats_columns).schema
+    return Written(
+        tally,
+        first,
+        last,
+        run_ids,
+        [dict(zip(config_columns, combo, strict=True)) for combo in configs],
+        picked if picked is not None else conform([], "games", games_columns),
+        pa.concat_tables(seats_taken) if seats_taken else seats_schema.empty_table(),
+    )
 
 
 def drop_tables(run_dir: Path) -> None:

@@ -56,6 +56,13 @@ _DIGIT_SUM_MOD = _FIELD
 DEFAULT_MAX_VECTORS = 5_000_000
 # Bound on the regions remembered with one tiling each by ``TilingIndex.exists``.
 _WITNESS_CAP = 500_000
+# Between games (``trim``, which ``play_game`` calls) an index keeps at most this many vectors
+# and witnesses, else it starts the next game empty: the bounds above are for one game's
+# search (an mcts decision must not drop what it builds), these for a worker playing games
+# for hours, whose memos otherwise filled to the bounds above (456 MB a worker after 50,000
+# random games). A random game adds a few hundred vectors once the common regions are in.
+GAME_MAX_VECTORS = 1_000_000
+GAME_MAX_WITNESSES = 100_000
 
 
 def _lowest_cell(mask: Mask25) -> int:
@@ -141,6 +148,15 @@ class TilingIndex:
         self._ends = {}
         self._sets = {}
         self._stored = 1
+
+    def trim(self) -> None:
+        """Drop the memo when it holds more than ``GAME_MAX_VECTORS`` vectors, and the
+        witnesses when more than ``GAME_MAX_WITNESSES`` (between games: answers are the same,
+        only rebuilt)."""
+        if self._stored > GAME_MAX_VECTORS:
+            self.clear()
+        elif len(self._witness) > GAME_MAX_WITNESSES:
+            self._witness = {}
 
     @property
     def stored_masks(self) -> int:
@@ -453,6 +469,13 @@ def tiling_index(cat: Catalogue) -> TilingIndex:
     if index is None:
         index = cat.__dict__["_tiling_index"] = TilingIndex(cat)
     return index
+
+
+def trim(cat: Catalogue) -> None:
+    """Between games: bound the catalogue's tiling index, if it has one (``TilingIndex.trim``)."""
+    index = cat.__dict__.get("_tiling_index")
+    if index is not None:
+        index.trim()
 
 
 # -- the questions, on an empty mask and owned counts (per piece index) --------------------------

@@ -198,3 +198,96 @@ def test_a_kill_while_the_tables_are_written_resumes_to_the_same_tables(
     assert [s["status"] for s in manifest["sessions"]] == ["killed", "complete"]
     assert not list(out.glob(".*.tmp"))
     assert_same(out, whole)
+
+
+def _checked_whole(run_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The sample a resume checks, taken from the whole tables: the games at evenly spaced
+    places of the id order, and their seats."""
+    import numpy as np
+
+    from projectl_sim.sim import manifest
+
+    games = tables.read_table(run_dir, "games")
+    ids = games.column("game_id").to_numpy()
+    places = np.unique(np.linspace(0, len(ids) - 1, min(manifest.SAMPLE, len(ids))).astype(int))
+    picked = games.take(pa.array(np.argsort(ids, kind="stable")[places]))
+    seats = tables.read_table(run_dir, "seats")
+    wanted = set(picked.column("game_id").to_pylist())
+    rows = [r for r in seats.to_pylist() if r["game_id"] in wanted]
+    keys = ("game_id", "seed", "deal", "rotation", "seats", "replicate")
+    return (
+        [{k: r[k] for k in keys} for r in picked.to_pylist()],
+        [{k: r[k] for k in ("game_id", "seat", "bot", "bot_spec")} for r in rows],
+    )
+
+
+@pytest.mark.parametrize("where", ["parquet", "csv", "parts"])
+def test_a_resume_checks_a_run_window_by_window_as_a_whole(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from projectl_sim.sim import manifest
+
+    out = tmp_path / where
+    play(out, format="csv" if where == "csv" else "parquet")
+    if where == "parts":  # a complete run grown: its tables back to parts, read from those
+        tables.reopen(out, "parquet")
+        tables.drop_tables(out)
+    games, seats = _checked_whole(whole)
+    monkeypatch.setattr(manifest, "SAMPLE", 5)
+    few, few_seats = _checked_whole(whole)
+    assert len(few) == 5 and len(few_seats) == sum(int(g["seats"].count(",")) + 1 for g in few)
+    # windows of a few games, batches of 3 rows: a game's seats straddle batches
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 40)
+    for sample, expected, expected_seats in ((5, few, few_seats), (200, games, seats)):
+        monkeypatch.setattr(manifest, "SAMPLE", sample)
+        written = manifest.read_written(out, 24)
+        assert written is not None
+        assert written.sample.to_pylist() == expected
+        assert written.sample_seats.to_pylist() == expected_seats
+        run_id = tables.read_manifest(whole)["run_id"]  # the same settings and seed
+        assert (written.first, written.last, written.run_ids) == (0, 23, {run_id})
+        assert [c["players"] for c in written.configs] == [2, 3]
+        assert written.tally.problems() == [] and written.tally.rows == 24
+    assert manifest.read_written(out, 30).tally.problems() == ["6 of 30 planned games missing"]
+
+
+@pytest.mark.parametrize("where", ["parquet", "parts"])
+def test_the_summary_reads_the_flow_tables_window_by_window_as_a_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    import pandas as pd
+
+    from projectl_sim.analysis import failures, game_flow
+    from projectl_sim.analysis.data import load_run
+
+    out = tmp_path / where
+    play(out, jobs=2)
+    if where == "parts":  # a stopped run is read from its parts
+        tables.reopen(out, "parquet")
+        tables.drop_tables(out)
+    whole = load_run(out)
+    expected = game_flow.game_flow(whole.rounds, whole.games)
+    events = whole.events
+    taken = sorted(set(events.loc[events["event"] == "taken", "card"].dropna()))
+    # a card no game took, beside those taken; and a pass in the first game
+    cards = pd.DataFrame({"card": [*taken, "never"]})
+    monkeypatch.setattr(failures, "catalogue_cards", lambda manifest: cards)
+    events.loc[events.index[5], "event"] = "pass"
+    states = failures.failure_states(whole)  # from the events read whole
+    assert {"never taken", "no legal action"} <= {f.state for f in states}
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 40)
+    run = load_run(out)
+    windows = list(run.scan("rounds", game_flow.ROUND_COLUMNS))
+    assert len(windows) > 3 and "rounds" not in run.__dict__  # never read whole
+    assert [w["game_id"].min() for w in windows] == sorted(w["game_id"].min() for w in windows)
+    pd.testing.assert_frame_equal(game_flow.run_flow(run), expected)
+    scanned = failures.failure_states(run)
+    assert "events" not in run.__dict__  # never read whole
+    assert scanned[-1] == states[-1]  # the card never taken
+    assert [f for f in scanned if f.state != "no legal action"] == [
+        f for f in states if f.state != "no legal action"
+    ]  # (the pass was made in memory only)
+    run.events.loc[run.events.index[5], "event"] = "pass"  # read whole: then read from it
+    assert failures.failure_states(run) == states

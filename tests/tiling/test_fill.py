@@ -418,3 +418,54 @@ def test_regions_are_the_connected_parts(cat: Catalogue) -> None:
     assert regions(0) == []
     # the column edges do not wrap: cell (0,4) and (1,0) are not neighbours
     assert len(regions(_mask([(0, 4), (1, 0)]))) == 2
+
+
+def test_between_games_the_memos_over_their_bounds_are_dropped_and_answer_the_same(
+    cat: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, fresh = TilingIndex(cat), TilingIndex(cat)
+    index.vectors(cat.puzzle("B03").recess)
+    index.exists(cat.puzzle("W09").recess, [2] * len(cat.pieces))
+    held = index.stored_vectors
+    index.trim()  # within the bounds: kept
+    assert index.stored_vectors == held and index._witness
+    monkeypatch.setattr(fill, "GAME_MAX_WITNESSES", 0)
+    index.trim()
+    assert index.stored_vectors == held and not index._witness  # the witnesses alone
+    monkeypatch.setattr(fill, "GAME_MAX_VECTORS", held - 1)
+    index.trim()
+    assert index.stored_vectors == 1
+    rng = random.Random(11)
+    for _ in range(100):
+        puzzle = rng.choice(cat.puzzles)
+        counts = [rng.randint(0, 3) for _ in cat.pieces]
+        assert index.first(puzzle.recess, counts) == fresh.first(puzzle.recess, counts)
+
+
+def test_games_played_with_the_memos_dropped_before_each_are_the_same_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bots import make_bot
+    from projectl_sim import Rules, play_game
+    from projectl_sim.engine import tables
+
+    rules = Rules(players=2)
+    bots = [make_bot("random"), make_bot("greedy")]
+
+    def games() -> list[tuple[object, ...]]:
+        out = []
+        for seed in range(4):
+            outcome = play_game(rules, bots, seed)
+            out.append((outcome.record.moves, outcome.state.scores))  # type: ignore[union-attr]
+        return out
+
+    kept = games()
+    monkeypatch.setattr(fill, "GAME_MAX_VECTORS", 0)
+    monkeypatch.setattr(fill, "GAME_MAX_WITNESSES", 0)
+    monkeypatch.setattr(tables, "GAME_MAX_ENTRIES", 0)
+    dropped = games()
+    assert dropped == kept
+    t = tables.tables_of(rules.catalogue)
+    assert t.group_cache and tiling_index(rules.catalogue).stored_vectors > 1
+    tables.trim()  # as before the next game
+    assert not t.group_cache and tiling_index(rules.catalogue).stored_vectors == 1
