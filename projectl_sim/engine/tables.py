@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
 from projectl_sim.engine.actions import Place, Recycle, Reward, Take, TakeDeck, Upgrade
 from projectl_sim.engine.sealed import Sealed
-from projectl_sim.fill import trim as trim_index
 from projectl_sim.frozen import ReadOnlyDict, put, wipe
+from projectl_sim.tiling.fill import trim as trim_index
 
 
 class Tables(Sealed):
