@@ -27,12 +27,13 @@ def _duel(strong: str, weak: str, games: int, upsets: int = 0) -> list[G]:
 @pytest.mark.parametrize(("strong", "weak"), [("greedy", "random"), ("random", "greedy")])
 def test_the_bot_strength_answer_names_the_bot_that_won(strong: str, weak: str) -> None:
     seats, games = make_tables(_duel(strong, weak, 40, upsets=8))
-    ratings = pa.bradley_terry(seats, rng=np.random.default_rng(1), n_boot=50)
+    ratings = pa.rate_bots(seats)
     text = pa.bot_strength_answer(games, ratings, pa.skill_ladder(seats))
     assert text.startswith(f"Over 40 games, **{strong}** rates highest")
     assert f"clearly ahead of {weak}" in text
     assert "no budget ladder" in text
-    unsure = pa.bot_strength_answer(games, pa.bradley_terry(seats, n_boot=0), pd.DataFrame())
+    no_intervals = ratings.assign(ci_low=np.nan, ci_high=np.nan)
+    unsure = pa.bot_strength_answer(games, no_intervals, pd.DataFrame())
     assert "comes without the intervals to tell how sure it is" in unsure
 
 
@@ -41,7 +42,7 @@ def test_the_bot_strength_answer_reads_the_ladder() -> None:
     even = _duel("mcts:iterations=16", "mcts:iterations=8", 30, upsets=15)
     seats, games = make_tables(helps + even)
     ladder = pa.skill_ladder(seats)
-    text = pa.bot_strength_answer(games, pa.bradley_terry(seats, n_boot=0), ladder)
+    text = pa.bot_strength_answer(games, pa.rate_bots(seats), ladder)
     assert "4 to 8 wins 93% [" in text and "(helps)" in text
     assert "8 to 16 wins 50% [" in text and "not told apart from an even game" in text
     assert text.endswith("Doubling still clearly buys strength up to 4 to 8.")
@@ -49,7 +50,7 @@ def test_the_bot_strength_answer_reads_the_ladder() -> None:
 
 def test_a_run_of_one_bot_has_nothing_to_rate() -> None:
     seats, games = make_tables([G(["a", "a"], [3, 1], [1, 2])] * 3)
-    text = pa.bot_strength_answer(games, pa.bradley_terry(seats), pa.skill_ladder(seats))
+    text = pa.bot_strength_answer(games, pa.rate_bots(seats), pa.skill_ladder(seats))
     assert text.startswith("None of the 3 games seated two different bots")
 
 

@@ -87,7 +87,7 @@ def _played(games: pd.DataFrame) -> int:
 def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.DataFrame) -> str:
     """Return which bot is strongest and whether doubling a search budget still buys strength.
 
-    ``ratings``: ``bradley_terry`` (or ``plackett_luce``), best first; ``ladder``:
+    ``ratings``: ``rate_bots``, best first (its ``scale`` names the anchor); ``ladder``:
     ``skill_ladder``.
     """
     n = _played(games)
@@ -108,14 +108,14 @@ def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.D
                 interval = f" [{_elo(top['ci_low'])}, {_elo(top['ci_high'])}]"
             out.append(
                 f"Over {_games(n)}, **{top['bot']}** rates highest: {_elo(top['rating'])} Elo"
-                f"{interval} (Bradley-Terry, mean 0 over the rated bots, 95% interval)."
+                f"{interval} (Plackett-Luce, {_scale(ratings)}, 95% interval)."
             )
             rest = rated[rated["bot"] != top["bot"]]
             if len(rest):
                 second = rest.iloc[0]
                 gap = top["rating"] - second["rating"]
                 bounds = [top["ci_low"], second["ci_high"]]
-                if np.isnan(bounds).any():  # no bootstrap (n_boot=0)
+                if np.isnan(bounds).any():  # no interval (a lone reference bot)
                     out.append(
                         f"Its lead of {gap:.0f} points over {second['bot']} "
                         f"({_elo(second['rating'])}) comes without the intervals to tell how "
@@ -140,6 +140,10 @@ def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.D
             )
     out.append(_ladder_sentence(ladder))
     return " ".join(out)
+
+
+def _scale(ratings: pd.DataFrame) -> str:
+    return str(ratings["scale"].iloc[0]) if "scale" in ratings else "Elo scale"
 
 
 def _ladder_sentence(ladder: pd.DataFrame) -> str:

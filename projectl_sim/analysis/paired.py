@@ -263,7 +263,7 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
 
 
 def _words(conf: pd.Series, vary: list[str]) -> str:
-    from projectl_sim.analysis.verdicts import config_words
+    from projectl_sim.analysis.findings import config_words
 
     return config_words(conf, vary)
 

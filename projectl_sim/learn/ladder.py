@@ -51,10 +51,9 @@ LADDER_COLUMNS = [
 
 def ladder_table(seats: pd.DataFrame, anchor: str = "greedy") -> pd.DataFrame:
     """Return the ladder of a run's seats table: ratings, intervals, CPU per decision."""
-    from projectl_sim.analysis.ratings import plackett_luce
+    from projectl_sim.analysis.ratings import rate_bots
 
-    bots = set(seats["bot"])
-    table = plackett_luce(seats, anchor=anchor if anchor in bots else None)
+    table = rate_bots(seats, anchor)
     seats = seats[seats["decisions"] > 0]
     cpu = (seats["decision_cpu_mean"] * seats["decisions"]).groupby(seats["bot"]).sum()
     per = cpu / seats.groupby("bot")["decisions"].sum() * 1000
