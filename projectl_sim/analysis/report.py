@@ -73,7 +73,7 @@ _HEADERS = {
     "ms ci_low": "ms 95% low",
     "ms ci_high": "ms 95% high",
 }
-_PROBABILITIES = {"p_value", "q_value", "p"}
+_PROBABILITIES = {"p_value", "q_value", "p", "q"}
 
 
 def _header(column: object) -> str:
