@@ -28,6 +28,9 @@ The questions, each computed by one function of this module from its detail tabl
 - ``rating`` (``rating_findings``): each bot's Plackett-Luce rating on the Elo scale, the anchor
   named in ``scale`` (``ratings.rate_bots``). An estimate, not a test.
 - ``timing`` (``timing_findings``): each bot's seconds per decision (``timing.decision_times``).
+- ``change`` (``change_findings``, for ``compare``): what run B changes against run A, a row per
+  matched configuration and metric (``paired.compare``); *detected* when q < 0.05 over the two
+  runs' differences.
 
 A difference whose interval leaves out 0 but does not survive the correction is called what it
 is: not a finding at this many comparisons. Rows a run could not measure keep their estimate,
@@ -55,6 +58,7 @@ __all__ = [
     "FINDING_COLUMNS",
     "SEAT_HALF_WIDTH",
     "Finding",
+    "change_findings",
     "config_key",
     "config_words",
     "effect_findings",
@@ -455,6 +459,44 @@ def timing_findings(times: pd.DataFrame) -> list[Finding]:
         )
         for r in times.itertuples(index=False)
     ]
+
+
+def change_findings(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a finding per row of a ``paired.compare`` table (run B against run A), in its
+    order: *detected* when its q (Benjamini-Hochberg over the two runs' differences that
+    measured something, computed by ``compare``) is below 0.05."""
+    rows = []
+    for r in table.itertuples(index=False):
+        reason = r.unmeasured_because if isinstance(r.unmeasured_because, str) else None
+        what = r.metric if r.bot is None or pd.isna(r.bot) else f"{r.metric} {r.bot}"
+        subject = f"{r.changed}: {what}"
+        change = diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)
+        detected = reason is None and bool(np.isfinite(r.q_value) and r.q_value < ALPHA)
+        if reason is not None:
+            text = f"{subject}: nothing could be measured: {reason}"
+        else:
+            text = f"{subject}: {'' if detected else 'no detectable change, '}B-A {change}"
+        rows.append(
+            Finding(
+                question="change",
+                subject=subject,
+                configuration=f"{r.config_a} -> {r.config_b}",
+                metric=what,
+                estimate=float(r.diff),
+                ci_low=float(r.ci_low),
+                ci_high=float(r.ci_high),
+                unit=_UNITS.get(str(r.metric), str(r.kind)),
+                scale="run B - run A",
+                n=int(r.pairs),
+                test="paired t" if r.paired else "Newcombe / Welch",
+                p=float(r.p_value),
+                q=float(r.q_value),
+                detected=detected,
+                verdict=text,
+                unmeasured_because=reason,
+            )
+        )
+    return _table(rows)
 
 
 def findings(
