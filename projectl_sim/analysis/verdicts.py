@@ -34,13 +34,14 @@ _QUESTIONS = ("seats", "effect", "pair")
 
 def verdicts_of(found: pd.DataFrame) -> pd.DataFrame:
     """Return the verdicts of a findings table: its headline rows of the questions with a
-    verdict (``VERDICT_COLUMNS``; ``text`` is the finding's ``verdict``)."""
+    verdict (``VERDICT_COLUMNS``, ``text`` being the finding's ``verdict``, and
+    ``unmeasured_because``)."""
     mine = found[found["question"].isin(_QUESTIONS)]
     # a comparison is detected when any of its metrics is (its headline's words name them)
     detected = mine.groupby(["question", "subject"], sort=False)["detected"].transform("any")
     rows = mine.assign(detected=detected.astype(bool))[mine["headline"].astype(bool)]
     out = rows.rename(columns={"q": "q_value", "verdict": "text"})
-    return out[VERDICT_COLUMNS].reset_index(drop=True)
+    return out[[*VERDICT_COLUMNS, "unmeasured_because"]].reset_index(drop=True)
 
 
 def verdicts(seats: pd.DataFrame, games: pd.DataFrame, **tables: pd.DataFrame) -> pd.DataFrame:
@@ -74,6 +75,16 @@ def verdict_lines(table: pd.DataFrame, wrap: int = 100, most: int = 10) -> list[
         if len(found) > len(shown[shown["detected"]]):
             lines.append(f"- and {len(found) - most} more {what} detected (see below)")
         rest = mine.drop(found.index).drop(shown.index, errors="ignore")
+        if "unmeasured_because" in rest:
+            blind = rest[rest["unmeasured_because"].notna()]
+            rest = rest.drop(blind.index)
+            if len(blind):
+                text = (
+                    f"{len(blind)} {unit}: nothing could be measured ("
+                    + "; ".join(sorted(set(blind["unmeasured_because"].astype(str)))[:2])
+                    + ")"
+                )
+                lines += textwrap.wrap(text, wrap, initial_indent="- ", subsequent_indent="  ")
         if len(rest):
             mde = rest["mde"][np.isfinite(rest["mde"]) & (rest["mde"] <= 1)]
             size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else NA
