@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.findings import effect_findings, seat_findings
 from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import short_expansions
-from projectl_sim.analysis.rows import finished_games
-from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
+from projectl_sim.analysis.rows import CONFIG, finished_games
+from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -198,20 +199,27 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
             f"first player's share of the wins ranges from {least} ({_config(lo)}) to {most} "
             f"({_config(hi)}), against a fair share of 1/N."
         )
-        rejected = first[first["p_value"] < ALPHA]
-        text = (
-            f"{len(rejected)} of {_plural(k, 'configuration')} reject equal shares at 5% "
-            f"({ALPHA * k:.1f} expected by chance if none differed)"
+        configs = seat.drop_duplicates([c for c in CONFIG if c in seat])
+        found = pd.DataFrame(
+            [(f.detected, f.p, f.q, f.mde) for f in seat_findings(seat, [])],
+            columns=["detected", "p", "q", "mde"],
+            index=configs.index,
         )
-        if len(rejected):
-            worst = rejected.loc[rejected["p_value"].idxmin()]
-            text += f"; the most uneven is {_config(worst)} (p {p_text(worst['p_value'])})"
+        tested = int(found["p"].notna().sum())
+        detected = found[found["detected"]]
+        text = (
+            f"{len(detected)} of {_plural(tested, 'configuration')} show unequal shares after "
+            "the Benjamini-Hochberg correction for the configurations tested (q < 0.05)"
+        )
+        if len(detected):
+            worst = detected["q"].idxmin()
+            text += (
+                f"; the most uneven is {_config(configs.loc[worst])} "
+                f"(q {p_text(detected.loc[worst, 'q'])})"
+            )
         out.append(text + ".")
-        mdes = []
-        for players, group in first.groupby("players", sort=True):
-            p0 = 1 / int(players)
-            size = float(group["games"].median())
-            mdes.append((int(players), minimum_detectable_effect(np.sqrt(p0 * (1 - p0) / size))))
+        by_players = found["mde"].groupby(configs["players"], sort=True).median()
+        mdes = [(int(p), float(m)) for p, m in by_players.items()]
         out.append(
             "At this size a first player's share is told from the fair one (80% power) only "
             "when it is off by at least "
@@ -227,7 +235,8 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
         return "No expansion set was played next to its base game, so no effect is estimated."
     m = len(effects)
     flagged = effects[effects["significant"]]
-    kept = effects[effects["q_value"] < ALPHA].sort_values("q_value")
+    detected = [f.detected for f in effect_findings(effects, [])]
+    kept = effects[detected].sort_values("q_value")
     text = (
         f"Of {_plural(m, 'comparison')} against the base game, {len(flagged)} differ at 5% "
         f"({ALPHA * m:.1f} expected by chance) and {len(kept)} survive the Benjamini-Hochberg "

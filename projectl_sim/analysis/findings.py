@@ -121,12 +121,18 @@ def _table(rows: Sequence[Finding]) -> pd.DataFrame:
 
 def config_key(row: pd.Series | dict) -> str:
     """Return a configuration's key in the findings table: ``players=2; variant=standard;
-    expansions=none; switches=default; lineup=greedy,random``."""
-    return "; ".join(f"{c}={row[c]}" for c in CONFIG)
+    expansions=none; switches=default; lineup=greedy,random`` (the settings a coarser grouping
+    has, of a table grouped by fewer)."""
+    return "; ".join(f"{c}={row[c]}" for c in CONFIG if c in row)
+
+
+# a setting a table grouped by fewer settings does not name, read as the rulebook's game
+_DEFAULTS = {"variant": "standard", "expansions": "none", "switches": "default", "lineup": ""}
 
 
 def config_words(row: pd.Series | dict, vary: Sequence[str]) -> str:
     """Return a configuration in words: ``3 players, Ghost Piece, ghost_action=free``."""
+    row = _DEFAULTS | {k: v for k, v in dict(row).items()}
     parts = [f"{row['players']} player{'s' if int(row['players']) != 1 else ''}"]
     if "variant" in vary or row["variant"] != "standard":
         parts.append(str(row["variant"]).replace("_", " "))
@@ -152,16 +158,18 @@ def _p_words(p: float, q: float) -> str:
 
 # -- seats ---------------------------------------------------------------------------------------
 def seat_findings(table: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
-    """Return a seat finding per configuration of a ``seat_advantage(..., by=CONFIG)`` table;
-    ``vary`` names the configuration columns that vary in the run."""
+    """Return a seat finding per configuration of a ``seat_advantage(..., by=CONFIG)`` table (or
+    per group of one grouped by fewer settings); ``vary`` names the configuration columns that
+    vary in the run."""
     if table.empty:
         return []
-    configs = table.drop_duplicates(CONFIG)
+    keys = [c for c in CONFIG if c in table]
+    configs = table.drop_duplicates(keys)
     q_of = q_values(configs["p_value"])  # the family: every configuration whose seats measured
     out = []
     for (_, c), q in zip(configs.iterrows(), q_of, strict=True):
         where = np.ones(len(table), dtype=bool)
-        for col in CONFIG:
+        for col in keys:
             where &= (table[col] == c[col]).to_numpy()
         mine = table[where].set_index("turn_order")
         n = int(c["players"])
@@ -282,9 +290,9 @@ def _effect_detected(r: pd.Series) -> bool:
 
 
 def effect_findings(eff: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
-    """Return an effect finding per row of a ``factors.effects`` table (its q-values are the
-    family's); ``vary`` names the configuration columns that vary in the run."""
-    out = []
+    """Return an effect finding per row of a ``factors.effects`` table, in its order (its
+    q-values are the family's); ``vary`` names the configuration columns that vary in the run."""
+    out: dict[object, Finding] = {}
     keys = ["players", "variant", "lineup", "factor", "level", "against", "expansions"]
     n_rows = len(eff)
     for _, group in eff.groupby(keys, sort=False, dropna=False):
@@ -302,32 +310,28 @@ def effect_findings(eff: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
                 text = f"{subject}: nothing could be measured about {what}: {reason}"
             else:
                 text = f"{subject}: {'' if detected[i] else 'no detectable change, '}{change}"
-            out.append(
-                Finding(
-                    question="effect",
-                    subject=subject,
-                    configuration=config_key(r),
-                    metric=str(r["metric"]) + ("" if what == r["metric"] else f" {what}"),
-                    estimate=float(r["diff"]),
-                    ci_low=float(r["ci_low"]),
-                    ci_high=float(r["ci_high"]),
-                    unit=_UNITS.get(str(r["metric"]), str(r["kind"])),
-                    scale=f"with - without ({r['against']})",
-                    n=int(r["games"]),
-                    test="paired t" if r["paired"] else "Newcombe / Welch",
-                    p=float(r["p_value"]),
-                    q=float(r["q_value"]),
-                    mde=float(r["mde"]),
-                    games_needed=float(r["games_needed"])
-                    if pd.notna(r["games_needed"])
-                    else np.nan,
-                    detected=detected[i],
-                    verdict=text,
-                    unmeasured_because=reason,
-                    headline=is_head,
-                )
+            out[i] = Finding(
+                question="effect",
+                subject=subject,
+                configuration=config_key(r),
+                metric=str(r["metric"]) + ("" if what == r["metric"] else f" {what}"),
+                estimate=float(r["diff"]),
+                ci_low=float(r["ci_low"]),
+                ci_high=float(r["ci_high"]),
+                unit=_UNITS.get(str(r["metric"]), str(r["kind"])),
+                scale=f"with - without ({r['against']})",
+                n=int(r["games"]),
+                test="paired t" if r["paired"] else "Newcombe / Welch",
+                p=float(r["p_value"]),
+                q=float(r["q_value"]),
+                mde=float(r["mde"]),
+                games_needed=float(r["games_needed"]) if pd.notna(r["games_needed"]) else np.nan,
+                detected=detected[i],
+                verdict=text,
+                unmeasured_because=reason,
+                headline=is_head,
             )
-    return out
+    return [out[i] for i in eff.index]
 
 
 def _effect_verdict(
