@@ -12,7 +12,7 @@ import pytest
 from analysis_util import grid_tables
 
 from projectl_sim.analysis import report
-from projectl_sim.analysis.answers import summary_text
+from projectl_sim.analysis.answers import _flow_tables, summary_text
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.findings import FINDING_COLUMNS, findings
 from projectl_sim.analysis.fmt import p_text
@@ -89,7 +89,8 @@ def three_configs(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 @pytest.fixture(scope="module")
 def views(three_configs: Run) -> tuple[pd.DataFrame, str, list[list[dict[str, str]]]]:
-    found = findings(three_configs.seats, three_configs.games)
+    flow, states = _flow_tables(three_configs)
+    found = findings(three_configs.seats, three_configs.games, flow=flow, failures=states)
     text = summary_text(three_configs)
     with pytest.MonkeyPatch.context() as mp:  # the charts hold no number to compare
         mp.setattr(report._Page, "chart", lambda self, draw, alt: None)
@@ -187,6 +188,30 @@ def test_text_summary_and_html_report_print_the_rating_findings(views) -> None:
             assert numbers[1:] == [round(r["ci_low"]), round(r["ci_high"])]
         assert float(html[bot]["rating"] or 0) == pytest.approx(r["estimate"], rel=5e-3, abs=0.5)
         assert html[bot]["scale"] == r["scale"]
+
+
+def test_text_summary_prints_the_flow_findings(views) -> None:
+    found, text, _ = views
+    flow = found[found["question"] == "flow"]
+    assert len(flow) == 3 * 4  # lead changes, decided share, comebacks, margin per configuration
+    lines = _section(
+        text, "== Game flow (from the rounds table; 95% intervals clustered by deal) =="
+    )
+    printed = sorted(
+        tuple(
+            float(x)
+            for x in re.search(
+                rf"lead changes ({_NUMBER}) \[({_NUMBER}), ({_NUMBER})\]", line
+            ).groups()
+        )
+        for line in lines
+        if "lead changes" in line and " games, " in line
+    )
+    lead = flow[flow["metric"] == "lead_changes"]
+    assert printed == sorted(
+        tuple(float(f"{x:.2f}") for x in (r.estimate, r.ci_low, r.ci_high))
+        for r in lead.itertuples()
+    )
 
 
 def test_the_verdicts_are_the_findings_headline_rows(views) -> None:

@@ -660,21 +660,29 @@ def _tables_section(seats: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _flow_sections(run: Run) -> list[list[str]]:
-    """Return the game flow and the failure states (from the flow tables, when the run has
-    them), as ``summary`` sections."""
-    from projectl_sim.analysis.failures import failure_lines, failure_states
-    from projectl_sim.analysis.game_flow import flow_lines, game_flow
+def _flow_sections(flow: pd.DataFrame | None, states: list) -> list[list[str]]:
+    """Return the game flow (a ``flow_summary`` table, None when the run has no flow tables)
+    and the failure states, as ``summary`` sections."""
+    from projectl_sim.analysis.failures import failure_lines
+    from projectl_sim.analysis.game_flow import flow_lines
 
     out = []
-    if run.rounds is not None:
-        lines = flow_lines(game_flow(run.rounds, run.games))
+    if flow is not None:
+        lines = flow_lines(flow)
         if lines:
             out.append(lines)
-    found = failure_states(run)
-    if found:
-        out.append(["== Failure states ==", *failure_lines(found)])
+    if states:
+        out.append(["== Failure states ==", *failure_lines(states)])
     return out
+
+
+def _flow_tables(run: Run) -> tuple[pd.DataFrame | None, list]:
+    """Return the run's ``flow_summary`` (None without a rounds table) and failure states."""
+    from projectl_sim.analysis.failures import failure_states
+    from projectl_sim.analysis.game_flow import flow_summary, game_flow
+
+    flow = flow_summary(game_flow(run.rounds, run.games)) if run.rounds is not None else None
+    return flow, failure_states(run)
 
 
 def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | None = None) -> str:
@@ -694,8 +702,17 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     pairs = pair_results(seats, by=("players",))
     rated = rate_bots(seats)
     times = decision_times(seats)
+    flow, states = _flow_tables(run)
     found = findings(
-        seats, games, seat_table=seat_table, effect_table=eff, pairs=pairs, rated=rated, times=times
+        seats,
+        games,
+        seat_table=seat_table,
+        effect_table=eff,
+        pairs=pairs,
+        rated=rated,
+        times=times,
+        flow=flow,
+        failures=states,
     )
     verdict_rows = verdicts_of(found)
     if len(verdict_rows):
@@ -722,7 +739,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
             sections.append(extra)
     if not round_robin:
         sections.extend(strength)
-    sections.extend(_flow_sections(run))
+    sections.extend(_flow_sections(flow, states))
     sections.append(_tables_section(seats))
     if long_effects:
         sections.append(long_effects)

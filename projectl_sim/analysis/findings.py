@@ -28,6 +28,9 @@ The questions, each computed by one function of this module from its detail tabl
 - ``rating`` (``rating_findings``): each bot's Plackett-Luce rating on the Elo scale, the anchor
   named in ``scale`` (``ratings.rate_bots``). An estimate, not a test.
 - ``timing`` (``timing_findings``): each bot's seconds per decision (``timing.decision_times``).
+- ``flow`` (``flow_findings``): lead changes, when the game was decided, comebacks and the
+  margin per configuration (``game_flow.flow_summary``); ``failure`` (``failure_findings``):
+  each failure state's share of the games (``failures.failure_states``). Estimates, no test.
 - ``change`` (``change_findings``, for ``compare``): what run B changes against run A, a row per
   matched configuration and metric (``paired.compare``); *detected* when q < 0.05 over the two
   runs' differences.
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,7 +66,9 @@ __all__ = [
     "config_key",
     "config_words",
     "effect_findings",
+    "failure_findings",
     "findings",
+    "flow_findings",
     "pair_findings",
     "rating_findings",
     "seat_findings",
@@ -465,6 +471,64 @@ def timing_findings(times: pd.DataFrame) -> list[Finding]:
     ]
 
 
+_FLOW = {  # flow_summary's column -> (its interval's columns, unit)
+    "lead_changes": ("lead_changes", "lead changes"),
+    "decided_share": ("decided_share", "rate"),
+    "comeback_rate": ("comeback", "rate"),
+    "margin": ("margin", "points"),
+}
+
+
+def flow_findings(summary: pd.DataFrame) -> list[Finding]:
+    """Return a finding per configuration and measure of a ``game_flow.flow_summary`` table:
+    lead changes, the share of the game after which the winner led for good, the comeback rate
+    and the final margin (estimates with their intervals clustered by deal: no test)."""
+    vary = [c for c in CONFIG if c in summary and summary[c].nunique() > 1]
+    out = []
+    for _, r in summary.iterrows():
+        for column, (bounds, unit) in _FLOW.items():
+            out.append(
+                Finding(
+                    question="flow",
+                    subject=config_words(r, vary),
+                    configuration=config_key(r),
+                    metric=column,
+                    estimate=float(r[column]),
+                    ci_low=float(r[f"{bounds}_low"]),
+                    ci_high=float(r[f"{bounds}_high"]),
+                    unit=unit,
+                    scale="per game",
+                    n=int(r["games"]),
+                )
+            )
+    return out
+
+
+def failure_findings(found: Sequence[Any]) -> list[Finding]:
+    """Return a finding per ``failures.FailureState``: the share of the finished games that show
+    it, with its Wilson interval (a card never taken: the count, no share)."""
+    out = []
+    for f in found:
+        share, low, high = f.share if f.games else (np.nan, np.nan, np.nan)
+        out.append(
+            Finding(
+                question="failure",
+                subject=f.state,
+                configuration="",
+                metric="share_of_games",
+                estimate=float(share),
+                ci_low=float(low),
+                ci_high=float(high),
+                unit="rate",
+                scale="of the finished games",
+                n=int(f.total),
+                detected=bool(f.games),
+                verdict=f"{f.state}: {f.detail}",
+            )
+        )
+    return out
+
+
 def change_findings(table: pd.DataFrame) -> pd.DataFrame:
     """Return a finding per row of a ``paired.compare`` table (run B against run A), in its
     order: *detected* when its q (Benjamini-Hochberg over the two runs' differences that
@@ -512,13 +576,17 @@ def findings(
     pairs: pd.DataFrame | None = None,
     rated: pd.DataFrame | None = None,
     times: pd.DataFrame | None = None,
+    flow: pd.DataFrame | None = None,
+    failures: Sequence[Any] | None = None,
 ) -> pd.DataFrame:
     """Return the findings table of a run: one row per finding (``FINDING_COLUMNS``), the
-    questions in the order seats, effect, pair, rating, timing.
+    questions in the order seats, effect, pair, rating, timing, flow, failure.
 
     The detail tables a caller already computed may be passed (``seat_advantage(seats,
     by=CONFIG)``, ``effects``, ``pair_results(seats)``, ``rate_bots``, ``decision_times``); each
-    one not passed is computed here.
+    one not passed is computed here. The flow (``game_flow.flow_summary``) and the failure
+    states (``failures.failure_states``) need the run's flow tables: their rows are there when
+    they are passed.
     """
     from projectl_sim.analysis.factors import effects
     from projectl_sim.analysis.outcomes import seat_advantage
@@ -538,5 +606,7 @@ def findings(
             *pair_findings(pairs),
             *rating_findings(rated),
             *timing_findings(times),
+            *(flow_findings(flow) if flow is not None else []),
+            *failure_findings(failures or []),
         ]
     )
