@@ -159,14 +159,14 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
 
     if name == "01_bot_strength":  # run again on the same run: it is read, not played again
         stamp = (run / "seats.parquet").stat().st_mtime_ns
-        again = _cli("notebook", name, "--run", str(run), "-p", 'ANCHOR="random"', "-p", "GAMES=50")
+        again = _cli("notebook", name, "--run", str(run), "-p", 'ANCHOR="greedy"', "-p", "GAMES=50")
         assert again.returncode == 0, again.stderr
         assert "warning: -p GAMES: ignored" in again.stderr
         assert (run / "seats.parquet").stat().st_mtime_ns == stamp
         rerun = nbformat.read(copy, as_version=4)
-        assert 'ANCHOR = "random"' in rerun.cells[at + 1].source
+        assert "ANCHOR = 'greedy'" in rerun.cells[at + 1].source
         again_answer = rerun.cells[-1].outputs[0]["data"]["text/markdown"]
-        # the same games (the first sentence counts them); the ratings follow ANCHOR
+        # the same games (the first sentence counts them), rated on the same scale
         assert again_answer.split(":")[0] == answer.split(":")[0]
 
 
