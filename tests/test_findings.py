@@ -88,7 +88,7 @@ def three_configs(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 @pytest.fixture(scope="module")
-def views(three_configs: Run) -> tuple[pd.DataFrame, str, list[list[dict[str, str]]]]:
+def views(three_configs: Run) -> tuple[pd.DataFrame, str, list[list[dict[str, str]]], str]:
     flow, states = _flow_tables(three_configs)
     found = findings(three_configs.seats, three_configs.games, flow=flow, failures=states)
     text = summary_text(three_configs)
@@ -97,11 +97,11 @@ def views(three_configs: Run) -> tuple[pd.DataFrame, str, list[list[dict[str, st
         page = report.build_report(three_configs)
     parser = _Tables()
     parser.feed(page)
-    return found, text, parser.tables
+    return found, text, parser.tables, page
 
 
 def test_the_findings_table_has_one_schema_and_every_question_of_the_run(views) -> None:
-    found, _, _ = views
+    found, _, _, _ = views
     assert list(found.columns) == FINDING_COLUMNS
     counts = found["question"].value_counts().to_dict()
     assert counts["seats"] == 3  # one per configuration
@@ -115,7 +115,7 @@ def test_the_findings_table_has_one_schema_and_every_question_of_the_run(views) 
 
 
 def test_text_summary_and_html_report_print_the_seat_findings(views) -> None:
-    found, text, tables = views
+    found, text, tables, page = views
     seat = found[found["question"] == "seats"]
     expected = sorted(
         (
@@ -144,10 +144,11 @@ def test_text_summary_and_html_report_print_the_seat_findings(views) -> None:
     # the count of seats found unequal is the findings', over the configurations tested
     detected, tested = int(seat["detected"].sum()), int(seat["p"].notna().sum())
     assert f"{detected} of {tested} configurations show unequal seats" in " ".join(lines)
+    assert f"tested (q &lt; 0.05): {detected} of {tested}." in page
 
 
 def test_text_summary_and_html_report_print_the_effect_findings(views) -> None:
-    found, text, tables = views
+    found, text, tables, page = views
     effect = found[found["question"] == "effect"]
     lines = _section(text, "== Every effect (long table) ==")[2:]
     printed = []
@@ -172,10 +173,11 @@ def test_text_summary_and_html_report_print_the_effect_findings(views) -> None:
     assert f"{survive} survive the correction" in " ".join(
         _section(text, "== Expansion and rules-switch effects against the base game ==")
     )
+    assert f"{survive} survive the Benjamini-Hochberg correction" in page
 
 
 def test_text_summary_and_html_report_print_the_rating_findings(views) -> None:
-    found, text, tables = views
+    found, text, tables, _ = views
     rating = found[found["question"] == "rating"].set_index("subject")
     lines = _section(text, "== Ratings (Plackett-Luce on every game's order of finish) ==")
     assert "Elo, greedy = 0" in lines[1]
@@ -191,7 +193,7 @@ def test_text_summary_and_html_report_print_the_rating_findings(views) -> None:
 
 
 def test_text_summary_prints_the_flow_findings(views) -> None:
-    found, text, _ = views
+    found, text, _, _ = views
     flow = found[found["question"] == "flow"]
     assert len(flow) == 3 * 4  # lead changes, decided share, comebacks, margin per configuration
     lines = _section(
@@ -215,7 +217,7 @@ def test_text_summary_prints_the_flow_findings(views) -> None:
 
 
 def test_the_verdicts_are_the_findings_headline_rows(views) -> None:
-    found, text, _ = views
+    found, text, _, _ = views
     verdicts = verdicts_of(found)
     assert len(verdicts) == 3 + 2 + 1  # seats per configuration, comparisons, the pair
     lines = " ".join(_section(text, "== Verdicts (one per question) ==")).replace("  ", " ")

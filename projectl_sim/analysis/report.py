@@ -364,10 +364,10 @@ def build_report(run: Run) -> str:
             tested = found[(found["question"] == "seats") & found["p"].notna()]
             if len(tested):
                 page.note(
-                    f"{int(tested['detected'].sum())} of {len(tested)} configurations show "
-                    "unequal seats after the Benjamini-Hochberg correction for the "
-                    f"{len(tested)} configurations tested (q < 0.05). Dots: each turn order's "
-                    "share of the wins with its 95% Wilson interval; dashed: the fair share 1/N; "
+                    "Configurations with unequal seats after the Benjamini-Hochberg correction "
+                    f"for the configurations tested (q < 0.05): {int(tested['detected'].sum())} "
+                    f"of {len(tested)}. Dots: each turn order's share of the wins with its 95% "
+                    "Wilson interval; dashed: the fair share 1/N; "
                     "p: exact test below 5 expected wins per seat, else chi-square.",
                     "answer",
                 )
