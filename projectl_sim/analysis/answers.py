@@ -31,7 +31,7 @@ from projectl_sim.analysis.ratings import pair_results, rate_bots
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
 from projectl_sim.analysis.stats import ALPHA
-from projectl_sim.analysis.tiers import templates_of, tier_lines
+from projectl_sim.analysis.tiers import skill_interactions, templates_of, tier_lines, tiers_of
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts, verdicts_of
 from projectl_sim.sim.summary import provenance_lines
@@ -703,6 +703,8 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     rated = rate_bots(seats)
     times = decision_times(seats)
     flow, states = _flow_tables(run)
+    templates = templates_of(run.manifest)
+    inter = skill_interactions(seats, games, templates) if len(tiers_of(games)) > 1 else None
     found = findings(
         seats,
         games,
@@ -713,6 +715,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
         times=times,
         flow=flow,
         failures=states,
+        tiers=inter,
     )
     verdict_rows = verdicts_of(found)
     if len(verdict_rows):
@@ -733,7 +736,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
     for extra in (
         deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
-        tier_lines(seats, games, WIDTH, templates_of(run.manifest)),
+        tier_lines(seats, games, WIDTH, templates, inter),
     ):
         if extra:
             sections.append(extra)

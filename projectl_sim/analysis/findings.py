@@ -31,6 +31,8 @@ The questions, each computed by one function of this module from its detail tabl
 - ``flow`` (``flow_findings``): lead changes, when the game was decided, comebacks and the
   margin per configuration (``game_flow.flow_summary``); ``failure`` (``failure_findings``):
   each failure state's share of the games (``failures.failure_states``). Estimates, no test.
+- ``tier`` (``tier_findings``): how an answer or an effect changes from one tier of skill to
+  the next (``tiers.skill_interactions``, which flags them once: interval and q < 0.05).
 - ``change`` (``change_findings``, for ``compare``): what run B changes against run A, a row per
   matched configuration and metric (``paired.compare``); *detected* when q < 0.05 over the two
   runs' differences.
@@ -72,6 +74,7 @@ __all__ = [
     "pair_findings",
     "rating_findings",
     "seat_findings",
+    "tier_findings",
     "timing_findings",
 ]
 
@@ -534,6 +537,39 @@ def failure_findings(found: Sequence[Any]) -> list[Finding]:
     return out
 
 
+def tier_findings(inter: pd.DataFrame) -> list[Finding]:
+    """Return a finding per row of a ``tiers.skill_interactions`` table: how an answer (or an
+    effect) changes from one tier to the next; *detected* is its ``flagged`` (interval leaves
+    out 0 and q < 0.05 over the comparisons across tiers, decided there once)."""
+    out = []
+    for r in inter.to_dict("records"):
+        what = f"{r['metric']}" if r["answer"] == "value" else f"{r['level']} on {r['metric']}"
+        subject = f"{what} from {r['tier_a']} to {r['tier_b']}"
+        change = diff_interval(str(r["kind"]), r["diff"], r["ci_low"], r["ci_high"])
+        detected = bool(r["flagged"])
+        out.append(
+            Finding(
+                question="tier",
+                subject=subject,
+                configuration=config_key(r),
+                metric=str(r["metric"]),
+                estimate=float(r["diff"]),
+                ci_low=float(r["ci_low"]),
+                ci_high=float(r["ci_high"]),
+                unit="difference of rates" if r["kind"] == "rate" else str(r["kind"]),
+                scale=f"{r['tier_b']} - {r['tier_a']}",
+                n=int(r["pairs"]),
+                test="paired normal",
+                p=float(r["p_value"]),
+                q=float(r["q_value"]),
+                detected=detected,
+                verdict=f"{subject}: {'changes with skill' if detected else 'no detectable change'}"
+                f", {change}",
+            )
+        )
+    return out
+
+
 def change_findings(table: pd.DataFrame) -> pd.DataFrame:
     """Return a finding per row of a ``paired.compare`` table (run B against run A), in its
     order: *detected* when its q (Benjamini-Hochberg over the two runs' differences that
@@ -583,15 +619,16 @@ def findings(
     times: pd.DataFrame | None = None,
     flow: pd.DataFrame | None = None,
     failures: Sequence[Any] | None = None,
+    tiers: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Return the findings table of a run: one row per finding (``FINDING_COLUMNS``), the
-    questions in the order seats, effect, pair, rating, timing, flow, failure.
+    questions in the order seats, effect, pair, rating, timing, flow, failure, tier.
 
     The detail tables a caller already computed may be passed (``seat_advantage(seats,
     by=CONFIG)``, ``effects``, ``pair_results(seats)``, ``rate_bots``, ``decision_times``); each
-    one not passed is computed here. The flow (``game_flow.flow_summary``) and the failure
-    states (``failures.failure_states``) need the run's flow tables: their rows are there when
-    they are passed.
+    one not passed is computed here. The flow (``game_flow.flow_summary``), the failure states
+    (``failures.failure_states``) and the changes across tiers (``tiers.skill_interactions``)
+    need the run's flow tables or tiers: their rows are there when they are passed.
     """
     from projectl_sim.analysis.factors import effects
     from projectl_sim.analysis.outcomes import seat_advantage
@@ -613,5 +650,6 @@ def findings(
             *timing_findings(times),
             *(flow_findings(flow) if flow is not None else []),
             *failure_findings(failures or []),
+            *(tier_findings(tiers) if tiers is not None else []),
         ]
     )
