@@ -7,7 +7,9 @@ head, time per decision) and then the details (win rates, balance by configurati
 ended, strategy, solo, Credits) and the long tables. Tables show only the columns that vary, with
 expansion sets abbreviated; a chart with nothing to show is replaced by a sentence. The page is
 as wide as a browser window: charts are at most the page's width, wide tables scroll inside it.
-Nothing is random: the same run gives the same page.
+Nothing is random: the same run gives the same page. What the page calls found (unequal seats,
+effects that survive the correction) and the ratings' scale are the findings table's
+(``findings``): the page prints them and decides nothing.
 """
 
 from __future__ import annotations
