@@ -6,12 +6,12 @@ what a run of this size can detect; what each expansion set and rules switch cha
 base game (flagged differences, how many the many comparisons would flag by chance, the minimum
 detectable effects and the games a chosen precision needs); the Plackett-Luce ratings on the
 one scale (greedy = 0 when rated); every pair's head-to-head; seconds per decision per bot; then
-the win-rate tables by bot, turn order and configuration. Configurations are named by the settings that vary only, expansion sets
-abbreviated (the key is printed), grouped by player count and sorted by value, so 48 or 92
-configurations stay readable. Every number comes from the tables: nothing is re-simulated.
-What is found (the verdicts, the seats found unequal, the effects that survive the correction)
-is the findings table's (``findings``), computed once with the detail tables it rests on: the
-text prints it and decides nothing.
+the win-rate tables by bot, turn order and configuration. Configurations are named by the
+settings that vary only, expansion sets abbreviated (the key is printed), grouped by player count
+and sorted by value, so 48 or 92 configurations stay readable. Every number comes from the
+tables: nothing is re-simulated. What is found (the verdicts, the seats found unequal, the
+effects that survive the correction) is the findings table's (``findings``), computed once with
+the detail tables it rests on: the text prints it and decides nothing.
 """
 
 from __future__ import annotations
