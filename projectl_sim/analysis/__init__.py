@@ -11,8 +11,10 @@ return tables. The flow, one layer reading the ones before it:
 - questions: ``outcomes`` (win rates, seat advantage), ``factors`` (effects of expansions and
   switches), ``ratings``, ``cards``, ``deals``, ``tiers``, ``game_flow``, ``timing``, ...; what a
   run could not measure is decided once, in ``measurable``;
+- findings: ``findings`` turns the questions' tables into one table of findings (estimate,
+  interval, test, p, q over its family, what the run could detect, verdict), decided once;
 - render: ``fmt`` (how every number is written), ``answers`` (the text ``projectl-sim summary``
-  prints), ``verdicts`` (one line per question), ``conclusions`` (each notebook's answer in
+  prints), ``verdicts`` (the findings' verdict lines), ``conclusions`` (each notebook's answer in
   words), ``paired.compare_text``, ``report`` (one self-contained HTML page) and ``plots`` (each
   chart takes a table and an optional ``ax``, or a ``fig`` for the faceted ones).
 
@@ -41,18 +43,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "data": ("Run", "Runs", "iter_records", "load_run", "load_runs"),
     "failures": ("failure_states",),
+    "findings": ("Finding", "findings"),
     "game_flow": ("flow_summary", "margin_distribution"),
     "factors": ("effects",),
     "paired": ("compare", "compare_text"),
     "outcomes": ("seat_advantage", "win_rates"),
     "ratings": (
-        "bradley_terry",
-        "fit_bradley_terry",
         "head_to_head",
         "head_to_head_matrix",
         "pair_results",
         "pairwise",
         "plackett_luce",
+        "rate_bots",
         "skill_ladder",
     ),
     "sequential": ("PrecisionCheck", "precision_check"),

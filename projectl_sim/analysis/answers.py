@@ -4,11 +4,14 @@ In order: what the run played; (for a run grown with ``--until-precision``) whet
 the precision asked; the seat advantage of every configuration with its intervals and test, and
 what a run of this size can detect; what each expansion set and rules switch changes against the
 base game (flagged differences, how many the many comparisons would flag by chance, the minimum
-detectable effects and the games a chosen precision needs); the Plackett-Luce ratings; every
-pair's head-to-head; seconds per decision per bot; then the win-rate tables by bot, turn order
-and configuration. Configurations are named by the settings that vary only, expansion sets
-abbreviated (the key is printed), grouped by player count and sorted by value, so 48 or 92
-configurations stay readable. Every number comes from the tables: nothing is re-simulated.
+detectable effects and the games a chosen precision needs); the Plackett-Luce ratings on the
+one scale (greedy = 0 when rated); every pair's head-to-head; seconds per decision per bot; then
+the win-rate tables by bot, turn order and configuration. Configurations are named by the
+settings that vary only, expansion sets abbreviated (the key is printed), grouped by player count
+and sorted by value, so 48 or 92 configurations stay readable. Every number comes from the
+tables: nothing is re-simulated. What is found (the verdicts, the seats found unequal, the
+effects that survive the correction) is the findings table's (``findings``), computed once with
+the detail tables it rests on: the text prints it and decides nothing.
 """
 
 from __future__ import annotations
@@ -24,21 +27,21 @@ from projectl_sim.analysis import labels
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
+from projectl_sim.analysis.findings import SEAT_HALF_WIDTH, config_key, findings
 from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval, value
 from projectl_sim.analysis.outcomes import seat_advantage, summarize
-from projectl_sim.analysis.ratings import pair_results, plackett_luce
+from projectl_sim.analysis.ratings import pair_results, rate_bots
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
-from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect
-from projectl_sim.analysis.tiers import templates_of, tier_lines
+from projectl_sim.analysis.stats import ALPHA
+from projectl_sim.analysis.tiers import skill_interactions, templates_of, tier_lines, tiers_of
 from projectl_sim.analysis.timing import decision_times
-from projectl_sim.analysis.verdicts import verdict_lines, verdicts
+from projectl_sim.analysis.verdicts import verdict_lines, verdicts, verdicts_of
 from projectl_sim.sim.summary import provenance_lines
 
 __all__ = ["summary_text", "verdicts_text"]
 
 MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
-SEAT_HALF_WIDTH = 0.05  # the precision the seat section sizes runs for
 
 
 WIDTH = 100  # prose is wrapped to this many characters; tables are as wide as they need
@@ -203,15 +206,18 @@ def _precision_section(run: Run) -> list[str]:
     return lines
 
 
-def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> list[str]:
-    table = seat_advantage(seats, by=CONFIG) if table is None else table
+def _seat_section(table: pd.DataFrame, found: pd.DataFrame) -> list[str]:
+    """Return the seat section: ``table`` is ``seat_advantage(seats, by=CONFIG)``, ``found``
+    the run's findings (their seat rows decide what is detected)."""
     lines = ["== Seat advantage per configuration =="]
+    seat_rows = found[found["question"] == "seats"].set_index("configuration")
     if table.empty:
         return [*lines, "no game with two or more seats"]
     lines += _prose(
         "share of the wins by turn order (1st = first player) with 95% Wilson intervals, against "
         "the fair share 1/N; p: test of equal shares (exact below 5 expected wins per seat, else "
-        "chi-square); sorted by the first player's share"
+        "chi-square); q: Benjamini-Hochberg over the configurations tested; sorted by the first "
+        "player's share"
     )
     configs = table.drop_duplicates(CONFIG)
     vary = labels.varying(configs)
@@ -232,14 +238,14 @@ def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> lis
         share, low, high = (wide[v].to_dict("index") for v in ("share", "ci_low", "ci_high"))
         rows = []
         for name, config in zip(names, order, strict=True):
-            m = meta.loc[config]
+            f = seat_rows.loc[config_key(dict(zip(CONFIG, config, strict=True)))]
             cells = [
                 rate_interval(share[config][t], low[config][t], high[config][t])
                 for t in range(players)
             ]
-            test = f"{p_text(m['p_value'])} {m['test']}" if np.isfinite(m["p_value"]) else NA
-            rows.append([name, str(int(m["games"])), *cells, test])
-        header = ["configuration", "games", *(ordinal(t + 1) for t in range(players)), "p"]
+            test = f"{p_text(f['p'])} {f['test']}" if np.isfinite(f["p"]) else NA
+            rows.append([name, str(int(f["n"])), *cells, test, p_text(f["q"])])
+        header = ["configuration", "games", *(ordinal(t + 1) for t in range(players)), "p", "q"]
         title = f"{players} players, {where['variant']}"
         if "lineup" in where:
             title += f", line-up {labels.short_lineup(where['lineup'])}"
@@ -255,24 +261,24 @@ def _seat_section(seats: pd.DataFrame, table: pd.DataFrame | None = None) -> lis
                 )
         if unmeasured.all():
             continue
-        meta = meta[~unmeasured]
-        rejected = int((meta["p_value"] < ALPHA).sum())
-        n = len(meta)
-        games = float(meta["games"].median())
+        keys = [config_key(dict(zip(CONFIG, c, strict=True))) for c in meta.index[~unmeasured]]
+        tested = seat_rows.loc[keys]
+        n = len(tested)
         p0 = 1 / players
-        mde = minimum_detectable_effect(np.sqrt(p0 * (1 - p0) / games))
-        need = games_needed(SEAT_HALF_WIDTH, p=p0)
+        mde = tested["mde"].median()
         chance = (
-            f"{rejected} of {n} configurations reject equal shares at 5% ({ALPHA * n:.1f} "
-            "expected by chance if none differed). "
+            f"{int(tested['detected'].sum())} of {n} configurations show unequal seats after the "
+            f"correction for the {int(seat_rows['p'].notna().sum())} configurations tested "
+            "(q < 0.05). "
             if n > 1
             else ""
         )
         lines += _prose(
             f"{chance}MDE of one configuration's first-player share against the fair "
-            f"{pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with {games:.0f} "
-            f"games (80% power, 5% level); an interval of +-{100 * SEAT_HALF_WIDTH:.0f} pts on "
-            f"that share needs {need} games per configuration.",
+            f"{pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with "
+            f"{tested['n'].median():.0f} games (80% power, 5% level); an interval of "
+            f"+-{100 * SEAT_HALF_WIDTH:.0f} pts on that share needs "
+            f"{int(tested['games_needed'].iloc[0])} games per configuration.",
             "  ",
         )
     return lines
@@ -360,8 +366,11 @@ _METRIC_WORDS = {
 }
 
 
-def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Return the effects section, and its full table for the end of the text."""
+def _effects_section(
+    eff: pd.DataFrame, configs: pd.DataFrame, found: pd.DataFrame
+) -> tuple[list[str], list[str]]:
+    """Return the effects section, and its full table for the end of the text (``found``: the
+    run's findings, whose effect rows decide what survives the correction)."""
     lines = ["== Expansion and rules-switch effects against the base game =="]
     if eff.empty:
         lines.append(
@@ -385,7 +394,8 @@ def _effects_section(eff: pd.DataFrame, configs: pd.DataFrame) -> tuple[list[str
     )
     lines += _prose(
         f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
-        f"nothing changed); {int((eff['q_value'] < ALPHA).sum())} survive the correction for "
+        f"nothing changed); {int(found.loc[found['question'] == 'effect', 'detected'].sum())} "
+        "survive the correction for "
         "the many comparisons (q < 0.05)"
     )
     lines.append("")
@@ -491,19 +501,21 @@ def _round_robin_header(run: Run) -> list[str]:
     ]
 
 
-def _ratings_section(seats: pd.DataFrame, rated: pd.DataFrame | None = None) -> list[str]:
+def _ratings_section(rated: pd.DataFrame) -> list[str]:
+    """Return the ratings section of a ``rate_bots`` table."""
     lines = ["== Ratings (Plackett-Luce on every game's order of finish) =="]
-    rated = plackett_luce(seats) if rated is None else rated
     if rated.empty:
         return [*lines, "no game seated two different bots: nothing to rate"]
     lines += _prose(
-        "Elo scale (400 points = 10:1 odds), mean 0 over the rated group; 95% profile "
-        "likelihood intervals; games independent"
+        f"{rated['scale'].iloc[0]} (400 points = 10:1 odds); 95% profile likelihood intervals; "
+        "games independent"
     )
     rows = []
     for r in rated.itertuples(index=False):
         if np.isfinite(r.rating) and np.isnan(r.ci_low):
             value = f"{r.rating:+.0f} (the reference)"
+        elif np.isfinite(r.rating) and r.ci_low == r.ci_high == r.rating:
+            value = f"{r.rating:+.0f} (the anchor)"
         elif np.isfinite(r.rating):
             value = f"{r.rating:+.0f} [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
         else:
@@ -538,9 +550,9 @@ def _h2h_matrix(pairs: pd.DataFrame, order: list[str]) -> list[str]:
     return _table(rows, header, right=set(range(1, len(bots) + 1)))
 
 
-def _h2h_section(seats: pd.DataFrame, order: list[str] | None = None) -> list[str]:
+def _h2h_section(pairs: pd.DataFrame, order: list[str] | None = None) -> list[str]:
+    """Return the head-to-head section of a ``pair_results(seats, by=("players",))`` table."""
     lines = ["== Head to head, per pair and player count =="]
-    pairs = pair_results(seats, by=("players",))
     if pairs.empty:
         return [*lines, "no game seated two different bots"]
     for players, group in pairs.groupby("players", sort=True):
@@ -574,9 +586,9 @@ def _h2h_section(seats: pd.DataFrame, order: list[str] | None = None) -> list[st
     return lines
 
 
-def _time_section(seats: pd.DataFrame) -> list[str]:
+def _time_section(times: pd.DataFrame) -> list[str]:
+    """Return the time section of a ``decision_times`` table."""
     lines = ["== Time per decision =="]
-    times = decision_times(seats)
     if times.empty:
         return [*lines, "the tables hold no timing column"]
     clock = times["clock"].iloc[0]
@@ -651,22 +663,29 @@ def _tables_section(seats: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _flow_sections(run: Run) -> list[list[str]]:
-    """Return the game flow and the failure states (from the flow tables, when the run has
-    them), as ``summary`` sections."""
-    from projectl_sim.analysis.failures import failure_lines, failure_states
-    from projectl_sim.analysis.game_flow import flow_lines, run_flow
+def _flow_sections(flow: pd.DataFrame | None, states: list) -> list[list[str]]:
+    """Return the game flow (a ``flow_summary`` table, None when the run has no flow tables)
+    and the failure states, as ``summary`` sections."""
+    from projectl_sim.analysis.failures import failure_lines
+    from projectl_sim.analysis.game_flow import flow_lines
 
     out = []
-    flow = run_flow(run)  # the rounds read a window of games at a time
     if flow is not None:
         lines = flow_lines(flow)
         if lines:
             out.append(lines)
-    found = failure_states(run)
-    if found:
-        out.append(["== Failure states ==", *failure_lines(found)])
+    if states:
+        out.append(["== Failure states ==", *failure_lines(states)])
     return out
+
+
+def _flow_tables(run: Run) -> tuple[pd.DataFrame | None, list]:
+    """Return the run's ``flow_summary`` (None without a rounds table) and failure states."""
+    from projectl_sim.analysis.failures import failure_states
+    from projectl_sim.analysis.game_flow import flow_summary, run_flow
+
+    flow = run_flow(run)  # the rounds read a window of games at a time
+    return (flow_summary(flow) if flow is not None else None), failure_states(run)
 
 
 def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | None = None) -> str:
@@ -684,33 +703,49 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     seat_table = seat_advantage(seats, by=CONFIG)
     eff = effects(seats, games, half_widths=half_widths)
     pairs = pair_results(seats, by=("players",))
-    found = verdicts(seats, games, seat_table=seat_table, effect_table=eff, pairs=pairs)
-    if len(found):
-        sections.append(["== Verdicts (one per question) ==", *verdict_lines(found, WIDTH)])
+    rated = rate_bots(seats)
+    times = decision_times(seats)
+    flow, states = _flow_tables(run)
+    templates = templates_of(run.manifest)
+    inter = skill_interactions(seats, games, templates) if len(tiers_of(games)) > 1 else None
+    found = findings(
+        seats,
+        games,
+        seat_table=seat_table,
+        effect_table=eff,
+        pairs=pairs,
+        rated=rated,
+        times=times,
+        flow=flow,
+        failures=states,
+        tiers=inter,
+    )
+    verdict_rows = verdicts_of(found)
+    if len(verdict_rows):
+        sections.append(["== Verdicts (one per question) ==", *verdict_lines(verdict_rows, WIDTH)])
     precision = _precision_section(run)
     if precision:
         sections.append(precision)
-    rated = plackett_luce(seats)
     bots = [*rated["bot"]] if len(rated) else []
     # a round robin asks who is strongest first; other runs ask about the game first
-    strength = [_ratings_section(seats, rated), _h2h_section(seats, bots), _time_section(seats)]
+    strength = [_ratings_section(rated), _h2h_section(pairs, bots), _time_section(times)]
     if round_robin:
         sections.extend(strength)
-    sections.append(_seat_section(seats, seat_table))
+    sections.append(_seat_section(seat_table, found))
     configs = games.drop_duplicates(CONFIG)
-    effect_lines, long_effects = _effects_section(eff, configs)
+    effect_lines, long_effects = _effects_section(eff, configs, found)
     sections.append(effect_lines)
     # a run played with --deal-replicates: how much the deal decides; with --tiers: per tier
     replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
     for extra in (
         deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
-        tier_lines(seats, games, WIDTH, templates_of(run.manifest)),
+        tier_lines(seats, games, WIDTH, templates, inter),
     ):
         if extra:
             sections.append(extra)
     if not round_robin:
         sections.extend(strength)
-    sections.extend(_flow_sections(run))
+    sections.extend(_flow_sections(flow, states))
     sections.append(_tables_section(seats))
     if long_effects:
         sections.append(long_effects)
@@ -725,5 +760,4 @@ def verdicts_text(run: Run | str | Path) -> str:
     lines = _header(run)[:1]
     if finished_games(games).empty:
         return "\n".join(lines)
-    found = verdicts(seats, games)
-    return "\n".join([*lines, *verdict_lines(found, WIDTH)])
+    return "\n".join([*lines, *verdict_lines(verdicts(seats, games), WIDTH)])

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
+from projectl_sim.analysis.findings import effect_findings, seat_findings
 from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import abbreviation_key, short_expansions, short_lineup
-from projectl_sim.analysis.rows import finished_games
-from projectl_sim.analysis.stats import ALPHA, minimum_detectable_effect
+from projectl_sim.analysis.rows import CONFIG, finished_games
+from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def _played(games: pd.DataFrame) -> int:
 def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.DataFrame) -> str:
     """Return which bot is strongest and whether doubling a search budget still buys strength.
 
-    ``ratings``: ``bradley_terry`` (or ``plackett_luce``), best first; ``ladder``:
+    ``ratings``: ``rate_bots``, best first (its ``scale`` names the anchor); ``ladder``:
     ``skill_ladder``.
     """
     n = _played(games)
@@ -108,14 +109,14 @@ def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.D
                 interval = f" [{_elo(top['ci_low'])}, {_elo(top['ci_high'])}]"
             out.append(
                 f"Over {_games(n)}, **{top['bot']}** rates highest: {_elo(top['rating'])} Elo"
-                f"{interval} (Bradley-Terry, mean 0 over the rated bots, 95% interval)."
+                f"{interval} (Plackett-Luce, {_scale(ratings)}, 95% interval)."
             )
             rest = rated[rated["bot"] != top["bot"]]
             if len(rest):
                 second = rest.iloc[0]
                 gap = top["rating"] - second["rating"]
                 bounds = [top["ci_low"], second["ci_high"]]
-                if np.isnan(bounds).any():  # no bootstrap (n_boot=0)
+                if np.isnan(bounds).any():  # no interval (a lone reference bot)
                     out.append(
                         f"Its lead of {gap:.0f} points over {second['bot']} "
                         f"({_elo(second['rating'])}) comes without the intervals to tell how "
@@ -140,6 +141,10 @@ def bot_strength_answer(games: pd.DataFrame, ratings: pd.DataFrame, ladder: pd.D
             )
     out.append(_ladder_sentence(ladder))
     return " ".join(out)
+
+
+def _scale(ratings: pd.DataFrame) -> str:
+    return str(ratings["scale"].iloc[0]) if "scale" in ratings else "Elo scale"
 
 
 def _ladder_sentence(ladder: pd.DataFrame) -> str:
@@ -209,20 +214,27 @@ def balance_answer(games: pd.DataFrame, seat: pd.DataFrame, effects: pd.DataFram
             f"{most} ({_config(hi, named)}), against a fair share of 1/N"
             f"{_key(first['expansions'])}."
         )
-        rejected = first[first["p_value"] < ALPHA]
-        text = (
-            f"{len(rejected)} of {_plural(k, 'configuration')} reject equal shares at 5% "
-            f"({ALPHA * k:.1f} expected by chance if none differed)"
+        configs = seat.drop_duplicates([c for c in CONFIG if c in seat])
+        found = pd.DataFrame(
+            [(f.detected, f.p, f.q, f.mde) for f in seat_findings(seat, [])],
+            columns=["detected", "p", "q", "mde"],
+            index=configs.index,
         )
-        if len(rejected):
-            worst = rejected.loc[rejected["p_value"].idxmin()]
-            text += f"; the most uneven is {_config(worst, named)} (p {p_text(worst['p_value'])})"
+        tested = int(found["p"].notna().sum())
+        detected = found[found["detected"]]
+        text = (
+            f"{len(detected)} of {_plural(tested, 'configuration')} show unequal shares after "
+            "the Benjamini-Hochberg correction for the configurations tested (q < 0.05)"
+        )
+        if len(detected):
+            worst = detected["q"].idxmin()
+            text += (
+                f"; the most uneven is {_config(configs.loc[worst], named)} "
+                f"(q {p_text(detected.loc[worst, 'q'])})"
+            )
         out.append(text + ".")
-        mdes = []
-        for players, group in first.groupby("players", sort=True):
-            p0 = 1 / int(players)
-            size = float(group["games"].median())
-            mdes.append((int(players), minimum_detectable_effect(np.sqrt(p0 * (1 - p0) / size))))
+        by_players = found["mde"].groupby(configs["players"], sort=True).median()
+        mdes = [(int(p), float(m)) for p, m in by_players.items()]
         out.append(
             "At this size a first player's share is told from the fair one (80% power) only "
             "when it is off by at least "
@@ -238,7 +250,8 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
         return "No expansion set was played next to its base game, so no effect is estimated."
     m = len(effects)
     flagged = effects[effects["significant"]]
-    kept = effects[effects["q_value"] < ALPHA].sort_values("q_value")
+    detected = [f.detected for f in effect_findings(effects, [])]
+    kept = effects[detected].sort_values("q_value")
     text = (
         f"Of {_plural(m, 'comparison')} against the base game, {len(flagged)} differ at 5% "
         f"({ALPHA * m:.1f} expected by chance) and {len(kept)} survive the Benjamini-Hochberg "

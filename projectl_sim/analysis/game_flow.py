@@ -190,9 +190,9 @@ def margin_distribution(
 __all__ = ["flow_summary", "game_flow", "margin_distribution", "run_flow"]
 
 
-def flow_lines(flow: pd.DataFrame) -> list[str]:
-    """Return the ``summary`` lines of the game flow: one per configuration."""
-    table = flow_summary(flow)
+def flow_lines(table: pd.DataFrame) -> list[str]:
+    """Return the ``summary`` lines of the game flow of a ``flow_summary`` table: one per
+    configuration."""
     if table.empty:
         return []
     lines = [

@@ -7,7 +7,10 @@ Two cases print a verdict that cannot mean anything, so they get a reason instea
   turn order (the rotation seats every bot in every order equally often): the seat advantage
   is estimated within bots, pooled over the rotation. When every bot won all or none of its
   games in every turn order (greedy against random), no share can move with the seat and the
-  first player wins 1/N by construction: the shares are printed, but no test or verdict.
+  first player wins 1/N by construction: the shares are printed, but no test or verdict. When
+  the rotation seated the bots unevenly across the turn orders (a failed game left out, a run
+  cut short), a turn order's share mixes the bots' strengths with the seat: no test either, and
+  the reason names each bot's seats per turn order.
 - *A difference of two rates both at 0% or both at 100%.* Neither side can move in the
   direction of a change, so "no change" would say nothing: the comparison says that nothing
   could be measured. The first player's rate of a line-up of different bots is the same case
@@ -37,17 +40,27 @@ def _at_bound(x: float) -> bool:
 def seat_unmeasured(seats: pd.DataFrame) -> str | None:
     """Return why the seat advantage of one configuration's finished seat rows cannot be
     measured (a line-up of different bots, each winning all or none of its games in every turn
-    order), or None when it can."""
+    order, or seated unevenly across the turn orders), or None when it can."""
     bots = sorted(seats["bot"].astype(str).unique())
     if len(bots) < 2:
         return None  # one bot in every seat: the shares measure the seats themselves
     shares = seats.groupby(["bot", "turn_order"], observed=True)["win_share"].mean()
-    if not all(_at_bound(x) for x in shares):
-        return None
-    return (
-        f"a line-up of different bots ({', '.join(bots)}), each of which won all or none of its "
-        "games in every turn order: the bots decided who won, not the seats"
-    )
+    if all(_at_bound(x) for x in shares):
+        return (
+            f"a line-up of different bots ({', '.join(bots)}), each of which won all or none of "
+            "its games in every turn order: the bots decided who won, not the seats"
+        )
+    counts = seats.groupby(["bot", "turn_order"], observed=True).size().unstack(fill_value=0)
+    if (counts.nunique(axis=1) > 1).any():
+        seated = "; ".join(
+            f"{bot} {'/'.join(str(int(n)) for n in row)}" for bot, row in counts.iterrows()
+        )
+        return (
+            f"a line-up of different bots seated unevenly across the turn orders (seats per "
+            f"turn order: {seated}): each turn order's share would mix the bots' strengths with "
+            "the seat"
+        )
+    return None
 
 
 def difference_unmeasured(kind: str, before: float, after: float) -> str | None:

@@ -18,6 +18,10 @@ compared as independent samples (Newcombe / Welch): how much the pairing bought.
 that share no deal (another root seed; a run made before the scheme, in a grid of another shape),
 or whose seeds deal other decks (a puzzle set is the change), are compared unpaired, ``paired``
 false and ``unpaired_because`` saying why.
+
+*Corrected for the many comparisons.* ``q_value`` is Benjamini-Hochberg over every difference of
+the two runs that measured something (the family), computed here once; ``findings.
+change_findings`` decides on it (q < 0.05) and ``compare_text`` prints that decision.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ import pandas as pd
 
 from projectl_sim.analysis.data import Run, load_run
 from projectl_sim.analysis.factors import CONFIG
-from projectl_sim.analysis.fmt import diff_interval, value
+from projectl_sim.analysis.findings import change_findings, config_words
+from projectl_sim.analysis.fmt import diff_interval, p_text, value
 from projectl_sim.analysis.labels import lineup_unit, varying
 from projectl_sim.analysis.measurable import mark_unmeasured
 from projectl_sim.analysis.pairs import deals_differ, game_values, metric_columns, metric_kind
@@ -39,6 +44,7 @@ from projectl_sim.analysis.stats import (
     diff_clustered_means,
     diff_clustered_rates,
     paired_difference,
+    q_values,
     welch,
     welch_p_value,
 )
@@ -60,6 +66,7 @@ COMPARE_COLUMNS = [
     "ci_high",
     "significant",
     "p_value",
+    "q_value",
     "paired",
     "pairs",
     "width_unpaired",
@@ -216,7 +223,8 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
     Columns: ``config_a``, ``config_b`` (matched by settings, see the module notes),
     ``changed`` (the settings that differ), ``metric`` (``first_player_rate``, ``margin``,
     ``rounds``, ``win_rate`` with ``bot``), ``kind``, ``value_a``, ``value_b``, ``diff`` (B - A)
-    with its 95% interval, ``significant`` (the interval leaves out 0), ``p_value``, ``paired``,
+    with its 95% interval, ``significant`` (the interval leaves out 0), ``p_value``,
+    ``q_value`` (Benjamini-Hochberg over the rows that measured something), ``paired``,
     ``pairs`` (games matched), ``width_unpaired`` and ``unpaired_because``. Configurations
     without a partner are not in it (``match_configurations`` lists them).
     """
@@ -259,12 +267,11 @@ def compare(run_a: Run | str | Path, run_b: Run | str | Path) -> pd.DataFrame:
     out["metric"] = [m.partition(":")[0] for m in out["metric"]]
     out["significant"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
     out = mark_unmeasured(out, "value_a", "value_b", ["config_a", "config_b"])
+    out["q_value"] = q_values(out["p_value"])
     return out[COMPARE_COLUMNS]
 
 
 def _words(conf: pd.Series, vary: list[str]) -> str:
-    from projectl_sim.analysis.verdicts import config_words
-
     return config_words(conf, vary)
 
 
@@ -341,10 +348,13 @@ def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
     unpaired = table[~table["paired"]]
     for why in unpaired["unpaired_because"].dropna().unique():
         lines.append(f"compared unpaired (Newcombe / Welch): {why}")
-    flagged = int(table["significant"].sum())
+    found = change_findings(table)
+    table = table.assign(detected=found["detected"].to_numpy(), q=found["q"].to_numpy())
+    tested = int(found["p"].notna().sum())
     lines.append(
-        f"{flagged} of {len(table)} differences of the matched configurations significant at 5% "
-        "(no correction for the many comparisons; * marks them)"
+        f"{int(found['detected'].sum())} of {len(table)} differences of the matched "
+        f"configurations found after the Benjamini-Hochberg correction for the {tested} that "
+        "measured something (q < 0.05; * marks them)"
     )
     for (ca_id, cb_id), group in table.groupby(["config_a", "config_b"], sort=True):
         how = "paired" if group["paired"].iloc[0] else "unpaired"
@@ -359,7 +369,7 @@ def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
         )
         for r in group.itertuples(index=False):
             label = r.metric if r.bot is None else f"{r.metric} {r.bot}"
-            mark = " *" if r.significant else ""
+            mark = " *" if r.detected else ""
             gain = ""
             if r.paired and np.isfinite(r.width_unpaired) and r.ci_high > r.ci_low:
                 ratio_one = r.width_unpaired / (r.ci_high - r.ci_low)
@@ -367,7 +377,8 @@ def compare_text(run_a: Run | str | Path, run_b: Run | str | Path) -> str:
             change = (
                 f"nothing could be measured: {r.unmeasured_because}"
                 if isinstance(r.unmeasured_because, str)
-                else f"B-A {diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}{gain}"
+                else f"B-A {diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)}{mark}  "
+                f"q {p_text(r.q)}{gain}"
             )
             lines.append(
                 f"  {label:<{width}}  A {value(r.kind, r.value_a):>7}  "

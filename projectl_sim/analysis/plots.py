@@ -292,7 +292,8 @@ def plot_seat_advantage(table: pd.DataFrame, fig: Figure | None = None) -> Figur
 
 
 def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Draw ratings (Elo scale) with their intervals, best on top (Plackett-Luce or Bradley-Terry).
+    """Draw ratings (Elo scale) with their intervals, best on top; the title names the anchor
+    (the ``scale`` column of ``ratings.rate_bots``).
 
     A rating with no finite value (a bot that never won or never lost, ``note``) is drawn as an
     arrow at the edge of the chart with its note, not as a point.
@@ -306,7 +307,8 @@ def plot_ratings(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         min(_MAX_WIDTH, max(6.4, 5.0 + 0.085 * widest)),
         0.9 + (0.22 + 0.18 * _lines(names)) * max(len(table), 1),
     )
-    title = "Ratings (Elo scale, 95% interval)"
+    scale = str(table["scale"].iloc[0]) if "scale" in table and len(table) else "Elo scale"
+    title = f"Ratings ({scale}, 95% interval)"
     if table.empty:
         return _empty(ax, title, "no game seated two different bots")
     y = np.arange(len(table))[::-1]

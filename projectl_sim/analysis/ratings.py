@@ -1,30 +1,28 @@
-"""Head-to-head results, ratings with honest intervals (Plackett-Luce, Bradley-Terry), the ladder.
+"""Head-to-head results, the bots' ratings with honest intervals (Plackett-Luce), the ladder.
 
 **Pairwise decomposition.** A game of N seats is read as the N(N-1)/2 two-player matches between
 its seats: the better ``rank`` wins the match, equal ranks (a shared win, or two seats tied for a
 place) count half a win to each. Pairs of seats played by the same bot say nothing about bots and
 are dropped; failed and solo games are left out. The matches of one game are not independent:
-``pair_results`` counts games, not matches, and the bootstrap resamples whole games.
+``pair_results`` counts games, not matches.
 
-**Plackett-Luce** (``plackett_luce``, the joint rating to report): the order of finish of every
-game, with intervals from the profile likelihood (``orders`` module). It uses each game
-once, as the independent observation it is, so its likelihood intervals are honest for games of
-any size; under it the pairwise matches follow Bradley-Terry with the same strengths.
+**Plackett-Luce** (``rate_bots``, the one rating): the order of finish of every game, with
+intervals from the profile likelihood (``orders`` module). It uses each game once, as the
+independent observation it is, so its likelihood intervals are honest for games of any size;
+under it the pairwise matches follow Bradley-Terry with the same strengths (at 2 players it is
+Bradley-Terry).
 
-**Bradley-Terry** (``bradley_terry``): bot i beats bot j with probability ``1 / (1 + exp(theta_j
-- theta_i))``, fitted by maximum likelihood (Newton's method) on the pairwise matches (half wins
-enter as fractional counts), with percentile intervals of ``n_boot`` refits on games drawn with
-replacement. For 2-player games it is the same model as Plackett-Luce.
+**One scale.** Ratings are on the Elo scale (``400 / ln 10`` times theta: 400 points are 10:1
+odds) with ``RATING_ANCHOR`` (greedy, the rulebook's reference player) at 0 whenever it is
+rated; a run without it has the mean of the rated group at 0. ``rate_bots`` names the anchor in
+its ``scale`` column, and every table and chart of ratings prints it.
 
 **No wins, no losses.** The maximum likelihood is finite only when every group of bots has
 finished ahead of, and behind, the others at least once (the "finished ahead of" graph is
 strongly connected). A bot that never won a match has no finite rating: it is reported as
 ``-inf`` with ``note`` "no wins: unbounded below" (never lost: ``+inf``, "no losses: unbounded
 above"); in general the ratings are fitted within the main strongly connected group and the
-other groups placed above or below it without bound (a bootstrap resample that loses a bot's
-wins does the same, so such intervals reach to infinity). Ratings are on the Elo scale (``400 /
-ln 10`` times theta: 400 points are 10:1 odds), centred on the main group's mean or on
-``anchor``.
+other groups placed above or below it without bound.
 """
 
 from __future__ import annotations
@@ -37,13 +35,13 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis import orders as pl
-from projectl_sim.analysis.rows import deal_labels, finished_seats, game_keys, game_labels
+from projectl_sim.analysis.rows import deal_labels, finished_seats, game_keys
 from projectl_sim.analysis.stats import clustered_rate, wilson
 
 ELO = 400 / math.log(10)
 
 PAIR_COLUMNS = ["game_id", "players", "bot", "opponent", "score"]
-RATING_COLUMNS = ["bot", "rating", "ci_low", "ci_high", "matches", "match_score", "note"]
+RATING_ANCHOR = "greedy"  # the bot rated 0 whenever it is rated
 PL_COLUMNS = ["bot", "rating", "ci_low", "ci_high", "games", "wins", "match_score", "note"]
 PAIR_RESULT_COLUMNS = [
     "players",
@@ -127,40 +125,6 @@ def natural_key(spec: str) -> tuple[tuple[int, float | str], ...]:
     return tuple((0, float(p)) if i % 2 else (1, p) for i, p in enumerate(parts))
 
 
-def fit_bradley_terry(
-    wins: np.ndarray, ridge: float = 0.01, tol: float = 1e-10, max_iter: int = 100
-) -> np.ndarray:
-    """Return the strengths ``theta`` maximising the Bradley-Terry likelihood of a win matrix.
-
-    ``wins[i, j]`` is how many matches i won against j (half wins allowed); the result has mean
-    zero in the direction the prior leaves free.
-    """
-    wins = np.asarray(wins, dtype=float)
-    k = len(wins)
-    n = wins + wins.T
-    theta = np.zeros(k)
-    for _ in range(max_iter):
-        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
-        grad = (wins - n * p).sum(axis=1) - ridge * theta
-        w = n * p * (1 - p)
-        hess = w - np.diag(w.sum(axis=1) + ridge)
-        # least squares: without the prior the likelihood is flat along theta + c (and along
-        # each part of a comparison graph that falls apart); the minimum-norm step ignores that
-        step = np.linalg.lstsq(hess, -grad, rcond=None)[0]
-        theta = theta + step
-        if np.max(np.abs(step)) < tol:
-            break
-    return theta - theta.mean()
-
-
-def _win_matrix(
-    idx_a: np.ndarray, idx_b: np.ndarray, score: np.ndarray, weights: np.ndarray, k: int
-) -> np.ndarray:
-    m = np.zeros((k, k))
-    np.add.at(m, (idx_a, idx_b), score * weights)
-    return m
-
-
 def _groups(ahead: np.ndarray, size: np.ndarray, anchor: int | None) -> np.ndarray:
     """Return each bot's place to the main strongly connected group: 0 in it, +1, -1 or nan.
 
@@ -224,82 +188,6 @@ def _placed(place: np.ndarray) -> np.ndarray:
     return np.where(place == 1, np.inf, np.where(place == -1, -np.inf, np.nan))
 
 
-def _bt_ratings(wins: np.ndarray, anchor: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Return Bradley-Terry ratings (Elo scale) of a win matrix and each bot's place (_groups).
-
-    The fit is the plain maximum likelihood inside the main group; bots outside it are +-inf.
-    """
-    ahead = wins > 0
-    np.fill_diagonal(ahead, False)
-    place = _groups(ahead, (wins + wins.T).sum(axis=1), anchor)
-    rating = _placed(place)
-    idx = np.flatnonzero(place == 0)
-    theta = fit_bradley_terry(wins[np.ix_(idx, idx)], ridge=0.0) if len(idx) > 1 else np.zeros(1)
-    shift = theta[list(idx).index(anchor)] if anchor is not None else theta.mean()
-    rating[idx] = ELO * (theta - shift)
-    return rating, place
-
-
-def bradley_terry(
-    seats: pd.DataFrame,
-    *,
-    rng: np.random.Generator | None = None,
-    n_boot: int = 200,
-    anchor: str | None = None,
-) -> pd.DataFrame:
-    """Return Bradley-Terry ratings (Elo scale) with bootstrap 95% intervals, best first.
-
-    Columns: ``bot``, ``rating``, ``ci_low``, ``ci_high`` (nan without ``rng`` or with
-    ``n_boot=0``), ``matches``, ``match_score`` (its share of match points) and ``note`` (why a
-    rating is infinite, see the module notes). The intervals are percentile intervals of refits
-    on games resampled with replacement; they assume independent games (deals' rotations are
-    resampled as separate games) and reach to infinity when resamples lose a bot's wins.
-    """
-    pairs = pairwise(seats)
-    if pairs.empty:
-        return pd.DataFrame(columns=RATING_COLUMNS)
-    bots = sorted(set(pairs["bot"]))
-    if anchor is not None and anchor not in bots:
-        raise ValueError(f"anchor {anchor!r} is not one of the rated bots ({', '.join(bots)})")
-    index = {b: i for i, b in enumerate(bots)}
-    k = len(bots)
-    at = index[anchor] if anchor is not None else None
-    a = pairs["bot"].map(index).to_numpy()
-    b = pairs["opponent"].map(index).to_numpy()
-    score = pairs["score"].to_numpy()
-    game_ids, game_of_row = np.unique(game_labels(pairs), return_inverse=True)
-
-    rating, place = _bt_ratings(_win_matrix(a, b, score, np.ones(len(pairs)), k), at)
-    low = np.full(k, np.nan)
-    high = np.full(k, np.nan)
-    if rng is not None and n_boot > 0:
-        boots = np.empty((n_boot, k))
-        g = len(game_ids)
-        for r in range(n_boot):
-            counts = np.bincount(rng.integers(0, g, g), minlength=g)
-            weights = counts[game_of_row].astype(float)
-            boots[r] = _bt_ratings(_win_matrix(a, b, score, weights, k), at)[0]
-        for j in range(k):
-            column = boots[:, j][~np.isnan(boots[:, j])]
-            if len(column):
-                low[j], high[j] = np.quantile(column, [0.025, 0.975], method="inverted_cdf")
-    ahead = _win_matrix(a, b, score, np.ones(len(pairs)), k) > 0
-    np.fill_diagonal(ahead, False)
-    played = pairs.groupby("bot")["score"].agg(["size", "mean"]).reindex(bots)
-    out = pd.DataFrame(
-        {
-            "bot": bots,
-            "rating": rating,
-            "ci_low": np.where(np.isfinite(rating) | np.isnan(rating), low, rating),
-            "ci_high": np.where(np.isfinite(rating) | np.isnan(rating), high, rating),
-            "matches": played["size"].to_numpy().astype(int),
-            "match_score": played["mean"].to_numpy(),
-            "note": _notes(ahead, place, bots),
-        }
-    )
-    return _best_first(out)
-
-
 def _best_first(table: pd.DataFrame) -> pd.DataFrame:
     """Return a ratings table sorted best first (+inf first, not comparable last)."""
     return table.sort_values(
@@ -321,12 +209,19 @@ def plackett_luce(
     with equal weight. Empty when no game had two different bots.
     """
     orders = pl.orders_of(seats)
+    if anchor is not None and anchor not in orders.bots and len(orders.events()[0]):
+        bots = ", ".join(orders.bots)
+        raise ValueError(f"anchor {anchor!r} is not one of the rated bots ({bots})")
+    return _plackett_luce(orders, seats, anchor, level)
+
+
+def _plackett_luce(
+    orders: pl.Orders, seats: pd.DataFrame, anchor: str | None, level: float
+) -> pd.DataFrame:
     bots = orders.bots
     chosen, risk, weight = orders.events()
     if len(chosen) == 0:
         return pd.DataFrame(columns=PL_COLUMNS)
-    if anchor is not None and anchor not in bots:
-        raise ValueError(f"anchor {anchor!r} is not one of the rated bots ({', '.join(bots)})")
     k = len(bots)
     ahead = pl.ahead_of(chosen, risk, weight, k)
     ok = finished_seats(seats)
@@ -371,6 +266,16 @@ def plackett_luce(
         }
     )
     return _best_first(out)
+
+
+def rate_bots(seats: pd.DataFrame, anchor: str = RATING_ANCHOR) -> pd.DataFrame:
+    """Return the bots' ratings on the one scale: ``plackett_luce`` with ``anchor`` at 0 when it
+    is rated (else the rated group's mean), and ``scale`` naming it (``Elo, greedy = 0``)."""
+    orders = pl.orders_of(seats)
+    at = anchor if anchor in orders.bots else None
+    out = _plackett_luce(orders, seats, at, 0.95)
+    out["scale"] = f"Elo, {at} = 0" if at is not None else "Elo, mean = 0"
+    return out
 
 
 def pair_results(seats: pd.DataFrame, by: Sequence[str] = ("players",)) -> pd.DataFrame:

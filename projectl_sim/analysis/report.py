@@ -7,7 +7,9 @@ head, time per decision) and then the details (win rates, balance by configurati
 ended, strategy, solo, Credits) and the long tables. Tables show only the columns that vary, with
 expansion sets abbreviated; a chart with nothing to show is replaced by a sentence. The page is
 as wide as a browser window: charts are at most the page's width, wide tables scroll inside it.
-Nothing is random: the same run gives the same page.
+Nothing is random: the same run gives the same page. What the page calls found (unequal seats,
+effects that survive the correction) and the ratings' scale are the findings table's
+(``findings``): the page prints them and decides nothing.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ from matplotlib.figure import Figure
 from projectl_sim.analysis import balance as bal  # the module (the function is balance_table)
 from projectl_sim.analysis import factors, labels, plots, ratings, strategy, timing
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.findings import config_key, findings
 from projectl_sim.analysis.fmt import p_text, pct, rate_interval
 from projectl_sim.analysis.outcomes import seat_advantage, win_rates
 from projectl_sim.analysis.rows import finished_seats
-from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.errors import UsageError
 
 _STYLE = """
@@ -73,7 +75,7 @@ _HEADERS = {
     "ms ci_low": "ms 95% low",
     "ms ci_high": "ms 95% high",
 }
-_PROBABILITIES = {"p_value", "q_value", "p"}
+_PROBABILITIES = {"p_value", "q_value", "p", "q"}
 
 
 def _header(column: object) -> str:
@@ -195,27 +197,32 @@ def _varying_columns(frame: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
     return frame[[*keys, *metrics]]
 
 
-def _seat_table(seat: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per configuration: the first player's share, its interval and the test."""
+def _seat_table(seat: pd.DataFrame, found: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per configuration: the first player's share, its interval, the test and
+    its q (from the findings' seat rows)."""
     first = seat[seat["turn_order"] == 0].copy()
+    rows = found[found["question"] == "seats"].set_index("configuration")
+    mine = rows.loc[[config_key(r) for _, r in first.iterrows()]]
     first["first player"] = [
         rate_interval(v, lo, hi)
-        for v, lo, hi in zip(first["share"], first["ci_low"], first["ci_high"], strict=True)
+        for v, lo, hi in zip(mine["estimate"], mine["ci_low"], mine["ci_high"], strict=True)
     ]
     first["fair share"] = [pct(e) for e in first["expected"]]
-    first["p"] = first["p_value"]
+    first["p"] = mine["p"].to_numpy()
+    first["q"] = mine["q"].to_numpy()
     first = first.sort_values(["players", "share"], ascending=[True, False])
     keys = labels.varying(first, bal.CONFIG) or ["players"]
-    return first[[*keys, "games", "first player", "fair share", "p", "test"]]
+    return first[[*keys, "games", "first player", "fair share", "p", "q", "test"]]
 
 
-def _effects_answer(page: _Page, effects: pd.DataFrame) -> None:
+def _effects_answer(page: _Page, effects: pd.DataFrame, found: pd.DataFrame) -> None:
     n = len(effects)
+    survive = int(found.loc[found["question"] == "effect", "detected"].sum())
     flagged = effects[effects["significant"]].sort_values("p_value")
     page.note(
         f"{len(flagged)} of {n} differences have a 95% interval that leaves out 0 (about "
         f"{0.05 * n:.1f} would by chance if nothing changed); "
-        f"{int((effects['q_value'] < 0.05).sum())} survive the Benjamini-Hochberg correction "
+        f"{survive} survive the Benjamini-Hochberg correction "
         "for the many comparisons (q < 0.05).",
         "answer",
     )
@@ -335,6 +342,13 @@ def build_report(run: Run) -> str:
         page.note(f"Expansion sets abbreviated: {key}; base = the base game.")
 
     seat = seat_advantage(seats, by=bal.CONFIG)
+    effects = factors.effects(seats, games)
+    rated = ratings.rate_bots(seats)
+    pairs = ratings.pair_results(seats)
+    times = timing.decision_times(seats)
+    found = findings(
+        seats, games, seat_table=seat, effect_table=effects, pairs=pairs, rated=rated, times=times
+    )
     multi = not seat.empty
     # a round robin asks which bot is strongest: its ranking leads, its seats come after
     robin = bool((run.manifest.get("config") or {}).get("round_robin"))
@@ -349,14 +363,14 @@ def build_report(run: Run) -> str:
             configs = seat.drop_duplicates(bal.CONFIG)
             n = len(configs)
             unmeasured = configs[configs["unmeasured_because"].notna()]
-            tested = configs[configs["unmeasured_because"].isna()]
+            tested = found[(found["question"] == "seats") & found["p"].notna()]
             if len(tested):
                 page.note(
-                    f"{int((tested['p_value'] < ALPHA).sum())} of {len(tested)} configurations "
-                    f"reject equal shares of the wins at 5% (about {ALPHA * len(tested):.1f} "
-                    "would by chance). Dots: each turn order's share of the wins with its 95% "
-                    "Wilson interval; dashed: the fair share 1/N; p: exact test below 5 expected "
-                    "wins per seat, else chi-square.",
+                    "Configurations with unequal seats after the Benjamini-Hochberg correction "
+                    f"for the configurations tested (q < 0.05): {int(tested['detected'].sum())} "
+                    f"of {len(tested)}. Dots: each turn order's share of the wins with its 95% "
+                    "Wilson interval; dashed: the fair share 1/N; "
+                    "p: exact test below 5 expected wins per seat, else chi-square.",
                     "answer",
                 )
             names = dict(zip(configs.index, labels.config_labels(configs), strict=True))
@@ -368,11 +382,11 @@ def build_report(run: Run) -> str:
                 )
             page.chart(lambda: plots.plot_seat_advantage(seat), "seat advantage per configuration")
             page.table(
-                _seat_table(seat), folded=f"the first player's share in each of {n} configurations"
+                _seat_table(seat, found),
+                folded=f"the first player's share in each of {n} configurations",
             )
 
     def rating_section() -> None:
-        rated = ratings.plackett_luce(seats)
         if multi:
             page.heading("Ratings and head to head")
         if multi and rated.empty:
@@ -380,12 +394,12 @@ def build_report(run: Run) -> str:
         elif multi:
             page.note(
                 "Plackett-Luce fit on every game's order of finish (ties count every order of the "
-                "tied seats alike), Elo scale, 95% profile likelihood intervals. A bot that never "
-                "won (or never lost) has no finite rating and is reported as such."
+                f"tied seats alike), {rated['scale'].iloc[0]}, 95% profile likelihood intervals. "
+                "A bot that never won (or never lost) has no finite rating and is reported as "
+                "such."
             )
             page.table(rated)
             page.chart(lambda: plots.plot_ratings(rated), "ratings")
-            pairs = ratings.pair_results(seats)
             page.note("Head to head per pair and player count (match score per game, Wilson 95%):")
             page.table(
                 pairs[pairs["rate"] >= 0.5].sort_values(
@@ -408,18 +422,16 @@ def build_report(run: Run) -> str:
     else:
         seat_section()
     page.heading("Effects against the base game")
-    effects = factors.effects(seats, games)
     if effects.empty:
         page.note(
             "No expansion set or rules switch was played next to its base game (same players, "
             "variant and line-up): nothing to compare."
         )
     else:
-        _effects_answer(page, effects)
+        _effects_answer(page, effects, found)
 
     if not robin:
         rating_section()
-    times = timing.decision_times(seats)
     page.heading("Time per decision")
     if times.empty:
         page.note("The tables hold no timing column.")

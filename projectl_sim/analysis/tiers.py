@@ -351,13 +351,15 @@ def tier_lines(
     games: pd.DataFrame,
     width: int = 100,
     templates: Templates | None = None,
+    inter: pd.DataFrame | None = None,
 ) -> list[str]:
-    """Return the summary's section on the tiers (empty for a run without two tiers)."""
+    """Return the summary's section on the tiers (empty for a run without two tiers);
+    ``inter``: its ``skill_interactions`` when already computed."""
     tiers = tiers_of(games)
     if len(tiers) < 2:
         return []
     values = tier_values(seats, games, templates)
-    inter = skill_interactions(seats, games, templates)
+    inter = skill_interactions(seats, games, templates) if inter is None else inter
     lines = ["== Across skill (tiers) =="]
     lines += textwrap.wrap(
         f"the study at each of {len(tiers)} tiers ({', '.join(tiers)}; 'tier' in a line-up is the "

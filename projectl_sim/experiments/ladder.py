@@ -56,11 +56,9 @@ def ladder_table(seats: pd.DataFrame, anchor: str = "greedy") -> pd.DataFrame:
     """Return the ladder of a run's seats table: ratings, intervals, CPU per decision, and the
     scale the ratings are on (``scale``: ``Elo, greedy = 0``; without the anchor, the rated
     bots' mean is 0)."""
-    from projectl_sim.analysis.ratings import plackett_luce
+    from projectl_sim.analysis.ratings import rate_bots
 
-    rated = anchor if anchor in set(seats["bot"]) else None
-    table = plackett_luce(seats, anchor=rated)
-    table["scale"] = f"Elo, {rated} = 0" if rated is not None else "Elo, mean = 0"
+    table = rate_bots(seats, anchor)
     seats = seats[seats["decisions"] > 0]
     cpu = (seats["decision_cpu_mean"] * seats["decisions"]).groupby(seats["bot"]).sum()
     per = cpu / seats.groupby("bot")["decisions"].sum() * 1000

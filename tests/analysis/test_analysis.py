@@ -301,7 +301,7 @@ def test_every_plot_returns_axes_and_leaves_global_state_alone(tmp_path) -> None
     empty = pd.DataFrame()
     drawings = [
         plots.plot_win_rates(pa_.win_rates(seats, ["bot"]), labels=["bot"]),
-        plots.plot_ratings(pa_.bradley_terry(seats)),
+        plots.plot_ratings(pa_.rate_bots(seats)),
         plots.plot_ratings(pa_.plackett_luce(seats)),
         plots.plot_head_to_head(pa_.head_to_head_matrix(seats)),
         plots.plot_ladder(pa_.skill_ladder(seats)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +67,10 @@ def test_92_configurations_stay_readable(grid92: str) -> None:
     assert max(len(line) for line in lines) <= WIDTH + 10  # prose wraps at WIDTH
     # one row per configuration in the seat section, grouped in blocks of 16
     seat = lines[lines.index(SECTIONS[0]) : lines.index(SECTIONS[1])]
-    assert sum(line.endswith("chi2") for line in seat) == 92
+    assert sum(re.match(r"^  \S+ +\d+ +\d+%", line) is not None for line in seat) == 92
+    # the line-up a,b never rotates (a always moves first): its seats are not tested
+    assert sum(" chi2 " in line for line in seat) == 48
+    assert "a line-up of different bots seated unevenly across the turn orders" in grid92
     assert sum(line.endswith("):") for line in seat) == 6
 
 

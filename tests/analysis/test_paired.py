@@ -10,6 +10,8 @@ from analysis_util import G, make_tables
 
 from projectl_sim.analysis import paired as cmp
 from projectl_sim.analysis.data import Run
+from projectl_sim.analysis.findings import change_findings
+from projectl_sim.analysis.stats import q_values
 from projectl_sim.sim import runner
 from projectl_sim.sim import spec as run_spec
 
@@ -57,6 +59,17 @@ def test_paired_differences_find_a_planted_change_that_unpaired_ones_blur() -> N
     assert "300 games paired on shared deals" in text
     assert "run B changes, in every configuration: expansions none -> finesse" in text
     assert "2 players (configurations 0 -> 0; paired, 300 pairs)" in text
+    # one decision: found when q (Benjamini-Hochberg over the differences) is below 0.05
+    measured = table["p_value"].notna()
+    np.testing.assert_allclose(
+        table.loc[measured, "q_value"], q_values(table.loc[measured, "p_value"])
+    )
+    found = change_findings(table)
+    assert list(found["detected"]) == list(measured & (table["q_value"] < 0.05))
+    assert found.loc[table["metric"] == "rounds", "detected"].all()
+    stars = [line for line in text.splitlines() if "B-A" in line and "] *" in line]
+    assert len(stars) == int(found["detected"].sum()) >= 1
+    assert f"{int(found['detected'].sum())} of {len(table)} differences" in text
 
 
 def test_runs_without_shared_deals_are_compared_unpaired_and_say_so() -> None:

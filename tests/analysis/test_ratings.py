@@ -1,4 +1,5 @@
-"""Pairwise decomposition, head to head, and Bradley-Terry ratings recovering known strengths."""
+"""Pairwise decomposition, head to head, and the one rating (Plackett-Luce, one anchor) recovering
+known strengths."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from analysis_util import G, make_tables
 
 from projectl_sim import analysis as pa_
-from projectl_sim.analysis.ratings import ELO, fit_bradley_terry
+from projectl_sim.analysis.ratings import ELO, RATING_ANCHOR, rate_bots
 
 
 def test_pairwise_decomposition_of_a_three_player_game_with_a_shared_win() -> None:
@@ -46,22 +47,14 @@ def test_pairwise_decomposition_of_a_three_player_game_with_a_shared_win() -> No
 def test_head_to_head_of_no_games_is_empty() -> None:
     seats, _ = make_tables([G(["a", "a"], [1, 2], [2, 1])])
     assert pa_.head_to_head(seats).empty and pa_.head_to_head_matrix(seats).empty
-    assert pa_.bradley_terry(seats).empty
-
-
-def test_fit_recovers_the_strengths_of_an_exact_win_matrix() -> None:
-    theta = np.array([-0.7, 0.1, 0.6])
-    p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
-    wins = 1000 * p * (1 - np.eye(3))  # expected wins in 1000 matches per pair
-    fitted = fit_bradley_terry(wins, ridge=0)
-    np.testing.assert_allclose(fitted, theta - theta.mean(), atol=1e-8)
+    assert rate_bots(seats).empty
 
 
 def test_a_bot_that_never_wins_is_unbounded_below_not_given_a_finite_rating() -> None:
     # a beat b five times and never lost; c lost its only game to b: no finite maximum for
     # either, whatever prior would make one up (it used to say c = -1104 [-1157, -1073])
     seats, _ = make_tables([G(["a", "b"], [9, 1], [1, 2])] * 5 + [G(["b", "c"], [5, 4], [1, 2])])
-    ratings = pa_.bradley_terry(seats, rng=np.random.default_rng(3), n_boot=50).set_index("bot")
+    ratings = rate_bots(seats).set_index("bot")
     assert list(ratings.index) == ["a", "b", "c"]
     assert ratings.loc["a", "rating"] == math.inf and ratings.loc["c", "rating"] == -math.inf
     assert ratings.loc["c", "note"] == "no wins: unbounded below"
@@ -99,27 +92,36 @@ def test_ratings_recover_known_strengths(players: int) -> None:
     strengths = {"weak": -0.8, "fair": 0.0, "good": 0.4, "strong": 1.2}
     rng = np.random.default_rng(2026 + players)
     seats, _ = make_tables(_plackett_luce_games(strengths, players, 3000, rng))
-    ratings = pa_.bradley_terry(seats, rng=np.random.default_rng(1), n_boot=100, anchor="fair")
+    ratings = rate_bots(seats, anchor="fair")
     ratings = ratings.set_index("bot")
     assert list(ratings.index) == ["strong", "good", "fair", "weak"]
-    assert ratings.loc["fair", "rating"] == 0  # the anchor, in every resample too
+    assert ratings.loc["fair", "rating"] == 0  # the anchor
+    assert set(ratings["scale"]) == {"Elo, fair = 0"}
     for bot, theta in strengths.items():
         if bot == "fair":
             continue
         se = (ratings.loc[bot, "ci_high"] - ratings.loc[bot, "ci_low"]) / 3.92
-        assert 0 < se < ELO * 0.1  # the bootstrap sees a real, small spread
+        assert 0 < se < ELO * 0.1  # the profile likelihood sees a real, small spread
         assert abs(ratings.loc[bot, "rating"] - ELO * theta) < 3 * se
 
 
-def test_bootstrap_is_reproducible_from_the_rng() -> None:
+def test_one_scale_greedy_at_zero_when_rated_else_the_mean_named_on_the_table() -> None:
     rng = np.random.default_rng(5)
-    seats, _ = make_tables(_plackett_luce_games({"a": 0.0, "b": 0.5, "c": 1.0}, 2, 200, rng))
-    one = pa_.bradley_terry(seats, rng=np.random.default_rng(9), n_boot=50)
-    two = pa_.bradley_terry(seats, rng=np.random.default_rng(9), n_boot=50)
-    assert one.equals(two)
-    assert abs(one["rating"].mean()) < 1e-9  # mean-zero without an anchor
+    strengths = {"random": 0.0, RATING_ANCHOR: 0.5, "c": 1.0}
+    seats, _ = make_tables(_plackett_luce_games(strengths, 2, 200, rng))
+    rated = rate_bots(seats).set_index("bot")
+    assert rated.loc[RATING_ANCHOR, "rating"] == 0
+    assert set(rated["scale"]) == {f"Elo, {RATING_ANCHOR} = 0"}
+    # the same games without the anchor bot: the rated group's mean is 0, and the table says so
+    others = rate_bots(seats[seats["bot"] != RATING_ANCHOR])
+    assert set(others["scale"]) == {"Elo, mean = 0"}
+    assert abs(others["rating"].mean()) < 1e-6
+    # the differences do not depend on the anchor
+    mean_zero = pa_.plackett_luce(seats).set_index("bot")["rating"]
+    shifted = rated["rating"] - rated["rating"].mean()
+    np.testing.assert_allclose(shifted.reindex(mean_zero.index), mean_zero, atol=1e-6)
     with pytest.raises(ValueError, match="anchor"):
-        pa_.bradley_terry(seats, anchor="nobody")
+        pa_.plackett_luce(seats, anchor="nobody")
 
 
 def test_matrix_orders_budgets_by_value() -> None:

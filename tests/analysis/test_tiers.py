@@ -15,6 +15,7 @@ from analysis_util import G, make_tables
 from paths import TESTS
 
 from projectl_sim.analysis.data import load_run
+from projectl_sim.analysis.findings import findings
 from projectl_sim.analysis.objectives import TiersTarget, game_matrix, objective
 from projectl_sim.analysis.tiers import dominant_policies, skill_interactions, tier_values
 from projectl_sim.cli import main
@@ -95,6 +96,13 @@ def test_skill_that_decides_the_game_is_flagged(
     inter = skill_interactions(run.seats, run.games)
     tier_rate = inter[(inter["answer"] == "value") & (inter["metric"] == "win_rate:tier")].iloc[0]
     assert tier_rate["flagged"] and tier_rate["diff"] > 0.3 and tier_rate["q_value"] < 0.05
+    # the findings' tier rows are these comparisons, found where they are flagged, and the
+    # summary marks exactly those
+    rows = findings(run.seats, run.games, tiers=inter)
+    rows = rows[rows["question"] == "tier"]
+    assert list(rows["detected"]) == list(inter["flagged"])
+    marked = text.count("* changes with skill") + text.count("  * effect of")
+    assert marked == int(rows["detected"].sum()) >= 1
     # greedy beats random at the greedy tier only: no policy wins everywhere
     assert dominant_policies(run.seats, run.games).empty
 

@@ -104,3 +104,15 @@ def test_a_mixed_line_up_whose_bots_win_and_lose_in_each_seat_is_still_measured(
     found = verdicts(seats, table).set_index("question").loc["seats"]
     assert "nothing could be measured" not in found["text"]
     assert "no detectable seat advantage" in found["text"] and np.isfinite(found["q_value"])
+
+
+def test_a_mixed_line_up_seated_unevenly_is_not_given_a_seat_verdict() -> None:
+    # greedy moves first in 20 games and second in 14 (a rotation cut short): the first
+    # player's share would be greedy's strength, not the seat's
+    games = _decided(28, "none") + _decided(4, "none", winner="random")
+    games += [g for i, g in enumerate(_decided(12, "none")) if i % 2 == 0]
+    seats, table = make_tables(games)
+    found = verdicts(seats, table).set_index("question").loc["seats"]
+    assert "seated unevenly across the turn orders" in found["text"]
+    assert "greedy 16/22" in found["text"] or "greedy 22/16" in found["text"]
+    assert not found["detected"] and np.isnan(found["q_value"])

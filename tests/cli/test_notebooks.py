@@ -30,7 +30,12 @@ COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "projectl
 # Tiny sweeps: a few games, MCTS budgets of a few iterations (the charts, not the findings).
 CASES = {
     "01_bot_strength": (
-        ["GAMES=2", 'BOTS=["random", "greedy", "mcts:iterations=2"]', "LADDER=[1]", "BOOTSTRAP=20"],
+        [
+            "GAMES=2",
+            'BOTS=["random", "greedy", "mcts:iterations=2"]',
+            "LADDER=[1]",
+            'ANCHOR="greedy"',
+        ],
         ["win_rates", "ratings", "head_to_head", "skill_ladder"],
     ),
     "02_expansion_balance": (
@@ -155,14 +160,14 @@ def test_the_command_executes_a_notebook_and_writes_its_copy_and_charts(name, tm
 
     if name == "01_bot_strength":  # run again on the same run: it is read, not played again
         stamp = (run / "seats.parquet").stat().st_mtime_ns
-        again = _cli("notebook", name, "--run", str(run), "-p", "BOOTSTRAP=5", "-p", "GAMES=50")
+        again = _cli("notebook", name, "--run", str(run), "-p", 'ANCHOR="greedy"', "-p", "GAMES=50")
         assert again.returncode == 0, again.stderr
         assert "warning: -p GAMES: ignored" in again.stderr
         assert (run / "seats.parquet").stat().st_mtime_ns == stamp
         rerun = nbformat.read(copy, as_version=4)
-        assert "BOOTSTRAP = 5" in rerun.cells[at + 1].source
+        assert "ANCHOR = 'greedy'" in rerun.cells[at + 1].source
         again_answer = rerun.cells[-1].outputs[0]["data"]["text/markdown"]
-        # the same games (the first sentence counts them); intervals follow BOOTSTRAP
+        # the same games (the first sentence counts them), rated on the same scale
         assert again_answer.split(":")[0] == answer.split(":")[0]
 
 

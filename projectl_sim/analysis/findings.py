@@ -1,0 +1,655 @@
+"""The findings table: every question a run answers, decided once, in rows of one schema.
+
+A finding is one estimate the toolkit reports and what it concludes from it: the question, its
+subject in words, the configuration, the estimate with its 95% interval, its unit and scale
+(what 0 or the reference is), the games behind it, the test with its p-value and the q-value of
+the multiple-comparison family it belongs to, what the run could detect (the minimum detectable
+effect at 80% power and the 5% level), whether it is ``detected``, and the verdict in words.
+``summary``, ``report``, the verdict lines and ``run --quiet`` read these rows: they print and
+arrange them, and decide nothing.
+
+The questions, each computed by one function of this module from its detail table:
+
+- ``seats`` (``seat_findings``): is the game fair to every seat in this configuration? A row per
+  configuration of two seats or more: the first player's share of the wins against the fair
+  1/N, tested against equal shares of every turn order (``outcomes.seat_advantage``).
+  *Detected* when Benjamini-Hochberg over the configurations tested gives q < 0.05: the family
+  is the configurations whose seats could be measured (``measurable``). The MDE is of one
+  configuration's first-player share against the fixed 1/N.
+- ``effect`` (``effect_findings``): what an expansion set or a rules switch changes, against the
+  base game, at this player count and line-up. A row per comparison and metric
+  (``factors.effects``, paired where the deals are shared); *detected* when q < 0.05, the family
+  being every effect row that measured something (``factors.effects`` adjusts it there, once).
+  The comparison's headline (``headline``: the first player's win rate, a solo game's win rate)
+  carries the verdict line, naming the other metrics that changed; the comparison is detected
+  when any of its rows is.
+- ``pair`` (``pair_findings``): does one bot beat another at this player count? The match score
+  with its interval (``ratings.pair_results``); detected when the interval leaves out 1/2.
+- ``rating`` (``rating_findings``): each bot's Plackett-Luce rating on the Elo scale, the anchor
+  named in ``scale`` (``ratings.rate_bots``). An estimate, not a test.
+- ``timing`` (``timing_findings``): each bot's seconds per decision (``timing.decision_times``).
+- ``flow`` (``flow_findings``): lead changes, when the game was decided, comebacks and the
+  margin per configuration (``game_flow.flow_summary``); ``failure`` (``failure_findings``):
+  each failure state's share of the games (``failures.failure_states``). Estimates, no test.
+- ``tier`` (``tier_findings``): how an answer or an effect changes from one tier of skill to
+  the next (``tiers.skill_interactions``, which flags them once: interval and q < 0.05).
+- ``change`` (``change_findings``, for ``compare``): what run B changes against run A, a row per
+  matched configuration and metric (``paired.compare``); *detected* when q < 0.05 over the two
+  runs' differences.
+
+A difference whose interval leaves out 0 but does not survive the correction is called what it
+is: not a finding at this many comparisons. Rows a run could not measure keep their estimate,
+get ``unmeasured_because`` and are never detected (see ``measurable``).
+
+Card and piece strength and deal share fit the same schema (a rate or difference, a test, a q
+of their own family); their tables are built in ``cards`` and ``deals``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from projectl_sim.analysis.factors import CONFIG
+from projectl_sim.analysis.fmt import diff_interval, ordinal_word, pct, rate_interval
+from projectl_sim.analysis.labels import varying
+from projectl_sim.analysis.pairs import expansion_title
+from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect, q_values
+
+__all__ = [
+    "FINDING_COLUMNS",
+    "SEAT_HALF_WIDTH",
+    "Finding",
+    "change_findings",
+    "config_key",
+    "config_words",
+    "effect_findings",
+    "failure_findings",
+    "findings",
+    "flow_findings",
+    "pair_findings",
+    "rating_findings",
+    "seat_findings",
+    "tier_findings",
+    "timing_findings",
+]
+
+SEAT_HALF_WIDTH = 0.05  # the interval half-width a seat finding's games_needed sizes for
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One estimate a run reports and what it concludes from it (a row of ``findings``)."""
+
+    question: str  # seats, effect, pair, rating, timing
+    subject: str  # what the row is about, in words
+    configuration: str  # the configuration's ``config_key`` ("" when the row pools every game)
+    metric: str  # the quantity estimated (first_player_share, first_player_rate, rating, ...)
+    estimate: float
+    ci_low: float  # the 95% interval (nan when there is none)
+    ci_high: float
+    unit: str  # rate, difference of rates, points, rounds, Elo, seconds
+    scale: str  # what the estimate is measured from: "fair share 50%", "Elo, greedy = 0", ...
+    n: int  # games behind the estimate (decisions for timing)
+    test: str = ""  # the test behind p ("" when there is none)
+    p: float = np.nan
+    q: float = np.nan  # Benjamini-Hochberg over the question's family
+    mde: float = np.nan  # the smallest true effect found 80% of the time at this size
+    games_needed: float = np.nan  # games per configuration for the question's interval width
+    detected: bool = False
+    verdict: str = ""  # the verdict in words
+    unmeasured_because: str | None = None  # why nothing could be measured (None: measured)
+    headline: bool = True  # the row a question's verdict line shows
+
+
+FINDING_COLUMNS = [f.name for f in fields(Finding)]
+
+# how a metric's change reads in a verdict: (the thing, word when it rises, word when it falls)
+_CHANGES = {
+    "rounds": ("games", "longer", "shorter"),
+    "margin": ("the winner's margin", "wider", "narrower"),
+}
+_UNITS = {
+    "first_player_rate": "difference of rates",
+    "win_rate": "difference of rates",
+    "margin": "points",
+    "rounds": "rounds",
+}
+
+
+def _table(rows: Sequence[Finding]) -> pd.DataFrame:
+    """Return findings as a table of ``FINDING_COLUMNS``."""
+    return pd.DataFrame(
+        [[getattr(r, c) for c in FINDING_COLUMNS] for r in rows], columns=FINDING_COLUMNS
+    )
+
+
+def config_key(row: pd.Series | dict) -> str:
+    """Return a configuration's key in the findings table: ``players=2; variant=standard;
+    expansions=none; switches=default; lineup=greedy,random`` (the settings a coarser grouping
+    has, of a table grouped by fewer)."""
+    return "; ".join(f"{c}={row[c]}" for c in CONFIG if c in row)
+
+
+# a setting a table grouped by fewer settings does not name, read as the rulebook's game
+_DEFAULTS = {"variant": "standard", "expansions": "none", "switches": "default", "lineup": ""}
+
+
+def config_words(row: pd.Series | dict, vary: Sequence[str]) -> str:
+    """Return a configuration in words: ``3 players, Ghost Piece, ghost_action=free``."""
+    row = _DEFAULTS | {k: v for k, v in dict(row).items()}
+    parts = [f"{row['players']} player{'s' if int(row['players']) != 1 else ''}"]
+    if "variant" in vary or row["variant"] != "standard":
+        parts.append(str(row["variant"]).replace("_", " "))
+    if "expansions" in vary or row["expansions"] != "none":
+        parts.append(expansion_title(str(row["expansions"])))
+    if row["switches"] != "default":
+        parts.append(str(row["switches"]))
+    elif "switches" in vary:
+        parts.append("default rules")
+    if "lineup" in vary:
+        parts.append(f"line-up {row['lineup']}")
+    return ", ".join(parts)
+
+
+def _p_words(p: float, q: float) -> str:
+    """Return ``p 0.004`` (and ``q`` after the correction for many tests, when it differs)."""
+
+    def words(name: str, x: float) -> str:
+        return f"{name} < 0.001" if x < 0.001 else f"{name} {x:.3f}"
+
+    return words("p", p) if np.isclose(p, q) else f"{words('p', p)}, {words('q', q)}"
+
+
+# -- seats ---------------------------------------------------------------------------------------
+def seat_findings(table: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
+    """Return a seat finding per configuration of a ``seat_advantage(..., by=CONFIG)`` table (or
+    per group of one grouped by fewer settings); ``vary`` names the configuration columns that
+    vary in the run."""
+    if table.empty:
+        return []
+    keys = [c for c in CONFIG if c in table]
+    configs = table.drop_duplicates(keys)
+    q_of = q_values(configs["p_value"])  # the family: every configuration whose seats measured
+    # each configuration's rows by turn order, read as plain records (pandas rows cost 0.2 s
+    # over 96 configurations)
+    orders: dict[tuple, dict[int, dict]] = {}
+    for r in table.to_dict("records"):
+        orders.setdefault(tuple(r[k] for k in keys), {})[int(r["turn_order"])] = r
+    out = []
+    for c, q in zip(configs.to_dict("records"), q_of, strict=True):
+        mine = orders[tuple(c[k] for k in keys)]
+        n = int(c["players"])
+        fair = 1 / n
+        first = mine[0]
+        games = int(first["games"])
+        mde = minimum_detectable_effect(np.sqrt(fair * (1 - fair) / games))
+        subject = config_words(c, vary)
+        share = rate_interval(first["share"], first["ci_low"], first["ci_high"])
+        q = float(q)
+        reason = c.get("unmeasured_because")
+        reason = reason if isinstance(reason, str) else None
+        detected = reason is None and bool(np.isfinite(q) and q < ALPHA)
+        if reason is not None:
+            text = (
+                f"{subject}: nothing could be measured about the seats: {reason} (the first "
+                f"player wins {share})"
+            )
+        elif detected:
+            far = max(sorted(mine), key=lambda t: abs(mine[t]["share"] - fair))
+            tested = _p_words(c["p_value"], q)
+            if far == 0:
+                lead = "favoured" if first["share"] > fair else "at a disadvantage"
+                text = f"{subject}: the first player is {lead} ({tested}): wins {share}"
+            else:
+                other = mine[far]
+                text = (
+                    f"{subject}: seats are not equal ({tested}): the "
+                    f"{ordinal_word(far + 1)} player wins "
+                    f"{rate_interval(other['share'], other['ci_low'], other['ci_high'])}, "
+                    f"the first {share}"
+                )
+            text += f" against a fair {100 * fair:.0f}%"
+        else:
+            caveat = ""
+            if np.isfinite(c["p_value"]) and c["p_value"] < ALPHA:
+                caveat = (
+                    f" (p {c['p_value']:.3f}, but not after the correction for the "
+                    f"{int(configs['p_value'].notna().sum())} configurations tested, q {q:.2f})"
+                )
+            text = (
+                f"{subject}: no detectable seat advantage{caveat}; the first player wins "
+                f"{share} against a fair {100 * fair:.0f}%; this run detects a first player's "
+                f"share off {100 * fair:.0f}% by {100 * mde:.0f} pts or more"
+            )
+        out.append(
+            Finding(
+                question="seats",
+                subject=subject,
+                configuration=config_key(c),
+                metric="first_player_share",
+                estimate=float(first["share"]),
+                ci_low=float(first["ci_low"]),
+                ci_high=float(first["ci_high"]),
+                unit="rate",
+                scale=f"fair share {pct(fair)}",
+                n=games,
+                test=str(c["test"]),
+                p=float(c["p_value"]),
+                q=q,
+                mde=mde,
+                games_needed=float(games_needed(SEAT_HALF_WIDTH, p=fair)),
+                detected=detected,
+                verdict=text,
+                unmeasured_because=reason,
+            )
+        )
+    return out
+
+
+# -- effects -------------------------------------------------------------------------------------
+def _effect_subject(row: dict, vary: Sequence[str]) -> str:
+    if row["factor"] == "expansions":
+        what = expansion_title(str(row["level"]))
+        if row["switches"] != "default":
+            what += f" ({row['switches']})"
+    else:
+        against = "the default" if row["against"] == "default" else row["against"]
+        what = f"{row['level']} instead of {against}"
+        if row["expansions"] != "none":
+            what += f" with {expansion_title(str(row['expansions']))}"
+    where = [f"{row['players']} player{'s' if int(row['players']) != 1 else ''}"]
+    if "variant" in vary or row["variant"] != "standard":
+        where.append(str(row["variant"]).replace("_", " "))
+    if "lineup" in vary:
+        where.append(f"line-up {row['lineup']}")
+    return f"{what} at {', '.join(where)}"
+
+
+def _headline(group: list[dict]) -> int | None:
+    """Return the position in ``group`` of a comparison's headline row (None without one)."""
+    for metric in ("first_player_rate", "win_rate"):  # solo: the seat's win rate
+        for i, r in enumerate(group):
+            if r["metric"] == metric:
+                return i
+    return None
+
+
+def _metric_change(r: dict) -> str:
+    """Return how a non-headline metric changed, for the headline's verdict: ``games longer,
+    +1.20 rounds [...]``."""
+    if r["metric"] in _CHANGES:
+        thing, up, down = _CHANGES[r["metric"]]
+        unit = " rounds" if r["metric"] == "rounds" else " points"
+        return (
+            f"{thing} {up if r['diff'] > 0 else down}, "
+            f"{diff_interval('mean', r['diff'], r['ci_low'], r['ci_high'], unit)}"
+        )
+    return (
+        f"{r['bot']} wins {'more' if r['diff'] > 0 else 'less'}, "
+        f"{diff_interval('rate', r['diff'], r['ci_low'], r['ci_high'])}"
+    )
+
+
+def _effect_detected(r: dict) -> bool:
+    return not isinstance(r["unmeasured_because"], str) and bool(
+        np.isfinite(r["q_value"]) and r["q_value"] < ALPHA
+    )
+
+
+def effect_findings(eff: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
+    """Return an effect finding per row of a ``factors.effects`` table, in its order (its
+    q-values are the family's); ``vary`` names the configuration columns that vary in the run."""
+    keys = ["players", "variant", "lineup", "factor", "level", "against", "expansions"]
+    n_rows = len(eff)
+    # plain records, grouped by comparison in their order (pandas rows cost 0.3 s over 96
+    # configurations)
+    records = eff.to_dict("records")
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    out: dict[int, Finding] = {}
+    for group in groups.values():
+        at = _headline(group)
+        subject = _effect_subject(group[0] if at is None else group[at], vary)
+        detected = [_effect_detected(r) for r in group]
+        for i, r in enumerate(group):
+            reason = r["unmeasured_because"] if isinstance(r["unmeasured_because"], str) else None
+            what = r["metric"] if r["bot"] is None or pd.isna(r["bot"]) else f"{r['bot']}"
+            change = diff_interval(r["kind"], r["diff"], r["ci_low"], r["ci_high"])
+            if i == at:
+                text = _effect_verdict(group, at, detected, subject, change, n_rows)
+            elif reason is not None:
+                text = f"{subject}: nothing could be measured about {what}: {reason}"
+            else:
+                text = f"{subject}: {'' if detected[i] else 'no detectable change, '}{change}"
+            out[id(r)] = Finding(
+                question="effect",
+                subject=subject,
+                configuration=config_key(r),
+                metric=str(r["metric"]) + ("" if what == r["metric"] else f" {what}"),
+                estimate=float(r["diff"]),
+                ci_low=float(r["ci_low"]),
+                ci_high=float(r["ci_high"]),
+                unit=_UNITS.get(str(r["metric"]), str(r["kind"])),
+                scale=f"with - without ({r['against']})",
+                n=int(r["games"]),
+                test="paired t" if r["paired"] else "Newcombe / Welch",
+                p=float(r["p_value"]),
+                q=float(r["q_value"]),
+                mde=float(r["mde"]),
+                games_needed=float(r["games_needed"]) if pd.notna(r["games_needed"]) else np.nan,
+                detected=detected[i],
+                verdict=text,
+                unmeasured_because=reason,
+                headline=i == at,
+            )
+    return [out[id(r)] for r in records]  # in the table's order
+
+
+def _effect_verdict(
+    group: list[dict], at: int, detected: list[bool], subject: str, change: str, n_rows: int
+) -> str:
+    """Return the verdict of a comparison (its rows ``group``, the headline at ``at``)."""
+    head = group[at]
+    what = (
+        "the first player's win rate"
+        if head["metric"] == "first_player_rate"
+        else f"{head['bot']}'s win rate"
+    )
+    q = float(head["q_value"])
+    if isinstance(head["unmeasured_because"], str):
+        text = f"{subject}: nothing could be measured about {what}: {head['unmeasured_because']}"
+    elif detected[at]:
+        verb = "raises" if head["diff"] > 0 else "lowers"
+        text = f"{subject}: {verb} {what}, {change} ({_p_words(head['p_value'], q)})"
+    else:
+        caveat = ""
+        if head["significant"]:
+            caveat = (
+                f" (its interval leaves out 0, but not after the correction for the "
+                f"{n_rows} differences tested, q {q:.2f})"
+            )
+        mde = head["mde"]
+        detects = (
+            f"this run detects changes of {100 * mde:.1f} pts or more"
+            if np.isfinite(mde) and mde <= 1
+            else "this run is too small to detect any change"
+        )
+        text = f"{subject}: no detectable change in {what}, {change}{caveat}; {detects}"
+    for i, r in enumerate(group):
+        if i != at and detected[i] and r["metric"] in (*_CHANGES, "win_rate"):
+            text += "; " + _metric_change(r)
+    return text
+
+
+# -- bots ----------------------------------------------------------------------------------------
+def pair_findings(pairs: pd.DataFrame) -> list[Finding]:
+    """Return a finding per pair of bots and player count of a ``ratings.pair_results`` table,
+    from the side of the bot ahead."""
+    out = []
+    ahead = pairs[
+        (pairs["rate"] > 0.5) | ((pairs["rate"] == 0.5) & (pairs["bot"] < pairs["opponent"]))
+    ]
+    for _, r in ahead.sort_values(["players", "rate"], ascending=[True, False]).iterrows():
+        subject = f"{r['bot']} against {r['opponent']} at {r['players']} players"
+        score = f"{100 * r['rate']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+        detected = bool(r["ci_low"] > 0.5)
+        mde = minimum_detectable_effect(np.sqrt(0.25 / r["games"]))
+        if detected:
+            text = f"{subject}: {r['bot']} is stronger, match score {score} over {r['games']} games"
+        else:
+            text = (
+                f"{subject}: no detectable difference, match score {score}; this run detects a "
+                f"score off 50% by {100 * mde:.0f} pts or more"
+            )
+        out.append(
+            Finding(
+                question="pair",
+                subject=subject,
+                configuration=f"{r['players']} players",
+                metric="match_score",
+                estimate=float(r["rate"]),
+                ci_low=float(r["ci_low"]),
+                ci_high=float(r["ci_high"]),
+                unit="rate",
+                scale="even 50%",
+                n=int(r["games"]),
+                test="Wilson interval",
+                mde=mde,
+                detected=detected,
+                verdict=text,
+            )
+        )
+    return out
+
+
+def rating_findings(rated: pd.DataFrame) -> list[Finding]:
+    """Return a finding per bot of a ``ratings.rate_bots`` table (an estimate: no test)."""
+    out = []
+    for r in rated.itertuples(index=False):
+        scale = str(getattr(r, "scale", ""))
+        if np.isfinite(r.rating):
+            value = f"{r.rating:+.0f}"
+            if np.isfinite(r.ci_low):
+                value += f" [{r.ci_low:+.0f}, {r.ci_high:+.0f}]"
+        else:
+            value = {np.inf: "+inf", -np.inf: "-inf"}.get(r.rating, "n/a")
+        note = f" ({r.note})" if r.note else ""
+        out.append(
+            Finding(
+                question="rating",
+                subject=str(r.bot),
+                configuration="",
+                metric="rating",
+                estimate=float(r.rating),
+                ci_low=float(r.ci_low),
+                ci_high=float(r.ci_high),
+                unit="Elo",
+                scale=scale,
+                n=int(r.games),
+                test="profile likelihood",
+                verdict=f"{r.bot}: rating {value} ({scale}){note}",
+            )
+        )
+    return out
+
+
+def timing_findings(times: pd.DataFrame) -> list[Finding]:
+    """Return a finding per bot of a ``timing.decision_times`` table (an estimate: no test)."""
+    return [
+        Finding(
+            question="timing",
+            subject=str(r.bot),
+            configuration="",
+            metric="seconds_per_decision",
+            estimate=float(r.seconds_per_decision),
+            ci_low=float(r.ci_low),
+            ci_high=float(r.ci_high),
+            unit="seconds",
+            scale=f"{r.clock} clock",
+            n=int(r.decisions),
+            verdict="",
+        )
+        for r in times.itertuples(index=False)
+    ]
+
+
+_FLOW = {  # flow_summary's column -> (its interval's columns, unit)
+    "lead_changes": ("lead_changes", "lead changes"),
+    "decided_share": ("decided_share", "rate"),
+    "comeback_rate": ("comeback", "rate"),
+    "margin": ("margin", "points"),
+}
+
+
+def flow_findings(summary: pd.DataFrame) -> list[Finding]:
+    """Return a finding per configuration and measure of a ``game_flow.flow_summary`` table:
+    lead changes, the share of the game after which the winner led for good, the comeback rate
+    and the final margin (estimates with their intervals clustered by deal: no test)."""
+    vary = [c for c in CONFIG if c in summary and summary[c].nunique() > 1]
+    out = []
+    for _, r in summary.iterrows():
+        for column, (bounds, unit) in _FLOW.items():
+            out.append(
+                Finding(
+                    question="flow",
+                    subject=config_words(r, vary),
+                    configuration=config_key(r),
+                    metric=column,
+                    estimate=float(r[column]),
+                    ci_low=float(r[f"{bounds}_low"]),
+                    ci_high=float(r[f"{bounds}_high"]),
+                    unit=unit,
+                    scale="per game",
+                    n=int(r["games"]),
+                )
+            )
+    return out
+
+
+def failure_findings(found: Sequence[Any]) -> list[Finding]:
+    """Return a finding per ``failures.FailureState``: the share of the finished games that show
+    it, with its Wilson interval (a card never taken: the count, no share)."""
+    out = []
+    for f in found:
+        share, low, high = f.share if f.games else (np.nan, np.nan, np.nan)
+        out.append(
+            Finding(
+                question="failure",
+                subject=f.state,
+                configuration="",
+                metric="share_of_games",
+                estimate=float(share),
+                ci_low=float(low),
+                ci_high=float(high),
+                unit="rate",
+                scale="of the finished games",
+                n=int(f.total),
+                detected=bool(f.games),
+                verdict=f"{f.state}: {f.detail}",
+            )
+        )
+    return out
+
+
+def tier_findings(inter: pd.DataFrame) -> list[Finding]:
+    """Return a finding per row of a ``tiers.skill_interactions`` table: how an answer (or an
+    effect) changes from one tier to the next; *detected* is its ``flagged`` (interval leaves
+    out 0 and q < 0.05 over the comparisons across tiers, decided there once)."""
+    out = []
+    for r in inter.to_dict("records"):
+        what = f"{r['metric']}" if r["answer"] == "value" else f"{r['level']} on {r['metric']}"
+        subject = f"{what} from {r['tier_a']} to {r['tier_b']}"
+        change = diff_interval(str(r["kind"]), r["diff"], r["ci_low"], r["ci_high"])
+        detected = bool(r["flagged"])
+        out.append(
+            Finding(
+                question="tier",
+                subject=subject,
+                configuration=config_key(r),
+                metric=str(r["metric"]),
+                estimate=float(r["diff"]),
+                ci_low=float(r["ci_low"]),
+                ci_high=float(r["ci_high"]),
+                unit="difference of rates" if r["kind"] == "rate" else str(r["kind"]),
+                scale=f"{r['tier_b']} - {r['tier_a']}",
+                n=int(r["pairs"]),
+                test="paired normal",
+                p=float(r["p_value"]),
+                q=float(r["q_value"]),
+                detected=detected,
+                verdict=f"{subject}: {'changes with skill' if detected else 'no detectable change'}"
+                f", {change}",
+            )
+        )
+    return out
+
+
+def change_findings(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a finding per row of a ``paired.compare`` table (run B against run A), in its
+    order: *detected* when its q (Benjamini-Hochberg over the two runs' differences that
+    measured something, computed by ``compare``) is below 0.05."""
+    rows = []
+    for r in table.itertuples(index=False):
+        reason = r.unmeasured_because if isinstance(r.unmeasured_because, str) else None
+        what = r.metric if r.bot is None or pd.isna(r.bot) else f"{r.metric} {r.bot}"
+        subject = f"{r.changed}: {what}"
+        change = diff_interval(r.kind, r.diff, r.ci_low, r.ci_high)
+        detected = reason is None and bool(np.isfinite(r.q_value) and r.q_value < ALPHA)
+        if reason is not None:
+            text = f"{subject}: nothing could be measured: {reason}"
+        else:
+            text = f"{subject}: {'' if detected else 'no detectable change, '}B-A {change}"
+        rows.append(
+            Finding(
+                question="change",
+                subject=subject,
+                configuration=f"{r.config_a} -> {r.config_b}",
+                metric=what,
+                estimate=float(r.diff),
+                ci_low=float(r.ci_low),
+                ci_high=float(r.ci_high),
+                unit=_UNITS.get(str(r.metric), str(r.kind)),
+                scale="run B - run A",
+                n=int(r.pairs),
+                test="paired t" if r.paired else "Newcombe / Welch",
+                p=float(r.p_value),
+                q=float(r.q_value),
+                detected=detected,
+                verdict=text,
+                unmeasured_because=reason,
+            )
+        )
+    return _table(rows)
+
+
+def findings(
+    seats: pd.DataFrame,
+    games: pd.DataFrame,
+    *,
+    seat_table: pd.DataFrame | None = None,
+    effect_table: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
+    rated: pd.DataFrame | None = None,
+    times: pd.DataFrame | None = None,
+    flow: pd.DataFrame | None = None,
+    failures: Sequence[Any] | None = None,
+    tiers: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Return the findings table of a run: one row per finding (``FINDING_COLUMNS``), the
+    questions in the order seats, effect, pair, rating, timing, flow, failure, tier.
+
+    The detail tables a caller already computed may be passed (``seat_advantage(seats,
+    by=CONFIG)``, ``effects``, ``pair_results(seats)``, ``rate_bots``, ``decision_times``); each
+    one not passed is computed here. The flow (``game_flow.flow_summary``), the failure states
+    (``failures.failure_states``) and the changes across tiers (``tiers.skill_interactions``)
+    need the run's flow tables or tiers: their rows are there when they are passed.
+    """
+    from projectl_sim.analysis.factors import effects
+    from projectl_sim.analysis.outcomes import seat_advantage
+    from projectl_sim.analysis.ratings import pair_results, rate_bots
+    from projectl_sim.analysis.timing import decision_times
+
+    vary = varying(games.drop_duplicates(CONFIG))
+    seat_table = seat_advantage(seats, by=CONFIG) if seat_table is None else seat_table
+    effect_table = effects(seats, games) if effect_table is None else effect_table
+    pairs = pair_results(seats, by=("players",)) if pairs is None else pairs
+    rated = rate_bots(seats) if rated is None else rated
+    times = decision_times(seats) if times is None else times
+    return _table(
+        [
+            *seat_findings(seat_table, vary),
+            *effect_findings(effect_table, vary),
+            *pair_findings(pairs),
+            *rating_findings(rated),
+            *timing_findings(times),
+            *(flow_findings(flow) if flow is not None else []),
+            *failure_findings(failures or []),
+            *(tier_findings(tiers) if tiers is not None else []),
+        ]
+    )
