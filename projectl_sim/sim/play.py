@@ -220,7 +220,7 @@ def play_game(
             if take_backs is not None:
                 take_backs.before_decision(state, seat)
             view = state.view(seat)
-            start = perf_counter() if clock else 0.0
+            wall_start = perf_counter() if clock else 0.0
             on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
             cpu_start = thread_time() if on_cpu else 0.0
             try:
@@ -229,7 +229,7 @@ def play_game(
                 raise
             except Exception as exc:  # a bot's bug must not lose the game played so far
                 if seconds is not None:
-                    seconds[seat] += perf_counter() - start
+                    seconds[seat] += perf_counter() - wall_start
                 if cpu_seconds is not None:
                     if on_cpu:
                         cpu_seconds[seat] += thread_time() - cpu_start
@@ -243,7 +243,7 @@ def play_game(
                 )
                 err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
                 raise err from None
-            took = perf_counter() - start if clock else 0.0
+            took = perf_counter() - wall_start if clock else 0.0
             if seconds is not None:
                 seconds[seat] += took
             if cpu_seconds is not None:
