@@ -39,6 +39,7 @@ from projectl_sim.board.winprob import evaluate_record
 from projectl_sim.cli import main
 from projectl_sim.engine.record import read_record, replay, state_json
 from projectl_sim.errors import BotError, IllegalActionError, RecordError
+from projectl_sim.expansions.finesse import credits
 from projectl_sim.web import SeatServer, Session
 from projectl_sim.web.page import seat_page
 
@@ -133,6 +134,97 @@ def test_the_win_chances_follow_the_steps_played_and_taken_back(tmp_path: Path) 
     s.undo()
     assert [len(series) for series in s.chances()["seats"]] == [len(s.writer.moves) + 1] * 2
     assert 'id="chance-graph"' in seat_page(s, "token")
+
+
+# -- what the page may show while the game runs ----------------------------------------------------
+def played_until_seat_1_completes(rules: Rules, path: Path) -> Session:
+    """A session of ``rules`` (seat 0 a person choosing at random, seat 1 ``greedy``) played
+    until seat 1 has a completed puzzle in its pile and the game still runs."""
+    rng = random.Random(2)
+    s = Session(rules, [make_bot("human"), make_bot("greedy")], 7, [0], path)
+    for _ in range(200):
+        if s.state.piles[1] or s.over:
+            break
+        c = s.choices()
+        offered = [b["action"] for b in c["buttons"]]
+        offered += [
+            {"type": "place", "puzzle": card, **p} for card, ps in c["places"].items() for p in ps
+        ]
+        s.act(rng.choice(offered))
+    assert s.state.piles[1] and not s.over, "seat 1 completed nothing while the game ran"
+    return s
+
+
+def page_states(page: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return the viewer's data a page embeds and its states rebuilt from their changes."""
+    start = page.index('<script id="game" type="application/json">')
+    blob = page[page.index(">", start) + 1 : page.index("</script>", start)]
+    data = json.loads(blob.replace("<\\/", "</"))
+    states = [data["states"][0]]
+    for change in data["states"][1:]:
+        state = {**states[-1], **{k: v for k, v in change.items() if k != "players"}}
+        if "players" in change:
+            state["players"] = [
+                {**old, **new}
+                for old, new in zip(states[-1]["players"], change["players"], strict=True)
+            ]
+        states.append(state)
+    return data, states
+
+
+@pytest.fixture(scope="module")
+def hidden_game(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    rules = Rules(players=2, expansions=frozenset({"finesse"}))
+    return played_until_seat_1_completes(rules, tmp_path_factory.mktemp("hidden") / "g.json")
+
+
+def test_the_running_page_hides_the_rivals_piles_points_the_deal_and_face_down_tiles(
+    hidden_game: Session,
+) -> None:
+    s = hidden_game
+    data, states = page_states(seat_page(s, "token"))
+    assert data["game"]["seed"] is None  # the seed deals the decks again: their whole order
+    cat = s.rules.catalogue
+    last = states[-1]["players"]
+    assert last[1]["completed"] == ["?"] * len(s.state.piles[1])
+    assert last[0]["completed"] == [cat.puzzles[c].id for c in s.state.piles[0]]
+    for state in states:
+        rival = state["players"][1]
+        assert rival["score"] == "?"
+        assert set(rival["completed"]) <= {"?"}
+        assert all(isinstance(n, int) for n in state["decks"].values())
+        assert state["finesse"]["tiles"][:2] == [None, None]  # Finesse's face-down tiles
+    face_down = credits(s.state).row_ids()[:2]
+    assert not set(face_down) & set(data["tiles"])  # only the face-up tiles are explained
+    assert set(data["tiles"]) == {t for t in states[-1]["finesse"]["tiles"] if t is not None}
+
+
+def test_known_victory_points_show_the_rivals_piles_and_points(tmp_path: Path) -> None:
+    s = played_until_seat_1_completes(Rules(players=2, known_victory_points=True), tmp_path / "g")
+    _, states = page_states(seat_page(s, "token"))
+    rival = states[-1]["players"][1]
+    assert rival["completed"] == [s.rules.catalogue.puzzles[c].id for c in s.state.piles[1]]
+    assert rival["score"] == s.state.scores[1]
+
+
+def test_the_win_chances_of_a_running_game_do_not_move_with_the_rivals_hidden_points(
+    hidden_game: Session,
+) -> None:
+    s = hidden_game
+    before = s.chances()["seats"]
+    for step in s.steps:
+        step.state.scores[1] += 30  # what seat 0 cannot see
+    try:
+        assert s.chances()["seats"] == before
+    finally:
+        for step in s.steps:
+            step.state.scores[1] -= 30
+
+
+def test_the_record_is_served_only_once_the_game_is_over(served: SeatServer) -> None:
+    status, answer = request(served.url, "/record")
+    assert status == 409 and "over" in answer["error"]
+    assert 'href="/record"' not in seat_page(served.session, served.token)
 
 
 def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_path: Path) -> None:
