@@ -12,7 +12,7 @@ site's script can neither read nor send without a preflight this server never gr
 
 Routes: ``GET /`` the page (the viewer's drawing of the game so far, the seat's panel and
 script: ``web.page``); ``GET /choices`` the person's options as JSON; ``GET /record`` the
-record so far; ``POST /act`` an action in its record form; ``POST /undo``; ``POST /hint``;
+record, once the game is over (it holds the deal, so not while the game runs); ``POST /act`` an action in its record form; ``POST /undo``; ``POST /hint``;
 ``POST /position`` writes the position now; ``POST /leave`` stops the server. A refused
 request gets a status and one line in ``error``.
 """
@@ -131,7 +131,10 @@ class _Handler(BaseHTTPRequestHandler):
             elif self.path == "/favicon.ico":
                 self._send(204, b"", "image/x-icon")  # none: the browser asks for it anyway
             elif self.path == "/record":
-                self._json(200, srv.session.record())
+                if not srv.session.over:  # the record holds the deal: the decks' order
+                    self._refuse(409, "the record is served once the game is over")
+                else:
+                    self._json(200, srv.session.record())
             else:
                 self._refuse(404, f"no page {self.path}")
 

@@ -43,6 +43,10 @@ from projectl_sim.rules import Rules
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
 
 
+# worlds a running game's win chances average over (each step dealt from the seat's view)
+WORLDS = 4
+
+
 class Session:
     """A game of ``rules`` between ``bots`` (the seats in ``humans`` are people at the page)."""
 
@@ -172,14 +176,51 @@ class Session:
         self.message = f"taken back: {text}"
         return text
 
+    @property
+    def viewer(self) -> int:
+        """Return the seat whose view the page shows: the person to move, else the first."""
+        return self.seat if self.seat in self.humans else min(self.humans)
+
     def chances(self) -> dict[str, Any]:
         """Return the win-chance graph of the steps so far (the viewer's: ``board.winprob``,
-        the learned evaluation calibrated, every pile seen, as the page shows them)."""
+        the learned evaluation calibrated).
+
+        While the game runs, each step is valued as the page's seat sees it: the mean, per
+        seat, of the chances in ``WORLDS`` worlds dealt from the seat's view of that step
+        (``GameState.determinize``: the others' face-down piles and the decks drawn from the
+        unseen cards; each step's worlds seeded by the game's seed and the step, so the graph
+        holds still between page loads). Once the game is over, from the whole states, as
+        the viewer shows a record."""
         if self.evaluation is None:
             model = load_model("")
             self.evaluation = model, calibration_for(model)
         model, cal = self.evaluation
-        return view_chances(chances_table(self.steps, self.names, model, cal), cal)
+        if self.over:
+            return view_chances(chances_table(self.steps, self.names, model, cal), cal)
+        seat = self.viewer
+        rngs = [random.Random(f"{self.seed}:{s.step}:{seat}") for s in self.steps]
+        views = [s.state.view(seat) for s in self.steps]
+        tables = [
+            chances_table(
+                [
+                    Step(s.step, v.determinize(rng), s.seat, s.action)
+                    for s, v, rng in zip(self.steps, views, rngs, strict=True)
+                ],
+                self.names,
+                model,
+                cal,
+            )
+            for _ in range(WORLDS)
+        ]
+        rows = [
+            r
+            | {
+                key: round(sum(t[i][key] for t in tables) / WORLDS, digits)
+                for key, digits in (("margin", 3), ("win_chance", 4))
+            }
+            for i, r in enumerate(tables[0])
+        ]
+        return view_chances(rows, cal)
 
     def save_position(self) -> Path:
         """Write the position now (``board.position``'s file: the record so far, its step and
