@@ -1,11 +1,13 @@
 """The web seat's page: the viewer's page of the game so far, with the seat's panel and script.
 
-The board is the replay viewer's own drawing (``view.page_html`` of ``view.view_data``: its
-script and style, unchanged), opened at the last step; the seat's script (``seat.js``) then
-makes the person's options clickable on it: a puzzle in a row to take it, a cell of one of the
-person's puzzles to place the chosen piece (turned and flipped in the panel) there. Every other
-option is a button of the panel. After each action the page loads again, showing the bots'
-answers in the viewer's action list.
+The board is the replay viewer's own drawing (``view.page_html``: its script and style,
+unchanged), opened at the last step. While the game runs its data is ``seat_data``: the
+viewer's data built from the person's view of each step, so the page holds nothing their seat
+may not see; once the game is over, ``view.view_data`` of the whole record. The seat's script
+(``seat.js``) then makes the person's options clickable on it: a puzzle in a row to take it, a
+cell of one of the person's puzzles to place the chosen piece (turned and flipped in the panel)
+there. Every other option is a button of the panel. After each action the page loads again,
+showing the bots' answers in the viewer's action list.
 """
 
 from __future__ import annotations

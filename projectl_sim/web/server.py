@@ -10,10 +10,11 @@ request naming another host (``Host``: a DNS-rebinding page) is refused; every c
 POST carrying the page's token (a random string only the served page holds), which another
 site's script can neither read nor send without a preflight this server never grants.
 
-Routes: ``GET /`` the page (the viewer's drawing of the game so far, the seat's panel and
-script: ``web.page``); ``GET /choices`` the person's options as JSON; ``GET /record`` the
-record, once the game is over (it holds the deal, so not while the game runs); ``POST /act`` an action in its record form; ``POST /undo``; ``POST /hint``;
-``POST /position`` writes the position now; ``POST /leave`` stops the server. A refused
+Routes: ``GET /`` the page (the game so far as the person's seat sees it, the seat's panel
+and script: ``web.page``); ``GET /choices`` the person's options as JSON; ``GET /record`` the
+record, once the game is over (it holds the deal, so not while the game runs); ``POST /act``
+an action in its record form; ``POST /undo``; ``POST /hint``; ``POST /position`` writes the
+position now; ``POST /leave`` stops the server. A refused
 request gets a status and one line in ``error``.
 """
 

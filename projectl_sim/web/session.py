@@ -10,7 +10,8 @@ again. ``choices`` is what the page may offer the person now: every legal action
 placement as a button, and the legal placements of each unfinished puzzle, which the page
 matches against the cells clicked. ``hint`` asks the ``value`` bot (``web.hint``);
 ``save_position`` writes the position now as a file a study reads (``board.position``);
-``chances`` is the win-chance graph of the steps so far (``board.winprob``), as the viewer's.
+``chances`` is the win-chance graph of the steps so far (``board.winprob``), as the viewer's,
+valued from the person's view while the game runs.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from projectl_sim.expansions.finesse import Insert, credits, finish_paying
 from projectl_sim.registry import PluginError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import MAX_DECISIONS, check_step, game_seeds
-
 
 # worlds a running game's win chances average over (each step dealt from the seat's view)
 WORLDS = 4
