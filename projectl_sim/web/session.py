@@ -220,7 +220,12 @@ class Session:
             }
             for i, r in enumerate(tables[0])
         ]
-        return view_chances(rows, cal)
+        graph = view_chances(rows, cal)
+        graph["source"] = (
+            f"as seat {seat} sees each step: the mean of {WORLDS} worlds dealt from its view; "
+            + graph["source"]
+        )
+        return graph
 
     def save_position(self) -> Path:
         """Write the position now (``board.position``'s file: the record so far, its step and

@@ -128,7 +128,8 @@ def test_the_win_chances_follow_the_steps_played_and_taken_back(tmp_path: Path) 
     steps = len(s.writer.moves) + 1  # the deal, then each action
     assert [len(series) for series in graph["seats"]] == [steps, steps]
     assert all(sum(c) == pytest.approx(1.0, abs=1e-3) for c in zip(*graph["seats"], strict=True))
-    # the same steps as the board's evaluation of the record so far gives
+    # nothing is face down yet (the decks' order is not read): the seat's worlds value each
+    # step as the board's evaluation of the record so far does
     _, rows, _ = evaluate_record(s.record())
     assert graph["seats"][0] == [r["win_chance"] for r in rows if r["seat"] == 0]
     s.undo()
