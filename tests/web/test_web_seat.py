@@ -183,7 +183,9 @@ def test_the_running_page_hides_the_rivals_piles_points_the_deal_and_face_down_t
     hidden_game: Session,
 ) -> None:
     s = hidden_game
-    data, states = page_states(seat_page(s, "token"))
+    page = seat_page(s, "token")
+    data, states = page_states(page)
+    assert '"setup"' not in page  # the record's deal (the decks' order) is not embedded
     assert data["game"]["seed"] is None  # the seed deals the decks again: their whole order
     cat = s.rules.catalogue
     last = states[-1]["players"]
@@ -223,9 +225,24 @@ def test_the_win_chances_of_a_running_game_do_not_move_with_the_rivals_hidden_po
 
 
 def test_the_record_is_served_only_once_the_game_is_over(served: SeatServer) -> None:
+    s = served.session
     status, answer = request(served.url, "/record")
     assert status == 409 and "over" in answer["error"]
-    assert 'href="/record"' not in seat_page(served.session, served.token)
+    assert 'href="/record"' not in seat_page(s, served.token)
+    rng = random.Random(1)
+    while not s.over:  # the short game: two rounds, then Finishing Touches
+        c = s.choices()
+        offered = [b["action"] for b in c["buttons"]]
+        offered += [
+            {"type": "place", "puzzle": card, **p} for card, ps in c["places"].items() for p in ps
+        ]
+        s.act(rng.choice(offered))
+    status, answer = request(served.url, "/record")
+    assert status == 200 and answer["setup"] == s.record()["setup"]
+    data, states = page_states(seat_page(s, served.token))
+    assert 'href="/record"' in seat_page(s, served.token)
+    assert data["game"]["seed"] == s.seed  # over: everything, as the viewer shows a record
+    assert states[-1]["players"][1]["score"] == s.state.final_scores()[1]
 
 
 def test_an_illegal_or_malformed_action_is_refused_and_nothing_is_played(tmp_path: Path) -> None:
