@@ -109,7 +109,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             "(e.g. --bots human,greedy)"
         )
     if humans and not args.record:
-        args.record = str(default_record(seed))
+        args.record = str(default_record())
     try:
         if replayed is not None:
             outcome = replayed
@@ -272,10 +272,12 @@ def _expansions_words(rules: Rules) -> str:
     return f"expansions {'+'.join(names)}{also}"
 
 
-def default_record(seed: int) -> Path:
-    """Return where a game with a person in it is recorded without ``--record``."""
+def default_record() -> Path:
+    """Return where a game with a person in it is recorded without ``--record``: named by the
+    time alone (the seed, which deals the decks again, is in the record, never in a name the
+    person's page can show while the game runs)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path("results") / "games" / f"game-{stamp}-seed{seed}.json"
+    return Path("results") / "games" / f"game-{stamp}.json"
 
 
 def _play_with_people(
