@@ -193,6 +193,34 @@ def cmd_expit(args: argparse.Namespace) -> int:
     return 0
 
 
+# expert iteration's other flags, with their defaults: the one-off training takes none of them
+EXPIT_FLAGS: tuple[tuple[str, Any], ...] = (
+    ("--variants", "standard"),
+    ("--expansions", "none"),
+    ("--start-model", None),
+    ("--fresh", False),
+    ("--anchor", False),
+    ("--backend", "local"),
+    ("--scheduler", None),
+)
+
+
+def _refuse_expit_flags(args: argparse.Namespace) -> None:
+    """Refuse, in one line, a flag of expert iteration given to the one-off training (which
+    would ignore it): its value checked first, so a bad one is named as bad."""
+    check_numbers(args, EXPIT_NUMBERS)
+    given = [n.flag for n in EXPIT_NUMBERS if getattr(args, n.dest) != n.default]
+    given += [
+        flag
+        for flag, default in EXPIT_FLAGS
+        if getattr(args, flag.lstrip("-").replace("-", "_")) != default
+    ]
+    if given:
+        raise UsageError(
+            f"{given[0]} is expert iteration's: give --generations G (G > 0) to use it"
+        )
+
+
 def cmd_train_value(args: argparse.Namespace) -> int:
     """Train, export and score a value model."""
     from projectl_sim.learn.value import train
@@ -200,6 +228,7 @@ def cmd_train_value(args: argparse.Namespace) -> int:
     check_numbers(args, NUMBERS)
     if args.generations:
         return cmd_expit(args)
+    _refuse_expit_flags(args)
     positions = Path(args.positions) if args.positions else None
     extra = [Path(name) for name in args.extra_positions or ()]
     for flag, path in [("--positions", positions)] + [("--extra-positions", p) for p in extra]:

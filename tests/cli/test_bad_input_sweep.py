@@ -115,6 +115,7 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
     ("tune", "--target", "0"): "any finite number is a target to take the distance from",
     ("tune", "--confirm", "huge"): "more settings than were searched confirms them all",
     ("train-value", "--mcts-share", "0"): "a share of 0 plays no MCTS games",
+    ("train-value", "--generations", "0"): "0 generations is the one-off training (its default)",
     ("analyse", "--seed", "0"): _SEED_0,
     ("study", "--seed", "0"): _SEED_0,
     ("analyse", "--top", "0"): "no turning point judged: the chances alone (faster)",

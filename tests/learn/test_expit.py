@@ -108,6 +108,21 @@ def test_the_command_refuses_the_one_off_flags(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize(
+    "flag",
+    [["--selfplay-games", "10"], ["--gate-share", "0.6"], ["--variants", "solo"], ["--fresh"]],
+)
+def test_the_one_off_training_refuses_expert_iterations_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
+) -> None:
+    from projectl_sim.cli import main
+
+    code = main(["train-value", "--out", str(tmp_path / "x"), "--games", "1", *flag])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and flag[0] in err[0] and "--generations" in err[0]
+    assert not (tmp_path / "x").exists()
+
+
 def test_targets_blend_the_search_and_anchor_the_rest(trained: tuple[Path, list]) -> None:
     from projectl_sim.learn.expit import targets
     from projectl_sim.learn.value import predict
