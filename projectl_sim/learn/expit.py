@@ -241,11 +241,9 @@ def label_game(
     the root value column the search's mean predicted win share of the row's seat, or only the
     mover's when not ``every_seat``), the search's mean predicted margins, its expansion label
     and variant (no rows: a game not over)."""
-    from bots.features import hidden_piles, mean_unseen_points, position_features
-    from bots.heuristics import cost_model
-    from bots.mcts import score_estimate
     from projectl_sim.engine import OVER, PLAY
     from projectl_sim.engine.record import replay
+    from projectl_sim.learn.value import seat_rows
 
     pick = random.Random(seed ^ game)
     feats: list[list[float]] = []
@@ -259,17 +257,8 @@ def label_game(
         rng = random.Random(pick.getrandbits(64))
         bot(state.view(mover), rng)
         values = list(bot.seat_targets) if bot.root_value >= 0 else []
-        model = cost_model(state)
-        est = [score_estimate(state, q, model) for q in range(state.n)]
-        for q in range(state.n):
-            view = state.view(q)
-            hidden = hidden_piles(view)
-            per_card = mean_unseen_points(view) if hidden else 0.0
-            feats.append(position_features(view, q, hidden, per_card))
-            if state.rules.solo:
-                old = est[q] - float(state.opponent_score())
-            else:
-                old = est[q] - max(est[r] for r in range(state.n) if r != q)
+        for q, (row, old) in enumerate(seat_rows(state)):
+            feats.append(row)
             win, margin = values[q] if values and (every_seat or q == mover) else (math.nan,) * 2
             meta.append([game, state.n, q, 0.0, 0.0, old, win])
             search_margin.append(margin)

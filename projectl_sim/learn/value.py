@@ -163,6 +163,25 @@ def _legal(view: GameState, action: Action) -> bool:
 COLUMNS = ("game", "players", "seat", "margin", "win", "old_margin", "root_value")
 
 
+def seat_rows(state: GameState) -> list[tuple[list[float], float]]:
+    """Return each seat's row of a position: its features (from its own view) and the
+    heuristic's margin for it (``old_margin``: its estimated score less the best rival's, or the
+    mastermind's in solo)."""
+    model = cost_model(state)
+    est = [score_estimate(state, q, model) for q in range(state.n)]
+    rows = []
+    for q in range(state.n):
+        view = state.view(q)
+        hidden = hidden_piles(view)
+        per_card = mean_unseen_points(view) if hidden else 0.0
+        if state.rules.solo:
+            old = est[q] - float(state.opponent_score())
+        else:
+            old = est[q] - max(est[r] for r in range(state.n) if r != q)
+        rows.append((position_features(view, q, hidden, per_card), old))
+    return rows
+
+
 def play_positions(cfg: GameConfig, every: int) -> tuple[np.ndarray, np.ndarray, str, str]:
     """Play one game; return its rows' features, their label columns (``COLUMNS``), the game's
     expansion label and variant (empty arrays for a game not ended by the rules)."""
@@ -178,18 +197,9 @@ def play_positions(cfg: GameConfig, every: int) -> tuple[np.ndarray, np.ndarray,
     def on_step(state: GameState, seat: int, action: Action) -> None:
         if state.phase != PLAY or pick.random() * every >= 1.0:
             return
-        model = cost_model(state)
         root = getattr(_inner(bots[seat]), "root_value", -1.0)
-        est = [score_estimate(state, q, model) for q in range(state.n)]
-        for q in range(state.n):
-            view = state.view(q)
-            hidden = hidden_piles(view)
-            per_card = mean_unseen_points(view) if hidden else 0.0
-            feats.append(position_features(view, q, hidden, per_card))
-            if state.rules.solo:
-                old = est[q] - float(state.opponent_score())
-            else:
-                old = est[q] - max(est[r] for r in range(state.n) if r != q)
+        for q, (row, old) in enumerate(seat_rows(state)):
+            feats.append(row)
             value = float(root) if q == seat and root >= 0 else math.nan
             meta.append([0.0, state.n, q, 0.0, 0.0, old, value])
 

@@ -62,17 +62,18 @@ def _tiles_json(state: GameState) -> dict[str, Any]:
     fin = credits(state)
     if fin is None:
         return {}
-    out = {}
-    for i in fin.row:
-        tile = fin.tileset.tiles[i]
-        out[tile.id] = {
-            "set": tile.set,
-            "colour": tile.colour,
-            "trigger": tile.trigger,
-            "pieces": list(tile.pieces),
-            "credits": tile.credits,
-        }
-    return out
+    return {fin.tileset.tiles[i].id: tile_json(fin.tileset.tiles[i]) for i in fin.row}
+
+
+def tile_json(tile: Any) -> dict[str, Any]:
+    """Return what the page says of a Finesse tile: its set, colour, trigger, pieces, Credits."""
+    return {
+        "set": tile.set,
+        "colour": tile.colour,
+        "trigger": tile.trigger,
+        "pieces": list(tile.pieces),
+        "credits": tile.credits,
+    }
 
 
 def events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -21,7 +21,7 @@ from projectl_sim.engine.record import seconds_of, state_json
 from projectl_sim.engine.state import GameState
 from projectl_sim.expansions.finesse import credits
 from projectl_sim.view import page_html, view_data
-from projectl_sim.view.steps import catalogue_json, delta, events
+from projectl_sim.view.steps import catalogue_json, delta, events, tile_json
 
 # what a page shows of a card or a number its seat may not see
 UNSEEN = "?"
@@ -84,14 +84,7 @@ def _face_up_tiles(view: GameState) -> dict[str, Any]:
     for tid in fin.row_ids():
         if tid is None:
             continue
-        tile = next(t for t in fin.tileset.tiles if t.id == tid)
-        out[tid] = {
-            "set": tile.set,
-            "colour": tile.colour,
-            "trigger": tile.trigger,
-            "pieces": list(tile.pieces),
-            "credits": tile.credits,
-        }
+        out[tid] = tile_json(next(t for t in fin.tileset.tiles if t.id == tid))
     return out
 
 

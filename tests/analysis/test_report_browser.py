@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_util import FLAGS, _chromium
+from browser_util import chrome
 
 from projectl_sim.analysis.report import write_report
 from projectl_sim.sim import runner
@@ -66,18 +66,8 @@ return {
 def test_the_report_fits_the_window_with_every_chart_loaded_and_inside_its_box(
     report: Path, tmp_path: Path, width: int
 ) -> None:
-    browser, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    window = f"--window-size={width},{HEIGHT}"
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}", window]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver = chrome(tmp_path / "profile", width, HEIGHT)
     try:
-        driver.set_page_load_timeout(60)
         driver.get(report.resolve().as_uri())
         page = driver.execute_script(_MEASURE)
         assert page["inner"] == width

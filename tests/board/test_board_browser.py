@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from browser_util import FLAGS, _chromium
+from browser_util import chrome
 
 from bots import make_bot
 from projectl_sim import Rules, play_game
@@ -36,18 +36,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    profile = tmp_path_factory.mktemp("profile")
-    for flag in [*FLAGS, f"--user-data-dir={profile}", "--window-size=1200,900"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service(driver_path), options=options)
-    d.set_page_load_timeout(60)
+    d = chrome(tmp_path_factory.mktemp("profile"), 1200, 900, logs=True)
     yield d
     d.quit()
 

@@ -279,19 +279,10 @@ return [...document.querySelectorAll('div.highlight:not([class*="language-"]) pr
 def test_no_output_block_of_a_page_is_cut_at_a_laptops_width(site: Path, tmp_path: Path) -> None:
     """What a command prints wraps in the docs site instead of running off its block unseen
     (the designer tutorial's card verdict did, at 1280 px)."""
-    from browser_util import FLAGS, _chromium
+    from browser_util import chrome
 
-    browser, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver = chrome(tmp_path / "profile", 1280, 900)
     try:
-        driver.set_page_load_timeout(60)
         driver.get((site / "tutorials" / "designer" / "index.html").as_uri())
         blocks = driver.execute_script(_OUTPUT_WIDTHS)
     finally:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_util import FLAGS, _chromium
+from browser_util import _chromium, chrome
 from paths import ROOT
 
 PAGES = ["tutorials/designer", "tutorials/player", "tutorials/analyst", "getting-started"]
@@ -138,19 +138,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    profile = tmp_path_factory.mktemp("profile")
     # the theme's web fonts and anything else off the machine fail at once (no network here)
     offline = "--host-resolver-rules=MAP * ~NOTFOUND"
-    for flag in [*FLAGS, f"--user-data-dir={profile}", offline, "--window-size=1280,900"]:
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service(driver_path), options=options)
-    d.set_page_load_timeout(60)
+    d = chrome(tmp_path_factory.mktemp("profile"), 1280, 900, offline)
     d.set_script_timeout(10)
     yield d
     d.quit()

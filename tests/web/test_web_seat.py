@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_util import FLAGS, _chromium
+from browser_util import chrome
 from paths import ROOT
 
 import projectl_sim.cli.human  # noqa: F401  (registers the human seat)
@@ -398,15 +398,7 @@ def test_play_web_serves_a_game_to_its_end_then_leave_prints_the_summary(tmp_pat
 # -- in the browser --------------------------------------------------------------------------------
 @pytest.fixture
 def driver(tmp_path: Path) -> Iterator[Any]:
-    browser, driver_path = _chromium()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000"]:
-        options.add_argument(flag)
-    d = webdriver.Chrome(service=Service(driver_path), options=options)
+    d = chrome(tmp_path / "profile", 1400, 1000)
     d.set_page_load_timeout(30)
     yield d
     d.quit()
