@@ -308,6 +308,7 @@ README_HOW_TO = {
     "dask.md": "a Dask cluster",
     "deal-and-skill.md": "the deal's part and skill tiers",
     "designer-loop.md": "the designer's loop",
+    "find-where-a-game-was-decided.md": "finding where a game was decided",
     "learning-agents.md": "learning agents",
     "notebooks.md": "notebooks",
     "own-bot.md": "tiles and bots",

@@ -143,7 +143,7 @@ def test_read_paired_prints_the_change_between_two_runs_on_the_same_seed(
     said = _main(
         bench, capsys, "--read", str(tmp_path / "rusher"), "--paired", str(tmp_path / "greedy")
     )
-    paired = [x for x in said.splitlines() if x.startswith("paired ")]
+    paired = sorted(x for x in said.splitlines() if x.startswith("paired "))  # started order
     assert len(paired) == 2
     assert "random-random: not compared: a mirror line" in paired[0]
     assert "rusher-random  less  greedy-random: 6 games on 3 deals" in paired[1]

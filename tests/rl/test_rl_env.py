@@ -240,15 +240,18 @@ def test_encoding_refuses_a_users_action_kinds() -> None:
     from typing import ClassVar
 
     from projectl_sim import Expansion
-    from projectl_sim.registry import register_expansion
+    from projectl_sim.registry import register_expansion, unregister_expansion
 
     class Dance(Expansion):
         name: ClassVar[str] = "rl_test_dance"
         action_kinds: ClassVar[tuple[str, ...]] = ("dance",)
 
     register_expansion(Dance)
-    with pytest.raises(EncodingError, match="dance"):
-        Vocabulary(Rules(players=2, expansions={"rl_test_dance"}))
+    try:
+        with pytest.raises(EncodingError, match="dance"):
+            Vocabulary(Rules(players=2, expansions={"rl_test_dance"}))
+    finally:  # the registry is the process's: the next test in this worker must not see it
+        unregister_expansion("rl_test_dance")
 
 
 @pytest.mark.parametrize(
