@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.factors import CONFIG
-from projectl_sim.analysis.fmt import diff_interval, ordinal_word, pct, rate_interval
+from projectl_sim.analysis.fmt import diff_interval, ordinal_word, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import varying
 from projectl_sim.analysis.pairs import expansion_title
 from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect, q_values
@@ -72,6 +72,7 @@ __all__ = [
     "findings",
     "flow_findings",
     "pair_findings",
+    "puzzle_value_findings",
     "rating_findings",
     "seat_findings",
     "tier_findings",
@@ -606,6 +607,53 @@ def change_findings(table: pd.DataFrame) -> pd.DataFrame:
             )
         )
     return _table(rows)
+
+
+# -- puzzles, cards, pieces and deals ------------------------------------------------------------
+def puzzle_value_findings(value: pd.DataFrame) -> list[Finding]:
+    """Return the ``puzzle value`` finding of a ``puzzle_use.puzzle_value`` table: do bots take
+    the better-paid puzzles more often? The Spearman rank correlation of points per action and
+    times taken per game over the catalogue's puzzles (a family of one: q is p); none when
+    either column is constant (nothing to rank)."""
+    if value.empty:
+        return []
+    pairs = value[["points_per_action", "taken_per_game"]].astype(float).fillna(0.0)
+    if pairs.nunique().min() <= 1:
+        return []
+    from scipy import stats as sps  # only here: importing it costs a second
+
+    test = sps.spearmanr(pairs["points_per_action"], pairs["taken_per_game"])
+    rho, p = float(test.statistic), float(test.pvalue)
+    detected = bool(p < ALPHA)
+    if not detected:
+        lean = "no clear sign that bots favour the better-paid puzzles"
+    elif rho > 0:
+        lean = "bots take the better-paid puzzles more often"
+    else:
+        lean = "bots take the better-paid puzzles less often"
+    subject = f"points per action and times taken over the {len(pairs)} puzzles of the catalogue"
+    return [
+        Finding(
+            question="puzzle value",
+            subject=subject,
+            configuration="",
+            metric="spearman_rho",
+            estimate=rho,
+            ci_low=np.nan,
+            ci_high=np.nan,
+            unit="rank correlation",
+            scale="0 = no relation",
+            n=len(pairs),  # puzzles, not games: each puzzle is one point of the correlation
+            test="Spearman",
+            p=p,
+            q=p,
+            detected=detected,
+            verdict=(
+                f"Over the {len(pairs)} puzzles of the catalogue, points per action and times "
+                f"taken have a rank correlation of {rho:+.2f} (p {p_text(p)}): {lean}."
+            ),
+        )
+    ]
 
 
 def findings(
