@@ -387,7 +387,7 @@ def _effects_section(
     flagged = eff[eff["detected"]].sort_values("p_value")
     lines += _pairing_lines(eff, vary)
     lines += _prose(
-        "* = flagged: q < 0.05, q = Benjamini-Hochberg over all rows that measured something"
+        "* = flagged (q < 0.05); q = Benjamini-Hochberg over all rows that measured something"
         + (
             f" ({len(eff) - n} measured nothing: their rates, or their bots' win rates, are 0% "
             "or 100% on both sides)"
