@@ -12,7 +12,7 @@ import pytest
 
 from projectl_sim.analysis import cards, failures, game_flow
 from projectl_sim.analysis.data import load_run
-from projectl_sim.analysis.findings import strength_table
+from projectl_sim.analysis.findings import findings, strength_table
 from projectl_sim.analysis.fmt import p_text
 from projectl_sim.cli import main
 from projectl_sim.sim import runner
@@ -171,6 +171,16 @@ def test_the_boosted_card_is_the_strongest(boosted_run: Path, capsys: Any) -> No
     assert main(["cards", str(boosted_run)]) == 0
     out = capsys.readouterr().out
     assert f"{BOOSTED} " in out and "Flagged" in out and "could detect" in out
+    # the run's findings table carries the same card and piece rows the command printed
+    pieces = cards.piece_strength(run.seats, run.events)
+    found = findings(run.seats, run.games, cards=table, pieces=pieces)
+    games = int(run.games["game_id"].nunique())
+    mine = found[found["question"].isin(["card", "piece"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, strength_table(table, pieces, games))
+    for verdict in mine.loc[mine["headline"], "verdict"]:
+        assert " ".join(verdict.split()) in " ".join(out.split())
+    boosted = mine[(mine["subject"] == BOOSTED) & (mine["metric"] == "excess")].iloc[0]
+    assert boosted["detected"] and boosted["q"] < 0.05 and "strong" in boosted["verdict"]
 
 
 def test_cards_refuses_what_is_not_a_run(tmp_path: Path, capsys: Any) -> None:
