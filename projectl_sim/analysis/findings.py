@@ -699,10 +699,13 @@ def strength_findings(strength: pd.DataFrame, question: str, games: int) -> list
     from projectl_sim.analysis.stats import Z95
 
     key, peers = _STRENGTH[question]
-    half = ((strength["excess_high"] - strength["excess_low"]) / 2).to_numpy(dtype=float)
+    # the typical precision is the tested ones': an excess whose test had no spread to measure
+    # (every game's outcome fixed by its configuration, bot and seat) has an interval of width 0
+    mine = strength[strength["p_value"].notna()]
+    half = ((mine["excess_high"] - mine["excess_low"]) / 2).to_numpy(dtype=float)
     half = half[np.isfinite(half)]
     size = minimum_detectable_effect(float(np.median(half)) / Z95) if len(half) else np.nan
-    tested = int(strength["p_value"].notna().sum())
+    tested = len(mine)
     flagged = strength[strength["flag"] != ""]
     can = (
         f"a run of {games} games could detect an excess of about {size:.0%} for a typical "
@@ -710,6 +713,11 @@ def strength_findings(strength: pd.DataFrame, question: str, games: int) -> list
         if np.isfinite(size)
         else f"too few games to test any {question}"
     )
+    if not tested and len(strength[["excess_low"]].dropna()):
+        can = (
+            "nothing could be tested: within each configuration, bot and turn order every "
+            "game ended alike, so no lift has a spread to test"
+        )
     if flagged.empty:
         line = f"No {question} stands out from its peers ({tested} tested): {can}."
     else:

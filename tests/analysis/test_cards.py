@@ -325,3 +325,15 @@ def test_the_cards_text_decides_nothing_of_its_own(planted_strength: Any) -> Non
     assert rows["C01"].endswith("0.500") and rows["C02"].endswith("<0.001 weak")
     assert lines[-1] == "the rows' own verdict"
     assert cards.verdict_line(table, "card", 800) == found[found["headline"]]["verdict"].iloc[0]
+
+
+def test_outcomes_the_seat_decides_leave_nothing_to_test() -> None:
+    # the first seat always wins: within a turn order every outcome is alike, no lift has a
+    # spread, and a precision of 0 points is not claimed
+    seats, events = planted(bonus=0.0, games=300)
+    first = seats["seat"] == 0
+    seats = seats.assign(won=first, win_share=first.astype(float), turn_order=seats["seat"])
+    table = cards.card_strength(seats, events)
+    assert table["p_value"].isna().all() and table["excess_low"].notna().any()
+    line = cards.verdict_line(table, "card", 300)
+    assert "nothing could be tested" in line and "about 0%" not in line
