@@ -3,7 +3,7 @@
 In order: what the run played; (for a run grown with ``--until-precision``) whether it reached
 the precision asked; the seat advantage of every configuration with its intervals and test, and
 what a run of this size can detect; what each expansion set and rules switch changes against the
-base game (flagged differences, how many the many comparisons would flag by chance, the minimum
+base game (the differences that survive the correction for the many comparisons, the minimum
 detectable effects and the games a chosen precision needs); the Plackett-Luce ratings on the
 one scale (greedy = 0 when rated); every pair's head-to-head; seconds per decision per bot; then
 the win-rate tables by bot, turn order and configuration. Configurations are named by the
@@ -33,7 +33,6 @@ from projectl_sim.analysis.outcomes import seat_advantage, summarize
 from projectl_sim.analysis.ratings import pair_results, rate_bots
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
-from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.analysis.tiers import skill_interactions, templates_of, tier_lines, tiers_of
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts, verdicts_of
@@ -381,10 +380,14 @@ def _effects_section(
     vary = labels.varying(configs)
     measured = eff["unmeasured_because"].isna()
     n = int(measured.sum())
-    flagged = eff[eff["significant"]].sort_values("p_value")
+    # what survives the correction is the findings' to say: their effect rows are the table's,
+    # in its order
+    decided = found.loc[found["question"] == "effect", "detected"].to_numpy(dtype=bool)
+    eff = eff.assign(detected=decided)
+    flagged = eff[eff["detected"]].sort_values("p_value")
     lines += _pairing_lines(eff, vary)
     lines += _prose(
-        "* = interval leaves out 0; q = Benjamini-Hochberg over all rows that measured something"
+        "* = flagged (q < 0.05); q = Benjamini-Hochberg over all rows that measured something"
         + (
             f" ({len(eff) - n} measured nothing: their rates, or their bots' win rates, are 0% "
             "or 100% on both sides)"
@@ -393,10 +396,8 @@ def _effects_section(
         )
     )
     lines += _prose(
-        f"{len(flagged)} of {n} differences flagged at 5% ({ALPHA * n:.1f} expected by chance if "
-        f"nothing changed); {int(found.loc[found['question'] == 'effect', 'detected'].sum())} "
-        "survive the correction for "
-        "the many comparisons (q < 0.05)"
+        f"{len(flagged)} of {n} differences flagged (q < 0.05: they survive the correction for "
+        "the many comparisons)"
     )
     lines.append("")
     lines += _prose(
@@ -412,7 +413,7 @@ def _effects_section(
             [
                 metric,
                 str(len(group)),
-                str(int(group["significant"].sum())),
+                str(int(group["detected"].sum())),
                 _mde(kind, mde) + ("" if kind == "rate" else f" {_UNITS[metric]}"),
                 f"{int(group['games'].median())}",
                 (f"+-{100 * half:.0f} pts" if kind == "rate" else f"+-{half:g} {_UNITS[metric]}")
@@ -447,7 +448,7 @@ def _effects_section(
     )
     if len(flagged):
         lines.append("")
-        lines.append("flagged differences, smallest p first:")
+        lines.append("flagged differences (q < 0.05), smallest p first:")
         rows = []
         for _, r in flagged.head(MAX_FLAGGED).iterrows():
             rows.append(
@@ -469,7 +470,7 @@ def _effects_section(
     rows = []
     order = eff.sort_values(["players", "factor", "level", "metric"], kind="stable")
     for _, r in order.iterrows():
-        mark = "*" if r["significant"] else ""
+        mark = "*" if r["detected"] else ""
         rows.append(
             [
                 _effect_name(r, vary),

@@ -50,7 +50,7 @@ import pandas as pd
 
 from projectl_sim.analysis.fmt import NA, diff_interval, p_text, pct
 from projectl_sim.analysis.rows import deal_labels, finished_seats, game_labels
-from projectl_sim.analysis.stats import ALPHA, Z95, normal_interval, q_values, wilson
+from projectl_sim.analysis.stats import ALPHA, normal_interval, q_values, wilson
 from projectl_sim.analysis.stats import distributions as distribution
 
 # a card (or piece) completed (gained) by fewer seats than this, or missed by fewer, is not tested
@@ -406,35 +406,41 @@ __all__ = ["CARD_COLUMNS", "PIECE_COLUMNS", "card_strength", "flagged", "piece_s
 
 
 # -- text ------------------------------------------------------------------------------------------
+# what is flagged, and the verdict lines, are the findings table's (``findings.strength_findings``):
+# the text prints its rows beside the take and completion counts, and decides nothing
+
+
 def _points(d: float, low: float, high: float) -> str:
     """Return a difference in points without the unit the header gives: ``+3.1 [-1.0, +7.2]``."""
     return diff_interval("rate", d, low, high).replace(" pts", "", 1)
 
 
-def _lift(row: Any) -> str:
-    return f"{_points(row.lift, row.lift_low, row.lift_high):<21}"
+def _cell(found: dict[tuple[str, str], Any], name: object, metric: str) -> str:
+    f = found.get((str(name), metric))
+    if f is None:
+        return f"{_points(np.nan, np.nan, np.nan):<21}"
+    return f"{_points(f.estimate, f.ci_low, f.ci_high):<21}"
 
 
-def _adjusted(row: Any) -> str:
-    return f"{_points(row.adjusted, row.adjusted_low, row.adjusted_high):<21}"
+def _rows_of(found: pd.DataFrame, question: str) -> tuple[Any, dict[tuple[str, str], Any]]:
+    """Return a question's headline finding and its other rows by (subject, metric)."""
+    mine = found[found["question"] == question]
+    head = next(mine[mine["headline"]].itertuples(index=False))
+    rows = {(r.subject, r.metric): r for r in mine[~mine["headline"]].itertuples(index=False)}
+    return head, rows
 
 
-def _excess(row: Any) -> str:
-    return f"{_points(row.excess, row.excess_low, row.excess_high):<21}"
-
-
-def detectable(strength: pd.DataFrame) -> float:
-    """Return the excess a card (or piece) of typical precision needs to be flagged about four
-    times in five (80% power at a two-sided 5% test; the correction asks for more)."""
-    half = (strength["excess_high"] - strength["excess_low"]) / 2
-    half = half[np.isfinite(half)]
-    return float(2.8 * half.median() / Z95) if len(half) else np.nan
-
-
-def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> list[str]:
-    """Return the lines ``projectl-sim cards`` prints for the two strength tables."""
+def strength_lines(
+    cards: pd.DataFrame, pieces: pd.DataFrame, games: int, found: pd.DataFrame | None = None
+) -> list[str]:
+    """Return the lines ``projectl-sim cards`` prints for the two strength tables: their counts
+    and rates, and the findings rows of their lifts, flags and verdicts (``found``: the
+    ``findings.strength_table`` of the two, made here when not given)."""
     import textwrap
 
+    from projectl_sim.analysis.findings import strength_flag, strength_table
+
+    found = strength_table(cards, pieces, games) if found is None else found
     adjusted = "adjusted" in cards and bool(cards["adjusted"].notna().any())
     lines = [f"== Card strength ({games} finished games) =="]
     lines += textwrap.wrap(
@@ -458,53 +464,48 @@ def strength_lines(cards: pd.DataFrame, pieces: pd.DataFrame, games: int) -> lis
         f"{'pts/act':>7} {'lift, pts [95%]':<21} {'adjusted [95%]':<21} {'q':>6} flag"
     )
     lines.append(head)
+    verdict, rows = _rows_of(found, "card")
     provisional = False
     for row in cards.itertuples(index=False):
         mark = "*" if row.provisional is True else ""
         provisional = provisional or bool(mark)
         actions = NA if not np.isfinite(row.actions_mean) else f"{row.actions_mean:.1f}"
         ppa = NA if not np.isfinite(row.points_per_action) else f"{row.points_per_action:.2f}"
-        q = p_text(row.q_value)
+        excess = rows[(str(row.card), "excess")]
         level = NA if not np.isfinite(row.reward_level) else f"{row.reward_level:.0f}"
         lines.append(
             f"{str(row.card) + mark:<6} {str(row.colour)[:1]:<3} {int(row.points):>3} {level:>3} "
             f"{pct(row.take_rate):>5} {pct(row.completion_rate):>4} {actions:>4} {ppa:>7} "
-            f"{_lift(row)} {_adjusted(row)} {q:>6} {row.flag}".rstrip()
+            f"{_cell(rows, row.card, 'lift')} {_cell(rows, row.card, 'adjusted')} "
+            f"{p_text(excess.q):>6} {strength_flag(excess)}".rstrip()
         )
     if provisional:
         lines.append("* provisional puzzle data (an expansion set not yet published)")
-    lines += textwrap.wrap(verdict_line(cards, "card", games), 100)
+    lines += textwrap.wrap(verdict.verdict, 100)
     if len(pieces):
+        verdict, rows = _rows_of(found, "piece")
         lines += ["", "== Reward piece strength (lift of having gained it as a reward) =="]
         lines.append(
             f"{'piece':<10} {'gained':>7} {'/game':>6} {'lift, pts [95%]':<21} "
             f"{'excess [95%]':<21} {'q':>6} flag"
         )
         for row in pieces.itertuples(index=False):
-            q = p_text(row.q_value)
+            excess = rows[(str(row.piece), "excess")]
             lines.append(
                 f"{row.piece!s:<10} {int(row.gained):>7} {row.per_game:>6.2f} "
-                f"{_lift(row)} {_excess(row)} {q:>6} {row.flag}".rstrip()
+                f"{_cell(rows, row.piece, 'lift')} {_cell(rows, row.piece, 'excess')} "
+                f"{p_text(excess.q):>6} {strength_flag(excess)}".rstrip()
             )
-        lines += textwrap.wrap(verdict_line(pieces, "piece", games), 100)
+        lines += textwrap.wrap(verdict.verdict, 100)
     return lines
 
 
 def verdict_line(strength: pd.DataFrame, what: str, games: int) -> str:
-    key = "card" if what == "card" else "piece"
-    found = flagged(strength)
-    tested = int(strength["p_value"].notna().sum())
-    size = detectable(strength)
-    can = (
-        f"a run of {games} games could detect an excess of about {size:.0%} for a typical "
-        f"{what}, not smaller ones"
-        if np.isfinite(size)
-        else f"too few games to test any {what}"
-    )
-    if found.empty:
-        return f"No {what} stands out from its peers ({tested} tested): {can}."
-    names = ", ".join(f"{r[key]} ({r['flag']})" for _, r in found.iterrows())
-    return f"Flagged {len(found)} of {tested} {what}s tested: {names}; {can}."
+    """Return the verdict of a card (``what`` ``card``) or piece strength table: its headline
+    finding's (``findings.strength_findings``)."""
+    from projectl_sim.analysis.findings import strength_findings
+
+    return strength_findings(strength, what, games)[0].verdict
 
 
 def cards_text(run: object) -> str:
@@ -528,4 +529,4 @@ def cards_text(run: object) -> str:
     return "\n".join(strength_lines(cards, pieces, games))
 
 
-__all__ += ["cards_text", "detectable", "strength_lines", "verdict_line"]
+__all__ += ["cards_text", "strength_lines", "verdict_line"]

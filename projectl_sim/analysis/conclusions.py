@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.findings import effect_findings, seat_findings
+from projectl_sim.analysis.findings import effect_findings, puzzle_value_findings, seat_findings
 from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import abbreviation_key, short_expansions, short_lineup
 from projectl_sim.analysis.rows import CONFIG, finished_games
-from projectl_sim.analysis.stats import ALPHA
 from projectl_sim.analysis.trial import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -249,13 +248,11 @@ def _effects_sentence(effects: pd.DataFrame) -> str:
     if effects.empty:
         return "No expansion set was played next to its base game, so no effect is estimated."
     m = len(effects)
-    flagged = effects[effects["significant"]]
     detected = [f.detected for f in effect_findings(effects, [])]
     kept = effects[detected].sort_values("q_value")
     text = (
-        f"Of {_plural(m, 'comparison')} against the base game, {len(flagged)} differ at 5% "
-        f"({ALPHA * m:.1f} expected by chance) and {len(kept)} survive the Benjamini-Hochberg "
-        "correction for the many comparisons"
+        f"Of {_plural(m, 'comparison')} against the base game, {len(kept)} survive the "
+        "Benjamini-Hochberg correction for the many comparisons"
     )
     if kept.empty:
         return text + ": no expansion's effect is established at this size."
@@ -310,22 +307,7 @@ def puzzle_answer(games: pd.DataFrame, taken: pd.DataFrame, value: pd.DataFrame)
             f"{best['points_per_action']:.2f} points per action), taken {per_game:.2f} times a "
             "game."
         )
-        pairs = value[["points_per_action", "taken_per_game"]].astype(float).fillna(0.0)
-        if pairs.nunique().min() > 1:
-            from scipy import stats as sps  # only here: importing it costs a second
-
-            test = sps.spearmanr(pairs["points_per_action"], pairs["taken_per_game"])
-            rho, p = float(test.statistic), float(test.pvalue)
-            if p >= ALPHA:
-                lean = "no clear sign that bots favour the better-paid puzzles"
-            elif rho > 0:
-                lean = "bots take the better-paid puzzles more often"
-            else:
-                lean = "bots take the better-paid puzzles less often"
-            out.append(
-                f"Over the {len(pairs)} puzzles of the catalogue, points per action and times "
-                f"taken have a rank correlation of {rho:+.2f} (p {p_text(p)}): {lean}."
-            )
+        out += [f.verdict for f in puzzle_value_findings(value)]
     return " ".join(out)
 
 

@@ -47,7 +47,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.fmt import NA, pct, rate_interval
+from projectl_sim.analysis.fmt import NA, pct
 from projectl_sim.analysis.rows import CONFIG, finished_games, finished_seats
 from projectl_sim.analysis.stats import ALPHA, q_values, wilson
 
@@ -315,14 +315,18 @@ def lopsided_deals(seats: pd.DataFrame, games: pd.DataFrame, top: int = 3) -> pd
 
 
 def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
-    """Return the summary section of ``deal_variance``'s table (empty when it has no share)."""
+    """Return the summary section of ``deal_variance``'s table (empty when it has no share): its
+    seed metrics beside its findings rows (``findings.deal_findings``: the deal's share as shown,
+    and what it means), which decide what is shown."""
     import textwrap
 
     from projectl_sim.analysis import labels
+    from projectl_sim.analysis.findings import deal_findings
 
     shown = table[table["share_raw"].notna()]
     if shown.empty:
         return []
+    found = deal_findings(shown)  # a row each, in the table's order
     lines = ["== How much the deal decides =="]
     lines += textwrap.wrap(
         "share of each outcome's variance between deals (the cards) rather than within them "
@@ -338,8 +342,9 @@ def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
     names = labels.config_labels(shown[vary], vary) if vary else ["all games"] * len(shown)
     rows = []
     notes: dict[str, str] = {}
-    for name, r in zip(names, shown.to_dict("records"), strict=True):
-        share, note = _share_text(r)
+    for name, r, f in zip(names, shown.to_dict("records"), found, strict=True):
+        share, _, note = f.verdict.partition(" | ")
+        note = f.unmeasured_because or note
         if note:
             notes[share] = note
         rows.append(
@@ -379,11 +384,12 @@ def deal_lines(table: pd.DataFrame, width: int = 100) -> list[str]:
         lines += textwrap.wrap(
             f"{share}: {note}", width, initial_indent="  ", subsequent_indent="    "
         )
-    spread = shown[shown["ci_high"] > shown["ci_low"]]  # the rows with an interval to size
+    # the half-widths of the shares with an interval to size
+    halves = [(f.ci_high - f.ci_low) / 2 for f in found if f.ci_high > f.ci_low]
     deals = int(shown["deals"].median())
     per = float(shown["per_deal"].median())
-    if len(spread):
-        half = float(((spread["ci_high"] - spread["ci_low"]) / 2).median())
+    if halves:
+        half = float(np.median(halves))
         known = (
             f"With {deals} deals of {per:.3g} games each the share is known to about +-"
             f"{_points(half)} points (median half-width): a share inside an interval that "
@@ -409,26 +415,3 @@ def _points(half: float) -> str:
         if float(text) > 0:
             return text
     return text
-
-
-def _share_text(r: dict) -> tuple[str, str]:
-    """Return a row's deal's share as shown, and the note that explains it (empty when it needs
-    none): an interval is shown only where the deals' rates spread."""
-    if r["span"] == 0:
-        # no deal's rate differs from another's: nothing is between deals to resample
-        return "none: deals alike", (
-            "every deal's rate is the same, so no variance is between deals and no interval "
-            "exists (in a line-up of different bots the seatings can fix the first player's "
-            "share in every deal)"
-        )
-    if not np.isfinite(r["ci_low"]):
-        return pct(r["share"]), ""
-    if r["ci_high"] <= 0 and r["share_raw"] < 0:
-        # ICC below 0 in the estimate and the interval: the deals' games differ less
-        # between deals than chance makes them differ within one; 0 [0, 0] would read as exact
-        return "0% (below 0)", (
-            "the estimate and its whole 95% bootstrap interval fall below 0 (the deals' rates "
-            "differ less than chance would make them): the deal decides no detectable share, "
-            "and a share below 0 has no meaning, so no interval is shown"
-        )
-    return rate_interval(r["share"], r["ci_low"], r["ci_high"]), ""

@@ -41,8 +41,16 @@ A difference whose interval leaves out 0 but does not survive the correction is 
 is: not a finding at this many comparisons. Rows a run could not measure keep their estimate,
 get ``unmeasured_because`` and are never detected (see ``measurable``).
 
-Card and piece strength and deal share fit the same schema (a rate or difference, a test, a q
-of their own family); their tables are built in ``cards`` and ``deals``.
+- ``card`` and ``piece`` (``strength_findings``): which puzzle cards and reward pieces win
+  games beyond their peers (``cards.card_strength``, ``cards.piece_strength``): a headline row
+  (how many flagged, what a typical one needs to be), then per card its raw and adjusted lift
+  and its excess over its peers, *detected* when flagged there (Benjamini-Yekutieli q < 0.05
+  over the ones tested). ``cards`` prints these rows.
+- ``deal`` (``deal_findings``): the share of an outcome's variance the deal decides, per
+  configuration and outcome (``deals.deal_variance``): an estimate with a bootstrap interval;
+  the verdict is the share as shown. ``deals`` and the summary print these rows.
+- ``puzzle value`` (``puzzle_value_findings``): do bots take the better-paid puzzles more often
+  (a Spearman rank correlation over the catalogue, a family of one)?
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.factors import CONFIG
-from projectl_sim.analysis.fmt import diff_interval, ordinal_word, pct, rate_interval
+from projectl_sim.analysis.fmt import diff_interval, ordinal_word, p_text, pct, rate_interval
 from projectl_sim.analysis.labels import varying
 from projectl_sim.analysis.pairs import expansion_title
 from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect, q_values
@@ -67,13 +75,18 @@ __all__ = [
     "change_findings",
     "config_key",
     "config_words",
+    "deal_findings",
     "effect_findings",
     "failure_findings",
     "findings",
     "flow_findings",
     "pair_findings",
+    "puzzle_value_findings",
     "rating_findings",
     "seat_findings",
+    "strength_findings",
+    "strength_flag",
+    "strength_table",
     "tier_findings",
     "timing_findings",
 ]
@@ -608,6 +621,246 @@ def change_findings(table: pd.DataFrame) -> pd.DataFrame:
     return _table(rows)
 
 
+# -- puzzles, cards, pieces and deals ------------------------------------------------------------
+def puzzle_value_findings(value: pd.DataFrame) -> list[Finding]:
+    """Return the ``puzzle value`` finding of a ``puzzle_use.puzzle_value`` table: do bots take
+    the better-paid puzzles more often? The Spearman rank correlation of points per action and
+    times taken per game over the catalogue's puzzles (a family of one: q is p); none when
+    either column is constant (nothing to rank)."""
+    if value.empty:
+        return []
+    pairs = value[["points_per_action", "taken_per_game"]].astype(float).fillna(0.0)
+    if pairs.nunique().min() <= 1:
+        return []
+    from scipy import stats as sps  # only here: importing it costs a second
+
+    test = sps.spearmanr(pairs["points_per_action"], pairs["taken_per_game"])
+    rho, p = float(test.statistic), float(test.pvalue)
+    detected = bool(p < ALPHA)
+    if not detected:
+        lean = "no clear sign that bots favour the better-paid puzzles"
+    elif rho > 0:
+        lean = "bots take the better-paid puzzles more often"
+    else:
+        lean = "bots take the better-paid puzzles less often"
+    subject = f"points per action and times taken over the {len(pairs)} puzzles of the catalogue"
+    return [
+        Finding(
+            question="puzzle value",
+            subject=subject,
+            configuration="",
+            metric="spearman_rho",
+            estimate=rho,
+            ci_low=np.nan,
+            ci_high=np.nan,
+            unit="rank correlation",
+            scale="0 = no relation",
+            n=len(pairs),  # puzzles, not games: each puzzle is one point of the correlation
+            test="Spearman",
+            p=p,
+            q=p,
+            detected=detected,
+            verdict=(
+                f"Over the {len(pairs)} puzzles of the catalogue, points per action and times "
+                f"taken have a rank correlation of {rho:+.2f} (p {p_text(p)}): {lean}."
+            ),
+        )
+    ]
+
+
+_STRENGTH = {  # question -> the name column of its strength table, and its peers in words
+    "card": ("card", "its colour's other cards"),
+    "piece": ("piece", "the other pieces"),
+}
+
+
+def strength_flag(row: Any) -> str:
+    """Return a card or piece finding's flag as ``cards`` prints it: ``strong`` or ``weak``
+    when detected (above or below its peers), else empty."""
+    if not bool(row.detected):
+        return ""
+    return "strong" if row.estimate > 0 else "weak"
+
+
+def strength_findings(strength: pd.DataFrame, question: str, games: int) -> list[Finding]:
+    """Return the findings of a ``cards.card_strength`` (``question`` ``card``) or
+    ``cards.piece_strength`` table (``piece``) of a run of ``games`` finished games.
+
+    A row first (the headline) for the question: how many were flagged of those tested, and the
+    excess a card (or piece) of typical precision needs to be flagged four times in five (its
+    ``mde``: 80% power at a two-sided 5% test; the correction asks for more). Then per card (or
+    piece), in the table's order: its ``lift`` (win share of the seats that completed it less
+    the others', within configuration, bot and turn order), for cards its ``adjusted`` lift
+    (less what its colour, points and reward level predict), and its ``excess`` over its peers,
+    with the score test's p and the Benjamini-Yekutieli q over the ones tested; *detected*
+    is ``cards``' flag (q < 0.05, decided there once), ``strong`` above its peers, ``weak``
+    below.
+    """
+    from projectl_sim.analysis.stats import Z95
+
+    key, peers = _STRENGTH[question]
+    # the typical precision is the tested ones': an excess whose test had no spread to measure
+    # (every game's outcome fixed by its configuration, bot and seat) has an interval of width 0
+    mine = strength[strength["p_value"].notna()]
+    half = ((mine["excess_high"] - mine["excess_low"]) / 2).to_numpy(dtype=float)
+    half = half[np.isfinite(half)]
+    size = minimum_detectable_effect(float(np.median(half)) / Z95) if len(half) else np.nan
+    tested = len(mine)
+    flagged = strength[strength["flag"] != ""]
+    can = (
+        f"a run of {games} games could detect an excess of about {size:.0%} for a typical "
+        f"{question}, not smaller ones"
+        if np.isfinite(size)
+        else f"too few games to test any {question}"
+    )
+    if not tested and len(strength[["excess_low"]].dropna()):
+        can = (
+            "nothing could be tested: within each configuration, bot and turn order every "
+            "game ended alike, so no lift has a spread to test"
+        )
+    if flagged.empty:
+        line = f"No {question} stands out from its peers ({tested} tested): {can}."
+    else:
+        names = ", ".join(f"{r[key]} ({r['flag']})" for _, r in flagged.iterrows())
+        line = f"Flagged {len(flagged)} of {tested} {question}s tested: {names}; {can}."
+    out = [
+        Finding(
+            question=question,
+            subject=f"every {question}",
+            configuration="",
+            metric="flagged",
+            estimate=float(len(flagged)),
+            ci_low=np.nan,
+            ci_high=np.nan,
+            unit=f"{question}s",
+            scale=f"of {tested} tested",
+            n=int(games),
+            test="score test, Benjamini-Yekutieli",
+            mde=size,
+            detected=not flagged.empty,
+            verdict=line,
+        )
+    ]
+    lift = "completed - not, within configuration, bot and turn order"
+    metrics = [("lift", lift)]
+    if "adjusted" in strength:  # a card's: a piece has no worth to take out
+        metrics.append(("adjusted", "lift less what its colour, points and reward predict"))
+    metrics.append(("excess", f"lift - mean lift of {peers}"))
+    for r in strength.to_dict("records"):
+        name = str(r[key])
+        for metric, scale in metrics:
+            low, high = float(r[f"{metric}_low"]), float(r[f"{metric}_high"])
+            row = Finding(
+                question=question,
+                subject=name,
+                configuration="",
+                metric=metric,
+                estimate=float(r[metric]),
+                ci_low=low,
+                ci_high=high,
+                unit="difference of rates",
+                scale=scale,
+                n=int(games),
+                headline=False,
+            )
+            if metric == "excess":
+                p, q = float(r["p_value"]), float(r["q_value"])
+                detected = r["flag"] != ""
+                change = diff_interval("rate", r["excess"], low, high)
+                if not np.isfinite(p):
+                    text = f"{name}: not tested (too few seats completed it, or missed it)"
+                elif detected:
+                    side = "above" if r["excess"] > 0 else "below"
+                    text = f"{name}: {r['flag']}, {change} {side} {peers} ({_p_words(p, q)})"
+                else:
+                    text = f"{name}: does not stand out from {peers}, {change}"
+                se = (high - low) / 2 / Z95
+                row = Finding(
+                    **{f: getattr(row, f) for f in FINDING_COLUMNS}
+                    | {
+                        "test": "score test",
+                        "p": p,
+                        "q": q,
+                        "mde": minimum_detectable_effect(se) if np.isfinite(se) else np.nan,
+                        "detected": bool(detected),
+                        "verdict": text,
+                    }
+                )
+            out.append(row)
+    return out
+
+
+def strength_table(cards: pd.DataFrame, pieces: pd.DataFrame | None, games: int) -> pd.DataFrame:
+    """Return the findings of a run's card (and piece) strength tables (``strength_findings``)."""
+    rows = strength_findings(cards, "card", games)
+    if pieces is not None and len(pieces):
+        rows += strength_findings(pieces, "piece", games)
+    return _table(rows)
+
+
+def _deal_share(r: dict) -> tuple[str, str | None, str]:
+    """Return a ``deal_variance`` row's deal's share as shown, why nothing could be measured
+    (None when something could) and the note that explains what is shown (empty when it needs
+    none): an interval is shown only where the deals' rates spread."""
+    if r["span"] == 0:
+        # no deal's rate differs from another's: nothing is between deals to resample
+        return (
+            "none: deals alike",
+            (
+                "every deal's rate is the same, so no variance is between deals and no interval "
+                "exists (in a line-up of different bots the seatings can fix the first player's "
+                "share in every deal)"
+            ),
+            "",
+        )
+    if not np.isfinite(r["ci_low"]):
+        return pct(r["share"]), None, ""
+    if r["ci_high"] <= 0 and r["share_raw"] < 0:
+        # ICC below 0 in the estimate and the interval: the deals' games differ less
+        # between deals than chance makes them differ within one; 0 [0, 0] would read as exact
+        return (
+            "0% (below 0)",
+            None,
+            (
+                "the estimate and its whole 95% bootstrap interval fall below 0 (the deals' rates "
+                "differ less than chance would make them): the deal decides no detectable share, "
+                "and a share below 0 has no meaning, so no interval is shown"
+            ),
+        )
+    return rate_interval(r["share"], r["ci_low"], r["ci_high"]), None, ""
+
+
+def deal_findings(table: pd.DataFrame) -> list[Finding]:
+    """Return a finding per row of a ``deals.deal_variance`` table that has a share (its deals
+    were played more than once): the share of the outcome's variance between deals, with its
+    bootstrap interval (an estimate: no test). ``verdict`` is the share as ``deals`` shows it
+    (``41% [26, 58]``; ``none: deals alike`` when no deal's rate differs from another's, which
+    measures nothing; ``0% (below 0)`` when the estimate and its interval fall below 0, the
+    note then following `` | ``)."""
+    out = []
+    for r in table[table["share_raw"].notna()].to_dict("records"):
+        cell, reason, note = _deal_share(r)
+        shown = cell != "0% (below 0)" and np.isfinite(r["ci_low"])
+        out.append(
+            Finding(
+                question="deal",
+                subject=str(r["outcome"]),
+                configuration=config_key(r) + (f"; tier={r['tier']}" if "tier" in r else ""),
+                metric="deal_share",
+                estimate=float(r["share"]),
+                ci_low=float(r["ci_low"]) if shown else np.nan,
+                ci_high=float(r["ci_high"]) if shown else np.nan,
+                unit="rate",
+                scale="share of the outcome's variance between deals",
+                n=int(r["games"]),
+                test="bootstrap over the deals",
+                verdict=cell + (f" | {note}" if note else ""),
+                unmeasured_because=reason,
+            )
+        )
+    return out
+
+
 def findings(
     seats: pd.DataFrame,
     games: pd.DataFrame,
@@ -620,6 +873,9 @@ def findings(
     flow: pd.DataFrame | None = None,
     failures: Sequence[Any] | None = None,
     tiers: pd.DataFrame | None = None,
+    cards: pd.DataFrame | None = None,
+    pieces: pd.DataFrame | None = None,
+    deals: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Return the findings table of a run: one row per finding (``FINDING_COLUMNS``), the
     questions in the order seats, effect, pair, rating, timing, flow, failure, tier.
@@ -628,11 +884,14 @@ def findings(
     by=CONFIG)``, ``effects``, ``pair_results(seats)``, ``rate_bots``, ``decision_times``); each
     one not passed is computed here. The flow (``game_flow.flow_summary``), the failure states
     (``failures.failure_states``) and the changes across tiers (``tiers.skill_interactions``)
-    need the run's flow tables or tiers: their rows are there when they are passed.
+    need the run's flow tables or tiers: their rows are there when they are passed, and so are
+    the card and piece strength (``cards.card_strength``, ``cards.piece_strength``: questions
+    ``card`` and ``piece``) and the deal's share (``deals.deal_variance``: ``deal``).
     """
     from projectl_sim.analysis.factors import effects
     from projectl_sim.analysis.outcomes import seat_advantage
     from projectl_sim.analysis.ratings import pair_results, rate_bots
+    from projectl_sim.analysis.rows import finished_seats
     from projectl_sim.analysis.timing import decision_times
 
     vary = varying(games.drop_duplicates(CONFIG))
@@ -641,6 +900,7 @@ def findings(
     pairs = pair_results(seats, by=("players",)) if pairs is None else pairs
     rated = rate_bots(seats) if rated is None else rated
     times = decision_times(seats) if times is None else times
+    finished = int(finished_seats(seats)["game_id"].nunique())  # the strength tables' games
     return _table(
         [
             *seat_findings(seat_table, vary),
@@ -651,5 +911,8 @@ def findings(
             *(flow_findings(flow) if flow is not None else []),
             *failure_findings(failures or []),
             *(tier_findings(tiers) if tiers is not None else []),
+            *(strength_findings(cards, "card", finished) if cards is not None else []),
+            *(strength_findings(pieces, "piece", finished) if pieces is not None else []),
+            *(deal_findings(deals) if deals is not None else []),
         ]
     )

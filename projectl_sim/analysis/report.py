@@ -216,21 +216,22 @@ def _seat_table(seat: pd.DataFrame, found: pd.DataFrame) -> pd.DataFrame:
 
 
 def _effects_answer(page: _Page, effects: pd.DataFrame, found: pd.DataFrame) -> None:
-    n = len(effects)
-    survive = int(found.loc[found["question"] == "effect", "detected"].sum())
-    flagged = effects[effects["significant"]].sort_values("p_value")
+    n = int(effects["unmeasured_because"].isna().sum())
+    # flagged: what the findings' effect rows (the table's, in its order) detect, q < 0.05
+    effects = effects.assign(
+        detected=found.loc[found["question"] == "effect", "detected"].to_numpy(dtype=bool)
+    )
+    flagged = effects[effects["detected"]].sort_values("p_value")
     page.note(
-        f"{len(flagged)} of {n} differences have a 95% interval that leaves out 0 (about "
-        f"{0.05 * n:.1f} would by chance if nothing changed); "
-        f"{survive} survive the Benjamini-Hochberg correction "
-        "for the many comparisons (q < 0.05).",
+        f"{len(flagged)} of {n} differences flagged (q < 0.05: they survive the "
+        "Benjamini-Hochberg correction for the many comparisons).",
         "answer",
     )
     power = (
         effects.groupby(["metric", "kind"], sort=False)
         .agg(
             comparisons=("diff", "size"),
-            flagged=("significant", "sum"),
+            flagged=("detected", "sum"),
             median_mde=("mde", "median"),
             games=("games", "median"),
             half_width=("half_width", "first"),

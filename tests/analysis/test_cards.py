@@ -12,6 +12,8 @@ import pytest
 
 from projectl_sim.analysis import cards, failures, game_flow
 from projectl_sim.analysis.data import load_run
+from projectl_sim.analysis.findings import findings, strength_table
+from projectl_sim.analysis.fmt import p_text
 from projectl_sim.cli import main
 from projectl_sim.sim import runner
 from projectl_sim.sim.runner import RunOptions
@@ -169,6 +171,16 @@ def test_the_boosted_card_is_the_strongest(boosted_run: Path, capsys: Any) -> No
     assert main(["cards", str(boosted_run)]) == 0
     out = capsys.readouterr().out
     assert f"{BOOSTED} " in out and "Flagged" in out and "could detect" in out
+    # the run's findings table carries the same card and piece rows the command printed
+    pieces = cards.piece_strength(run.seats, run.events)
+    found = findings(run.seats, run.games, cards=table, pieces=pieces)
+    games = int(run.games["game_id"].nunique())
+    mine = found[found["question"].isin(["card", "piece"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, strength_table(table, pieces, games))
+    for verdict in mine.loc[mine["headline"], "verdict"]:
+        assert " ".join(verdict.split()) in " ".join(out.split())
+    boosted = mine[(mine["subject"] == BOOSTED) & (mine["metric"] == "excess")].iloc[0]
+    assert boosted["detected"] and boosted["q"] < 0.05 and "strong" in boosted["verdict"]
 
 
 def test_cards_refuses_what_is_not_a_run(tmp_path: Path, capsys: Any) -> None:
@@ -267,3 +279,61 @@ def test_failure_states_list_the_games_that_show_them(boosted_run: Path) -> None
         assert not any(card in found["never taken"].detail for card in taken)
     for f in found.values():
         assert len(f.examples) <= failures.EXAMPLES
+
+
+# -- the findings rows: decided once, printed as they are -----------------------------------------
+@pytest.fixture(scope="module")
+def planted_strength() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    seats, events = planted(bonus=1.0)
+    table = cards.card_strength(seats, events)
+    found = strength_table(table, None, 800)
+    return table, found, pd.DataFrame()
+
+
+def test_card_findings_are_what_the_cards_command_prints(planted_strength: Any) -> None:
+    table, found, pieces = planted_strength
+    lines = cards.strength_lines(table, pieces, 800)
+    rows = {line.split()[0]: line for line in lines if line.startswith("C") and " w " in line}
+    card = found[found["question"] == "card"]
+    head = card[card["headline"]].iloc[0]
+    assert head["estimate"] == 1 and head["detected"]  # C01, and nothing else, flagged
+    assert head["verdict"] in " ".join(lines)
+    excess = card[card["metric"] == "excess"].set_index("subject")
+    lift = card[card["metric"] == "lift"].set_index("subject")
+    assert sorted(excess.index) == sorted(rows)
+    for name, line in rows.items():
+        f = lift.loc[name]
+        assert cards._points(f["estimate"], f["ci_low"], f["ci_high"]) in line
+        e = excess.loc[name]
+        assert line.endswith("strong") == bool(e["detected"] and e["estimate"] > 0)
+        assert line.endswith(f"{p_text(e['q'])} strong" if e["detected"] else p_text(e["q"]))
+    assert excess.loc["C01", "detected"] and excess.loc["C01", "q"] < 0.05
+    assert "C01 (strong)" in head["verdict"]
+
+
+def test_the_cards_text_decides_nothing_of_its_own(planted_strength: Any) -> None:
+    # rows said otherwise than the statistics: the text follows the rows
+    table, found, pieces = planted_strength
+    doctored = found.copy()
+    c01 = (doctored["subject"] == "C01") & (doctored["metric"] == "excess")
+    c02 = (doctored["subject"] == "C02") & (doctored["metric"] == "excess")
+    doctored.loc[c01, ["detected", "q"]] = [False, 0.5]
+    doctored.loc[c02, ["detected", "q", "estimate"]] = [True, 0.0004, -0.2]
+    doctored.loc[doctored["headline"], "verdict"] = "the rows' own verdict"
+    lines = cards.strength_lines(table, pieces, 800, doctored)
+    rows = {line.split()[0]: line for line in lines if line.startswith("C") and " w " in line}
+    assert rows["C01"].endswith("0.500") and rows["C02"].endswith("<0.001 weak")
+    assert lines[-1] == "the rows' own verdict"
+    assert cards.verdict_line(table, "card", 800) == found[found["headline"]]["verdict"].iloc[0]
+
+
+def test_outcomes_the_seat_decides_leave_nothing_to_test() -> None:
+    # the first seat always wins: within a turn order every outcome is alike, no lift has a
+    # spread, and a precision of 0 points is not claimed
+    seats, events = planted(bonus=0.0, games=300)
+    first = seats["seat"] == 0
+    seats = seats.assign(won=first, win_share=first.astype(float), turn_order=seats["seat"])
+    table = cards.card_strength(seats, events)
+    assert table["p_value"].isna().all() and table["excess_low"].notna().any()
+    line = cards.verdict_line(table, "card", 300)
+    assert "nothing could be tested" in line and "about 0%" not in line

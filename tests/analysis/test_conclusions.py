@@ -320,3 +320,33 @@ def test_the_rulebook_row_is_named_as_tune_names_it() -> None:
     from projectl_sim.experiments import tune
 
     assert RULEBOOK == tune.RULEBOOK
+
+
+def test_the_puzzle_value_answer_is_the_findings_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from projectl_sim.analysis import conclusions
+    from projectl_sim.analysis.findings import puzzle_value_findings
+
+    columns = {"puzzles_completed": ["W01 B02", "W01"], "puzzles_unfinished": ["", "B03"]}
+    seats, games = make_tables([G(["a", "b"], [3, 1], [1, 2], seat=columns)] * 2)
+    ppa = np.linspace(0.2, 2.0, 12)
+    value = pd.DataFrame(
+        {
+            "id": [f"W{i:02d}" for i in range(1, 13)],
+            "points": 1,
+            "total_actions": 3,
+            "points_per_action": ppa,
+            "taken_per_game": ppa * 0.5 + 0.01 * np.arange(12) % 3,
+        }
+    )
+    (row,) = puzzle_value_findings(value)
+    assert row.question == "puzzle value" and row.test == "Spearman" and row.q == row.p
+    assert row.detected and row.estimate > 0.5 and "more often" in row.verdict
+    text = pa.puzzle_answer(games, pa.puzzle_stats(seats), value)
+    assert text.endswith(row.verdict)
+    # the answer prints the row, whatever it says: it tests nothing itself
+    monkeypatch.setattr(
+        conclusions, "puzzle_value_findings", lambda _: [replace(row, verdict="the row's words.")]
+    )
+    assert pa.puzzle_answer(games, pa.puzzle_stats(seats), value).endswith("the row's words.")
+    flat = value.assign(taken_per_game=0.5)  # nothing to rank: no finding, no sentence
+    assert puzzle_value_findings(flat) == []

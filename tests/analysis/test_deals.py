@@ -4,6 +4,7 @@ metrics, and the ``deals`` command's records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -228,3 +229,32 @@ def test_a_share_without_spread_is_never_shown_as_an_exact_interval() -> None:
     table.loc[1, ["share", "share_raw", "ci_low", "ci_high"]] = [0.3, 0.3, 0.1, 0.5]
     text = " ".join(" ".join(deal_lines(table)).split())
     assert "30% [10, 50]" in text and "+-20 points" in text and "none: deals alike" in text
+
+
+def test_deal_findings_are_what_the_deal_section_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    from projectl_sim.analysis import findings
+
+    table = pd.DataFrame(
+        [
+            _deal_row("first_player", rate=0.56, share_raw=-0.14, span=0.0),
+            _deal_row(
+                "bot:greedy", rate=0.9, share=0.3, share_raw=0.3, ci_low=0.1, ci_high=0.5, span=0.2
+            ),
+        ],
+        columns=DEAL_COLUMNS,
+    )
+    rows = findings.deal_findings(table)
+    assert [r.question for r in rows] == ["deal", "deal"]
+    assert rows[0].unmeasured_because and rows[0].verdict == "none: deals alike"
+    assert (rows[1].estimate, rows[1].ci_low, rows[1].ci_high) == (0.3, 0.1, 0.5)
+    lines = {
+        line.split()[2]: line
+        for line in deal_lines(table)
+        if "  first_player" in line or "  bot:" in line
+    }
+    assert "30% [10, 50]" in lines["bot:greedy"] and "none: deals alike" in lines["first_player"]
+    # the rows said otherwise: the section prints them as they are, deciding nothing itself
+    rows[1] = replace(rows[1], verdict="the rows' words", ci_low=0.25, ci_high=0.35)
+    monkeypatch.setattr(findings, "deal_findings", lambda _: rows)
+    text = " ".join(" ".join(deal_lines(table)).split())
+    assert "the rows' words" in text and "30% [10, 50]" not in text and "+-5 points" in text
