@@ -267,21 +267,9 @@ class ValueBot(Bot):
         return out
 
     def _after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
-        state = world.copy()
-        me = state.current
-        state.apply(action)
-        settle(state, self.greedy, rng)
-        if self.finish:
-            # the rest of the turn the greedy way: every candidate is scored at the same point,
-            # the turn's end, with greedy's follow-through of it
-            turn = state.turn
-            while state.phase == PLAY and state.current == me and state.turn == turn:
-                nxt = self.greedy.choose_with_insert(state)
-                if nxt is None:
-                    break
-                state.apply(nxt)
-                settle(state, self.greedy, rng)
-        return state
+        # with ``finish``, the rest of the turn the greedy way: every candidate is scored at the
+        # same point, the turn's end, with greedy's follow-through of it
+        return turn_after(world, action, self.greedy, rng, bool(self.finish))
 
     # -- decisions -----------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
