@@ -19,6 +19,7 @@ placements that strand no hole); Level Up steps (or declining one) are drawn uni
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -35,9 +36,11 @@ Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
 TAKE_BASIC: Final = TakeBasic()  # an immutable action: one object serves every decision
 
 
-def _pick(rng: random.Random, n: int) -> int:
-    # uniform index in range(n): random() is ~20x cheaper than randrange() in the hot loop
-    return int(rng.random() * n)
+def _pick(rand: Callable[[], float], n: int) -> int:
+    # uniform index in range(n): random() is ~20x cheaper than randrange() in the hot loop;
+    # ``rand`` is the rng's bound ``random``, looked up once a decision (compiled, a method
+    # call by name looks it up each time: several hundred instructions)
+    return int(rand() * n)
 
 
 def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
@@ -120,13 +123,18 @@ class RandomBot(Bot):
             done = completing_places(view)
             if done:
                 return Insert(rng.choice(done))
-            if not _pick(rng, 7):
+            if not _pick(rng.random, 7):
                 inner = self._play(view, rng)
                 free = isinstance(inner, Ghost) and view.rules.ghost_action == "free"
                 if isinstance(inner, Insert) or free:
                     return inner  # a free Ghost action is not inserted
                 return Insert(inner)
         return self._play(view, rng)
+
+    def draws_legal_actions(self) -> bool:
+        # every answer is one the engine listed or sampled (its Place from the placements that
+        # fit, its Master and Ghost placements a subset of the engine's draw): this class only
+        return type(self) is RandomBot
 
     def _play(self, view: GameState, rng: random.Random) -> Action:
         done = completing_places(view)
@@ -139,8 +147,9 @@ class RandomBot(Bot):
         gs = ghosts(view)
         if gs is not None and any(view.supply[view.current][g] for g in gs.tables.ghosts):
             kinds.append(7)  # Ghost Piece: the Ghost action (only when a ghost is held)
+        rand = rng.random
         while kinds:
-            kind = kinds.pop(_pick(rng, len(kinds)))  # uniform over the kinds left
+            kind = kinds.pop(_pick(rand, len(kinds)))  # uniform over the kinds left
             action: Action | None
             if kind == 0:
                 acts: list[Action] = view.take_actions()
@@ -164,7 +173,7 @@ class RandomBot(Bot):
                     return action
                 continue
             if acts:
-                return acts[_pick(rng, len(acts))]
+                return acts[_pick(rand, len(acts))]
         # Everything left strands a hole: any legal action is still better than none.
         return rng.choice(view.legal_actions(master="none"))
 
@@ -196,8 +205,9 @@ class RandomBot(Bot):
         index = tiling_index(cat)  # its method called on it: a native call once compiled
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
+        rand = rng.random
         for _ in range(6):
-            r = int(rng.random() * total)
+            r = int(rand() * total)
             for group in groups:
                 masks = group[3]
                 if r < len(masks):

@@ -522,6 +522,15 @@ class GameState:
         else:
             self.apply(action)
 
+    def step_unchecked(self, player: int, action: Action) -> None:
+        """``step`` without its check: for an action the engine itself listed or drew for
+        ``player``, the player to move, in this very state (a bot's promise:
+        ``Bot.draws_legal_actions``)."""
+        if isinstance(action, Finish):
+            self._finish(player, action)
+        else:
+            self.apply(action)
+
     # -- applying (fast path: no checks) -------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Apply a legal action of the player to move (no checks: see ``step``)."""

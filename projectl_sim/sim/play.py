@@ -22,6 +22,7 @@ from mypy_extensions import mypyc_attr
 from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.invariants import InvariantError, check_invariants
+from projectl_sim.engine.moves import view_again
 from projectl_sim.engine.record import RecordWriter
 from projectl_sim.engine.tables import trim
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken
@@ -232,6 +233,12 @@ def game_seeds(
     return rng_from_seed(children[0]), [rng_from_seed(c) for c in children[1:]]
 
 
+def _draws_legal(bot: BotFn) -> bool:
+    """Return whether ``bot`` promises engine-drawn answers (``Bot.draws_legal_actions``)."""
+    promise = getattr(bot, "draws_legal_actions", None)
+    return promise is not None and promise() is True
+
+
 def check_step(state: GameState, seat: int | None = None) -> None:
     """Raise unless the game's invariants hold in ``state`` (pieces, cards and scores conserved:
     ``engine.invariants``), checked after ``seat``'s decision was applied: a ``PluginError``
@@ -283,6 +290,10 @@ def play_game(
     ``start`` (a study, ``sim.position_study``) builds the state before the first decision from
     the deal's rng instead of dealing.
 
+    A bot that promises engine-drawn answers (``Bot.draws_legal_actions``: the random bot) has
+    them applied unchecked, and in a game of the base game's class its seat's one view is
+    refreshed in place at each decision rather than copied anew.
+
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
     """
@@ -293,18 +304,32 @@ def play_game(
     state = new_game(rules, setup=deal(rules, deal_rng)) if start is None else start(deal_rng)
     names = list(seat_names) if seat_names is not None else [repr(b) for b in bots]
     writer = RecordWriter.start(state, seed, names) if record else None
+    # the record's lists, appended to in place (``truncate`` cuts them in place too)
+    moves_out: list[tuple[int, Action]] = writer.moves if writer is not None else []
+    seconds_out: list[float | None] = writer.seconds if writer is not None else []
     if on_start is not None:
         on_start(state)
     decisions = 0
     clock = seconds is not None or timed
     made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
     cpu_timed = [0] * rules.players
+    drawn = [_draws_legal(b) for b in bots]  # seats whose answers the engine drew
+    # their views, refreshed in place (a variant's class copies fields of its own: made anew)
+    views: list[GameState | None] = [None] * rules.players
+    refresh = type(state) is GameState
     try:
         while state.phase != OVER:
             seat = state.current
             if take_backs is not None:
                 take_backs.before_decision(state, seat)
-            view = state.view(seat)
+            kept = views[seat]
+            if kept is not None:
+                view_again(state, kept, seat)
+                view = kept
+            else:
+                view = state.view(seat)
+                if drawn[seat] and refresh:
+                    views[seat] = view
             wall_start = perf_counter() if clock else 0.0
             on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
             cpu_start = thread_time() if on_cpu else 0.0
@@ -351,7 +376,10 @@ def play_game(
             decks = state.decks[:] if keep else None
             turn = state.turn
             try:
-                state.step(seat, action)
+                if drawn[seat]:
+                    state.step_unchecked(seat, action)
+                else:
+                    state.step(seat, action)
             except (IllegalActionError, IndexError, TypeError, AttributeError, ValueError) as exc:
                 # anything a bot returns that the checked path can't accept is the bot's illegal
                 # action (an out-of-range card or piece raises IndexError in the check)
@@ -362,8 +390,9 @@ def play_game(
                 )
                 err.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
                 raise err from None
-            if writer is not None:
-                writer.add(seat, action, took if timed else None)
+            if writer is not None:  # writer.add, inlined (a call into the interpreter)
+                moves_out.append((seat, action))
+                seconds_out.append(took if timed else None)
             if take_backs is not None and before is not None:
                 if state.decks != decks:
                     take_backs.forget("a card was drawn since (it has been seen)")
