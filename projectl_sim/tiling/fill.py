@@ -233,11 +233,7 @@ class TilingIndex:
         # Fewest pieces first; ties go to the smaller packed value, i.e. fewer copies of the
         # later (higher-level) pieces in catalogue order. Total level cannot break ties: in an
         # exact cover it always equals the number of cells.
-        # (sorted by the keys themselves, each holding its vector in its low bits: compiled, a
-        # key function is a call per vector)
-        keys = sorted([(v % _DIGIT_SUM_MOD) << shift | v for v in found])
-        low = (1 << shift) - 1
-        vecs = tuple([k & low for k in keys])
+        vecs = tuple(sorted(found, key=lambda v: (v % _DIGIT_SUM_MOD) << shift | v))
         memo[empty] = vecs
         self._count(len(vecs))
         return vecs
