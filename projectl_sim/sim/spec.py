@@ -48,7 +48,7 @@ from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
-from projectl_sim.registry import is_class_spec, load_sources, load_variant, sources
+from projectl_sim.registry import is_class_spec, knows, load_sources, load_variant, sources
 from projectl_sim.rules import (
     DIFFICULTIES,
     EXPANSIONS,
@@ -440,7 +440,7 @@ class RunSpec:
                 )
             variants = tuple(load_variant(v) if is_class_spec(v) else v for v in variants)
             for v in variants:
-                if v not in variant_counts():
+                if not knows("variant", v):
                     raise UsageError(unknown_name("variant", v, variant_counts()))
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
