@@ -1,13 +1,10 @@
-"""Structure the import contracts cannot see, read from the source.
-
-The layers contract leaves out imports made only for annotations (``if TYPE_CHECKING:``), so this
-checks those against the same layers; and every package of the checkout is in pyproject's list,
-so a wheel holds it.
+"""Structure the import contracts cannot see, read from the source: every package of the
+checkout is in pyproject's list, so a wheel holds it. (The contracts count the imports made only
+for annotations too: ``exclude_type_checking_imports = false``.)
 """
 
 from __future__ import annotations
 
-import ast
 import tomllib
 from pathlib import Path
 
@@ -15,76 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("projectl_sim", "bots")
 
 
-def _layers() -> list[list[str]]:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    for contract in config["tool"]["importlinter"]["contracts"]:
-        if contract["type"] == "layers":
-            return [[m.strip() for m in layer.split("|")] for layer in contract["layers"]]
-    raise AssertionError("no layers contract in pyproject.toml")
-
-
-def _place(module: str, layers: list[list[str]]) -> tuple[int, str] | None:
-    """Return (layer index, the layer's module) holding ``module``, or None."""
-    for i, layer in enumerate(layers):
-        for top in layer:
-            if module == top or module.startswith(top + "."):
-                return i, top
-    return None
-
-
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
-
-
-def _type_checking_imports(tree: ast.Module) -> list[tuple[int, str]]:
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.If):
-            continue
-        test = node.test
-        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", "")
-        if name != "TYPE_CHECKING":
-            continue
-        for sub in node.body:
-            for inner in ast.walk(sub):
-                if isinstance(inner, ast.ImportFrom) and inner.module and not inner.level:
-                    found.append((inner.lineno, inner.module))
-                elif isinstance(inner, ast.Import):
-                    found.extend((inner.lineno, alias.name) for alias in inner.names)
-    return found
-
-
-def test_type_checking_imports_keep_the_layers() -> None:
-    layers = _layers()
-    problems = []
-    checked = 0
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            source = _module_name(path)
-            own = _place(source, layers)
-            if own is None:
-                continue
-            for line, target in _type_checking_imports(ast.parse(path.read_text())):
-                there = _place(target, layers)
-                if there is None:
-                    continue
-                checked += 1
-                if there[0] < own[0] or (there[0] == own[0] and there[1] != own[1]):
-                    problems.append(f"{source}:{line} imports {target} (a higher layer)")
-    assert checked > 5  # the engine's annotations of GameState, at least
-    assert problems == []
-
-
-def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
-    tree = ast.parse(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import bots.greedy\n"
-    )
-    layers = _layers()
-    ((line, target),) = _type_checking_imports(tree)
-    assert line == 3 and _place(target, layers)[0] < _place("projectl_sim.engine", layers)[0]
 
 
 def _declared_packages() -> set[str]:
