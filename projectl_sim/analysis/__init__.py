@@ -44,6 +44,7 @@ def _declared_names(module: str) -> tuple[str, ...]:
             return tuple(ast.literal_eval(node.value))
     raise ImportError(f"{__name__}.{module} declares no __all__")
 
+
 # each module of the package, and the names it gives the package
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "answers": ("summary_text",),
