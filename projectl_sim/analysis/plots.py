@@ -789,8 +789,9 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
     in percentage points); in a panel one line per comparison, sorted by the first metric's
     difference, one colour per line-up when several were played; filled markers are the effects
     the findings detect (``findings.effect_findings``: q < 0.05 over every effect tested), so a
-    chart and the verdict lines never disagree. Metrics that never change (every difference 0)
-    are left out. Returns the Figure.
+    chart and the verdict lines never disagree (a ``detected`` column, the findings' rows of the
+    table, is read as it is). Metrics that never change (every difference 0) are left out.
+    Returns the Figure.
     """
     title = "Effects against the base game (95% intervals; filled: a finding, q < 0.05)"
     if table.empty:
@@ -798,7 +799,8 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
         _empty(fig.add_subplot(), title, "no expansion set or switch next to its base game")
         return fig
     t = table.copy()
-    t["detected"] = [f.detected for f in effect_findings(table, ())]  # decided there, once
+    if "detected" not in t:  # the findings' decision (a report passes its findings' column)
+        t["detected"] = [f.detected for f in effect_findings(table, ())]
     t["what"] = [
         m if b is None or (isinstance(b, float) and np.isnan(b)) else f"{m}:{b}"
         for m, b in zip(t["metric"], t["bot"], strict=True)
