@@ -85,7 +85,7 @@ class TrialReport:
         lines.append("")
         lines.append(
             "what it changes, with it - without it "
-            f"(* : a finding, q < 0.05 over the {len(self.effects)} differences):"
+            f"(* : a finding, q < 0.05 over the {_measured(self.effects)} differences measured):"
         )
         if self.effects.empty:
             lines.append("  no finished games to compare")
@@ -156,6 +156,13 @@ def trial_report(
     return TrialReport(
         new, replaced, pd.concat(parts, ignore_index=True), taken, effects, configs, pairs
     )
+
+
+def _measured(effects: pd.DataFrame) -> int:
+    """Return how many differences measured something (the q-values' family)."""
+    if "unmeasured_because" not in effects:
+        return len(effects)
+    return int(effects["unmeasured_because"].map(lambda r: not isinstance(r, str)).sum())
 
 
 def _detected(effects: pd.DataFrame) -> pd.Series:

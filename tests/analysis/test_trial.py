@@ -34,4 +34,4 @@ def test_the_trial_text_stars_the_findings_not_the_raw_intervals() -> None:
     lines = {line.split()[0]: line for line in text.splitlines() if line.startswith("   ")}
     assert not lines["winning"].endswith("*")
     assert lines["length"].endswith("*")
-    assert "a finding, q < 0.05 over the 2 differences" in text
+    assert "a finding, q < 0.05 over the 2 differences measured" in text
