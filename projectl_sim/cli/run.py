@@ -53,7 +53,8 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
-    import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
+    import projectl_sim.cli.human
+    import projectl_sim.experiments  # noqa: F401  (declares --tiers and --deal-replicates)
     from projectl_sim.analysis.answers import summary_text, verdicts_text
     from projectl_sim.board.study import study_command
     from projectl_sim.sim import runner, tables
