@@ -44,3 +44,68 @@ def test_every_package_is_installed() -> None:
 def test_the_package_check_sees_a_missing_subpackage() -> None:
     declared = _declared_packages() - {"projectl_sim.analysis.stats"}
     assert _unlisted(declared) == {"projectl_sim.analysis.stats"}
+
+
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _borrowed_private_names(path: Path, text: str | None = None) -> list[str]:
+    """Return every private name ``path`` takes from another module: ``from m import _x`` or
+    ``m._x`` on an imported module (a package's private submodule, such as ``_native``, is its
+    own to import)."""
+    tree = ast.parse(path.read_text() if text is None else text)
+    modules: set[str] = set()  # local names bound to an imported module of the checkout
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if _is_module(full):
+                    modules.add(alias.asname or alias.name)
+                elif _private(alias.name):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {full}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and _is_module(alias.name):
+                    modules.add(alias.asname)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and _private(node.attr)
+        ):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_takes_another_modules_private_names() -> None:
+    found = [
+        hit
+        for top in PACKAGES
+        for p in (ROOT / top).rglob("*.py")
+        for hit in _borrowed_private_names(p)
+    ]
+    assert not found, (
+        "private names used outside their module (give them public names):\n" + "\n".join(found)
+    )
+
+
+def test_the_private_name_check_sees_both_forms() -> None:
+    text = (
+        "from projectl_sim.sim import runner\n"
+        "from projectl_sim.learn.value import _hidden\n"
+        "from projectl_sim import _native\n"
+        "runner._stderr('x')\n"
+    )
+    found = _borrowed_private_names(ROOT / "projectl_sim" / "probe.py", text)
+    assert [hit.split(": ")[1] for hit in found] == [
+        "projectl_sim.learn.value._hidden",
+        "runner._stderr",
+    ]
