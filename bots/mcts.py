@@ -107,7 +107,15 @@ from projectl_sim.expansions.finesse import Insert
 _Key = tuple[Any, ...]
 
 # leaf=value's own defaults, for the parameters its spec leaves unset (measured: docs/benchmarks.md)
-VALUE_LEAF_DEFAULTS: Final[dict[str, Any]] = {"iterations": 32, "places": 2, "prior": 0.1}
+VALUE_LEAF_DEFAULTS: Final[dict[str, Any]] = {
+    "iterations": 32,
+    "places": 2,
+    "prior": 0.1,
+    # the flat shape: the tree ends with the searching seat's turn, whose rest is played the
+    # greedy way (a tree over every seat's moves lost strength as its budget grew)
+    "tree": "turn",
+    "width": 0.0,
+}
 MAX_LEAF_ACTIONS: Final = 200  # leaf=value: a leaf played on this far at most (a stalled table)
 # The leaf evaluation: a linear estimate of a player's final score, fitted by least squares to
 # the final score margins of 100,000 positions of 2-player greedy self-play (with random
@@ -322,7 +330,7 @@ class MCTSBot(Bot):
         "tree": (
             "full",
             "how deep the tree grows: full (every player's decisions up to the horizon) or turn "
-            "(the rest of the root player's turn; greedy play after it)",
+            "(the rest of the root player's turn; greedy play after it; turn with leaf=value)",
             OneOf("full", "turn"),
         ),
         "rollout": (
@@ -340,7 +348,8 @@ class MCTSBot(Bot):
         ),
         "width": (
             2.0,
-            "progressive widening below the root: 1 + width * sqrt(visits) children",
+            "progressive widening below the root: 1 + width * sqrt(visits) children (0 with "
+            "leaf=value: below the root only the greedy choice, the flat search)",
             Range(0.0),
         ),
         "scale": (
@@ -701,12 +710,18 @@ class MCTSBot(Bot):
                 break
             if own_turn and (state.turn != view.turn or state.current != view.current):
                 break  # tree=turn: the tree searches the rest of the root's turn only
-            key = _world_key(state)
-            order = node.orders.get(key)
-            if order is None:
-                order = node.orders[key] = self._candidates(state, model)
-            allowed = 1 + int(width * math.sqrt(node.n))
-            pick = _select(node, order, allowed, state.current, c)
+            if width > 0:
+                key = _world_key(state)
+                order = node.orders.get(key)
+                if order is None:
+                    order = node.orders[key] = self._candidates(state, model)
+                allowed = 1 + int(width * math.sqrt(node.n))
+                pick = _select(node, order, allowed, state.current, c)
+            else:
+                # width 0 (the flat search): only the first candidate, the greedy choice, is ever
+                # taken below the root, so the rest of the list is not built
+                greedy_pick = self.greedy.choose_with_insert(state)
+                pick = greedy_pick if greedy_pick is not None else self._candidates(state, model)[0]
             state.apply(pick)
             child = node.children.get(pick)
             if child is None:
