@@ -21,8 +21,8 @@ SPECS = sorted(
         for name, cls in REGISTRY.items()
     }
     | {f"greedy:preset={p}" for p in ("engine", "rush_black", "cautious")}
-    | {"mcts:iterations=8,leaf=value"}  # the learned evaluation at the leaves (the flat search)
-    | {"mcts:iterations=8,leaf=value,tree=full,width=2"}  # and its tree over every seat
+    | {"mcts:iterations=8,leaf=value"}  # the learned evaluation at the leaves (greedy lines)
+    | {"mcts:iterations=8,leaf=value,width=2"}  # and a tree that widens below the root
 )
 
 
