@@ -47,7 +47,8 @@ HEURISTICS = (
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
     'benchmarks/strength.py --out DIR --games 200 --pair "mcts:leaf=value,tree=full,width=0" '
-    '"mcts:leaf=value,tree=full,width=2" (docs/benchmarks.md, "Search that scales")'
+    '"mcts:leaf=value,tree=full,width=2", and --scaling "mcts:leaf=value,tree=full,width=0,'
+    'iterations={it}" --budgets 32,128 (docs/benchmarks.md, "Search that scales")'
 )
 
 # A seat's decisions in one game: greedy made 35-39 a seat on average at every player count
@@ -88,6 +89,22 @@ MEASURED: tuple[Measured, ...] = (
         note="not on the ladder: it won 57.0% [50.7%, 63.3%] of 200 games against "
         "mcts:leaf=value,width=2 (+290 on the ladder) at the same 32 iterations",
         iterations=32,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=128",
+        28.9,
+        STRENGTH,
+        note="not on the ladder: it won 58.6% [53.8%, 63.4%] of 400 games against "
+        "mcts:leaf=value (32 iterations)",
+        iterations=128,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=512",
+        157.8,
+        STRENGTH,
+        note="not on the ladder: it won 66.7% [55.7%, 77.7%] of 66 games against "
+        "mcts:leaf=value,iterations=128",
+        iterations=512,
     ),
     Measured("mcts:leaf=value,width=2", 5.571, LADDER, 290.0, 244.0, 337.0, iterations=32),
     Measured(
@@ -151,9 +168,10 @@ def cost_ms(spec: str) -> float | None:
     """Return a spec's CPU milliseconds a decision, as measured; None when not known.
 
     A search measured at other iterations (``mcts:iterations=50``) is scaled by its iterations
-    (its cost grows about in proportion: 32 to 200 learned-leaf iterations cost 7.8 times the
-    CPU); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its
-    default does.
+    from the measured row nearest in iterations (the cost grows about in proportion for the
+    rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
+    faster for greedy lines, whose k-th visit replays k actions: 3.98 ms at 32, 156 at 512);
+    ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its default does.
     """
     found = measured(spec)
     if found is not None:
@@ -165,14 +183,17 @@ def cost_ms(spec: str) -> float | None:
     if seconds is not None and float(seconds) > 0:
         return float(seconds) * 1000
     iterations = params.pop("iterations", None)
+    best: tuple[float, float] | None = None  # (distance in log iterations, the scaled cost)
     for row in rows_of(name):
         row_params = _params(row.spec)[1]
-        measured_at = row_params.pop("iterations", None) or row.iterations
+        measured_at = float(row_params.pop("iterations", None) or row.iterations or 0)
         if row.iterations is None or not _same(row_params, params):
             continue
         wanted = float(iterations) if iterations is not None else row.iterations
-        return row.cpu_ms * wanted / float(measured_at)
-    return None
+        distance = abs(math.log(wanted / measured_at))
+        if best is None or distance < best[0]:
+            best = (distance, row.cpu_ms * wanted / measured_at)
+    return None if best is None else best[1]
 
 
 def estimate_seconds(

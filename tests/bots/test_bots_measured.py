@@ -58,13 +58,20 @@ def test_cost_scales_a_search_by_its_iterations_and_keeps_a_heuristics() -> None
     mcts, leaf = cost_ms("mcts"), cost_ms("mcts:leaf=value")
     assert mcts is not None and leaf is not None
     assert cost_ms("mcts:iterations=50") == pytest.approx(mcts / 4)  # measured at 200
-    assert cost_ms("mcts:iterations=64,leaf=value") == pytest.approx(leaf * 2)  # at 32
+    assert cost_ms("mcts:iterations=48,leaf=value") == pytest.approx(leaf * 1.5)  # at 32
     tree = measured("mcts:width=2,iterations=200,leaf=value")
     assert tree is not None and tree.source == LADDER
     assert cost_ms("mcts:leaf=value,iterations=200,width=2") == tree.cpu_ms  # not scaled
     assert cost_ms("mcts:leaf=value,width=2,iterations=64") == pytest.approx(
         measured("mcts:leaf=value,width=2").cpu_ms * 2
     )  # the widening tree's own cost, not the default's
+    # greedy lines cost more than in proportion: scaled from the nearest measured budget
+    assert cost_ms("mcts:leaf=value,iterations=200") == pytest.approx(
+        measured("mcts:leaf=value,iterations=128").cpu_ms * 200 / 128
+    )
+    assert cost_ms("mcts:leaf=value,iterations=1024") == pytest.approx(
+        measured("mcts:leaf=value,iterations=512").cpu_ms * 2
+    )
     assert cost_ms("mcts:time=0.5") == 500
     assert cost_ms("greedy:preset=rush_black") == cost_ms("greedy")
     assert cost_ms("value:model=m.json,hash=0123456789ab") == cost_ms("value")
