@@ -100,9 +100,9 @@ MEASURED: tuple[Measured, ...] = (
     ),
     Measured(
         "mcts:leaf=value,iterations=512",
-        157.8,
+        163.8,
         STRENGTH,
-        note="not on the ladder: it won 66.7% [55.7%, 77.7%] of 66 games against "
+        note="not on the ladder: it won 63.7% [57.1%, 70.4%] of 160 games against "
         "mcts:leaf=value,iterations=128",
         iterations=512,
     ),
@@ -170,7 +170,7 @@ def cost_ms(spec: str) -> float | None:
     A search measured at other iterations (``mcts:iterations=50``) is scaled by its iterations
     from the measured row nearest in iterations (the cost grows about in proportion for the
     rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
-    faster for greedy lines, whose k-th visit replays k actions: 3.98 ms at 32, 156 at 512);
+    faster for greedy lines, whose k-th visit replays k actions: 3.98 ms at 32, 164 at 512);
     ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its default does.
     """
     found = measured(spec)
