@@ -167,6 +167,7 @@ def learning_curves(
     test_mask = held_out(pos, test_share, seed)
     train, test = pos.subset(~test_mask), pos.subset(test_mask)
     order = game_order(train, seed)
+    sizes = sorted(sizes)
     if sizes[-1] > len(order):
         raise UsageError(
             f"--sizes: {sizes[-1]} training games asked, the positions hold {len(order)} "
@@ -178,7 +179,8 @@ def learning_curves(
     final: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for family in families:
-            for size in sizes:
+            # the largest set first: its fit (the one exported) is ready soonest
+            for size in sorted(sizes, reverse=True):
                 part = train.subset(np.isin(train.game, order[:size]))
                 # a diverged fit is refused when its file is read back (the model's limits)
                 mean, scale, layers = fit(_join(part, extra), family.hidden, seed)
@@ -210,6 +212,8 @@ def learning_curves(
                 if last:
                     final[family.name] = model
                 echo(format_curve([line], header=not rows[:-1]))
+    order_of = {f.name: k for k, f in enumerate(families)}
+    rows.sort(key=lambda r: (order_of[r["family"]], r["train_games"]))
     return Curves(rows, test, final)
 
 
