@@ -73,7 +73,19 @@ def test_each_oracle_file_is_made_by_one_command_with_its_seed_before_the_fit() 
 def test_the_docs_give_the_recipe_s_commands() -> None:
     page = (ROOT / "docs" / "how-to" / "learning-agents.md").read_text()
     block = page.split("## Train the value bots' evaluation again", 1)[1].split("```console", 1)[1]
-    block = block.split("```", 1)[0].replace("\\\n", " ")
-    commands = [" ".join(line[2:].split()) for line in block.splitlines() if line.startswith("$ ")]
-    assert commands == [" ".join(c.split()) for c in recipe()["commands"]]
+    block = block.split("```", 1)[0].replace(" \\\n    ", " ")
+    lines = block.strip().splitlines()
+    assert lines[0] == "$ python -m projectl_sim.learn.recipe"
+    assert lines[1] == f"the shipped model {recipe()['hash']} (value.json) is trained again by:"
+    assert lines[2:] == recipe()["commands"]
     assert f"(hash `{recipe()['hash']}`)" in page
+
+
+def test_the_printed_commands_paste_back_as_the_recipe_s(capsys) -> None:
+    from projectl_sim.learn.recipe import main, wrapped
+
+    main()
+    out = capsys.readouterr().out
+    assert all(len(line) <= 92 for line in out.splitlines())
+    assert out.replace(" \\\n    ", " ").splitlines()[1:] == recipe()["commands"]
+    assert wrapped("a " * 60).count("\\\n") == 1
