@@ -36,7 +36,7 @@ from mypy_extensions import mypyc_attr
 from bots._state import FINISHING, LEVEL_UP, OVER, PLAY, REWARD, active_credits, determinize
 from bots.base import Bot
 from bots.endgame import solo_endgame
-from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model
 from bots.params import Matches, OneOf, Param, Range
@@ -252,13 +252,14 @@ class ValueBot(Bot):
         rows: list[list[float]] = []
         at: list[int] = []
         scale = self.margin_scale
+        memo: dict[tuple[int, ...], Plan] = {}  # the seats' plans the candidates share
         for i, state in enumerate(states):
             if state.phase == OVER:
                 winners = state.winners()
                 share = 1.0 / len(winners) if player in winners else 0.0
                 out[i] = share + self.margin_w * final_margin(state, player) / scale
             else:
-                rows.append(position_features(state, player, hidden, per_card))
+                rows.append(position_features(state, player, hidden, per_card, memo))
                 at.append(i)
         if rows:
             self.evaluations += len(rows)
