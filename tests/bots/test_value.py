@@ -117,6 +117,45 @@ def test_the_features_come_from_the_public_view_only() -> None:
     assert len(a) == len(FEATURE_NAMES)
 
 
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=2), Rules(players=3, expansions=("finesse", "ghost_piece")), Rules(players=4)],
+)
+def test_a_shared_plan_memo_gives_every_position_its_own_features(rules: Rules) -> None:
+    """A decision's candidates share one memo of the seats' plans: every position reached by
+    a candidate (its turn finished the greedy way) gets the features it gets alone."""
+    import random
+
+    from bots._state import determinize
+    from bots.features import hidden_piles, mean_unseen_points
+    from bots.heuristics import cost_model
+    from bots.value import candidates, turn_after
+
+    greedy = make_bot("greedy")
+    checked = []
+
+    def check(state, seat, action):  # type: ignore[no-untyped-def]
+        if state.phase != "play" or len(checked) > 60:
+            return
+        view = state.view(state.current)
+        hidden = hidden_piles(view)
+        per_card = mean_unseen_points(view) if hidden else 0.0
+        world = determinize(view, random.Random(len(checked)))
+        memo: dict = {}
+        for a in candidates(view, greedy, cost_model(view)):
+            after = turn_after(world, a, greedy, random.Random(1))
+            if after.phase == "over":
+                continue
+            for p in range(after.n):
+                alone = position_features(after, p, hidden & ~(1 << p), per_card)
+                shared = position_features(after, p, hidden & ~(1 << p), per_card, memo)
+                assert shared == alone
+                checked.append(a)
+
+    play_game(rules, [make_bot("greedy") for _ in range(rules.players)], 11, on_step=check)
+    assert len(checked) > 60
+
 BOTH_BUILDS = """
 import json
 from bots import make_bot
