@@ -117,7 +117,6 @@ def test_the_features_come_from_the_public_view_only() -> None:
     assert len(a) == len(FEATURE_NAMES)
 
 
-
 @pytest.mark.parametrize(
     "rules",
     [Rules(players=2), Rules(players=3, expansions=("finesse", "ghost_piece")), Rules(players=4)],
@@ -155,6 +154,7 @@ def test_a_shared_plan_memo_gives_every_position_its_own_features(rules: Rules) 
 
     play_game(rules, [make_bot("greedy") for _ in range(rules.players)], 11, on_step=check)
     assert len(checked) > 60
+
 
 BOTH_BUILDS = """
 import json
