@@ -16,9 +16,11 @@ deals in turns of ``--chunk`` games so that a busy spell falls on both. Prints e
 per decision with a 95% interval (games as clusters), their ratio, and ``value``'s win share.
 With ``--instructions``, each build's games are instead counted by ``valgrind --tool=callgrind``,
 collecting only inside ``value``'s decisions (the compiled functions ``ValueBot.act`` and
-``ValueBot.choose_reward``): instructions per decision, exact on a loaded machine. Every counted
-position is new to the process (its caches hold only the games before it), unlike a decision
-made twice.
+``ValueBot.choose_reward``), less a process that plays only the warm-up: instructions per
+decision, exact on a loaded machine. Each process first plays ``--warm`` games on other deals,
+uncounted (the tiling index and the planner's caches fill as in a long run; a cold index's
+building would be a quarter of the figure). Every counted position is new to the process,
+unlike a decision made twice.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ from projectl_sim import Rules, play_game
 from projectl_sim._native import compiled
 
 spec, first, games, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+warm = int(sys.argv[5])
 
 
 class Timed:
@@ -102,19 +105,23 @@ class Timed:
 
 
 rows = []
-for g in range(first, first + games):
+# the warm-up games first (other deals), then the measured ones
+games_played = [(g, seed + 10**6 + g // 2) for g in range(warm)]
+games_played += [(g, seed + g // 2) for g in range(first, first + games)]
+for k, (g, deal_seed) in enumerate(games_played):
     bot, seat = Timed(make_bot(spec)), g % 2
     bots = [bot, make_bot("greedy")] if seat == 0 else [make_bot("greedy"), bot]
-    end = play_game(Rules(players=2), bots, seed + g // 2, record=False).state
+    end = play_game(Rules(players=2), bots, deal_seed, record=False).state
     winners = end.winners()
-    rows.append([bot.cpu, bot.n, 1.0 / len(winners) if seat in winners else 0.0])
+    if k >= warm:
+        rows.append([bot.cpu, bot.n, 1.0 / len(winners) if seat in winners else 0.0])
 print(json.dumps({"build": "compiled" if compiled() else "pure", "rows": rows}))
 """
 ACT_SYMBOLS = ("CPyDef_value___ValueBot___act", "CPyDef_value___ValueBot___choose_reward")
 
 
 def play(
-    python: str, here: bool, spec: str, first: int, games: int, seed: int, count: bool
+    python: str, here: bool, spec: str, first: int, games: int, seed: int, warm: int, count: bool
 ) -> dict:
     """Play ``games`` games in ``python``'s own process; return its rows (and instructions)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PROJECTL_SIM_PURE", "PYTHONPATH")}
@@ -122,7 +129,7 @@ def play(
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # this checkout, as it was imported
     env["OPENBLAS_NUM_THREADS"] = "1"
     env["PYTHONHASHSEED"] = "0"
-    cmd = [python, "-c", PLAY, spec, str(first), str(games), str(seed)]
+    cmd = [python, "-c", PLAY, spec, str(first), str(games), str(seed), str(warm)]
     with tempfile.TemporaryDirectory() as tmp:
         out_file = Path(tmp) / "cg.out"
         if count:
@@ -169,11 +176,14 @@ def play_main(args: argparse.Namespace) -> None:
     for first in range(0, args.games, step):
         n = min(step, args.games - first)
         for name, python in builds if first // step % 2 == 0 else builds[::-1]:
-            res = play(python, name == "this", args.spec, first, n, args.seed, args.instructions)
+            here = name == "this"
+            res = play(python, here, args.spec, first, n, args.seed, args.warm, args.instructions)
             kind[name] = res["build"]
             rows[name] += res["rows"]
             if args.instructions:
-                counted[name][0] += res["instructions"]
+                # less a process that plays the warm-up alone: the measured games' count
+                alone = play(python, here, args.spec, first, 0, args.seed, args.warm, True)
+                counted[name][0] += res["instructions"] - alone["instructions"]
                 counted[name][1] += sum(int(r[1]) for r in res["rows"])
     print(f"{args.games} games of {args.spec} against greedy (2 players, deals from {args.seed})")
     for name, _ in builds:
@@ -226,9 +236,12 @@ def main() -> None:
     parser.add_argument("--baseline", default="", metavar="PYTHON", help="--play: another build")
     parser.add_argument("--chunk", type=int, default=20, help="--play: games a turn")
     parser.add_argument("--instructions", action="store_true", help="--play: callgrind counts")
+    parser.add_argument(
+        "--warm", type=int, default=10, help="--play: games first played in each process, uncounted"
+    )
     args = parser.parse_args()
-    if args.games < 1 or args.play < 0 or args.chunk < 1:
-        parser.error("--games and --chunk must be at least 1, --play at least 0")
+    if args.games < 1 or args.play < 0 or args.chunk < 1 or args.warm < 0:
+        parser.error("--games and --chunk must be at least 1, --play and --warm at least 0")
     if args.play:
         args.games = args.play
         play_main(args)
