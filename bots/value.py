@@ -28,6 +28,7 @@ public view (``bots.features``). Compiled with mypyc (``_native.MODULES``).
 
 from __future__ import annotations
 
+import gc
 import random
 from typing import Any, ClassVar, Final
 
@@ -273,7 +274,31 @@ class ValueBot(Bot):
         return turn_after(world, action, self.greedy, rng, bool(self.finish))
 
     # -- decisions -----------------------------------------------------------------------------
+    # A decision's temporaries (the candidates' states, feature rows) hold no reference cycles:
+    # reference counting frees them, and the cyclic collector's passes over them while they live
+    # find nothing and cost a tenth of a decision (measured: 0.713 -> 0.642 ms CPU on the same
+    # 60 games). The collector is paused for the decision, and runs as before between them.
     def act(self, view: GameState, rng: random.Random) -> Action:
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._act(view, rng)
+        finally:
+            if paused:
+                gc.enable()
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._choose_reward(view, options, rng)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _act(self, view: GameState, rng: random.Random) -> Action:
         last = solo_endgame(view, rng, self.endgame)
         if last is not None:
             return last
@@ -368,7 +393,7 @@ class ValueBot(Bot):
         share = 1.0 / len(winners) if me in winners else 0.0
         return share + self.margin_w * final_margin(state, me) / self.margin_scale
 
-    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+    def _choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         last = solo_endgame(view, rng, self.endgame)
         if isinstance(last, Reward):
             return last.piece

@@ -426,3 +426,29 @@ def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table()
                     assert y[next_take] == wanted(after)
                     taken += 1
     assert checked >= 20 and taken >= 3
+
+
+def test_a_decision_leaves_the_collector_as_it_found_it() -> None:
+    """``value`` pauses the cyclic collector for a decision, and restores it (on or off)."""
+    import gc
+    import random
+
+    bot = make_bot("value")
+    rules = Rules(players=2)
+    views = []
+    play_game(
+        rules,
+        [make_bot("greedy"), make_bot("greedy")],
+        5,
+        on_step=lambda s, q, a: (
+            views.append(s.view(s.current)) if s.phase == "play" and len(views) < 3 else None
+        ),
+    )
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            for view in views:
+                bot(view, random.Random(1))
+                assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
