@@ -13,7 +13,9 @@ against greedy (seats alternating, deal seeds from ``--seed``), every decision o
 timed by its thread's CPU clock, in this build and, with ``--baseline PYTHON`` (another
 checkout's interpreter, e.g. main's ``.venv/bin/python``), that build, the two playing the same
 deals in turns of ``--chunk`` games so that a busy spell falls on both. Prints each build's CPU
-per decision with a 95% interval (games as clusters), their ratio, and ``value``'s win share.
+per decision with a 95% interval (games as clusters), their ratio, and ``value``'s win share
+in each, with the paired difference (the package's paired 95% interval, deals as clusters):
+whether a change to ``value`` kept its strength.
 With ``--instructions``, each build's games are instead counted by ``valgrind --tool=callgrind``,
 collecting only inside ``value``'s decisions (the compiled functions ``ValueBot.act`` and
 ``ValueBot.choose_reward``), less a process that plays only the warm-up: instructions per
@@ -210,6 +212,19 @@ def play_main(args: argparse.Namespace) -> None:
         else:
             ratio = per_decision(rows["this"])[0] / per_decision(rows["baseline"])[0]
         print(f"this / baseline: {ratio:.3f}")
+        # the same deals in the same seats: the change in value's win share, paired by deal
+        from projectl_sim.analysis.stats import paired_difference
+
+        a = np.array([x[2] for x in rows["baseline"]])
+        b = np.array([x[2] for x in rows["this"]])
+        deals = np.arange(len(a)) // 2
+        d = paired_difference(a, b, deals, "rate")
+        if d is not None:
+            print(
+                f"wins: this {d['value_b']:.1%}, baseline {d['value_a']:.1%}; paired difference "
+                f"{d['diff']:+.1%} [{d['ci_low']:+.1%}, {d['ci_high']:+.1%}] over {d['deals']} "
+                f"deals (p {d['p_value']:.2f})"
+            )
 
 
 def measure(pure: bool, games: int, seed: int) -> dict:

@@ -39,16 +39,17 @@ from bots.base import Bot
 from bots.endgame import solo_endgame
 from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
-from bots.heuristics import CostModel, Weights, candidate_actions, cost_model
+from bots.heuristics import UNREACHABLE, CostModel, Weights, candidate_actions, cost_model
 from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.value_model import ValueModel, load_model
 from projectl_sim.engine import GameState
-from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Upgrade
+from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Take, Upgrade
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
 _WEIGHTS: Final = Weights()
+_DISCOUNT: Final = 0.85  # per action a take's puzzle needs (as the features' best_take)
 MAX_ROLLOUT_ACTIONS: Final = 2000  # a rollout is cut off after this many actions (stalled)
 # the heuristic a value bot builds on (base=): its choice is the first candidate (the prior's),
 # and it finishes every candidate's turn and answers rewards, Level Ups and Finishing Touches
@@ -143,6 +144,33 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
     return out
 
 
+def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: int) -> list[Action]:
+    """Return the candidates with at most ``keep`` Takes of face-up puzzles (and as many as
+    Inserts), the greedy choice (first) always kept: the best by discounted points per action
+    with the pieces held (the features' ``best_take`` rate), ties in the heuristic's order.
+    (Measured on value's games against greedy: of 14 candidates a decision, 6.7 are Takes.)"""
+    t = model.tab
+    supply = state.placeable_supply(state.current)
+    rates: dict[bool, list[tuple[float, int]]] = {}  # (as an Insert?) -> (-rate, index)
+    for i in range(1, len(cands)):
+        a = cands[i]
+        inner = a.inner if isinstance(a, Insert) else a
+        if isinstance(inner, Take):
+            card = inner.card
+            cost = model.cost(t.recess[card], supply)[0]
+            pts = t.points[card] + 0.5 * t.reward_level[card]
+            rate = pts * _DISCOUNT**cost / (1 + cost) if cost < UNREACHABLE else 0.0
+            rates.setdefault(inner is not a, []).append((-rate, i))
+    drop: set[int] = set()
+    for group in rates.values():
+        group.sort()
+        for _, i in group[keep:]:
+            drop.add(i)
+    if not drop:
+        return cands
+    return [a for i, a in enumerate(cands) if i not in drop]
+
+
 def settle(state: GameState, greedy: GreedyBot, rng: random.Random) -> None:
     """Answer reward choices, Level Up steps and Finishing Touches the greedy way."""
     while state.phase in (REWARD, FINISHING, LEVEL_UP):
@@ -202,6 +230,11 @@ class ValueBot(Bot):
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
+        "takes": (
+            4,
+            "Takes of face-up puzzles scored, the best by points per action (0 = every one)",
+            Range(0, 30),
+        ),
         "rollouts": (
             0,
             "greedy rollouts to the end per candidate for the `top` best by value (0: none); "
@@ -220,6 +253,7 @@ class ValueBot(Bot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.places = int(self.options["places"])
+        self.takes = int(self.options["takes"])
         self.prior = float(self.options["prior"])
         self.finish = int(self.options["finish"])
         self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
@@ -306,6 +340,8 @@ class ValueBot(Bot):
         cands = candidates(view, self.greedy, model)
         if self.places > 0:
             cands = shortlist(cands, model.levels, self.places)
+        if self.takes > 0:
+            cands = best_takes(view, cands, model, self.takes)
         if len(cands) == 1:
             return cands[0]
         me = view.current
@@ -334,6 +370,8 @@ class ValueBot(Bot):
                 more = candidates(s, self.greedy, model)
                 if self.places > 0:
                     more = shortlist(more, model.levels, self.places)
+                if self.takes > 0:
+                    more = best_takes(s, more, model, self.takes)
                 for b in more:
                     follow.append(self._after(s, b, rng))
                     owner.append(i)
@@ -421,6 +459,7 @@ class ValueBot(Bot):
 __all__ = [
     "MODEL_PARAMS",
     "ValueBot",
+    "best_takes",
     "candidates",
     "check_model",
     "final_margin",
