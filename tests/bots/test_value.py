@@ -452,3 +452,35 @@ def test_a_decision_leaves_the_collector_as_it_found_it() -> None:
                 assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def test_value_scores_the_best_takes_and_every_other_candidate() -> None:
+    """``best_takes`` keeps the greedy choice, every candidate that is not a Take, and the
+    ``keep`` Takes of the best points per action, in the heuristic's order."""
+    from bots.heuristics import cost_model
+    from bots.value import best_takes, candidates, shortlist
+    from projectl_sim.engine.actions import Take
+
+    greedy = make_bot("greedy")
+    seen = []
+
+    def check(state, seat, action):  # type: ignore[no-untyped-def]
+        if state.phase != "play":
+            return
+        view = state.view(state.current)
+        model = cost_model(view)
+        cands = shortlist(candidates(view, greedy, model), model.levels, 2)
+        for keep in (1, 2, 4):
+            kept = best_takes(view, cands, model, keep)
+            assert kept[0] == cands[0]
+            assert [a for a in cands if a in kept] == kept  # the order is the heuristic's
+            rest = [a for a in cands[1:] if not isinstance(a, Take)]
+            assert [a for a in kept[1:] if not isinstance(a, Take)] == rest
+            takes = [a for a in kept[1:] if isinstance(a, Take)]
+            offered = [a for a in cands[1:] if isinstance(a, Take)]
+            assert len(takes) == min(keep, len(offered))
+            seen.append(len(offered))
+
+    play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 9, on_step=check)
+    assert max(seen) > 4  # decisions with more Takes than are kept
+    assert "takes=0" in repr(make_bot("value:takes=0"))
