@@ -188,21 +188,25 @@ def play_main(args: argparse.Namespace) -> None:
                 counted[name][0] += res["instructions"] - alone["instructions"]
                 counted[name][1] += sum(int(r[1]) for r in res["rows"])
     print(f"{args.games} games of {args.spec} against greedy (2 players, deals from {args.seed})")
+    from projectl_sim.analysis.stats import paired_difference, wilson
+
     for name, _ in builds:
         r = rows[name]
         wins = sum(x[2] for x in r) / len(r)
+        low, high = wilson(wins * len(r), len(r))
+        share = f"{wins:.1%} [{float(low) * 100:.1f}, {float(high) * 100:.1f}]"
         decisions = sum(int(x[1]) for x in r)
         if args.instructions:
             total, made = counted[name]
             print(
                 f"{name:8s} {kind[name]:8s} {total / made:12,.0f} instructions a decision "
-                f"({made} decisions); wins {wins:.1%}"
+                f"({made} decisions); wins {share}"
             )
         else:
             est, lo, hi = per_decision(r)
             print(
                 f"{name:8s} {kind[name]:8s} {est:.3f} ms CPU a decision [{lo:.3f}, {hi:.3f}] "
-                f"({decisions} decisions); wins {wins:.1%}"
+                f"({decisions} decisions); wins {share}"
             )
     if args.baseline:
         if args.instructions:
@@ -213,8 +217,6 @@ def play_main(args: argparse.Namespace) -> None:
             ratio = per_decision(rows["this"])[0] / per_decision(rows["baseline"])[0]
         print(f"this / baseline: {ratio:.3f}")
         # the same deals in the same seats: the change in value's win share, paired by deal
-        from projectl_sim.analysis.stats import paired_difference
-
         a = np.array([x[2] for x in rows["baseline"]])
         b = np.array([x[2] for x in rows["this"]])
         deals = np.arange(len(a)) // 2
