@@ -3,7 +3,8 @@
 Each decision deals one world consistent with the view (``bots._state.determinize``: the unseen
 deck cards, and the others' hidden piles, dealt with the bot's ``rng``), plays each candidate in
 it (``heuristics.candidate_actions``, the greedy choice first, as ``mcts`` searches them; in
-Finesse each also as an Insert; shortlisted by ``shortlist``), finishes the turn the greedy way
+Finesse each also as an Insert; shortlisted by ``shortlist`` and ``best_takes``), finishes the
+turn the greedy way
 (``finish=1``: every candidate is then scored at the same point, the turn's end), answers a
 reward, Level Up or Finishing Touches the greedy way, and scores the position reached for the
 player with the learned evaluation (``bots.value_model``): its predicted win chance plus
