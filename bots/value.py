@@ -4,11 +4,11 @@ Each decision deals one world consistent with the view (``bots._state.determiniz
 deck cards, and the others' hidden piles, dealt with the bot's ``rng``), plays each candidate in
 it (``heuristics.candidate_actions``, the greedy choice first, as ``mcts`` searches them; in
 Finesse each also as an Insert; shortlisted by ``shortlist`` and ``best_takes``), finishes the
-turn the greedy way
-(``finish=1``: every candidate is then scored at the same point, the turn's end), answers a
-reward, Level Up or Finishing Touches the greedy way, and scores the position reached for the
-player with the learned evaluation (``bots.value_model``): its predicted win chance plus
-``margin`` times its predicted margin per 10 points, the real result where the game has ended.
+turn the greedy way (``finish=1``: every candidate is then scored at the same point, the turn's
+end), answers a reward, Level Up or Finishing Touches the greedy way, and scores the position
+reached for the player with the learned evaluation (``bots.value_model``): its predicted win
+chance plus ``margin`` times its predicted margin per 10 points, the real result where the game
+has ended.
 The greedy choice gets ``prior`` on top: another candidate must beat it by that much.
 ``ply=2`` searches further the ``width`` best candidates that leave the player an action this
 turn: each is then worth its best continuation. A reward choice is the option of the best
