@@ -102,7 +102,7 @@ from bots._state import (
 )
 from bots.base import Bot
 from bots.endgame import solo_endgame
-from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
@@ -813,8 +813,9 @@ class MCTSBot(Bot):
         vm = self.value_model
         assert vm is not None
         scale = float(self.options["scale"])
+        memo: dict[tuple[int, ...], Plan] = {}  # each seat's plans, planned once for all views
         rows = [
-            position_features(state, p, self._private & ~(1 << p), self._per_card)
+            position_features(state, p, self._private & ~(1 << p), self._per_card, memo)
             for p in range(state.n)
         ]
         return [
