@@ -1,10 +1,12 @@
 """Structure the import contracts cannot see, read from the source: every package of the
-checkout is in pyproject's list, so a wheel holds it. (The contracts count the imports made only
-for annotations too: ``exclude_type_checking_imports = false``.)
+checkout is in pyproject's list, so a wheel holds it, and no module takes another module's private
+names. (The contracts count the imports made only for annotations too:
+``exclude_type_checking_imports = false``.)
 """
 
 from __future__ import annotations
 
+import ast
 import tomllib
 from pathlib import Path
 
