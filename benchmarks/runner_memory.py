@@ -32,6 +32,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
+import pyarrow as pa
 from projectl_sim.sim import runner, tables, workers
 from projectl_sim.sim.runner import RunOptions
 from projectl_sim.sim.spec import RunSpec
@@ -47,6 +48,8 @@ consolidate = tables.consolidate
 def timed(*a, **k):
     seen["played_peak"] = hwm()
     seen["played_at"] = time.perf_counter()
+    seen["played_arrow"] = pa.default_memory_pool().max_memory()
+    seen["played_blocks"] = sys.getallocatedblocks()
     return consolidate(*a, **k)
 tables.consolidate = timed
 spec = RunSpec.from_mapping(
@@ -58,10 +61,14 @@ if args["resume"]:  # a resume of the complete run: it checks the games written,
     options = RunOptions(jobs=args["jobs"], quiet=True)
     runner.run(None, Path(args["out"]), resume=True, options=options)
     seen["played_peak"], seen["played_at"] = hwm(), time.perf_counter()
+    seen["played_arrow"] = pa.default_memory_pool().max_memory()
+    seen["played_blocks"] = sys.getallocatedblocks()
 else:
     runner.run(spec, Path(args["out"]), options=RunOptions(jobs=args["jobs"], quiet=True))
 end = time.perf_counter()
 written_peak = hwm()
+written_arrow = pa.default_memory_pool().max_memory()
+written_blocks = sys.getallocatedblocks()
 if args["summary"]:  # what ``projectl-sim run`` prints at its end, in the same process
     from projectl_sim.analysis.answers import summary_text
     summary_text(Path(args["out"]))
@@ -70,6 +77,10 @@ workers._stop_idle()
 print(json.dumps({
     "played_peak": seen["played_peak"],
     "written_peak": written_peak,
+    "played_arrow": seen["played_arrow"],
+    "written_arrow": written_arrow,
+    "played_blocks": seen["played_blocks"],
+    "written_blocks": written_blocks,
     "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     "workers_peak": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
     "play_seconds": seen["played_at"] - start,
@@ -157,6 +168,12 @@ def main() -> None:
                 f"{got['play_seconds']:.1f} s, tables written in {got['write_seconds']:.1f} s, "
                 f"summary in {got['summary_seconds']:.1f} s ({got['size'] / n:.0f} bytes a game "
                 f"on disk); load average {before} before, {load()} after"
+            )
+            print(
+                f"{'':>9}  Arrow's memory pool peak {mb(got['played_arrow'])} playing, "
+                f"{mb(got['written_arrow'])} with the tables written; Python's live blocks "
+                f"{got['played_blocks']:,} playing, {got['written_blocks']:,} with the tables "
+                "written"
             )
             got = study(n, args.jobs, args.lineup, args.tables, seed, out, True, args.summary)
             resumed[n] = got

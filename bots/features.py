@@ -36,6 +36,7 @@ from bots.heuristics import UNREACHABLE, CostModel, Weights, actions_left_estima
 from bots.heuristics import remaining_actions as _remaining
 from bots.solo_sense import mastermind_forecast
 from projectl_sim.engine import HIDDEN, GameState
+from projectl_sim.engine.state import Slot
 
 # 2: solo's rival block holds the mastermind's coming takes (held_value: its next take;
 # reachable_points: its takes over the player's turns left), as greedy's solo takes count them
@@ -120,43 +121,20 @@ def _face_up(state: GameState) -> list[int]:
     return list(state.rows[0]) + list(state.rows[1])
 
 
-def _seat(
-    state: GameState,
-    q: int,
-    model: CostModel,
-    hidden: int,
-    per_card: float,
-    face_up: list[int],
-    with_takes: bool,
-) -> list[float]:
-    """Return seat ``q``'s block (``SEAT_FEATURES`` order)."""
+Plan = tuple[tuple[float, ...], list[int], int]
+
+
+def _held_plan(model: CostModel, slots: list[Slot], supply: list[int], left: int) -> Plan:
+    """Return the held puzzles planned cheapest first, each with what the cheaper ones leave
+    (greedy's): (held points, reward levels, cost, value, reachable points, lost points, placed
+    cells), the pieces the plans leave (do not mutate it) and the actions left after them."""
     t = model.tab
-    levels = t.levels
     n_pieces = t.n_pieces
-    if hidden >> q & 1:
-        banked = state.completed_count(q) * per_card
-    else:
-        banked = float(state.scores[q] - state.ft_pieces[q])
-    supply = state.supply[q]
-    supply_levels = 0
-    supply_pieces = 0
-    big = 0
-    for i in range(n_pieces):
-        c = supply[i]
-        if c:
-            supply_levels += c * levels[i]
-            supply_pieces += c
-            if levels[i] >= 3:
-                big += c
-    left_exact = _remaining(state, q)
-    left = left_exact if left_exact is not None else actions_left_estimate(state, q, _ESTIMATE)
-    spare = list(state.placeable_supply(q))
+    spare = list(supply)
     budget = left
     held_points = held_reward = held_cost = 0
     held_value = reachable = lost = 0.0
     placed = 0
-    slots = state.slots[q]
-    # the held puzzles planned cheapest first, each with what the cheaper ones leave (greedy's)
     planned: list[tuple[int, int, int]] = []
     for card, filled, _ in slots:
         empty = t.recess[card] & ~filled
@@ -179,15 +157,92 @@ def _seat(
         held_cost += cost
         reachable += pts
         held_value += (pts + 0.5 * t.reward_level[card]) * _DISCOUNT**cost
+    totals = (
+        float(held_points),
+        float(held_reward),
+        float(held_cost),
+        held_value,
+        reachable,
+        lost,
+        float(placed),
+    )
+    return totals, spare, budget
+
+
+def _best_take(model: CostModel, face_up: list[int], spare: list[int], budget: int) -> float:
+    """Return the best face-up puzzle's discounted points per action with ``spare`` pieces
+    (0: none finishable in ``budget`` actions after it is taken)."""
+    t = model.tab
+    best = 0.0
+    for card in face_up:
+        cost = model.cost(t.recess[card], spare)[0]
+        if cost >= UNREACHABLE or cost + 1 > budget:
+            continue
+        rate = (t.points[card] + 0.5 * t.reward_level[card]) * _DISCOUNT**cost / (1 + cost)
+        if rate > best:
+            best = rate
+    return best
+
+
+def _seat(
+    state: GameState,
+    q: int,
+    model: CostModel,
+    hidden: int,
+    per_card: float,
+    face_up: list[int],
+    with_takes: bool,
+    memo: dict[tuple[int, ...], Plan] | None = None,
+) -> list[float]:
+    """Return seat ``q``'s block (``SEAT_FEATURES`` order)."""
+    t = model.tab
+    levels = t.levels
+    n_pieces = t.n_pieces
+    if hidden >> q & 1:
+        banked = state.completed_count(q) * per_card
+    else:
+        banked = float(state.scores[q] - state.ft_pieces[q])
+    supply = state.supply[q]
+    supply_levels = 0
+    supply_pieces = 0
+    big = 0
+    for i in range(n_pieces):
+        c = supply[i]
+        if c:
+            supply_levels += c * levels[i]
+            supply_pieces += c
+            if levels[i] >= 3:
+                big += c
+    left_exact = _remaining(state, q)
+    left = left_exact if left_exact is not None else actions_left_estimate(state, q, _ESTIMATE)
+    slots = state.slots[q]
+    pieces = state.placeable_supply(q)
+    plan: Plan | None = None
+    key: tuple[int, ...] = ()
+    if memo is not None:
+        # what the held puzzles' plan depends on: each puzzle and its filled cells, the pieces
+        # and the actions left (the candidates of a decision mostly share a rival's)
+        key = (left, *pieces, *[x for card, filled, _ in slots for x in (card, filled)])
+        plan = memo.get(key)
+    if plan is None:
+        plan = _held_plan(model, slots, pieces, left)
+        if memo is not None:
+            memo[key] = plan
+    totals, spare, budget = plan
     best_take = 0.0
     if with_takes and len(slots) < state.max_unfinished:
-        for card in face_up:
-            cost = model.cost(t.recess[card], spare)[0]
-            if cost >= UNREACHABLE or cost + 1 > budget:
-                continue
-            rate = (t.points[card] + 0.5 * t.reward_level[card]) * _DISCOUNT**cost / (1 + cost)
-            if rate > best_take:
-                best_take = rate
+        if memo is not None:
+            # the best take depends on the pieces and actions the plans leave and on the
+            # face-up puzzles: after a planned Place, the same as before it (-1: no seat's key)
+            key = (-1, budget, *spare, *face_up)
+            hit = memo.get(key)
+            if hit is not None:
+                best_take = hit[0][0]
+            else:
+                best_take = _best_take(model, face_up, spare, budget)
+                memo[key] = ((best_take,), spare, budget)
+        else:
+            best_take = _best_take(model, face_up, spare, budget)
     n = state.n
     if state.phase == OVER:
         turn_actions = 0
@@ -205,13 +260,7 @@ def _seat(
         float(supply_pieces),
         float(big),
         float(len(slots)),
-        float(held_points),
-        float(held_reward),
-        float(held_cost),
-        held_value,
-        reachable,
-        lost,
-        float(placed),
+        *totals,  # held points, reward, cost, value, reachable, lost, placed cells
         best_take,
         float(min(left, 60)),
         float(turn_actions),
@@ -225,17 +274,26 @@ def _strength(block: list[float]) -> float:
     return block[_BANKED] + block[_HELD_VALUE]
 
 
-def position_features(state: GameState, player: int, hidden: int, per_card: float) -> list[float]:
-    """Return the position as ``player`` sees it (``FEATURE_NAMES`` order)."""
+def position_features(
+    state: GameState,
+    player: int,
+    hidden: int,
+    per_card: float,
+    memo: dict[tuple[int, ...], Plan] | None = None,
+) -> list[float]:
+    """Return the position as ``player`` sees it (``FEATURE_NAMES`` order). ``memo`` (a dict
+    the caller keeps for positions of one catalogue, e.g. a decision's candidates) shares the
+    held puzzles' plans between calls: a seat whose puzzles, pieces and actions left are
+    unchanged is planned once."""
     model = cost_model(state)
     face_up = _face_up(state)
     n = state.n
-    me = _seat(state, player, model, hidden, per_card, face_up, True)
+    me = _seat(state, player, model, hidden, per_card, face_up, True, memo)
     solo = solo_table(state)
     others: list[list[float]] = []
     for q in range(n):
         if q != player:
-            others.append(_seat(state, q, model, hidden, per_card, face_up, False))
+            others.append(_seat(state, q, model, hidden, per_card, face_up, False, memo))
     rival: list[float]
     if solo is not None:
         # solo: the rival is the mastermind, its pile public, its coming takes the grid's (a

@@ -239,8 +239,18 @@ class CostModel:
                 self._scan.clear()
             self._scan[empty] = scan
         for placements, need in scan:
-            if placements >= best:
+            # every tiling here lacks a piece (none fits the supply, or ``cost`` would not ask):
+            # each missing piece costs at least one action, so a tiling whose placements and
+            # missing pieces reach the best total can't beat it (the scan is by size: stop)
+            if placements + 1 >= best:
                 break
+            lacking = 0
+            for i in range(n):
+                d = need[i] - supply[i]
+                if d > 0:
+                    lacking += d
+            if placements + lacking >= best:
+                continue
             lacks_ghost = False
             for g in self.ghosts:
                 if need[g] > supply[g]:

@@ -36,9 +36,19 @@ With the learned value the search also narrows and leans as ``value`` does: ``pl
 largest Places a puzzle, one Upgrade per pair of levels and no Recycle but the greedy choice at
 every node, and ``prior`` gives the greedy choice's mean a bonus at the root. Their defaults with
 ``leaf=value`` are their own (``VALUE_LEAF_DEFAULTS``: 32 iterations, ``places=2``,
-``prior=0.1``; ``docs/benchmarks.md`` has the measurements); with rollouts both are off, and
-``mcts`` plays as it always has. An iteration costs a tree step and an evaluation instead of a
-game played to the end, so a budget buys far more of them.
+``prior=0.1``, ``width=0``; ``docs/benchmarks.md`` has the measurements); with rollouts both
+are off, and ``mcts`` plays as it always has. An iteration costs a tree step and an evaluation
+instead of a game played to the end, so a budget buys far more of them.
+
+With ``width=0`` (``leaf=value``'s default) no node below the root tries anything but its
+seat's greedy choice in the iteration's world, so each root candidate grows a greedy line, one
+action deeper each visit: a candidate visited k times is scored by the evaluation after k
+actions of greedy play and the rest of the searching seat's turn. A small budget scores the
+candidates near the root, where the evaluation is what it was trained to be; a larger one looks
+further down the game, towards greedy rollouts to the end. The search's strength then grows with
+its budget, where a tree that also tried other actions below the root (``width=2``) lost
+strength with it and ``tree=turn,width=0`` (the line ends with the searching seat's turn: more
+visits only average more worlds) stopped gaining from about 48 iterations.
 
 Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
 ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
@@ -92,7 +102,7 @@ from bots._state import (
 )
 from bots.base import Bot
 from bots.endgame import solo_endgame
-from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
@@ -107,7 +117,14 @@ from projectl_sim.expansions.finesse import Insert
 _Key = tuple[Any, ...]
 
 # leaf=value's own defaults, for the parameters its spec leaves unset (measured: docs/benchmarks.md)
-VALUE_LEAF_DEFAULTS: Final[dict[str, Any]] = {"iterations": 32, "places": 2, "prior": 0.1}
+VALUE_LEAF_DEFAULTS: Final[dict[str, Any]] = {
+    "iterations": 32,
+    "places": 2,
+    "prior": 0.1,
+    # greedy lines: below a root candidate every seat plays its greedy choice, one action deeper
+    # each visit (the tree that also tried other actions there lost strength as its budget grew)
+    "width": 0.0,
+}
 MAX_LEAF_ACTIONS: Final = 200  # leaf=value: a leaf played on this far at most (a stalled table)
 # The leaf evaluation: a linear estimate of a player's final score, fitted by least squares to
 # the final score margins of 100,000 positions of 2-player greedy self-play (with random
@@ -340,7 +357,9 @@ class MCTSBot(Bot):
         ),
         "width": (
             2.0,
-            "progressive widening below the root: 1 + width * sqrt(visits) children",
+            "progressive widening below the root: 1 + width * sqrt(visits) children (0 with "
+            "leaf=value: below the root only each seat's greedy choice, a line one action "
+            "deeper each visit)",
             Range(0.0),
         ),
         "scale": (
@@ -704,7 +723,7 @@ class MCTSBot(Bot):
             key = _world_key(state)
             order = node.orders.get(key)
             if order is None:
-                order = node.orders[key] = self._candidates(state, model)
+                order = node.orders[key] = self._order(state, model, width)
             allowed = 1 + int(width * math.sqrt(node.n))
             pick = _select(node, order, allowed, state.current, c)
             state.apply(pick)
@@ -794,8 +813,9 @@ class MCTSBot(Bot):
         vm = self.value_model
         assert vm is not None
         scale = float(self.options["scale"])
+        memo: dict[tuple[int, ...], Plan] = {}  # each seat's plans, planned once for all views
         rows = [
-            position_features(state, p, self._private & ~(1 << p), self._per_card)
+            position_features(state, p, self._private & ~(1 << p), self._per_card, memo)
             for p in range(state.n)
         ]
         return [
@@ -824,6 +844,14 @@ class MCTSBot(Bot):
         return out
 
     # -- candidates ----------------------------------------------------------------------------
+    def _order(self, state: GameState, model: CostModel, width: float) -> list[Action]:
+        """Return a node's candidates, the greedy choice first; with ``width`` 0 only the first
+        is ever taken, so only it is found (the rest of the list costs most of a node)."""
+        if width > 0:
+            return self._candidates(state, model)
+        first = self.greedy.choose_with_insert(state)
+        return [first] if first is not None else self._candidates(state, model)[:1]
+
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
         cands = candidate_actions(state, self.weights, model)

@@ -18,6 +18,13 @@ machine and its load, and a rating on the bots it was fitted with):
   agree within their intervals, not to the point.
 - ``BENCHMARKS``: CPU only, bots the ladder leaves out for their cost (docs/how-to/
   which-players.md and docs/benchmarks.md: ``benchmarks/bots.py``, ``benchmarks/decisions.py``).
+- ``STRENGTH``: a head-to-head match on shared deals, seats swapped (``benchmarks/strength.py``;
+  docs/benchmarks.md), for a bot not yet on the ladder: its note says whom it played and how it
+  scored, its CPU is the same run's, on the compiled build of a loaded 2-core machine.
+
+The ladder was run when ``mcts:leaf=value`` widened its tree below the root (``width=2``); that
+search is now ``mcts:leaf=value,width=2``, and its rows name it so. ``mcts:leaf=value`` (greedy
+lines below the root, ``width=0``) is not on the ladder yet.
 """
 
 from __future__ import annotations
@@ -28,15 +35,21 @@ from dataclasses import dataclass
 
 LADDER_MODEL = "1f4245d84f5c"  # the value model the ladder's learned bots played with
 LADDER = (
-    "projectl-sim ladder --bots greedy,rusher,value,value:rollouts=2,mcts:leaf=value,"
-    "mcts:leaf=value,iterations=200 --games 100 --jobs 1 --seed 3 --out ladder"
-    f" (model {LADDER_MODEL}; docs/how-to/which-players.md)"
+    "projectl-sim ladder --bots greedy,rusher,value,value:rollouts=2,mcts:leaf=value,width=2,"
+    "mcts:leaf=value,iterations=200,width=2 --games 100 --jobs 1 --seed 3 --out ladder "
+    f"(model {LADDER_MODEL}; docs/how-to/which-players.md; run when width=2 was leaf=value's "
+    "default)"
 )
 HEURISTICS = (
     "projectl-sim ladder --bots greedy,random,builder,setter,recycler,rusher --games 100 "
     "--jobs 1 --seed 3 --out ladder"
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
+STRENGTH = (
+    'benchmarks/strength.py --out DIR --games 200 --pair "mcts:leaf=value,tree=full,width=0" '
+    '"mcts:leaf=value,tree=full,width=2", and --scaling "mcts:leaf=value,tree=full,width=0,'
+    'iterations={it}" --budgets 32,128 (docs/benchmarks.md, "Search that scales")'
+)
 
 # A seat's decisions in one game: greedy made 35-39 a seat on average at every player count
 # from solo to Line Clear's 6 (60 games each, seed 5); other bots' games are about as long
@@ -56,7 +69,7 @@ class Measured:
 
     spec: str
     cpu_ms: float  # CPU milliseconds a decision
-    source: str  # the command the figures come from (LADDER, HEURISTICS, BENCHMARKS)
+    source: str  # the command the figures come from (LADDER, HEURISTICS, BENCHMARKS, STRENGTH)
     rating: float | None = None  # on the ladder's scale, greedy = 0
     low: float | None = None  # its 95% interval
     high: float | None = None
@@ -69,8 +82,40 @@ MEASURED: tuple[Measured, ...] = (
     Measured("rusher", 0.079, LADDER, 122.0, 78.0, 166.0),
     Measured("value", 0.884, LADDER, 204.0, 160.0, 250.0),
     Measured("value:rollouts=2", 6.264, LADDER, 217.0, 173.0, 263.0),
-    Measured("mcts:leaf=value", 5.571, LADDER, 290.0, 244.0, 337.0, iterations=32),
-    Measured("mcts:leaf=value,iterations=200", 43.227, LADDER, 223.0, 179.0, 268.0, iterations=200),
+    Measured(
+        "mcts:leaf=value",
+        3.98,
+        STRENGTH,
+        note="not on the ladder: it won 57.0% [50.7%, 63.3%] of 200 games against "
+        "mcts:leaf=value,width=2 (+290 on the ladder) at the same 32 iterations",
+        iterations=32,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=128",
+        28.9,
+        STRENGTH,
+        note="not on the ladder: it won 58.6% [53.8%, 63.4%] of 400 games against "
+        "mcts:leaf=value (32 iterations)",
+        iterations=128,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=512",
+        163.8,
+        STRENGTH,
+        note="not on the ladder: it won 63.7% [57.1%, 70.4%] of 160 games against "
+        "mcts:leaf=value,iterations=128",
+        iterations=512,
+    ),
+    Measured("mcts:leaf=value,width=2", 5.571, LADDER, 290.0, 244.0, 337.0, iterations=32),
+    Measured(
+        "mcts:leaf=value,iterations=200,width=2",
+        43.227,
+        LADDER,
+        223.0,
+        179.0,
+        268.0,
+        iterations=200,
+    ),
     Measured("recycler", 0.146, HEURISTICS, -67.0, -112.0, -23.0),
     Measured("setter", 0.048, HEURISTICS, -93.0, -138.0, -49.0),
     Measured("builder", 0.054, HEURISTICS, -140.0, -186.0, -95.0),
@@ -123,9 +168,10 @@ def cost_ms(spec: str) -> float | None:
     """Return a spec's CPU milliseconds a decision, as measured; None when not known.
 
     A search measured at other iterations (``mcts:iterations=50``) is scaled by its iterations
-    (its cost grows about in proportion: 32 to 200 learned-leaf iterations cost 7.8 times the
-    CPU); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its
-    default does.
+    from the measured row nearest in iterations (the cost grows about in proportion for the
+    rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
+    faster for greedy lines, whose k-th visit replays k actions: 3.98 ms at 32, 164 at 512);
+    ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its default does.
     """
     found = measured(spec)
     if found is not None:
@@ -137,14 +183,17 @@ def cost_ms(spec: str) -> float | None:
     if seconds is not None and float(seconds) > 0:
         return float(seconds) * 1000
     iterations = params.pop("iterations", None)
+    best: tuple[float, float] | None = None  # (distance in log iterations, the scaled cost)
     for row in rows_of(name):
         row_params = _params(row.spec)[1]
-        measured_at = row_params.pop("iterations", None) or row.iterations
+        measured_at = float(row_params.pop("iterations", None) or row.iterations or 0)
         if row.iterations is None or not _same(row_params, params):
             continue
         wanted = float(iterations) if iterations is not None else row.iterations
-        return row.cpu_ms * wanted / float(measured_at)
-    return None
+        distance = abs(math.log(wanted / measured_at))
+        if best is None or distance < best[0]:
+            best = (distance, row.cpu_ms * wanted / measured_at)
+    return None if best is None else best[1]
 
 
 def estimate_seconds(

@@ -3,11 +3,12 @@
 Each decision deals one world consistent with the view (``bots._state.determinize``: the unseen
 deck cards, and the others' hidden piles, dealt with the bot's ``rng``), plays each candidate in
 it (``heuristics.candidate_actions``, the greedy choice first, as ``mcts`` searches them; in
-Finesse each also as an Insert; shortlisted by ``shortlist``), finishes the turn the greedy way
-(``finish=1``: every candidate is then scored at the same point, the turn's end), answers a
-reward, Level Up or Finishing Touches the greedy way, and scores the position reached for the
-player with the learned evaluation (``bots.value_model``): its predicted win chance plus
-``margin`` times its predicted margin per 10 points, the real result where the game has ended.
+Finesse each also as an Insert; shortlisted by ``shortlist`` and ``best_takes``), finishes the
+turn the greedy way (``finish=1``: every candidate is then scored at the same point, the turn's
+end), answers a reward, Level Up or Finishing Touches the greedy way, and scores the position
+reached for the player with the learned evaluation (``bots.value_model``): its predicted win
+chance plus ``margin`` times its predicted margin per 10 points, the real result where the game
+has ended.
 The greedy choice gets ``prior`` on top: another candidate must beat it by that much.
 ``ply=2`` searches further the ``width`` best candidates that leave the player an action this
 turn: each is then worth its best continuation. A reward choice is the option of the best
@@ -28,6 +29,7 @@ public view (``bots.features``). Compiled with mypyc (``_native.MODULES``).
 
 from __future__ import annotations
 
+import gc
 import random
 from typing import Any, ClassVar, Final
 
@@ -36,18 +38,19 @@ from mypy_extensions import mypyc_attr
 from bots._state import FINISHING, LEVEL_UP, OVER, PLAY, REWARD, active_credits, determinize
 from bots.base import Bot
 from bots.endgame import solo_endgame
-from bots.features import hidden_piles, mean_unseen_points, position_features
+from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
-from bots.heuristics import CostModel, Weights, candidate_actions, cost_model
+from bots.heuristics import UNREACHABLE, CostModel, Weights, candidate_actions, cost_model
 from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.value_model import ValueModel, load_model
 from projectl_sim.engine import GameState
-from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Upgrade
+from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Take, Upgrade
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
 _WEIGHTS: Final = Weights()
+_DISCOUNT: Final = 0.85  # per action a take's puzzle needs (as the features' best_take)
 MAX_ROLLOUT_ACTIONS: Final = 2000  # a rollout is cut off after this many actions (stalled)
 # the heuristic a value bot builds on (base=): its choice is the first candidate (the prior's),
 # and it finishes every candidate's turn and answers rewards, Level Ups and Finishing Touches
@@ -142,6 +145,33 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
     return out
 
 
+def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: int) -> list[Action]:
+    """Return the candidates with at most ``keep`` Takes of face-up puzzles (and as many as
+    Inserts), the greedy choice (first) always kept: the best by discounted points per action
+    with the pieces held (the features' ``best_take`` rate), ties in the heuristic's order.
+    (Measured on value's games against greedy: of 14 candidates a decision, 6.7 are Takes.)"""
+    t = model.tab
+    supply = state.placeable_supply(state.current)
+    rates: dict[bool, list[tuple[float, int]]] = {}  # (as an Insert?) -> (-rate, index)
+    for i in range(1, len(cands)):
+        a = cands[i]
+        inner = a.inner if isinstance(a, Insert) else a
+        if isinstance(inner, Take):
+            card = inner.card
+            cost = model.cost(t.recess[card], supply)[0]
+            pts = t.points[card] + 0.5 * t.reward_level[card]
+            rate = pts * _DISCOUNT**cost / (1 + cost) if cost < UNREACHABLE else 0.0
+            rates.setdefault(inner is not a, []).append((-rate, i))
+    drop: set[int] = set()
+    for group in rates.values():
+        group.sort()
+        for _, i in group[keep:]:
+            drop.add(i)
+    if not drop:
+        return cands
+    return [a for i, a in enumerate(cands) if i not in drop]
+
+
 def settle(state: GameState, greedy: GreedyBot, rng: random.Random) -> None:
     """Answer reward choices, Level Up steps and Finishing Touches the greedy way."""
     while state.phase in (REWARD, FINISHING, LEVEL_UP):
@@ -201,6 +231,11 @@ class ValueBot(Bot):
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
+        "takes": (
+            4,
+            "Takes of face-up puzzles scored, the best by points per action (0 = every one)",
+            Range(0, 30),
+        ),
         "rollouts": (
             0,
             "greedy rollouts to the end per candidate for the `top` best by value (0: none); "
@@ -219,6 +254,7 @@ class ValueBot(Bot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.places = int(self.options["places"])
+        self.takes = int(self.options["takes"])
         self.prior = float(self.options["prior"])
         self.finish = int(self.options["finish"])
         self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
@@ -252,13 +288,14 @@ class ValueBot(Bot):
         rows: list[list[float]] = []
         at: list[int] = []
         scale = self.margin_scale
+        memo: dict[tuple[int, ...], Plan] = {}  # the seats' plans the candidates share
         for i, state in enumerate(states):
             if state.phase == OVER:
                 winners = state.winners()
                 share = 1.0 / len(winners) if player in winners else 0.0
                 out[i] = share + self.margin_w * final_margin(state, player) / scale
             else:
-                rows.append(position_features(state, player, hidden, per_card))
+                rows.append(position_features(state, player, hidden, per_card, memo))
                 at.append(i)
         if rows:
             self.evaluations += len(rows)
@@ -272,7 +309,31 @@ class ValueBot(Bot):
         return turn_after(world, action, self.greedy, rng, bool(self.finish))
 
     # -- decisions -----------------------------------------------------------------------------
+    # A decision's temporaries (the candidates' states, feature rows) hold no reference cycles:
+    # reference counting frees them, and the cyclic collector's passes over them while they live
+    # find nothing and cost a tenth of a decision (measured: 0.713 -> 0.642 ms CPU on the same
+    # 60 games). The collector is paused for the decision, and runs as before between them.
     def act(self, view: GameState, rng: random.Random) -> Action:
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._act(view, rng)
+        finally:
+            if paused:
+                gc.enable()
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._choose_reward(view, options, rng)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _act(self, view: GameState, rng: random.Random) -> Action:
         last = solo_endgame(view, rng, self.endgame)
         if last is not None:
             return last
@@ -280,6 +341,8 @@ class ValueBot(Bot):
         cands = candidates(view, self.greedy, model)
         if self.places > 0:
             cands = shortlist(cands, model.levels, self.places)
+        if self.takes > 0:
+            cands = best_takes(view, cands, model, self.takes)
         if len(cands) == 1:
             return cands[0]
         me = view.current
@@ -308,6 +371,8 @@ class ValueBot(Bot):
                 more = candidates(s, self.greedy, model)
                 if self.places > 0:
                     more = shortlist(more, model.levels, self.places)
+                if self.takes > 0:
+                    more = best_takes(s, more, model, self.takes)
                 for b in more:
                     follow.append(self._after(s, b, rng))
                     owner.append(i)
@@ -367,7 +432,7 @@ class ValueBot(Bot):
         share = 1.0 / len(winners) if me in winners else 0.0
         return share + self.margin_w * final_margin(state, me) / self.margin_scale
 
-    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+    def _choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
         last = solo_endgame(view, rng, self.endgame)
         if isinstance(last, Reward):
             return last.piece
@@ -395,6 +460,7 @@ class ValueBot(Bot):
 __all__ = [
     "MODEL_PARAMS",
     "ValueBot",
+    "best_takes",
     "candidates",
     "check_model",
     "final_margin",

@@ -24,6 +24,7 @@ The shipped model is ``projectl_sim/data/models/value.json``.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from collections.abc import Callable
@@ -85,7 +86,11 @@ class ValueModel:
 
     def evaluate_rows(self, rows: list[list[float]]) -> list[tuple[float, float]]:
         """Return (win chance, margin in points) of each feature vector of ``rows``."""
-        act = np.asarray(rows, dtype=np.float64)
+        # read as one flat stream: a third less than numpy's conversion of nested lists (which
+        # was 5% of a value decision's instructions, callgrind)
+        width = len(rows[0]) if rows else 0
+        flat = itertools.chain.from_iterable(rows)
+        act = np.fromiter(flat, np.float64, count=len(rows) * width).reshape(len(rows), width)
         last = len(self.arrays) - 1
         for k, (w, b) in enumerate(self.arrays):
             act = act @ w + b

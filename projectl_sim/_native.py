@@ -27,6 +27,7 @@ from types import ModuleType
 # mapping from here: one list of what is compiled)
 MODULES = {
     "projectl_sim.engine.phases": "projectl_sim/engine/phases.py",
+    "projectl_sim.engine.state_data": "projectl_sim/engine/state_data.py",
     "projectl_sim.engine.checks": "projectl_sim/engine/checks.py",
     "projectl_sim.engine.moves": "projectl_sim/engine/moves.py",
     "projectl_sim.engine.rewards": "projectl_sim/engine/rewards.py",

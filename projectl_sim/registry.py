@@ -2,21 +2,21 @@
 
 An expansion module registers its hook class (``register_expansion``), a variant module its state
 class (``register_variant``), when it is imported; ``import projectl_sim`` imports every shipped
-one, then those of installed packages' entry points (groups ``projectl_sim.expansions`` and
-``projectl_sim.variants``). A user's own module registers the same way, or is loaded from a file
-by ``load_expansion`` / ``load_variant`` (``--expansions path/to/file.py:Class``). A class is
-checked for what it must be when it is registered: a subclass of ``Expansion`` (of ``GameState``
-for a variant), with a name, whose methods named like a hook are hooks that exist and take the
-hook's arguments. A user's class (one defined outside the package) then has the methods it
-overrides guarded: an exception they raise, other than the package's own errors, becomes one
-``PluginError`` line naming the class, the method and the line ("your expansion black_mono
-raised in puzzle_completed (my_rules.py line 12): KeyError: 3"), its traceback kept in
-``detail``. The shipped classes are not wrapped: the engine's hot loop calls them directly. Each
-class
-declares its rules options and its table columns (``projectl_sim.options``): ``Rules`` checks
-expansion and variant names and options against this registry, ``new_game`` builds the state
-class of the rules' variant from it (OpenSpiel's registered games), and the command line, run
-grids, tables and docs read the declarations from it. Nothing of the package changes.
+one; those of installed packages' entry points (groups ``projectl_sim.expansions`` and
+``projectl_sim.variants``) are read the first time a name is not a registered one. A user's own
+module registers the same way, or is loaded from a file by ``load_expansion`` / ``load_variant``
+(``--expansions path/to/file.py:Class``). A class is checked for what it must be when it is
+registered: a subclass of ``Expansion`` (of ``GameState`` for a variant), with a name, whose
+methods named like a hook are hooks that exist and take the hook's arguments. A user's class (one
+defined outside the package) then has the methods it overrides guarded: an exception they raise,
+other than the package's own errors, becomes one ``PluginError`` line naming the class, the method
+and the line ("your expansion black_mono raised in puzzle_completed (my_rules.py line 12):
+KeyError: 3"), its traceback kept in ``detail``. The shipped classes are not wrapped: the engine's
+hot loop calls them directly. Each class declares its rules options and its table columns
+(``projectl_sim.options``): ``Rules`` checks expansion and variant names and options against this
+registry, ``new_game`` builds the state class of the rules' variant from it (OpenSpiel's registered
+games), and the command line, run grids, tables and docs read the declarations from it. Nothing of
+the package changes.
 
 The registry holds classes only; it imports nothing of the engine (it sits below it).
 """
@@ -559,18 +559,35 @@ def load_sources(found: dict[str, Any]) -> None:
             (load_variant if kind == "variant" else load_expansion)(spec)
 
 
-def load_entry_points() -> None:
-    """Register the expansions and variants installed packages declare as entry points."""
+_ENTRY_POINTS_READ = False
+
+
+def load_entry_points() -> bool:
+    """Register the expansions and variants installed packages declare as entry points (groups
+    ``projectl_sim.expansions`` and ``projectl_sim.variants``), once a process; return whether
+    this call read them. Reading the installed packages' metadata costs about 0.1 s, so it is
+    done when a name is not a registered one (``Rules``, ``--expansions``, ``--variant``), not at
+    import. Each class is loaded as ``MODULE:CLASS``, so a run's manifest names it and its
+    workers load it again."""
+    global _ENTRY_POINTS_READ
+    if _ENTRY_POINTS_READ:
+        return False
+    _ENTRY_POINTS_READ = True
     for kind, group in ENTRY_POINT_GROUPS.items():
         for point in metadata.entry_points(group=group):
             try:
-                cls = point.load()
-            except Exception as exc:
+                (load_expansion if kind == "expansion" else load_variant)(point.value)
+            except ProjectLError as exc:
                 raise RulesError(
                     f"the {kind} entry point {point.name} ({point.value}) does not load: {exc}"
                 ) from None
-            if kind == "expansion":
-                if _EXPANSIONS.get(getattr(cls, "name", "")) is not cls:
-                    register_expansion(cls)
-            elif _VARIANTS.get(getattr(cls, "variant_name", "")) is not cls:
-                register_variant()(cls)
+    return True
+
+
+def knows(kind: str, name: str) -> bool:
+    """Return whether an expansion or variant ``name`` is registered, reading the installed
+    packages' entry points first when it is not."""
+    held = _EXPANSIONS if kind == "expansion" else _VARIANTS
+    if name not in held:
+        load_entry_points()
+    return name in held

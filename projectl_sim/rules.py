@@ -31,6 +31,7 @@ from projectl_sim.registry import (
     declared_options,
     expansion_classes,
     is_class_spec,
+    knows,
     load_expansion,
     option_owner,
     options_of,
@@ -359,9 +360,9 @@ class Rules:
             names = frozenset((raw,) if isinstance(raw, str) else raw)
         except TypeError:
             raise RulesError(f"expansions must be a list of names, got {raw!r}") from None
-        known = expansion_names()
-        unknown = sorted(str(x) for x in names if x not in known)
+        unknown = sorted(str(x) for x in names if not knows("expansion", x))
         if unknown:
+            known = expansion_names()
             raise RulesError(unknown_name("expansion", unknown[0], known))
         object.__setattr__(self, "expansions", names)
         if not isinstance(self.players, int) or isinstance(self.players, bool):
@@ -388,6 +389,7 @@ class Rules:
 
     def _check_variant(self) -> None:
         """Check the variant is registered and made for the player count."""
+        knows("variant", self.variant)
         counts = variant_players()
         if self.variant not in counts:
             raise RulesError(unknown_name("variant", self.variant, variant_names()))
@@ -793,6 +795,7 @@ def parse_expansions(
     items = (text or "").replace("+", ",").split(",")
     # ``all``: the shipped expansions (a user's own are played by naming them)
     every = EXPANSIONS if valid is None else valid
+    registered = valid is None  # any registered name, an installed package's included
     if valid is None:
         # a user's expansion class, FILE.py:CLASS or MODULE:CLASS, is loaded and then named
         items = [load_expansion(i.strip()) if is_class_spec(i.strip()) else i for i in items]
@@ -805,7 +808,7 @@ def parse_expansions(
         if name == "all" and not eq:
             names.update(every)
             continue
-        if name not in valid:
+        if name not in valid and not (registered and knows("expansion", name)):
             short = {s: full for s, full in EXPANSION_ALIASES.items() if full in valid}
             message = unknown_name("expansion", name, valid, short=short, more=("all", "none"))
             raise UsageError(f"{option}: {message}")

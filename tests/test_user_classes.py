@@ -11,6 +11,7 @@ played) and the entry points are tested here too.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -21,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bots import make_bot
-from projectl_sim import Expansion, Rules, play_game
+from projectl_sim import Expansion, Rules, play_game, registry
 from projectl_sim.engine.record import read_record, replay
 from projectl_sim.errors import RulesError
 from projectl_sim.options import Column, Option
@@ -107,9 +108,18 @@ USER_FILE = textwrap.dedent(
 )
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).parent / "projectl-sim"
-    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [str(exe), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 def test_a_users_expansion_and_variant_run_end_to_end_from_a_file(tmp_path: Path) -> None:
@@ -214,25 +224,67 @@ def test_options_are_checked_against_the_declarations_of_what_is_played() -> Non
         register_expansion(Clash)
 
 
-def test_an_installed_packages_entry_point_registers_its_expansion(tmp_path: Path) -> None:
-    (tmp_path / "their_rules.py").write_text(USER_FILE)
-    info = tmp_path / "their_rules-1.0.dist-info"
+def _installed(folder: Path) -> None:
+    """Lay out ``their_rules`` in ``folder`` as an installed package declaring entry points."""
+    (folder / "their_rules.py").write_text(USER_FILE)
+    info = folder / "their_rules-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: their-rules\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(
         "[projectl_sim.expansions]\nblack_mono = their_rules:BlackMono\n"
         "[projectl_sim.variants]\nhandicap = their_rules:Handicap\n"
     )
-    sys.path.insert(0, str(tmp_path))
+
+
+def test_an_installed_packages_entry_point_is_read_when_its_name_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _installed(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_ENTRY_POINTS_READ", False)
     try:
-        load_entry_points()
+        # no call to load_entry_points: naming the classes reads the installed packages
         rules = Rules(players=3, variant="handicap", expansions={"black_mono"}, handicap_monos=2)
         outcome = play_game(rules, [make_bot("random")] * 3, 5)
         state = outcome.state
         assert state.given[(state.first_player - 1) % 3] == 2 and sum(state.given) == 2
         assert replay(outcome.record_json()).state.final_scores() == outcome.state.final_scores()
+        assert load_entry_points() is False  # once a process
     finally:
-        sys.path.remove(str(tmp_path))
         unregister_expansion("black_mono")
         unregister_variant("handicap")
+        sys.modules.pop("their_rules", None)
+
+
+def test_a_run_plays_an_installed_packages_classes_by_name_in_its_workers(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    _installed(tmp_path / "site")
+    path = os.pathsep.join(filter(None, [str(tmp_path / "site"), os.environ.get("PYTHONPATH")]))
+    run = _cli(
+        "run", "--bots", "random", "--players", "3", "--expansions", "black_mono",
+        "--variant", "handicap", "--games", "4", "--seed", "2", "--jobs", "2",
+        "--out", "r", "--quiet",
+        cwd=tmp_path, env={"PYTHONPATH": path},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    games = pq.read_table(tmp_path / "r" / "games.parquet").to_pandas()
+    assert set(games["variant"]) == {"handicap"} and set(games["expansions"]) == {"black_mono"}
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert {p[0]: p[2] for p in manifest["config"]["plugins"]} == {
+        "black_mono": "their_rules:BlackMono",
+        "handicap": "their_rules:Handicap",
+    }
+
+
+def test_an_installed_package_that_does_not_import_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _installed(tmp_path)
+    (tmp_path / "their_rules.py").write_text("raise ImportError('half installed')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_ENTRY_POINTS_READ", False)
+    try:
+        with pytest.raises(RulesError, match=r"entry point black_mono \(their_rules:BlackMono\)"):
+            Rules(players=2, expansions={"black_mono"})
+    finally:
         sys.modules.pop("their_rules", None)

@@ -1,7 +1,14 @@
 """Compare model families for the learned evaluation on the same positions: accuracy and cost.
 
 Run: ``.venv/bin/python tools/value_models.py POSITIONS.npz [--seed S] [--test-share X]``
-(the positions of ``projectl-sim train-value``; LightGBM lines need ``pip install lightgbm``).
+(the positions of ``projectl-sim train-value``; LightGBM lines need ``pip install lightgbm``),
+or with ``--curve`` the learning curves (``projectl_sim.learn.curve``):
+``tools/value_models.py POSITIONS.npz --curve --families 32,64x32 --sizes 400,1600,6400
+[--extra-positions ROWS.npz ... --extra-weight K] [--reference MODEL ...] [--export DIR]``
+prints each family's held-out accuracy at each number of training games (the correlation with
+its 95% interval over games), then the fits on every training game per player count, expansion
+set and variant beside the reference models (default: the shipped one); ``--export`` keeps
+those fits as model files that carry this command, the seed and their data.
 
 Each family is fitted on the same training games and scored on the same held-out games: the
 correlation of its margin with the final margin, the Brier score and log-loss of its win chance
@@ -25,6 +32,7 @@ import numpy as np  # noqa: E402
 
 from bots.value_net import Net  # noqa: E402
 from projectl_sim._native import compiled  # noqa: E402
+from projectl_sim.errors import UsageError  # noqa: E402
 from projectl_sim.learn.value import MARGIN_SCALE, Positions, fit, held_out  # noqa: E402
 
 
@@ -66,8 +74,18 @@ def main() -> None:
     parser.add_argument("positions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--test-share", type=float, default=0.2)
+    parser.add_argument("--curve", action="store_true", help="learning curves per family")
+    parser.add_argument("--families", default="32,64x32", help="network shapes: 32,64x32")
+    parser.add_argument("--sizes", default="400,800,1600,3200,6400", help="training games")
+    parser.add_argument("--extra-positions", action="append", default=[], type=Path)
+    parser.add_argument("--extra-weight", type=int, default=1)
+    parser.add_argument("--reference", action="append", default=[], help="model files to score")
+    parser.add_argument("--export", type=Path, help="folder for the largest fits' model files")
     args = parser.parse_args()
     pos = Positions.load(Path(args.positions))
+    if args.curve:
+        curve_main(args, pos)
+        return
     test = held_out(pos, args.test_share, args.seed)
     tr, te = pos.subset(~test), pos.subset(test)
     print(
@@ -122,6 +140,85 @@ def main() -> None:
         print(f"{f'LightGBM {iters}x{leaves}':28s} corr {c:.3f}  brier {b:.4f}  logloss {ll:.4f}")
 
 
+def curve_main(args: argparse.Namespace, pos: Positions) -> None:
+    """Print the learning curves and the per-group table of ``--curve``."""
+    import hashlib
+    import shlex
+
+    import sklearn
+
+    from bots.value_model import load_model
+    from projectl_sim.learn.curve import (
+        format_groups,
+        group_table,
+        learning_curves,
+        parse_families,
+        parse_sizes,
+    )
+
+    families, sizes = parse_families(args.families), parse_sizes(args.sizes)
+    if not 1 <= args.extra_weight <= 100:
+        raise UsageError("--extra-weight: a whole number from 1 to 100")
+    extra = None
+    for path in args.extra_positions:
+        rows = Positions.load(path, "--extra-positions")
+        extra = rows if extra is None else _join_extra(extra, rows)
+    refs = {}
+    for name in args.reference or [""]:
+        model = load_model(name)
+        refs[f"ref {model.hash}"] = model
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+    training = {
+        "command": "python tools/value_models.py " + shlex.join(sys.argv[1:]),
+        "positions_from": Path(args.positions).name,
+        "positions_sha256": digest(Path(args.positions)),
+        "test_share": args.test_share,
+        **(
+            {
+                "extra_positions": [p.name for p in args.extra_positions],
+                "extra_sha256": [digest(p) for p in args.extra_positions],
+            }
+            if args.extra_positions
+            else {}
+        ),
+        "library": f"scikit-learn {sklearn.__version__} MLPRegressor",
+    }
+    if args.export:
+        args.export.mkdir(parents=True, exist_ok=True)
+    print(
+        f"{len(np.unique(pos.game))} games in {args.positions}; seed {args.seed}, "
+        f"{args.test_share:g} of the games held out; build: "
+        f"{'compiled' if compiled() else 'pure'}"
+    )
+    curves = learning_curves(
+        pos,
+        families,
+        sizes,
+        seed=args.seed,
+        test_share=args.test_share,
+        extra=extra,
+        extra_weight=args.extra_weight,
+        export=args.export,
+        training=training,
+        say=print,
+    )
+    models = {**{f"{k} @{sizes[-1]}": m for k, m in curves.final.items()}, **refs}
+    print(f"\nheld-out accuracy by group ({len(np.unique(curves.test.game))} games):")
+    print(format_groups(group_table(models, curves.test), list(models)))
+    if args.export:
+        for name, model in curves.final.items():
+            print(f"{name}: {model.path} (hash {model.hash})")
+
+
+def _join_extra(a: Positions, b: Positions) -> Positions:
+    cols = {f: np.concatenate([getattr(a, f), getattr(b, f)]) for f in a.__dataclass_fields__}
+    cols["game"] = np.concatenate([a.game, b.game + int(a.game.max()) + 1])
+    return Positions(**cols)
+
+
 def _walker(trees: int, depth: int, n: int):
     """Return a function walking ``trees`` complete trees of ``depth`` over a feature list."""
     rng = np.random.default_rng(0)
@@ -144,4 +241,7 @@ def _walker(trees: int, depth: int, n: int):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except UsageError as exc:
+        raise SystemExit(f"value_models: {exc}") from None

@@ -26,8 +26,24 @@ command that needs none of them (``projectl-sim bots``) starts without pandas an
 
 from __future__ import annotations
 
-import importlib
+import ast
+import importlib.util
+from pathlib import Path
 from typing import Any
+
+
+def _declared_names(module: str) -> tuple[str, ...]:
+    """Return the ``__all__`` a submodule declares, read from its source: importing it here
+    would load pandas and scipy at every start."""
+    found = importlib.util.find_spec(f"{__name__}.{module}")
+    assert found is not None and found.origin is not None
+    for node in ast.parse(Path(found.origin).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return tuple(ast.literal_eval(node.value))
+    raise ImportError(f"{__name__}.{module} declares no __all__")
+
 
 # each module of the package, and the names it gives the package
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -58,22 +74,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "skill_ladder",
     ),
     "sequential": ("PrecisionCheck", "precision_check"),
-    "stats": (
-        "clustered_mean",
-        "clustered_rate",
-        "design_effect",
-        "diff_clustered_means",
-        "diff_clustered_rates",
-        "diff_means",
-        "diff_proportions",
-        "equal_shares_test",
-        "games_needed",
-        "games_to_detect",
-        "mean_interval",
-        "minimum_detectable_effect",
-        "q_values",
-        "wilson",
-    ),
+    "stats": _declared_names("stats"),
     "strategy": (
         "action_mix",
         "credits",

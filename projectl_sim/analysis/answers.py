@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis import labels
-from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.data import ANSWER_COLUMNS, Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.findings import SEAT_HALF_WIDTH, config_key, findings
@@ -695,7 +695,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     ``half_widths`` sets the interval half-width the effects' ``games needed`` sizes for, per
     metric (default ``factors.HALF_WIDTHS``: 5 points for rates, 1 for margin and rounds).
     """
-    run = run if isinstance(run, Run) else load_run(run)
+    run = run if isinstance(run, Run) else load_run(run, ANSWER_COLUMNS)
     seats, games = run.seats, run.games
     round_robin = _round_robin_header(run)
     sections = [[*round_robin, *_header(run)]]
@@ -756,7 +756,7 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
 def verdicts_text(run: Run | str | Path) -> str:
     """Return what ``run --quiet`` prints: the summary's first line and its verdicts, one per
     question (the rest is ``summary_text``'s)."""
-    run = run if isinstance(run, Run) else load_run(run)
+    run = run if isinstance(run, Run) else load_run(run, ANSWER_COLUMNS)
     seats, games = run.seats, run.games
     lines = _header(run)[:1]
     if finished_games(games).empty:

@@ -398,7 +398,9 @@ def designer_answer(check: PuzzleCheck, report: TrialReport, result: SearchResul
 
     ``check``: ``puzzle_check.check_puzzle``; ``report``: ``analysis.trial.trial_report`` (or
     ``experiments.trial.try_puzzle(...).report``); ``result``: ``experiments.tune.tune`` or
-    ``load_tune``. A change is measurable when its 95% interval leaves out 0.
+    ``load_tune``. A change of the game is measurable when the findings detect it (q < 0.05
+    over the trial's differences, ``findings.change_findings``); the take rate and the search's
+    single comparisons are measurable when their 95% interval leaves out 0.
     """
     return " ".join([_cost_sentence(check), *_trial_sentences(report), _tune_sentence(result)])
 
@@ -480,7 +482,7 @@ def _trial_sentences(report: TrialReport) -> list[str]:
         return metric
 
     rows = list(eff.itertuples(index=False))
-    moved = [r for r in rows if _measured(r.ci_low, r.ci_high)]
+    moved = [r for r in rows if r.detected]  # the findings' decision (trial_report)
     bounded = [r for r in rows if _finite(r.ci_low, r.ci_high)]
     if not bounded:
         out.append(
@@ -490,8 +492,8 @@ def _trial_sentences(report: TrialReport) -> list[str]:
     elif not moved:
         shown = [r for r in bounded if not (isinstance(r.bot, str) and r.bot)] or bounded
         out.append(
-            "It made no measurable change to the game: the 95% interval of every one of the "
-            f"{len(bounded)} paired differences covers 0 ("
+            f"It made no measurable change to the game: none of the {len(bounded)} paired "
+            "differences is a finding (q < 0.05 over them) ("
             + "; ".join(
                 f"{name(r)} {_change(r.kind, r.value_a, r.value_b, r.diff, r.ci_low, r.ci_high)}"
                 for r in shown
@@ -501,7 +503,7 @@ def _trial_sentences(report: TrialReport) -> list[str]:
     else:
         out.append(
             f"It changed the game measurably in {len(moved)} of {len(bounded)} paired "
-            "differences (95% intervals leaving out 0): "
+            "differences (findings: q < 0.05 over them): "
             + "; ".join(
                 f"{name(r)} {_change(r.kind, r.value_a, r.value_b, r.diff, r.ci_low, r.ci_high)}"
                 for r in moved

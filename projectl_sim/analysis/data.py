@@ -103,14 +103,38 @@ class Runs:
         return Run(self.paths[name], seats, games, self.manifests[name])
 
 
-def _read(path: Path) -> tuple[dict[str, Any], pa.Table, pa.Table]:
-    """Return a run folder's manifest and its seats and games tables (Arrow, the schemas')."""
+# The columns the answers of ``summary`` read (``load_run(path, columns=ANSWER_COLUMNS)``): a
+# game's identity, configuration and deal, and its outcome. The per-seat tallies (actions, pieces,
+# puzzles, credits) and an expansion's own columns are left on disk: they are most of a seat row,
+# and every pandas step of the summary copies what it is given.
+_IDENTITY = (
+    "game_id", "seed", "config_id", "players", "variant", "expansions", "switches", "lineup",
+    "tier", "deal", "replicate", "action", "first_player", "decisions", "error",
+    "provisional_data", "provisional_sets",
+)  # fmt: skip
+ANSWER_COLUMNS: dict[str, tuple[str, ...]] = {
+    "seats": (
+        *_IDENTITY, "seat", "turn_order", "bot", "score", "rank", "won", "win_share",
+        "decision_time_mean", "decision_cpu_mean",
+    ),
+    "games": (
+        *_IDENTITY, "rotation", "seats", "rounds", "turns", "end_reason", "winners", "margin",
+    ),
+}  # fmt: skip
+
+
+def _read(
+    path: Path, columns: Mapping[str, Sequence[str]] | None = None
+) -> tuple[dict[str, Any], pa.Table, pa.Table]:
+    """Return a run folder's manifest and its seats and games tables (Arrow, the schemas'):
+    whole, or only ``columns[name]`` of each."""
     if not path.is_dir():
         raise UsageError(f"{path}: no such run folder")
     manifest = tables.read_manifest(path)
+    wanted = columns or {}
     try:
-        seats = tables.read_table(path, "seats")
-        games = tables.read_table(path, "games")
+        seats = tables.read_table(path, "seats", wanted.get("seats"))
+        games = tables.read_table(path, "games", wanted.get("games"))
     except ProjectLError:
         raise
     except Exception as exc:  # a truncated or foreign file: one line for the user
@@ -133,15 +157,18 @@ def flow_table(path: str | Path, name: str) -> pd.DataFrame | None:
         ) from None
 
 
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, columns: Mapping[str, Sequence[str]] | None = None) -> Run:
     """Return a run folder's tables and manifest; raise ``UsageError`` if it is not one.
+
+    ``columns`` (``{"seats": [...], "games": [...]}``) reads only those columns of a table it
+    names (``ANSWER_COLUMNS``: what ``summary`` reads); a table it does not name is read whole.
 
     A user's bot goes by the name its class declares (``placer``, the manifest's ``bot_names``)
     in ``bot``, ``lineup`` and ``seats``; the table files keep the spec that builds it again
     (``/abs/path/placer.py:Placer``), which ``play --from`` and ``--resume`` use.
     """
     path = Path(path)
-    manifest, seats, games = _read(path)
+    manifest, seats, games = _read(path, columns)
     names = manifest.get("bot_names") or {}
     return Run(
         path, named_bots(seats.to_pandas(), names), named_bots(games.to_pandas(), names), manifest

@@ -121,7 +121,7 @@ def _observations(
     }
 
 
-def _comparisons(keys: list[tuple[object, ...]]) -> list[tuple[str, str, str, tuple, tuple]]:
+def comparisons_of(keys: list[tuple[object, ...]]) -> list[tuple[str, str, str, tuple, tuple]]:
     """Return (factor, level, against, key, base key) for every one-factor comparison."""
     present = set(keys)
     i_exp, i_sw = CONFIG.index("expansions"), CONFIG.index("switches")
@@ -276,7 +276,7 @@ def effects(
     obs = _observations(ok_seats, ok_games)
     rows = []
     i_exp = CONFIG.index("expansions")
-    for factor, level, against, key, base_key in _comparisons(sorted(obs, key=str)):
+    for factor, level, against, key, base_key in comparisons_of(sorted(obs, key=str)):
         where = dict(zip(CONFIG, key, strict=True))
         a, b = obs[key], obs[base_key]
         merged, why = _pairs(a, b, str(key[i_exp]), str(base_key[i_exp]))

@@ -154,7 +154,7 @@ def fit(
     return theta, log_lik
 
 
-def _gauge(k: int, anchor: int | None) -> np.ndarray:
+def gauge_of(k: int, anchor: int | None) -> np.ndarray:
     row = np.zeros(k)
     if anchor is None:
         row[:] = 1.0  # strengths sum to zero
@@ -185,7 +185,7 @@ def profile_interval(
 
     k = len(theta_hat)
     crit = float(distribution.chi2_ppf(level, 1))
-    gauge = _gauge(k, anchor)
+    gauge = gauge_of(k, anchor)
     fix = np.zeros(k)
     fix[bot] = 1.0
     constraints = np.vstack([gauge, fix])

@@ -24,6 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from projectl_sim.analysis import labels as lab
+from projectl_sim.analysis.findings import effect_findings
 from projectl_sim.analysis.fmt import ordinal
 from projectl_sim.figures import new_figure
 
@@ -786,16 +787,20 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
 
     Small multiples: a row of panels per player count (and variant), a panel per metric (rates
     in percentage points); in a panel one line per comparison, sorted by the first metric's
-    difference, one colour per line-up when several were played; filled markers are significant
-    (the interval leaves out 0). Metrics that never change (every difference 0) are left out.
+    difference, one colour per line-up when several were played; filled markers are the effects
+    the findings detect (``findings.effect_findings``: q < 0.05 over every effect tested), so a
+    chart and the verdict lines never disagree (a ``detected`` column, the findings' rows of the
+    table, is read as it is). Metrics that never change (every difference 0) are left out.
     Returns the Figure.
     """
-    title = "Effects against the base game (95% intervals; filled: significant)"
+    title = "Effects against the base game (95% intervals; filled: a finding, q < 0.05)"
     if table.empty:
         fig = fig or new_figure(6.4, 2.0)
         _empty(fig.add_subplot(), title, "no expansion set or switch next to its base game")
         return fig
     t = table.copy()
+    if "detected" not in t:  # the findings' decision (a report passes its findings' column)
+        t["detected"] = [f.detected for f in effect_findings(table, ())]
     t["what"] = [
         m if b is None or (isinstance(b, float) and np.isnan(b)) else f"{m}:{b}"
         for m, b in zip(t["metric"], t["bot"], strict=True)
@@ -855,7 +860,7 @@ def plot_effects(table: pd.DataFrame, fig: Figure | None = None) -> Figure:
                 err = _errors(d, part["ci_low"], part["ci_high"])
                 color = f"C{k}"
                 ax.errorbar(d, y, xerr=err, fmt="none", ecolor=color, lw=0.8)
-                sig = part["significant"].to_numpy(dtype=bool)
+                sig = part["detected"].to_numpy(dtype=bool)
                 ax.plot(d[sig], y[sig], "o", ms=4, color=color, label=None)
                 ax.plot(
                     d[~sig],

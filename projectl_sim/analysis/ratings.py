@@ -240,7 +240,7 @@ def _plackett_luce(
         c = np.array([sub[x] for x in c], dtype=int)
         r = r[:, idx]
         sub_anchor = sub[at] if at is not None else None
-        gauge = pl._gauge(len(idx), sub_anchor)[None, :]
+        gauge = pl.gauge_of(len(idx), sub_anchor)[None, :]
         theta, log_lik = pl.fit(c, r, w, gauge, np.zeros(1))
         for i, b in enumerate(idx):
             rating[b] = ELO * theta[i]

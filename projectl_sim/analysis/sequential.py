@@ -48,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from projectl_sim.analysis.factors import CONFIG, _comparisons
+from projectl_sim.analysis.factors import CONFIG, comparisons_of
 from projectl_sim.analysis.rows import finished_games, finished_seats
 from projectl_sim.analysis.stats import Z95
 
@@ -270,7 +270,7 @@ def precision_check(
         values = _values(ok_seats, ok_games, q)
         if q == "effects":
             present = sorted({key for key, _ in values}, key=str)
-            for _factor, _level, against, key, base in _comparisons(present):
+            for _factor, _level, against, key, base in comparisons_of(present):
                 a, b = values[(key, None)], values[(base, None)]
                 ea, la, ha = _interval(a, "rate", planned, alpha / 2)
                 eb, lb, hb = _interval(b, "rate", planned, alpha / 2)

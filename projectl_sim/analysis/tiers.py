@@ -2,9 +2,9 @@
 answers that change with skill.
 
 A run with tiers plays its whole grid once per tier, the line-ups' ``tier`` seats taken by the
-tier's bot, all tiers on the same deals (``sim.spec``). Here each tier's tables are read with the
-tier's bot named ``tier`` (``as_template``), so a configuration of one tier lines up with the
-same configuration of another, and:
+tier's bot, all tiers on the same deals (``experiments.tiers``). Here each tier's tables are read
+with the tier's bot named ``tier`` (``as_template``), so a configuration of one tier lines up
+with the same configuration of another, and:
 
 - ``tier_values``: per tier, configuration and metric (the first player's win rate, the margin,
   the rounds, each bot's win rate in a line-up of different bots: ``pairs.game_values``) the
@@ -57,7 +57,7 @@ __all__ = [
     "tiers_of",
 ]
 
-TIER = "tier"  # the name a tier's bot goes by here (the line-ups' placeholder, sim.spec.TIER)
+TIER = "tier"  # the name a tier's bot goes by here (the placeholder, experiments.tiers.TIER)
 _EFFECT_KEYS = [
     "players",
     "variant",

@@ -21,6 +21,7 @@ import pandas as pd
 
 from projectl_sim.analysis import fmt
 from projectl_sim.analysis.data import Run, load_run
+from projectl_sim.analysis.findings import change_findings
 from projectl_sim.analysis.paired import compare
 from projectl_sim.analysis.puzzle_use import puzzle_takes, puzzle_use, taken_difference
 
@@ -43,7 +44,7 @@ class TrialReport:
     replaced: str | None
     use: pd.DataFrame  # puzzle_use of the new card in B (run "with") and the replaced in A
     taken: dict[str, float] | None  # paired difference of the taken rates, B - A
-    effects: pd.DataFrame  # compare(A, B)
+    effects: pd.DataFrame  # compare(A, B), with the findings' ``detected`` (change_findings)
     configs: pd.DataFrame  # per config_id: players, lineup, switches
     pairs: int
 
@@ -82,7 +83,10 @@ class TrialReport:
                     f"(paired, {int(t['pairs'])} pairs)"
                 )
         lines.append("")
-        lines.append("what it changes, with it - without it (* : the interval leaves out 0):")
+        lines.append(
+            "what it changes, with it - without it "
+            f"(* : a finding, q < 0.05 over the {_measured(self.effects)} differences measured):"
+        )
         if self.effects.empty:
             lines.append("  no finished games to compare")
         for config, group in self.effects.groupby("config_b", sort=True):
@@ -96,11 +100,13 @@ class TrialReport:
                 + (f", {switches}" if switches not in ("default", "") else "")
                 + f" ({int(group['pairs'].max())} pairs)"
             )
-            for r in group.itertuples(index=False):
+            for r, found in zip(
+                group.itertuples(index=False), _detected(self.effects)[group.index], strict=True
+            ):
                 name = METRIC_NAMES.get(r.metric, r.metric)
                 if r.bot:
                     name = f"{name} {r.bot}"
-                mark = " *" if r.significant else ""
+                mark = " *" if found else ""
                 change = (
                     f"nothing could be measured: {r.unmeasured_because}"
                     if isinstance(r.unmeasured_because, str)
@@ -144,11 +150,24 @@ def trial_report(
         parts.append(puzzle_use(takes_a, a.seats, replaced).assign(run="without"))
         taken = taken_difference(takes_a, a.seats, replaced, takes_b, b.seats, new)
     effects = compare(a, b)
+    effects["detected"] = change_findings(effects)["detected"].to_numpy(dtype=bool)
     configs = b.games.groupby("config_id")[["players", "lineup", "switches"]].first()
     pairs = int(effects.groupby("config_b")["pairs"].max().sum()) if len(effects) else 0
     return TrialReport(
         new, replaced, pd.concat(parts, ignore_index=True), taken, effects, configs, pairs
     )
+
+
+def _measured(effects: pd.DataFrame) -> int:
+    """Return how many differences measured something (the q-values' family)."""
+    if "unmeasured_because" not in effects:
+        return len(effects)
+    return int(effects["unmeasured_because"].map(lambda r: not isinstance(r, str)).sum())
+
+
+def _detected(effects: pd.DataFrame) -> pd.Series:
+    """Return the findings' decision on each difference (``trial_report`` puts it there)."""
+    return effects["detected"].astype(bool)
 
 
 _UNITS = {"rate": "percentage points", "margin": "points", "rounds": "rounds"}
@@ -162,7 +181,7 @@ def plot_trial(report: TrialReport, fig: Figure | None = None) -> Figure:
 
     eff = report.effects
     how = f"for {report.replaced}" if report.replaced else "added"
-    title = f"{report.new} {how}: with it - without it, 95% (red: leaves out 0)"
+    title = f"{report.new} {how}: with it - without it, 95% (red: a finding, q < 0.05)"
     if eff.empty:
         fig = fig or new_figure(6.4, 1.6)
         ax = fig.add_subplot()
@@ -187,7 +206,7 @@ def plot_trial(report: TrialReport, fig: Figure | None = None) -> Figure:
         rows = [i for i, u in enumerate(unit) if u == group]
         ys = np.arange(len(rows))[::-1]
         for y, i in zip(ys, rows, strict=True):
-            colour = "#d62728" if eff["significant"].iloc[i] else "#1f77b4"
+            colour = "#d62728" if _detected(eff).iloc[i] else "#1f77b4"
             err = np.nan_to_num([[max(d[i] - low[i], 0)], [max(high[i] - d[i], 0)]])
             bars = ax.errorbar([d[i]], [y], xerr=err, fmt="o", color=colour, capsize=3)
             for artist in bars.get_children():

@@ -125,4 +125,57 @@ def study_summary(rows: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["study_actions", "study_config", "study_rows", "study_seat", "study_summary"]
+def study_command(run_dir: str | Path) -> str | None:
+    """Return the ``projectl-sim study`` command that prints the answer of the study in
+    ``run_dir`` (asked again, a finished study plays nothing); None when it holds no study."""
+    import json
+    import shlex
+
+    from projectl_sim.sim.position_study import action_text
+
+    path = Path(run_dir) / tables.MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # no run there: the command's own reader says so
+    config = manifest.get("config") if isinstance(manifest, dict) else None
+    configs = (manifest.get("configs") or []) if isinstance(manifest, dict) else []
+    if not isinstance(config, dict) or not config.get("position") or not configs:
+        return None
+    lineup = [str(b) for b in configs[0].get("lineup", ())]
+    bots = lineup[:1] if len(set(lineup)) == 1 else lineup
+    words = ["projectl-sim", "study", str(config["position"])]
+    if config.get("step") is not None:
+        words += ["--step", str(config["step"])]
+    words += ["--bots", (";" if any("," in b for b in bots) else ",").join(bots)]
+    words += ["--games", str(config.get("games")), "--seed", str(config.get("seed"))]
+    try:  # more than the value bot's candidates (and the record's move): every legal action
+        state = GameConfig.from_json(configs[0]).study_position().state
+        candidates = {action_text(a, state) for a in study_actions(state)}
+        if len(set(config.get("actions") or ()) - candidates) > 1:
+            words.append("--every-action")
+    except UsageError:
+        pass  # the position file moved or changed: the command names it all the same
+    return " ".join(shlex.quote(w) for w in [*words, "--out", str(run_dir)])
+
+
+def refuse_a_study(run_dir: str | Path, command: str) -> None:
+    """Raise a one-line ``UsageError`` when ``run_dir`` holds a study, which ``command`` (a
+    reader of a run's configurations: seats, expansions, line-ups) would misread."""
+    again = study_command(run_dir)
+    if again is not None:
+        raise UsageError(
+            f"{run_dir} holds a study of one position (a configuration per action), which "
+            f"{command} does not read: its answer is printed by {again}"
+        )
+
+
+__all__ = [
+    "refuse_a_study",
+    "study_actions",
+    "study_command",
+    "study_config",
+    "study_rows",
+    "study_seat",
+    "study_summary",
+]

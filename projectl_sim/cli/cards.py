@@ -9,7 +9,9 @@ from typing import Any
 def cmd_cards(args: argparse.Namespace) -> int:
     """Print the run's card and reward-piece strength tables, with their flags."""
     from projectl_sim.analysis.cards import cards_text
+    from projectl_sim.board.study import refuse_a_study
 
+    refuse_a_study(args.run, "cards")
     print(cards_text(args.run))
     return 0
 

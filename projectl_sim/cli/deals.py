@@ -25,6 +25,7 @@ def cmd_deals(args: argparse.Namespace) -> int:
     """Print the deal-variance table and write the lopsided deals' records."""
     from projectl_sim.analysis.data import load_run
     from projectl_sim.analysis.deals import deal_lines, deal_variance, lopsided_deals
+    from projectl_sim.board.study import refuse_a_study
     from projectl_sim.engine.record import write_record
     from projectl_sim.sim.runner import record_from_run
 
@@ -32,6 +33,7 @@ def cmd_deals(args: argparse.Namespace) -> int:
         raise UsageError(f"--top {args.top}: list at least one deal")
     if args.write < 0:
         raise UsageError(f"--write {args.write}: give 0 (no records) or more deals")
+    refuse_a_study(args.run, "deals")
     run = load_run(args.run)
     table = deal_variance(run.seats, run.games)
     lines = deal_lines(table)

@@ -73,7 +73,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.game is not None:
             raise UsageError("--game goes with --from RUN (a game of a run's tables)")
         default = "human,random" if args.web else "random,random"
-        specs = [s for s in (args.bots or default).split(",") if s.strip()]
+        from projectl_sim.sim.spec import split_lineup
+
+        specs = split_lineup(args.bots or default)
         players = args.players or len(specs)
         if len(specs) < players:
             specs = [specs[i % len(specs)] for i in range(players)]
@@ -312,7 +314,8 @@ def _play_with_people(
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     who = ", ".join(f"seat {s}" for s in humans)
     others = ", ".join(f"seat {s} {names[s]}" for s in range(len(bots)) if s not in humans)
-    print(f"seed {seed}: you play {who}" + (f" against {others}" if others else ""))
+    # not the seed: it deals the decks again, which the person must not see (the record has it)
+    print(f"you play {who}" + (f" against {others}" if others else ""))
     print(f"type ? for help; the record will be written to {path}")
     try:
         return play_game(
@@ -360,7 +363,7 @@ def _play_in_browser(
         server.session = session = Session(rules, bots, seed, humans, path, names)
         who = ", ".join(f"seat {s}" for s in humans)
         others = ", ".join(f"seat {s} {names[s]}" for s in range(len(bots)) if s not in humans)
-        print(f"seed {seed}: you play {who}" + (f" against {others}" if others else ""))
+        print(f"you play {who}" + (f" against {others}" if others else ""))
         print(f"open {server.url} in a browser (this machine only); the record goes to {path}")
         print("the page's leave button or Ctrl-C stops the server", flush=True)
         # without a display, Python's webbrowser would start a text browser in this terminal

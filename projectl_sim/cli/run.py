@@ -53,8 +53,10 @@ def _expansion_files(items: list[str]) -> dict[str, str] | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) a grid of games, then print its summary."""
-    import projectl_sim.cli.human  # noqa: F401  (registers 'human': a run refuses it by name)
+    import projectl_sim.cli.human
+    import projectl_sim.experiments  # noqa: F401  (declares --tiers and --deal-replicates)
     from projectl_sim.analysis.answers import summary_text, verdicts_text
+    from projectl_sim.board.study import study_command
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim import spec as run_spec
 
@@ -122,8 +124,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, _ = grow_until_precise(spec, out, request, resume=args.resume, options=options)
     else:
         result = runner.run(spec, out, resume=args.resume, options=options)
+    again = study_command(result.out)
     with _stop_at_once(result.out):
-        if args.quiet:  # the verdicts, and where the rest is
+        if again is not None:  # a configuration per action: no seat, expansion or line-up
+            print(f"a study of one position: its answer is printed by {again}", flush=True)
+        elif args.quiet:  # the verdicts, and where the rest is
             print(verdicts_text(result.out), flush=True)
             print(f"the full answers: {PROG} summary {shlex.quote(str(result.out))}")
         elif args.preset == "demo":  # one question answered in a dozen lines
@@ -311,7 +316,9 @@ def demo_next_commands(out: str | Path) -> str:
 def cmd_summary(args: argparse.Namespace) -> int:
     """Print a run's answers (seat advantage, effects, ratings, ...) and its win-rate tables."""
     from projectl_sim.analysis.answers import summary_text
+    from projectl_sim.board.study import refuse_a_study
 
+    refuse_a_study(args.run, "summary")
     print(summary_text(args.run))
     return 0
 
@@ -319,7 +326,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Print run B against run A, paired on the deals they share."""
     from projectl_sim.analysis.paired import compare_text
+    from projectl_sim.board.study import refuse_a_study
 
+    refuse_a_study(args.run_a, "compare")
+    refuse_a_study(args.run_b, "compare")
     print(compare_text(args.run_a, args.run_b))
     return 0
 
@@ -327,7 +337,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Write a run's HTML report."""
     from projectl_sim.analysis.report import write_report
+    from projectl_sim.board.study import refuse_a_study
 
+    refuse_a_study(args.run, "report")
     if args.out and Path(args.out).is_dir():  # said before the report is built, not after
         page = Path(args.out) / "report.html"
         raise UsageError(f"--out {args.out}: a folder, not a file (give the page, such as {page})")

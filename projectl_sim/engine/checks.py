@@ -2,14 +2,15 @@
 
 Each illegal action raises one ``IllegalActionError`` saying what is wrong; the expansions check
 their own actions and phases through their hooks, the variants through the state's methods
-marked *variant* (``_check_variant``, ``_check_take``, ...). Functions of the state, so that the
-state's class stays the game's data and its flow.
+marked *variant* (``_check_variant``, ``_check_take``, ...). Functions of the state's data
+(``StateData``, ``GameState``'s base class), so that the state's class stays the game's flow and
+this module, which ``state`` imports, does not import it back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from projectl_sim.engine.actions import (
     COLOURS,
@@ -25,16 +26,15 @@ from projectl_sim.engine.actions import (
     TakeDeck,
     Upgrade,
 )
+from projectl_sim.engine.moves import upgrade_targets
 from projectl_sim.engine.phases import FINISHING, OVER, PLAY, REWARD
+from projectl_sim.engine.state_data import StateData
 from projectl_sim.errors import IllegalActionError
 from projectl_sim.registry import expansion_classes
 
-if TYPE_CHECKING:
-    from projectl_sim.engine.state import GameState
-
 
 def check_placements(
-    state: GameState,
+    state: StateData,
     player: int,
     placements: Sequence[Placement],
     one_per_puzzle: bool,
@@ -76,7 +76,7 @@ def check_placements(
         placed.add(card)
 
 
-def check_action(state: GameState, player: int, action: Action) -> None:
+def check_action(state: StateData, player: int, action: Action) -> None:
     """Raise ``IllegalActionError`` (saying why) unless ``player`` may take ``action`` now (the
     body of ``GameState.check`` past its fast path, a Place in the play phase)."""
     phase = state.phase
@@ -88,7 +88,7 @@ def check_action(state: GameState, player: int, action: Action) -> None:
             raise IllegalActionError("Finishing Touches only come after the last round")
         if not 0 <= player < state.n or state.finished[player]:
             raise IllegalActionError("this player has already made Finishing Touches")
-        state.check_placements(player, action.placements, one_per_puzzle=False)
+        check_placements(state, player, action.placements, one_per_puzzle=False)
         if type(action) is not Finish:  # an expansion's Finishing Touches, paid its own way
             owner = hooks.action_owner.get(action.kind)
             if owner is None:
@@ -141,7 +141,7 @@ def check_action(state: GameState, player: int, action: Action) -> None:
         give, get = action.give, action.get
         if not state.supply[player][give]:
             raise IllegalActionError(f"has no {t.cat.pieces[give].id} to give")
-        if get not in state.upgrade_targets(give, state.reserve):
+        if get not in upgrade_targets(state, give, state.reserve):
             if get == give:
                 why = "must take a different piece"
             elif not t.upgradable[get]:
@@ -154,15 +154,15 @@ def check_action(state: GameState, player: int, action: Action) -> None:
                 why = "may only take the same level, a lower one or one level higher"
             raise IllegalActionError(why)
     elif isinstance(action, Place):
-        state.check_placements(
-            player, ((action.card, action.piece, action.mask),), one_per_puzzle=True
+        check_placements(
+            state, player, ((action.card, action.piece, action.mask),), one_per_puzzle=True
         )
     elif isinstance(action, Master):
         if state.master_used:
             raise IllegalActionError("Master was already used this turn")
         if not action.placements:
             raise IllegalActionError("Master needs at least one placement")
-        state.check_placements(player, action.placements, one_per_puzzle=True)
+        check_placements(state, player, action.placements, one_per_puzzle=True)
     elif isinstance(action, Reward):
         raise IllegalActionError("no reward choice is open")
     else:

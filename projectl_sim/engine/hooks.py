@@ -17,6 +17,11 @@ changes. ``Hooks`` is the per-rules table of who implements what.
 Hooks receive the state and read their block with ``state.blocks[self.slot]``. They may call the
 state's public methods and its helpers meant for them (``place``, ``complete``, ``gain``...);
 they must not change another expansion's block.
+
+The state a hook receives is a ``GameState`` (or a variant's subclass of it), typed ``Any`` here:
+``state`` imports this module, which therefore names no state class (no import cycle). An
+expansion annotates its overrides with ``GameState``, and in a compiled build reads the state's
+fields natively.
 """
 
 from __future__ import annotations
@@ -34,7 +39,6 @@ from projectl_sim.rules import Rules
 
 if TYPE_CHECKING:
     from projectl_sim.engine.actions import Action
-    from projectl_sim.engine.state import GameState
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -102,7 +106,7 @@ class Expansion:
         return cls.name in rules.expansions
 
     # -- the block: start, copy, view, re-deal ---------------------------------------------------
-    def start(self, state: GameState, setup: dict[str, Any]) -> Any:
+    def start(self, state: Any, setup: dict[str, Any]) -> Any:
         """Return this expansion's block of a new game (``setup`` is the record's; raise
         ``RecordError`` for a bad one). Called once the base game is set up."""
         return None
@@ -111,15 +115,15 @@ class Expansion:
         """Return an independent copy of a block (``state.copy``); immutable blocks are shared."""
         return block
 
-    def view_block(self, state: GameState, block: Any, player: int) -> Any:
+    def view_block(self, state: Any, block: Any, player: int) -> Any:
         """Return what ``player`` may know of a block (``state.view``; ``block`` is a copy)."""
         return block
 
-    def redeal_block(self, state: GameState, block: Any, rng: random.Random) -> Any:
+    def redeal_block(self, state: Any, block: Any, rng: random.Random) -> Any:
         """Return a block with what its viewer could not see drawn at random (``redeal``)."""
         return block
 
-    def resample_hidden(self, state: GameState, rng: random.Random) -> tuple[int, ...]:
+    def resample_hidden(self, state: Any, rng: random.Random) -> tuple[int, ...]:
         """Draw at random what ``state`` (a copy of a view) hides of this expansion's that
         counts in the seats' scores (``GameState.determinize``: after the hidden piles, before
         the decks are re-dealt); return the seats whose completed cards changed."""
@@ -129,7 +133,7 @@ class Expansion:
     def deal(self, rules: Rules, rng: random.Random, setup: dict[str, Any]) -> None:
         """Add this expansion's part to a setup dealt from a seed (after the variant's)."""
 
-    def setup_json(self, state: GameState, setup: dict[str, Any]) -> None:
+    def setup_json(self, state: Any, setup: dict[str, Any]) -> None:
         """Add this expansion's part to the record setup of a game that has not moved yet."""
 
     def record_json(self, rules: Rules, record: dict[str, Any]) -> None:
@@ -140,38 +144,38 @@ class Expansion:
         return ""
 
     # -- legal actions ---------------------------------------------------------------------------
-    def add_actions(self, state: GameState, acts: list[Action], master: str) -> None:
+    def add_actions(self, state: Any, acts: list[Action], master: str) -> None:
         """Add this expansion's Play actions to ``acts`` (after the base game's and Master's)."""
 
-    def wrap_actions(self, state: GameState, acts: list[Action]) -> None:
+    def wrap_actions(self, state: Any, acts: list[Action]) -> None:
         """Add actions made of the ones listed so far (an Insert of each: after add_actions)."""
 
-    def free_actions(self, state: GameState, acts: list[Action], master: str) -> None:
+    def free_actions(self, state: Any, acts: list[Action], master: str) -> None:
         """Add actions that are no action of the turn (after wrap_actions: never wrapped)."""
 
-    def phase_actions(self, state: GameState) -> list[Action]:
+    def phase_actions(self, state: Any) -> list[Action]:
         """Return the legal actions of a phase of this expansion's (``phases``)."""
         return []
 
-    def has_piece_action(self, state: GameState) -> bool:
+    def has_piece_action(self, state: Any) -> bool:
         """Return whether the player to move has a Play action of this expansion's on pieces
         (when nothing else is legal, the player passes: this keeps it from passing)."""
         return False
 
-    def placeable(self, state: GameState, supply: list[int]) -> list[int]:
+    def placeable(self, state: Any, supply: list[int]) -> list[int]:
         """Return the pieces of ``supply`` that may be placed (do not mutate ``supply``)."""
         return supply
 
     # -- checks ----------------------------------------------------------------------------------
-    def check(self, state: GameState, player: int, action: Action) -> Action:
+    def check(self, state: Any, player: int, action: Action) -> Action:
         """Check what this expansion adds to any Play action; return the action the base
         checks see (an Insert's inner action). Raise ``IllegalActionError``."""
         return action
 
-    def check_action(self, state: GameState, player: int, action: Action) -> None:
+    def check_action(self, state: Any, player: int, action: Action) -> None:
         """Check an action of one of this expansion's ``action_kinds`` in the play phase."""
 
-    def check_phase(self, state: GameState, player: int, action: Action) -> None:
+    def check_phase(self, state: Any, player: int, action: Action) -> None:
         """Check an action during one of this expansion's ``phases``."""
 
     def finishing_refusal(self, action: Action) -> str:
@@ -179,109 +183,109 @@ class Expansion:
         the base game's reason, only Finishing Touches are allowed)."""
         return ""
 
-    def placement_error(self, state: GameState, piece: int) -> str:
+    def placement_error(self, state: Any, piece: int) -> str:
         """Return a better reason why ``piece`` may not be placed ("" to keep the base's)."""
         return ""
 
-    def upgrade_error(self, state: GameState, piece: int) -> str:
+    def upgrade_error(self, state: Any, piece: int) -> str:
         """Return a better reason why the Upgrade action may not take ``piece``, a piece the
         reserve gives only as a reward ("" to keep the base's)."""
         return ""
 
-    def check_finish(self, state: GameState, player: int, action: Action) -> None:
+    def check_finish(self, state: Any, player: int, action: Action) -> None:
         """Check this expansion's part of a Finish of one of its ``action_kinds`` (its own
         subclass of ``Finish``: placements the expansion pays for), once its placements are
         checked. Raise ``IllegalActionError``."""
 
     # -- applying --------------------------------------------------------------------------------
-    def before_apply(self, state: GameState, action: Action) -> bool:
+    def before_apply(self, state: Any, action: Action) -> bool:
         """Called first for every action applied; return True when it applied the action."""
         return False
 
-    def apply_action(self, state: GameState, action: Action) -> None:
+    def apply_action(self, state: Any, action: Action) -> None:
         """Apply an action of one of this expansion's ``action_kinds`` (the base game then
         ends the action: counts it, reshuffles, advances)."""
 
-    def counts_as_action(self, state: GameState, action: Action) -> bool:
+    def counts_as_action(self, state: Any, action: Action) -> bool:
         """Return whether one of this expansion's actions uses one of the turn's actions."""
         return True
 
-    def after_action(self, state: GameState) -> None:
+    def after_action(self, state: Any) -> None:
         """Called after every Play action is applied (before the turn moves on)."""
 
-    def resolve_reward(self, state: GameState, player: int, code: int) -> bool:
+    def resolve_reward(self, state: Any, player: int, code: int) -> bool:
         """Resolve one of this expansion's special rewards (``rewards``; already off the
         queue); return True when it opened a decision (the rest of the queue waits)."""
         return False
 
-    def puzzle_completed(self, state: GameState, player: int, card: int) -> None:
+    def puzzle_completed(self, state: Any, player: int, card: int) -> None:
         """Called for each puzzle ``player`` completes during a turn, once it is in the victory
         pile and its pieces are back in the supply, before its reward is resolved (not during
         Finishing Touches, whose completions reward nothing)."""
 
-    def reward_received(self, state: GameState, player: int, code: int) -> None:
+    def reward_received(self, state: Any, player: int, code: int) -> None:
         """Called when ``player`` receives any reward (a piece index, or a special reward's
         negative code) from a completed puzzle, before it is resolved."""
 
     # -- turns, rounds and the end ---------------------------------------------------------------
-    def end_turn(self, state: GameState) -> None:
+    def end_turn(self, state: Any) -> None:
         """Called at the end of the turn of the player to move (``state.current``)."""
 
-    def ends_game_at_round_end(self, state: GameState) -> bool:
+    def ends_game_at_round_end(self, state: Any) -> bool:
         """Return whether the round ending now ends the game (then Finishing Touches)."""
         return False
 
-    def start_finishing(self, state: GameState) -> None:
+    def start_finishing(self, state: Any) -> None:
         """Called when Finishing Touches begin."""
 
-    def pay_finishing(self, state: GameState, player: int, action: Action) -> int:
+    def pay_finishing(self, state: Any, player: int, action: Action) -> int:
         """Pay for a Finish of one of this expansion's ``action_kinds`` once its pieces are
         placed; return how many of its placements it paid (the others cost a point each)."""
         return 0
 
-    def tie_break(self, state: GameState, tied: list[int]) -> list[int]:
+    def tie_break(self, state: Any, tied: list[int]) -> list[int]:
         """Return the seats among ``tied`` (equal scores) that stay tied, before the base game's
         tie-breakers."""
         return tied
 
-    def completed_elsewhere(self, state: GameState, player: int) -> tuple[int, ...]:
+    def completed_elsewhere(self, state: Any, player: int) -> tuple[int, ...]:
         """Return the cards ``player`` completed that are no longer in its victory pile (their
         points stay in its score; they count as completed)."""
         return ()
 
     # -- results, tables, text -------------------------------------------------------------------
-    def result_json(self, state: GameState, result: dict[str, Any]) -> None:
+    def result_json(self, state: Any, result: dict[str, Any]) -> None:
         """Add this expansion's part to a finished game's record ``result`` (``result_keys``)."""
 
-    def summary_json(self, state: GameState, out: dict[str, Any]) -> None:
+    def summary_json(self, state: Any, out: dict[str, Any]) -> None:
         """Add this expansion's part to a state's JSON (``record.state_json``: what ``replay
         --json`` prints and each step of the viewer draws; ``out["players"]`` per seat)."""
 
-    def seat_columns(self, state: GameState, player: int) -> dict[str, Any]:
+    def seat_columns(self, state: Any, player: int) -> dict[str, Any]:
         """Return this expansion's columns of a seat row of the outcome tables."""
         return {}
 
-    def game_columns(self, state: GameState) -> dict[str, Any]:
+    def game_columns(self, state: Any) -> dict[str, Any]:
         """Return this expansion's columns of a game row of the outcome tables."""
         return {}
 
-    def round_columns(self, state: GameState, player: int) -> dict[str, Any]:
+    def round_columns(self, state: Any, player: int) -> dict[str, Any]:
         """Return this expansion's columns of a ``rounds`` row (``player`` at a round's end)."""
         return {}
 
-    def provisional(self, state: GameState) -> tuple[str, ...]:
+    def provisional(self, state: Any) -> tuple[str, ...]:
         """Return the names of the provisional data this game used (beyond the catalogue's)."""
         return ()
 
-    def player_text(self, state: GameState, player: int) -> str:
+    def player_text(self, state: Any, player: int) -> str:
         """Return text added to a player's line of the state drawing ("" for none)."""
         return ""
 
-    def render_lines(self, state: GameState) -> list[str]:
+    def render_lines(self, state: Any) -> list[str]:
         """Return lines added to the state drawing (after the reserve)."""
         return []
 
-    def check_invariants(self, state: GameState) -> None:
+    def check_invariants(self, state: Any) -> None:
         """Raise ``InvariantError`` unless this expansion's invariants hold in ``state``."""
 
 

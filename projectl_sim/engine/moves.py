@@ -1,9 +1,10 @@
 """Legal actions listed and sampled, and a seat's view of a game and its determinizations.
 
-Functions of the state (``GameState`` delegates its methods to them): the Master and Recycle
-enumerations and their uniform samples, the Upgrade and Place listings, a seat's view (what it
-may know), the re-deal of what a view hides and the full determinization the search bots use
-(``determinize``: hidden piles, each expansion's hidden cards, then the decks).
+Functions of the state's data (``StateData``; ``GameState`` delegates its methods to them, and
+this module does not import it back): the Master and Recycle enumerations and their uniform
+samples, the Upgrade and Place listings, a seat's view (what it may know), the re-deal of what a
+view hides and the full determinization the search bots use (``determinize``: hidden piles, each
+expansion's hidden cards, then the decks).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import itertools
 import math
 import random
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from projectl_sim.engine.actions import (
     BLACK,
@@ -24,10 +25,8 @@ from projectl_sim.engine.actions import (
     Recycle,
 )
 from projectl_sim.engine.phases import HIDDEN, PLAY, hide
+from projectl_sim.engine.state_data import StateData
 from projectl_sim.rules import ROW_SIZE
-
-if TYPE_CHECKING:
-    from projectl_sim.engine.state import GameState
 
 # Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
 # sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
@@ -57,7 +56,7 @@ def _factorial(n: int) -> int:
     return len(_ORDERS[n]) if n < len(_ORDERS) else math.factorial(n)
 
 
-def sample_recycle(state: GameState, rng: random.Random) -> Recycle | None:
+def sample_recycle(state: StateData, rng: random.Random) -> Recycle | None:
     """Return a uniformly random legal Recycle without listing them all (None: none)."""
     if not state.may_recycle():
         return None
@@ -77,15 +76,15 @@ def sample_recycle(state: GameState, rng: random.Random) -> Recycle | None:
     return _recycle(colour, tuple([row[i] for i in order]))
 
 
-def master_actions(state: GameState) -> Iterator[Master]:
+def master_actions(state: StateData) -> Iterator[Master]:
     """Yield every Master action (one or more placements, at most one per puzzle)."""
     if state.master_used or state.phase != PLAY:
         return
-    for chosen in state.placement_sets(state.placeable_supply(state.current)):
+    for chosen in placement_sets(state, state.placeable_supply(state.current)):
         yield Master(chosen)
 
 
-def placement_sets(state: GameState, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
+def placement_sets(state: StateData, pieces: Sequence[int]) -> Iterator[tuple[Placement, ...]]:
     """Yield every non-empty set of placements into the mover's unfinished puzzles, at most
     one per puzzle, using at most ``pieces[p]`` of each piece ``p`` (puzzles in the order
     taken; in each, nothing first, then every placement in piece and mask order)."""
@@ -114,15 +113,15 @@ def placement_sets(state: GameState, pieces: Sequence[int]) -> Iterator[tuple[Pl
     yield from go(0, [])
 
 
-def sample_master(state: GameState, rng: random.Random, p_each: float = 0.75) -> Master | None:
+def sample_master(state: StateData, rng: random.Random, p_each: float = 0.75) -> Master | None:
     """Return a random legal Master (each puzzle gets a piece with probability ``p_each``)."""
     if state.master_used or state.phase != PLAY or not state.slots[state.current]:
         return None
-    chosen = state.sample_placements(rng, p_each)
+    chosen = sample_placements(state, rng, p_each)
     return _master(chosen) if chosen else None
 
 
-def sample_placements(state: GameState, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
+def sample_placements(state: StateData, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
     """Return random placements of Master's kind (empty when none was drawn)."""
     t = state.tables
     left = state.placeable_supply(state.current)[:]
@@ -150,7 +149,7 @@ def sample_placements(state: GameState, rng: random.Random, p_each: float) -> tu
     return tuple(chosen)
 
 
-def determinize(state: GameState, rng: random.Random) -> GameState:
+def determinize(state: StateData, rng: random.Random) -> StateData:
     """Return a full state consistent with this view, what it hides drawn at random.
 
     The other seats' face-down victory piles get cards (each hidden card white or black so
@@ -162,12 +161,12 @@ def determinize(state: GameState, rng: random.Random) -> GameState:
     """
     hidden = [q for q in range(state.n) if HIDDEN in state.piles[q]]
     if not hidden and not state.hooks.resample_hidden:
-        return state.redeal(rng)
+        return redeal(state, rng)
     g = state.copy()
     # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the
     # number of white cards in the hidden piles is the unseen whites less the hidden white
     # deck cards.
-    pools = [state.unseen_cards(colour) for colour in (0, 1)]
+    pools = [unseen_cards(state, colour) for colour in (0, 1)]
     in_decks = [len(d) - kb for d, kb in zip(state.decks, state.known_bottom, strict=True)]
     slots = [q for q in hidden for _ in state.piles[q]]
     whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
@@ -189,10 +188,10 @@ def determinize(state: GameState, rng: random.Random) -> GameState:
     points = state.tables.points
     for q in changed:
         g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
-    return g.redeal(rng)
+    return redeal(g, rng)
 
 
-def redeal(state: GameState, rng: random.Random) -> GameState:
+def redeal(state: StateData, rng: random.Random) -> StateData:
     """Return a copy whose unseen deck cards are re-dealt at random (determinization).
 
     Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
@@ -202,7 +201,7 @@ def redeal(state: GameState, rng: random.Random) -> GameState:
     decks = []
     for colour, (d, kb) in enumerate(zip(state.decks, state.known_bottom, strict=True)):
         hidden = len(d) - kb
-        pool = state.unseen_cards(colour)
+        pool = unseen_cards(state, colour)
         decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
     g.decks = decks
     for x in state.hooks.redeal_block:
@@ -210,7 +209,7 @@ def redeal(state: GameState, rng: random.Random) -> GameState:
     return g
 
 
-def view(state: GameState, player: int) -> GameState:
+def view(state: StateData, player: int) -> StateData:
     """Return what ``player`` may know: a copy whose unseen deck cards are ``HIDDEN``.
 
     The order of the cards recycled to the bottom of a deck is public (the recycling player
@@ -234,7 +233,7 @@ def view(state: GameState, player: int) -> GameState:
     return g
 
 
-def view_again(state: GameState, g: GameState, player: int) -> None:
+def view_again(state: StateData, g: StateData, player: int) -> None:
     """Make ``g``, a view ``view(state, player)`` gave before in this game, this state's view
     now (equal to a new one), writing into its own lists rather than making new ones.
 
@@ -293,7 +292,7 @@ def view_again(state: GameState, g: GameState, player: int) -> None:
         g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
 
 
-def upgrade_actions(state: GameState) -> list[Action]:
+def upgrade_actions(state: StateData) -> list[Action]:
     """Return every Upgrade B (give, get) pair the reserve allows."""
     t = state.tables
     reserve = state.reserve
@@ -308,11 +307,11 @@ def upgrade_actions(state: GameState) -> list[Action]:
     for give in range(t.n_pieces):
         if supply[give]:
             by_get = t.upgrade_by_give[give]
-            acts.extend([by_get[get] for get in state.upgrade_targets(give, reserve)])
+            acts.extend([by_get[get] for get in upgrade_targets(state, give, reserve)])
     return acts
 
 
-def upgrade_targets(state: GameState, give: int, reserve: Sequence[int]) -> list[int]:
+def upgrade_targets(state: StateData, give: int, reserve: Sequence[int]) -> list[int]:
     """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
     # rulings: Upgrade B and the reserve shortage (see Tables.upgrade_targets)
     t = state.tables
@@ -324,7 +323,7 @@ def upgrade_targets(state: GameState, give: int, reserve: Sequence[int]) -> list
     return [p for p in t.upgrade_targets[give][shortage] if reserve[p]]
 
 
-def place_actions(state: GameState) -> list[Action]:
+def place_actions(state: StateData) -> list[Action]:
     """Return every Place of an owned piece into an own unfinished puzzle."""
     t = state.tables
     supply = state.placeable_supply(state.current)
@@ -337,7 +336,7 @@ def place_actions(state: GameState) -> list[Action]:
     return acts
 
 
-def unseen_cards(state: GameState, colour: int) -> list[int]:
+def unseen_cards(state: StateData, colour: int) -> list[int]:
     """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
     seen: set[int] = set(state.rows[colour])
     seen.update(state.shown_cards())

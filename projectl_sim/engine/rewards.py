@@ -1,22 +1,19 @@
 """Completing puzzles and resolving their rewards, in the order the puzzles were taken.
 
-Functions of the state (``GameState.complete_puzzles`` delegates here); a special reward is
-resolved by the expansion that owns it, a reward whose shape is gone by the reserve shortage
-rule (rulings: reserve shortage), a choice between shapes stops for the player's Reward.
+Functions of the state's data (``StateData``; ``GameState.complete_puzzles`` delegates here, and
+this module does not import it back); a special reward is resolved by the expansion that owns it,
+a reward whose shape is gone by the reserve shortage rule (rulings: reserve shortage), a choice
+between shapes stops for the player's Reward.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from projectl_sim.engine.phases import PLAY, REWARD
+from projectl_sim.engine.state_data import StateData
 from projectl_sim.engine.tables import shortage_options
 
-if TYPE_CHECKING:
-    from projectl_sim.engine.state import GameState
 
-
-def resolve_rewards(state: GameState, p: int) -> None:
+def resolve_rewards(state: StateData, p: int) -> None:
     # Rewards in the order the puzzles were taken; a choice stops the queue until made.
     hooks = state.hooks
     t = state.tables
@@ -48,7 +45,7 @@ def resolve_rewards(state: GameState, p: int) -> None:
         state.phase = PLAY
 
 
-def complete_puzzles(state: GameState, p: int) -> None:
+def complete_puzzles(state: StateData, p: int) -> None:
     """Complete every full puzzle of ``p``: pieces back, card to the pile, rewards."""
     t = state.tables
     slots = state.slots[p]

@@ -13,6 +13,10 @@ This module is the base game only. Expansions extend it through the hooks of
 ``projectl_sim.engine.hooks`` (each game holds their blocks in ``blocks``); variants that change
 the table or the turn order (Solo, Line Clear) are subclasses that override the methods marked
 *variant* below (python-chess's variant boards). The engine names no expansion and no variant.
+
+The state's fields, and the queries ``checks``, ``moves`` and ``rewards`` make of it, are declared
+in its base class ``StateData`` (``state_data``): those modules work on it, so that none of the
+modules this one imports imports it back.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -29,7 +33,6 @@ from projectl_sim.engine import checks, moves, rewards
 from projectl_sim.engine.actions import (
     BLACK,
     COLOURS,
-    PUZZLE,
     WHITE,
     Action,
     Finish,
@@ -73,19 +76,19 @@ from projectl_sim.engine.phases import (
 from projectl_sim.engine.phases import (
     hide as hide,
 )
-from projectl_sim.engine.tables import shortage_options, tables_of
+from projectl_sim.engine.state_data import Slot as Slot
+from projectl_sim.engine.state_data import StateData
+from projectl_sim.engine.tables import tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_variant
 from projectl_sim.rules import Rules
 from projectl_sim.tiling.fill import plan, tiling_index
 
-Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
-
 
 # open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
 @mypyc_attr(allow_interpreted_subclasses=True)
-class GameState:
+class GameState(StateData):
     """One game of Project L: the base game (2-4 players) and, through hooks, its expansions.
 
     Public, read-only outside the engine and the hooks: ``rules``, ``tables`` (the catalogue's
@@ -95,6 +98,9 @@ class GameState:
     ``round``, ``turn``, ``phase``, ``actions_left``, ``master_used``, ``trigger_round`` (0
     until the end is triggered), ``end_reason``, ``blocks`` (the expansions' blocks: see
     ``block``).
+
+    The fields are declared in ``StateData``, with the methods the engine's helper modules call
+    (some of them *variant*).
 
     A variant is a subclass registered under its ``variant_name``, declaring the player counts
     it is for (``players``), its rules options and its table columns (``projectl_sim.options``;
@@ -140,12 +146,12 @@ class GameState:
             for s in self.supply:
                 s[i] += 1
                 self.reserve[i] -= 1
-        self.slots: list[list[Slot]] = [[] for _ in range(n)]
-        self.piles: list[tuple[int, ...]] = [() for _ in range(n)]
+        self.slots = [[] for _ in range(n)]
+        self.piles = [() for _ in range(n)]
         self.scores = [0] * n
         self.ft_pieces = [0] * n
-        self.rows: list[tuple[int, ...]] = [(), ()]
-        self.decks: list[tuple[int, ...]] = [(), ()]
+        self.rows = [(), ()]
+        self.decks = [(), ()]
         self.first_player = 0
         self.current = 0
         self.cards_in_play = (0, 0)
@@ -158,13 +164,13 @@ class GameState:
         self.trigger_round = 0
         self.black_taken = 0
         self.phase = PLAY
-        self.pending: tuple[int, ...] = ()
-        self.reward_options: tuple[int, ...] = ()
+        self.pending = ()
+        self.reward_options = ()
         self.finished = [False] * n
-        self.end_reason: str | None = None
+        self.end_reason = None
         self.last_progress_round = 1
-        self.viewer: int | None = None
-        self.blocks: list[Any] = [x.start(self, setup) for x in hooks.all]
+        self.viewer = None
+        self.blocks = [x.start(self, setup) for x in hooks.all]
         if not self._deck_left():  # a tiny deck is empty from the start
             self.trigger_round = 1
         self._begin()
@@ -235,11 +241,7 @@ class GameState:
         chose it in the open), so those stay visible. Unless the rules say victory points are
         known, the other players' piles are ``HIDDEN`` cards and their scores read 0.
         """
-        return moves.view(self, player)
-
-    def shown_cards(self) -> list[int]:
-        """*Variant*: return the cards face up beyond the rows, slots, piles and decks."""
-        return []
+        return cast(GameState, moves.view(self, player))
 
     def unseen_cards(self, colour: int) -> list[int]:
         """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
@@ -251,11 +253,11 @@ class GameState:
         Works on a view (fills its ``HIDDEN`` cards) and on a full state alike. Each colour is
         re-dealt among its own unseen cards, so the counts of each stay as they are.
         """
-        return moves.redeal(self, rng)
+        return cast(GameState, moves.redeal(self, rng))
 
     def determinize(self, rng: random.Random) -> GameState:
         """Return a full state consistent with this view, what it hides drawn at random."""
-        return moves.determinize(self, rng)
+        return cast(GameState, moves.determinize(self, rng))
 
     # -- queries -------------------------------------------------------------------------------
     @property
@@ -296,13 +298,6 @@ class GameState:
     def completed(self, player: int) -> list[int]:
         """Return the cards of a player's victory pile, in the order completed."""
         return list(self.piles[player])
-
-    def completed_elsewhere(self, player: int) -> tuple[int, ...]:
-        """Return the cards ``player`` completed that left its pile (Endless: noted ones)."""
-        out: tuple[int, ...] = ()
-        for x in self.hooks.completed_elsewhere:
-            out += x.completed_elsewhere(self, player)
-        return out
 
     def completed_count(self, player: int) -> int:
         """Return how many puzzles a player completed (those that left its pile included)."""
@@ -375,10 +370,6 @@ class GameState:
         owner = hooks.phase_owner.get(phase)
         return owner.phase_actions(self) if owner is not None else []
 
-    def can_take(self) -> bool:
-        """Return whether the player to move may take another puzzle (``max_unfinished``: 4)."""
-        return len(self.slots[self.current]) < self.max_unfinished
-
     def take_actions(self) -> list[Action]:
         """*Variant*: return the legal Take actions (rows left to right, then blind from each
         deck)."""
@@ -394,10 +385,6 @@ class GameState:
         if black_ok and self.decks[BLACK]:
             acts.append(t.take_deck_actions[BLACK])
         return acts
-
-    def may_recycle(self) -> bool:
-        """*Variant*: return whether the player to move may Recycle its rows at all."""
-        return True
 
     def recycle_actions(self) -> list[Action]:
         """Return every Recycle: each non-empty row in each drawing order."""
@@ -421,22 +408,6 @@ class GameState:
     def upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
         """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
         return moves.upgrade_targets(self, give, reserve)
-
-    def basic_piece(self) -> int | None:
-        """Return the piece Upgrade A would take (a mono, or the shortage substitute)."""
-        mono = self.tables.mono
-        if self.reserve[mono]:
-            return mono  # the usual case, without building the options
-        options = shortage_options(self.reserve, mono, self.tables)
-        return options[0] if options else None
-
-    def placeable_supply(self, player: int) -> list[int]:
-        """Return the pieces ``player`` may place: the supply itself (do not mutate it), or what
-        an expansion's rules leave of it."""
-        supply = self.supply[player]
-        for x in self.hooks.placeable:
-            supply = x.placeable(self, supply)
-        return supply
 
     def place_actions(self) -> list[Action]:
         """Return every Place of an owned piece into an own unfinished puzzle."""
@@ -477,31 +448,6 @@ class GameState:
             self.check_placements(player, ((action.card, action.piece, action.mask),), True)
             return
         checks.check_action(self, player, action)
-
-    def _check_variant(self, player: int, action: Action) -> None:
-        """*Variant*: raise for a Play action the variant forbids (the base game: none)."""
-
-    def _check_take(self, card: int) -> None:
-        """*Variant*: raise unless ``card`` may be taken face up (the base game: from a row)."""
-        t = self.tables
-        colour = BLACK if t.is_black[card] else WHITE
-        if card not in self.rows[colour]:
-            raise IllegalActionError(f"{t.cat.puzzles[card].id} is not in a row")
-        if colour == BLACK and self.trigger_round and self.black_taken >= 1:
-            raise IllegalActionError("only one black puzzle per turn after the end trigger")
-
-    def _check_take_deck(self, colour: int) -> None:
-        """*Variant*: raise unless the top card of deck ``colour`` may be taken blind."""
-        if colour == PUZZLE:
-            raise IllegalActionError("the puzzle deck is the solo variant's")
-        if not self.decks[colour]:
-            raise IllegalActionError(f"the {COLOURS[colour]} deck is empty")
-        if colour == BLACK and self.trigger_round and self.black_taken >= 1:
-            raise IllegalActionError("only one black puzzle per turn after the end trigger")
-
-    def _wait_message(self, player: int) -> str:
-        """*Variant*: return why ``player`` may not act now."""
-        return f"it is player {self.current}'s turn"
 
     def check_placements(
         self,

@@ -9,7 +9,10 @@ about the tables, so it sits above both and below the command line:
   best settings on fresh deals (``tune``);
 - ``trial``: a new puzzle played in the place of a printed card on paired deals (``puzzle try``);
 - ``ladder``: every bot and budget rated on one scale, with its cost (``ladder``);
-- ``tiers`` and ``replicates``: the specifications of a study played once per skill tier, and of
-  each deal played several times per seating (``run --tiers``, ``--deal-replicates``);
+- ``tiers`` and ``replicates``: the axes of a study played once per skill tier, and of each deal
+  played several times per seating (``run --tiers``, ``--deal-replicates``), declared to the run
+  specification here (importing this package declares them: a tiered run resumes once it is);
 - ``sweep``: the small seeded sweeps the notebooks start from.
 """
+
+from projectl_sim.experiments import replicates, tiers  # noqa: F401  (their axes)

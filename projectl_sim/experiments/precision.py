@@ -223,7 +223,7 @@ def grow_until_precise(
     a line per batch with the widest interval.
     """
     options = options or runner.RunOptions()
-    echo: Callable[[str], None] = options.echo or runner._stderr
+    echo: Callable[[str], None] = options.echo or runner.echo_stderr
     quiet = options.quiet
     if spec is not None and spec.games > request.max_games:
         raise UsageError(

@@ -293,7 +293,7 @@ def positions(
     from joblib import Parallel, delayed
 
     from bots.features import FEATURE_NAMES
-    from projectl_sim.learn.value import COLUMNS, Positions, _split
+    from projectl_sim.learn.value import COLUMNS, Positions, split_evenly
 
     paths: list[tuple[int, str]] = []
     for run in runs:
@@ -302,7 +302,7 @@ def positions(
     spec = plan.search(model)
     started = time.monotonic()
     results: list[tuple[Any, ...]] = []
-    chunks = _split(paths, jobs * 4)
+    chunks = split_evenly(paths, jobs * 4)
     for k in range(0, len(chunks), jobs):
         batch = chunks[k : k + jobs]
         if jobs == 1:
@@ -555,20 +555,20 @@ def iterate(
 ) -> list[Generation]:
     """Run (or go on with) the expert iteration of ``plan`` in ``out``; return its generations."""
     from bots.value_model import load_model, model_path
-    from projectl_sim.learn.value import Positions, _fit_library, _joined, _sole_writer
+    from projectl_sim.learn.value import Positions, joined, require_fit_library, sole_writer
 
-    _fit_library()
+    require_fit_library()
     say = echo or (lambda line: None)
     start = plan.start or str(model_path(""))
     load_model(start)  # a bad start model: one line before anything is played
     more = None
     for path in extra:
         rows = Positions.load(path, "--extra-positions")
-        more = _joined(more, rows) if more is not None else rows
+        more = joined(more, rows) if more is not None else rows
     out.mkdir(parents=True, exist_ok=True)
     options = _options(jobs, backend, scheduler, quiet)
     done: list[Generation] = []
-    with _sole_writer(out):
+    with sole_writer(out):
         _check_plan(out, plan)
         incumbent = str(Path(start).resolve())
         spent: list[float] = []
@@ -624,12 +624,12 @@ def _generation(
     from projectl_sim.learn.value import (
         ACCURACY_COLUMNS,
         MARGIN_SCALE,
-        _check_fit,
-        _joined,
-        _write_csv,
         accuracy,
+        check_fit,
         fit,
         held_out,
+        joined,
+        write_csv,
     )
 
     s = seeds(plan, g)
@@ -671,8 +671,8 @@ def _generation(
         )
         for back in range(g - 1, max(0, g - plan.window), -1):
             older, older_margin = _read_positions(out / GEN_FORMAT.format(back))
-            rows = _joined(rows, targets(older, plan.mix, anchor, older_margin))
-        rows = _joined(rows, more)
+            rows = joined(rows, targets(older, plan.mix, anchor, older_margin))
+        rows = joined(rows, more)
         if len(rows) < 50:
             raise UsageError(
                 f"generation {g}: only {len(rows)} training positions: play more "
@@ -682,7 +682,7 @@ def _generation(
             mean, scale, layers = fit(rows, plan.hidden, s["fit"])
         else:
             mean, scale, layers = fine_tune(incumbent, rows, s["fit"])
-        _check_fit(layers)
+        check_fit(layers)
         training = {
             "method": "expert iteration (projectl_sim.learn.expit)",
             "generation": g,
@@ -696,10 +696,10 @@ def _generation(
         tmp = gen_dir / f".{os.getpid()}.model.json"
         write_model(tmp, mean, scale, layers, MARGIN_SCALE, training)
         acc = accuracy(load_model(str(tmp)), pos.subset(test))
-        _write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
+        write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
         # the incumbent on the same held-out games: what the generation's fit changed
         acc = accuracy(load_model(incumbent), pos.subset(test))
-        _write_csv(gen_dir / "accuracy_parent.csv", acc, ACCURACY_COLUMNS, csv)
+        write_csv(gen_dir / "accuracy_parent.csv", acc, ACCURACY_COLUMNS, csv)
         os.replace(tmp, model_file)
     seconds["fit"] = round(time.monotonic() - t, 1)
     candidate = load_model(str(model_file))

@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from zipfile import BadZipFile
 
 import numpy as np
@@ -359,7 +359,7 @@ def collect(
     with Parallel(n_jobs=jobs) as pool:
         for i in range(0, len(configs), chunk):
             batch = configs[i : i + chunk]
-            for done in pool(delayed(_play_batch)(b, every) for b in _split(batch, jobs)):
+            for done in pool(delayed(_play_batch)(b, every) for b in split_evenly(batch, jobs)):
                 parts += done
             if progress is not None:
                 progress(min(len(configs), i + chunk), len(configs))
@@ -387,7 +387,12 @@ def collect(
     )
 
 
-def _split(batch: list[GameConfig], jobs: int) -> list[list[GameConfig]]:
+T = TypeVar("T")
+
+
+def split_evenly(batch: Sequence[T], jobs: int) -> list[list[T]]:
+    """Split ``batch`` into at most ``jobs`` runs of consecutive items of near-equal length."""
+    batch = list(batch)
     k = max(1, jobs)
     size = max(1, math.ceil(len(batch) / k))
     return [batch[i : i + size] for i in range(0, len(batch), size)]
@@ -531,12 +536,18 @@ __all__ = [
     "GameConfig",
     "Positions",
     "accuracy",
+    "check_fit",
     "collect",
     "draw_configs",
     "fit",
     "held_out",
+    "joined",
     "play_positions",
     "predict",
+    "require_fit_library",
+    "sole_writer",
+    "split_evenly",
+    "write_csv",
 ]
 
 
@@ -574,7 +585,7 @@ def train(
     run holds): a training that fails or is interrupted leaves the folder's files as they were
     (the positions it played kept as ``positions.unused.npz``, named in its error), and a
     second writer of the folder is refused in one line while the first goes on."""
-    _fit_library()  # before hours of self-play, not after them
+    require_fit_library()  # before hours of self-play, not after them
     say = echo or (lambda line: None)
     # the files read first: a bad one is refused before the folder is touched (or hours played)
     read = None if positions is None else Positions.load(positions, "--positions")
@@ -583,9 +594,9 @@ def train(
     more = None
     for path in extra:
         rows = Positions.load(path, "--extra-positions")
-        more = _joined(more, rows) if more is not None else rows
+        more = joined(more, rows) if more is not None else rows
     out.mkdir(parents=True, exist_ok=True)
-    with _sole_writer(out):
+    with sole_writer(out):
         staged = _Staged(out)
         try:
             result = _train(
@@ -687,12 +698,12 @@ def _train(
         "hidden": list(hidden),
         "library": _library(),
     }
-    mean, scale, layers = fit(_joined(train_pos, more), hidden, seed)
-    _check_fit(layers)
+    mean, scale, layers = fit(joined(train_pos, more), hidden, seed)
+    check_fit(layers)
     digest = write_model(staged.path("model.json"), mean, scale, layers, MARGIN_SCALE, training)
     model = load_model(str(staged.path("model.json")))
     rows = accuracy(model, test_pos)
-    _write_csv(staged.path("accuracy.csv"), rows, ACCURACY_COLUMNS, csv)
+    write_csv(staged.path("accuracy.csv"), rows, ACCURACY_COLUMNS, csv)
     say(format_rows(rows, ACCURACY_COLUMNS))
     curve_rows: list[dict[str, Any]] = []
     if curve:
@@ -702,8 +713,8 @@ def _train(
         for share in CURVE_SHARES:
             keep = shuffled[: max(1, round(share * len(shuffled)))]
             part = train_pos.subset(np.isin(train_pos.game, keep))
-            m, s, ls = fit(_joined(part, more), hidden, seed)
-            _check_fit(ls)
+            m, s, ls = fit(joined(part, more), hidden, seed)
+            check_fit(ls)
             tmp = staged.scratch(f"curve-{len(keep)}.json")
             write_model(tmp, m, s, ls, MARGIN_SCALE, {"games": len(keep)})
             r = accuracy(load_model(str(tmp)), test_pos)[0]
@@ -714,7 +725,7 @@ def _train(
                 f"curve: {len(keep):6d} games {len(part):8d} positions: corr {r['corr']:.3f} "
                 f"brier {r['brier']:.4f} logloss {r['logloss']:.4f}"
             )
-        _write_csv(
+        write_csv(
             staged.path("learning_curve.csv"),
             curve_rows,
             ["train_games", "train_positions", *ACCURACY_COLUMNS],
@@ -777,7 +788,7 @@ class _Staged:
 
 
 @contextlib.contextmanager
-def _sole_writer(out: Path) -> Iterator[None]:
+def sole_writer(out: Path) -> Iterator[None]:
     """Hold ``out``'s writer lock (a run's) while the training writes there."""
     from projectl_sim.sim.tables import lock_holder, writer_lock
 
@@ -793,7 +804,7 @@ def _sole_writer(out: Path) -> Iterator[None]:
         yield
 
 
-def _check_fit(layers: list[tuple[list[list[float]], list[float]]]) -> None:
+def check_fit(layers: list[tuple[list[list[float]], list[float]]]) -> None:
     """Refuse a fit whose weights a model file may not hold (``bots.value_model.LIMITS``): a
     diverged fit is one line, not a model that loads nowhere."""
     from bots.value_model import LIMITS
@@ -810,7 +821,7 @@ def _check_fit(layers: list[tuple[list[list[float]], list[float]]]) -> None:
         )
 
 
-def _fit_library() -> None:
+def require_fit_library() -> None:
     """Refuse the training in one line when scikit-learn (the ``train`` extra) is missing."""
     try:
         import sklearn.neural_network  # noqa: F401
@@ -821,7 +832,7 @@ def _fit_library() -> None:
         ) from None
 
 
-def _joined(pos: Positions, more: Positions | None) -> Positions:
+def joined(pos: Positions, more: Positions | None) -> Positions:
     """Return ``pos`` with the rows of ``more`` after them (their game ids kept apart)."""
     if more is None or not len(more):
         return pos
@@ -839,7 +850,8 @@ def _library() -> str:
     return f"scikit-learn {sklearn.__version__} MLPRegressor"
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]], columns: Sequence[str], csv: Any) -> None:
+def write_csv(path: Path, rows: list[dict[str, Any]], columns: Sequence[str], csv: Any) -> None:
+    """Write ``rows`` to ``path`` as CSV with these columns (others dropped)."""
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
         w.writeheader()

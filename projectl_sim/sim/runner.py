@@ -164,7 +164,7 @@ def _check_options(options: RunOptions) -> None:
     _jobs(options)
 
 
-def _stderr(line: str) -> None:
+def echo_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
@@ -345,7 +345,7 @@ def _run_locked(
     stack: ExitStack,
     extra: dict[str, Any],
 ) -> RunResult:
-    echo = options.echo or _stderr
+    echo = options.echo or echo_stderr
     if resume:
         manifest = tables.read_manifest(out)
         stored, stored_history = run_manifest.stored_run(out, manifest)
@@ -805,7 +805,7 @@ def _close(
     if problems:
         raise RunFailed(f"{out}: {'; '.join(problems)} after playing every game")
     if not options.quiet:
-        (options.echo or _stderr)(
+        (options.echo or echo_stderr)(
             f"{played} games played in {seconds:.1f} s ({speed(played, seconds)}); "
             f"{done}/{len(tasks)} done, {failed} failed; tables in {out}"
         )

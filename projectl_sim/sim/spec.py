@@ -48,7 +48,7 @@ from projectl_sim.catalogue import Catalogue
 from projectl_sim.errors import UsageError, closest, unknown_name
 from projectl_sim.expansions.finesse import TileSet, load_tiles
 from projectl_sim.loading import base_catalogue, load_catalogue
-from projectl_sim.registry import is_class_spec, load_sources, load_variant, sources
+from projectl_sim.registry import is_class_spec, knows, load_sources, load_variant, sources
 from projectl_sim.rules import (
     DIFFICULTIES,
     EXPANSIONS,
@@ -100,8 +100,6 @@ SPEC_KEYS = (
     "tiles",
     "expansion_files",
     "plugins",
-    "deal_replicates",
-    "tiers",
     # a study (``sim.position_study``): the position file, a record's step, the file's digest
     # (a manifest's), and the actions compared (their record form; none: the candidates)
     "position",
@@ -212,7 +210,8 @@ def _as_list(value: Any, name: str) -> list[Any]:
     raise UsageError(f"{name}: expected a value or a list, got {value!r}")
 
 
-def _whole(value: Any, name: str) -> int:
+def whole_number(value: Any, name: str) -> int:
+    """Return a setting's whole number (``"3"`` too); one line naming ``name`` otherwise."""
     if isinstance(value, bool):
         raise UsageError(f"{name}: expected a whole number, got {value!r}")
     if isinstance(value, int):
@@ -227,20 +226,53 @@ def _switch_value(key: str, raw: Any) -> Any:
     return switch_value(key, raw)  # the rules' parameters and puzzle keys too
 
 
-# A line-up's seat taken by each tier's bot in turn (``--tiers``).
-TIER = "tier"
-MAX_REPLICATES = 1000
+# -- the axes experiments add to the grid ----------------------------------------------------
+@dataclass(frozen=True)
+class GridAxis:
+    """A setting that plays a grid's configurations again along an experiment's axis.
+
+    The experiment declares it (``declare_axis``; ``experiments.tiers``: the grid once per
+    skill tier, ``experiments.replicates``: each deal several times per seating); the spec keeps
+    its checked value under ``key`` (``RunSpec.axes``), a manifest keeps it as the setting was
+    given, and ``configurations`` hands the grid's plain configurations to ``expand``. So the
+    runner plays configurations and knows no experiment.
+    """
+
+    key: str  # the setting's name (a config file's key, ``--KEY`` with dashes)
+    # the value checked and normalised (hashable; UsageError: one line); None: not set
+    read: Callable[[Any], Any]
+    # the configurations of the grid along the axis, numbered from 0 (ids and deals as the
+    # runner plays them: ``GameConfig.deal_key``), the seed scheme the run deals by
+    expand: Callable[[list[GameConfig], Any, str], list[GameConfig]]
+    # the value checked against the line-ups (``lineups``) or the round robin's bots
+    check: Callable[[Any, Mapping[str, Any]], None] | None = None
+    # the settings made whole when the axis is set and no line-up is given (None: refused)
+    default_bots: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    # a seat of the line-ups the axis fills, a bot's name only with the setting given, and the
+    # one line for it without
+    placeholder: str = ""
+    unset: str = ""
+    # the one line for the axis in a study (empty: a study takes it)
+    not_in_a_study: str = ""
 
 
-def _bot_name(text: str, tiers: bool) -> str:
-    """Return a bot spec normalised (``TIER`` kept, with ``--tiers``); a person is refused."""
-    if text.strip() == TIER:
-        if not tiers:
-            raise UsageError(
-                f"bots: {TIER!r} stands for each tier's bot: give the tiers (--tiers "
-                "greedy,value,...)"
-            )
-        return TIER
+_AXES: dict[str, GridAxis] = {}
+
+
+def declare_axis(axis: GridAxis) -> None:
+    """Make ``axis.key`` a setting of a run (declared again: replaced)."""
+    _AXES[axis.key] = axis
+
+
+def run_bot_name(text: str, filled: frozenset[str] = frozenset()) -> str:
+    """Return a bot spec normalised (an axis' placeholder in ``filled`` kept); a person is
+    refused."""
+    name = text.strip()
+    if name in filled:
+        return name
+    for axis in _AXES.values():
+        if axis.placeholder and name == axis.placeholder:
+            raise UsageError(axis.unset)
     bot = make_bot(text)  # validates and normalises
     if getattr(bot, "interactive", False):
         raise UsageError(
@@ -250,7 +282,7 @@ def _bot_name(text: str, tiers: bool) -> str:
     return repr(bot)
 
 
-def _lineups(value: Any, tiers: bool = False) -> tuple[tuple[str, ...], ...]:
+def _lineups(value: Any, filled: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
         raise UsageError("bots: give at least one line-up, such as 'greedy,random'")
@@ -259,32 +291,11 @@ def _lineups(value: Any, tiers: bool = False) -> tuple[tuple[str, ...], ...]:
         specs = split_lineup(item) if isinstance(item, str) else list(item)
         if not specs or not all(isinstance(s, str) for s in specs):
             raise UsageError(f"bots: a line-up is a comma list of bot specs, got {item!r}")
-        out.append(tuple(_bot_name(s, tiers) for s in specs))
+        out.append(tuple(run_bot_name(s, filled) for s in specs))
     return tuple(dict.fromkeys(out))
 
 
-def _tiers(value: Any) -> tuple[str, ...]:
-    """Return the tiers' bots, normalised, each once (none: no tier axis)."""
-    if value in (None, [], ""):
-        return ()
-    items = split_lineup(value) if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
-        raise UsageError(f"tiers: a comma list of bot specs, got {value!r}")
-    out: dict[str, None] = {}
-    for item in items:
-        for text in split_lineup(item):
-            if text.strip() == TIER:
-                raise UsageError(f"tiers: {TIER!r} is the line-ups' placeholder, not a bot")
-            name = _bot_name(text, False)
-            if name in out:
-                raise UsageError(f"tiers: {text!r} names the tier {name} twice")
-            out[name] = None
-    if not out:
-        raise UsageError("tiers: give one or more bots, such as greedy,value,mcts:leaf=value")
-    return tuple(out)
-
-
-def _round_robin(value: Any, tiers: bool = False) -> tuple[str, ...]:
+def _round_robin(value: Any, filled: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """Return a round robin's bots, normalised (``repr``), each once; at least two."""
     items = split_lineup(value) if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
@@ -292,7 +303,7 @@ def _round_robin(value: Any, tiers: bool = False) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     for item in items:
         for text in split_lineup(item):
-            name = _bot_name(text, tiers)
+            name = run_bot_name(text, filled)
             if name in seen:
                 same = "" if seen[name] == text else f" and {seen[name]!r}"
                 raise UsageError(f"round_robin: {text!r}{same} name the same bot ({name}) twice")
@@ -364,12 +375,8 @@ class RunSpec:
     # the users' expansion and variant classes the grid plays, loaded from a file or a module:
     # (name, kind, FILE:CLASS with an absolute path, or MODULE:CLASS), sorted
     plugins: tuple[tuple[str, str, str], ...] = ()
-    # each deal played this many times under each seating, the bots' seeds varied (replicate
-    # 0 is the game a run without replicates plays): what the deal decides (analysis.deals)
-    deal_replicates: int = 1
-    # skill tiers: the grid played once per tier, each line-up's TIER seats taken by the
-    # tier's bot (normalised specs); none: no tier axis
-    tiers: tuple[str, ...] = ()
+    # the experiments' axes it is played along (``GridAxis``): (key, checked value), sorted
+    axes: tuple[tuple[str, Any], ...] = ()
     # a study: its games start from this position (absolute path), a record's ``position_step``,
     # the file's sha256, and compare these actions of the seat to move (their record form)
     position: str | None = None
@@ -380,9 +387,12 @@ class RunSpec:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunSpec:
         """Build and check a spec from a config mapping (file, preset, flags or manifest)."""
-        unknown = sorted(set(data) - set(SPEC_KEYS))
+        known = (*SPEC_KEYS, *_AXES)
+        unknown = sorted(set(data) - set(known))
         if unknown:
-            raise UsageError(unknown_name("setting", unknown[0], SPEC_KEYS))
+            # no axis declared yet: the setting may be an experiment's (tiers, replicates)
+            hint = "" if _AXES else f" (or {_UNDECLARED})"
+            raise UsageError(unknown_name("setting", unknown[0], known) + hint)
         has_bots = data.get("bots") not in (None, [], "")
         has_round_robin = data.get("round_robin") not in (None, [], "")
         if has_bots and has_round_robin:
@@ -390,45 +400,35 @@ class RunSpec:
                 "give line-ups (--bots) or a round robin (--round-robin), not both: a round "
                 "robin makes its own line-ups"
             )
-        tiers = _tiers(data.get("tiers"))
+        axes = {
+            key: value
+            for key, axis in sorted(_AXES.items())
+            if data.get(key) not in (None, [], "") and (value := axis.read(data[key])) is not None
+        }
+        filled = frozenset(_AXES[k].placeholder for k in axes if _AXES[k].placeholder)
         if not (has_bots or has_round_robin):
-            if not tiers:
+            fill = next((_AXES[k].default_bots for k in axes if _AXES[k].default_bots), None)
+            if fill is None:
                 raise UsageError("no bots given: use --bots, --round-robin, --config or --preset")
-            data = {**data, "bots": TIER}  # every seat the tier's bot (self-play)
-            if data.get("players") in (None, [], ""):
-                data["players"] = 2
+            data = {**data, **fill(data)}  # such as every seat the tier's bot (self-play)
             has_bots = True
         if data.get("plugins"):  # a manifest's (resume): the classes its run was played with
             load_sources({name: (kind, spec) for name, kind, spec in data["plugins"]})
         kwargs: dict[str, Any] = (
-            {"lineups": _lineups(data["bots"], bool(tiers))}
+            {"lineups": _lineups(data["bots"], filled)}
             if has_bots
-            else {"round_robin": _round_robin(data["round_robin"], bool(tiers))}
+            else {"round_robin": _round_robin(data["round_robin"], filled)}
         )
-        if tiers:
-            who = kwargs.get("lineups") or (kwargs["round_robin"],)
-            if not any(TIER in lineup for lineup in who):
-                raise UsageError(
-                    f"--tiers: no seat of the line-ups is {TIER!r}: write {TIER} where the "
-                    f"tier's bot sits (--bots {TIER},random), or leave --bots out for self-play"
-                )
-            clash = [t for t in tiers if t in kwargs.get("round_robin", ())]
-            if clash:
-                raise UsageError(
-                    f"--tiers: {clash[0]} is a tier and a bot of the round robin: a pair would "
-                    "seat it twice"
-                )
-            kwargs["tiers"] = tiers
-        if data.get("deal_replicates") is not None:
-            k = _whole(data["deal_replicates"], "deal_replicates")
-            if not 1 <= k <= MAX_REPLICATES:
-                raise UsageError(
-                    f"--deal-replicates {k}: play each deal 1 to {MAX_REPLICATES} times per seating"
-                )
-            kwargs["deal_replicates"] = k
+        for key, value in axes.items():
+            check = _AXES[key].check
+            if check is not None:
+                check(value, kwargs)
+        kwargs["axes"] = tuple(axes.items())
         if data.get("players") is not None:
             players = tuple(
-                dict.fromkeys(_whole(v, "players") for v in _as_list(data["players"], "players"))
+                dict.fromkeys(
+                    whole_number(v, "players") for v in _as_list(data["players"], "players")
+                )
             )
             kwargs["players"] = players
         if data.get("variant") is not None:
@@ -440,7 +440,7 @@ class RunSpec:
                 )
             variants = tuple(load_variant(v) if is_class_spec(v) else v for v in variants)
             for v in variants:
-                if v not in variant_counts():
+                if not knows("variant", v):
                     raise UsageError(unknown_name("variant", v, variant_counts()))
             kwargs["variants"] = variants
         if data.get("expansions") is not None:
@@ -479,13 +479,13 @@ class RunSpec:
                     raise UsageError(unknown_name("difficulty", level, DIFFICULTIES))
             kwargs["difficulty"] = tuple(dict.fromkeys(levels))
         if data.get("games") is not None:
-            kwargs["games"] = _whole(data["games"], "games")
+            kwargs["games"] = whole_number(data["games"], "games")
         if kwargs.get("games", cls.games) < 1:
             raise UsageError(f"games must be at least 1, got {kwargs['games']}")
         if kwargs.get("games", cls.games) > MAX_GAMES:
             raise UsageError(f"games must be at most {MAX_GAMES:,}, got {kwargs['games']}")
         if data.get("seed") is not None:
-            seed = _whole(data["seed"], "seed")
+            seed = whole_number(data["seed"], "seed")
             if seed < 0:
                 raise UsageError(f"seed must be >= 0, got {seed}")
             kwargs["seed"] = seed
@@ -521,6 +521,11 @@ class RunSpec:
         )
         return cls(**kwargs)
 
+    def axis(self, key: str, default: Any = None) -> Any:
+        """Return the value of the axis ``key`` (``default`` when the run is not played along
+        it)."""
+        return dict(self.axes).get(key, default)
+
     def to_json(self) -> dict[str, Any]:
         """Return the config mapping this spec comes from (``from_mapping`` reads it back)."""
         # a round robin names its bots instead of line-ups (and other runs keep the keys, and
@@ -549,8 +554,7 @@ class RunSpec:
             }
             | ({"plugins": [list(p) for p in self.plugins]} if self.plugins else {})
             # only when set: the runs before these keys keep their ids
-            | ({"deal_replicates": self.deal_replicates} if self.deal_replicates > 1 else {})
-            | ({"tiers": list(self.tiers)} if self.tiers else {})
+            | {key: list(v) if isinstance(v, tuple) else v for key, v in self.axes}
             | (
                 {
                     "position": self.position,
@@ -584,12 +588,13 @@ def _study_keys(data: Mapping[str, Any], kwargs: dict[str, Any]) -> dict[str, An
             "a study writes no records (its games start from a position, their hidden cards "
             "drawn again): leave out --records"
         )
-    if kwargs.get("tiers"):
-        raise UsageError("a study takes no --tiers: give the seats' bots with --bots")
+    for key, _ in kwargs.get("axes", ()):
+        if _AXES[key].not_in_a_study:
+            raise UsageError(_AXES[key].not_in_a_study)
     path = str(Path(str(data["position"])).resolve())
     step = data.get("step")
     if step is not None:
-        step = int(_whole(step, "step"))
+        step = int(whole_number(step, "step"))
     digest = data.get("position_digest")
     position = read_study_position(path, step, digest)
     state = position.state
@@ -723,10 +728,10 @@ class GameConfig:
     deal_setting: tuple[int, ...] | None = None
     # users' classes to load first (``RunSpec.plugins``): a worker process gets them too
     plugins: tuple[tuple[str, str, str], ...] = ()
-    # each deal played this many times under each seating (``RunSpec.deal_replicates``)
+    # each deal played this many times under each seating (``experiments.replicates``)
     replicates: int = 1
-    # the skill tier (its bot's spec) and the line-up as given, TIER in the tier's seats (one
-    # per seat); None and (): a run without tiers
+    # the skill tier (its bot's spec) and the line-up as given, the placeholder in the tier's
+    # seats (one per seat; ``experiments.tiers``); None and (): a run without tiers
     tier: str | None = None
     template: tuple[str, ...] = ()
     # users' bot sources of the line-up and the name each goes by in the tables' ``bot`` column
@@ -1003,18 +1008,34 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
     """
     if seed_scheme not in SEED_SCHEMES:
         raise ValueError(f"unknown seed scheme {seed_scheme!r}")
-    if spec.position:
-        return _study_configurations(spec, seed_scheme)
+    out = (
+        _study_configurations(spec, seed_scheme)
+        if spec.position
+        else _grid_configurations(spec, seed_scheme)
+    )
+    for key, value in spec.axes:  # the experiments' axes, each over the plain configurations
+        if key not in _AXES:
+            raise UsageError(f"the run is played along {key!r}, {_UNDECLARED}")
+        out = _AXES[key].expand(out, value, seed_scheme)
+    names = bot_names(out)
+    return [
+        replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))
+        for c in out
+    ]
+
+
+# the one line for a setting of an experiment whose module is not loaded
+_UNDECLARED = "a setting of an experiment: import projectl_sim.experiments first"
+
+
+def _grid_configurations(spec: RunSpec, seed_scheme: str) -> list[GameConfig]:
+    """Return the grid's configurations, in order, each checked (the axes not applied)."""
     keys = [k for k, _ in spec.rules]
     cells = _cells(spec)
     _check_grid(spec, {players for _, players in cells})
     out: list[GameConfig] = []
     shared: dict[tuple[Any, ...], int] = {}  # a round robin's setting -> its first config id
-    # the study once per tier (outermost: a tier's configurations in a row), TIER seats taken
-    # by the tier's bot; every tier plays the same deals (shared-deals: the setting's)
-    tiered = [(tier, template) for tier in (spec.tiers or (None,)) for template in cells]
-    for tier, (template, players) in tiered:
-        lineup = tuple(tier if b == TIER and tier else b for b in template)
+    for lineup, players in cells:
         seats = tuple(lineup[i % len(lineup)] for i in range(players))
         variants = [v for v in spec.variants if players in variant_counts()[v]]
         for variant, expansions in itertools.product(variants, spec.expansions):
@@ -1028,7 +1049,7 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                 )
                 deals_of: int | None = None
                 if seed_scheme == PER_CONFIGURATION and spec.round_robin:
-                    setting = (players, variant, expansions, switches, level, tier)
+                    setting = (players, variant, expansions, switches, level)
                     deals_of = shared.setdefault(setting, len(out))
                 deal_setting = (
                     deal_setting_of(players, variant) if seed_scheme == SHARED_DEALS else None
@@ -1047,19 +1068,10 @@ def configurations(spec: RunSpec, seed_scheme: str = SEED_SCHEME) -> list[GameCo
                     deals_of=deals_of,
                     deal_setting=deal_setting,
                     plugins=spec.plugins,
-                    replicates=spec.deal_replicates,
-                    tier=tier,
-                    template=(
-                        tuple(template[i % len(template)] for i in range(players)) if tier else ()
-                    ),
                 )
                 check_decks(config.rules(), spec.catalogue)  # RulesError for a bad switch
                 out.append(config)
-    names = bot_names(out)
-    return [
-        replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))
-        for c in out
-    ]
+    return out
 
 
 def _study_configurations(spec: RunSpec, seed_scheme: str) -> list[GameConfig]:
@@ -1087,7 +1099,6 @@ def _study_configurations(spec: RunSpec, seed_scheme: str) -> list[GameConfig]:
                         else None
                     ),
                     plugins=spec.plugins,
-                    replicates=spec.deal_replicates,
                     position=spec.position,
                     position_step=spec.position_step,
                     position_digest=spec.position_digest,
@@ -1095,11 +1106,7 @@ def _study_configurations(spec: RunSpec, seed_scheme: str) -> list[GameConfig]:
                     action_label=action_label(action, rules.catalogue),
                 )
             )
-    names = bot_names(out)
-    return [
-        replace(c, bot_names=tuple((s, n) for s, n in names.items() if s in _sources(c.lineup)))
-        for c in out
-    ]
+    return out
 
 
 def _sources(lineup: Sequence[str]) -> set[str]:

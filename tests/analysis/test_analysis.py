@@ -395,3 +395,20 @@ def test_ensure_run_plays_once_and_is_seeded(tmp_path) -> None:
     stamp = (one / "seats.parquet").stat().st_mtime_ns
     assert sweep.ensure_run(one, {"bots": ["greedy"], "players": [3], "games": 9}, seed=1) == one
     assert (one / "seats.parquet").stat().st_mtime_ns == stamp  # an existing run is kept
+
+
+def test_the_package_exports_every_statistic_the_stats_package_declares() -> None:
+    import subprocess
+    import sys
+
+    from projectl_sim.analysis import stats
+
+    assert set(stats.__all__) <= set(pa_.__all__)
+    assert all(getattr(pa_, name) is getattr(stats, name) for name in stats.__all__)
+    # and reading the list loads neither pandas nor scipy
+    code = (
+        "import sys, projectl_sim.analysis as a; a.__all__; "
+        "print(sorted(m for m in ('pandas', 'scipy') if m in sys.modules))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.stdout.strip() == "[]", shown.stderr

@@ -11,7 +11,7 @@ import pytest
 from analysis_util import grid_tables
 
 from projectl_sim.analysis.answers import WIDTH, summary_text
-from projectl_sim.analysis.data import Run
+from projectl_sim.analysis.data import ANSWER_COLUMNS, Run, load_run
 from projectl_sim.cli import main
 from projectl_sim.sim import runner, tables
 from projectl_sim.sim import spec as run_spec
@@ -118,6 +118,30 @@ def test_a_grown_run_reports_its_precision(mixed_run: Path, tmp_path: Path) -> N
     text = summary_text(copy)
     assert "== Precision on demand ==" in text
     assert "maximum of 12 games per configuration reached" in text
+
+
+def test_the_summary_reads_only_its_columns_and_prints_what_the_whole_tables_give(
+    tmp_path: Path,
+) -> None:
+    # Finesse's games carry provisional data, which the header names from a games column
+    out = tmp_path / "run"
+    spec = run_spec.RunSpec.from_mapping(
+        {
+            "bots": ["greedy,random", "random,random"],
+            "players": [2],
+            "expansions": ["none", "finesse"],
+            "games": 10,
+            "seed": 8,
+        }
+    )
+    runner.run(spec, out, options=runner.RunOptions(jobs=1, quiet=True))
+    read = load_run(out, ANSWER_COLUMNS)
+    whole = load_run(out)
+    assert set(read.seats.columns) < set(whole.seats.columns)  # the tallies stay on disk
+    assert set(read.games.columns) < set(whole.games.columns)
+    text = summary_text(out)
+    assert text == summary_text(whole)
+    assert "provisional data in" in text and "(column provisional_sets)" in text
 
 
 def test_a_head_to_head_matrix_shows_complementary_percentages() -> None:

@@ -214,6 +214,7 @@ def test_a_trial_chart_keeps_one_unit_per_axis(small) -> None:
             "ci_low": [-0.05, 0.2, -1.0, -0.1],
             "ci_high": [0.09, 2.8, 0.2, 0.1],
             "significant": [False, True, False, False],
+            "detected": [False, True, False, False],
         }
     )
     fig = plot_trial(TrialReport("N01", "W25", pd.DataFrame(), None, effects, pd.DataFrame(), 40))
@@ -221,6 +222,30 @@ def test_a_trial_chart_keeps_one_unit_per_axis(small) -> None:
     units = [ax.get_xlabel() for ax in fig.axes]
     assert units == ["difference (percentage points)", "difference (points)", "difference (rounds)"]
     assert [len(ax.get_yticks()) for ax in fig.axes] == [2, 1, 1]  # both rates in points
+
+
+def test_a_trial_chart_marks_the_findings_decision() -> None:
+    from matplotlib.colors import to_hex
+
+    from projectl_sim.analysis.trial import TrialReport, plot_trial
+
+    # the margin's interval leaves out 0, but the difference is no finding after the correction
+    effects = pd.DataFrame(
+        {
+            "metric": ["margin", "rounds"],
+            "bot": [None, None],
+            "kind": ["mean", "mean"],
+            "diff": [1.5, -0.4],
+            "ci_low": [0.2, -1.0],
+            "ci_high": [2.8, 0.2],
+            "significant": [True, False],
+            "detected": [False, True],
+        }
+    )
+    fig = plot_trial(TrialReport("N01", "W25", pd.DataFrame(), None, effects, pd.DataFrame(), 40))
+    colours = [to_hex(ax.get_lines()[0].get_color()) for ax in fig.axes]
+    assert colours == ["#1f77b4", "#d62728"]  # red: the finding, not the raw interval
+    assert "q < 0.05" in fig.get_suptitle() or "q < 0.05" in fig.axes[0].get_title()
 
 
 def test_the_atlas_has_no_margin_and_readable_labels(tmp_path) -> None:

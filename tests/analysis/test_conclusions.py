@@ -148,8 +148,13 @@ def _check(printed, points: int, rows=L_ROWS, pid: str = "N01"):
     return check_puzzle(cat, DrawnPuzzle(pid, "white", points, "tri_L", parse_drawing(rows)), atlas)
 
 
-def _report(effects: list[tuple], taken: tuple[float, float, float] | None = (0.3, 0.2, 0.4)):
-    """A trial report: ``effects`` as (metric, bot, kind, a, b, diff, low, high) of one config."""
+def _report(
+    effects: list[tuple],
+    taken: tuple[float, float, float] | None = (0.3, 0.2, 0.4),
+    detected: list[bool] | None = None,
+):
+    """A trial report: ``effects`` as (metric, bot, kind, a, b, diff, low, high) of one config;
+    ``detected``: the findings' decision on each (default: where the interval leaves out 0)."""
     from projectl_sim.analysis.trial import TrialReport
 
     use = pd.DataFrame(
@@ -178,9 +183,10 @@ def _report(effects: list[tuple], taken: tuple[float, float, float] | None = (0.
             "ci_low": low,
             "ci_high": high,
             "significant": low > 0 or high < 0,
+            "detected": low > 0 or high < 0 if detected is None else detected[i],
             "pairs": 200,
         }
-        for m, bot, kind, a, b, d, low, high in effects
+        for i, (m, bot, kind, a, b, d, low, high) in enumerate(effects)
     ]
     configs = pd.DataFrame(
         [{"config_id": 0, "players": 2, "lineup": "greedy,random", "switches": "default"}]
@@ -251,8 +257,8 @@ def test_the_designer_answer_says_no_measurable_change_when_the_intervals_cover_
         "+30.0 percentage points [+20.0, +40.0] more often than W25 in the same games." in text
     )
     assert (
-        "It made no measurable change to the game: the 95% interval of every one of the 3 paired "
-        "differences covers 0 (first player's win rate 50% to 52%, +2.0 pts [-3.0, +7.0]; "
+        "It made no measurable change to the game: none of the 3 paired differences is a finding "
+        "(q < 0.05 over them) (first player's win rate 50% to 52%, +2.0 pts [-3.0, +7.0]; "
         "winning margin (points) 4.00 to 4.10, +0.10 [-0.20, +0.40])." in text
     )
     # a take rate whose interval covers 0 is said to be no change too
@@ -267,8 +273,8 @@ def test_the_designer_answer_names_the_changes_whose_interval_leaves_out_0(print
     text = designer_answer(_check(printed, 1), _report(moved), _tune(CLOSE))
     assert "no measurable change to the game" not in text
     assert (
-        "It changed the game measurably in 1 of 3 paired differences (95% intervals leaving out "
-        "0): length (rounds) 14.30 to 13.10, -1.20 [-1.90, -0.50]; the other 2 show no "
+        "It changed the game measurably in 1 of 3 paired differences (findings: q < 0.05 over "
+        "them): length (rounds) 14.30 to 13.10, -1.20 [-1.90, -0.50]; the other 2 show no "
         "measurable change." in text
     )
     bot = [("win_rate", "greedy", "rate", 0.6, 0.7, 0.1, 0.04, 0.16)]
@@ -277,6 +283,9 @@ def test_the_designer_answer_names_the_changes_whose_interval_leaves_out_0(print
     )
     empty = designer_answer(_check(printed, 1), _report([]), _tune(CLOSE))
     assert "No finished games to compare" in empty
+    # an interval that leaves out 0 is no change the answer names unless the findings detect it
+    raw = designer_answer(_check(printed, 1), _report(moved, detected=[False] * 3), _tune(CLOSE))
+    assert "It made no measurable change to the game: none of the 3 paired differences" in raw
 
 
 def test_the_designer_answer_sets_the_search_against_the_rulebook(printed) -> None:

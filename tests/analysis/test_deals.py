@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from paths import TESTS
 
+import projectl_sim.experiments  # noqa: F401  (declares the deal_replicates setting)
 from projectl_sim.analysis.data import load_run
 from projectl_sim.analysis.deals import (
     DEAL_COLUMNS,

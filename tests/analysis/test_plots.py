@@ -164,3 +164,30 @@ def test_every_panel_keeps_one_row_order_and_names_its_abbreviations(grids) -> N
     orders = [[t.get_text() for t in ax.get_yticklabels()] for ax in firsts]
     assert len(orders) == 3 and orders[0] == orders[1] == orders[2]
     assert "AP = ambassador_pack" in fig.get_suptitle()
+
+
+def _filled(fig) -> int:
+    """Return how many effect markers are drawn filled (the rest are hollow: white)."""
+    from matplotlib.colors import to_rgba
+
+    return sum(
+        len(line.get_xdata())
+        for ax in fig.axes
+        for line in ax.get_lines()
+        if line.get_marker() == "o" and to_rgba(line.get_markerfacecolor()) != to_rgba("white")
+    )
+
+
+def test_effect_markers_show_the_findings_decision_not_the_raw_interval(grids) -> None:
+    seats, games = grids[48]
+    table = pa.effects(seats, games)
+    measured = table["unmeasured_because"].isna() & (table["diff"] != 0)
+    assert measured.sum() > 3
+    # every interval leaves out 0 (say), but no difference survives the correction: no finding
+    raw_only = table.assign(significant=measured, q_value=0.5)
+    assert _filled(plots.plot_effects(raw_only)) == 0
+    # and the other way round: the findings' q decides what is filled
+    found = table.assign(significant=False, q_value=np.where(measured, 0.001, 0.5))
+    fig = plots.plot_effects(found)
+    assert _filled(fig) > 0
+    assert "q < 0.05" in fig.get_suptitle()

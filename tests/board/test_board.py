@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -339,6 +340,20 @@ def test_study_prints_each_actions_win_rate(
     # seed in the same folder is one line
     assert main([*argv, "--jobs", "1"]) == 0 and capsys.readouterr().out.splitlines() == out
     _one_line_error(capsys, [*argv, "--seed", "1"], "holds a study of other settings")
+    # a reader of a run's configurations refuses the study in one line naming the study's
+    # command, which prints its answer again
+    for command in (["summary"], ["report"], ["cards"], ["deals"], ["compare", str(folder)]):
+        code = main([*command, str(folder)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code != 0 and len(err) == 1 and "holds a study of one position" in err[0], err
+        assert f"which {command[0]} does not read" in err[0]
+    again = shlex.split(err[0].split("printed by ", 1)[1])
+    assert again[:2] == ["projectl-sim", "study"] and "--every-action" not in again
+    assert main([*again[1:], "--jobs", "1"]) == 0 and capsys.readouterr().out.splitlines() == out
+    # and a run that resumes it says so instead of a summary of seats
+    assert main(["run", "--resume", "--out", str(folder), "--quiet"]) == 0
+    shown = capsys.readouterr().out.strip().splitlines()
+    assert shown == [f"a study of one position: its answer is printed by {shlex.join(again)}"]
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:

@@ -21,7 +21,8 @@ SPECS = sorted(
         for name, cls in REGISTRY.items()
     }
     | {f"greedy:preset={p}" for p in ("engine", "rush_black", "cautious")}
-    | {"mcts:iterations=8,leaf=value"}  # the learned evaluation at the leaves
+    | {"mcts:iterations=8,leaf=value"}  # the learned evaluation at the leaves (greedy lines)
+    | {"mcts:iterations=8,leaf=value,width=2"}  # and a tree that widens below the root
 )
 
 

@@ -58,16 +58,39 @@ def test_cost_scales_a_search_by_its_iterations_and_keeps_a_heuristics() -> None
     mcts, leaf = cost_ms("mcts"), cost_ms("mcts:leaf=value")
     assert mcts is not None and leaf is not None
     assert cost_ms("mcts:iterations=50") == pytest.approx(mcts / 4)  # measured at 200
-    assert cost_ms("mcts:iterations=64,leaf=value") == pytest.approx(leaf * 2)  # at 32
-    assert (
-        cost_ms("mcts:leaf=value,iterations=200")
-        == measured("mcts:iterations=200,leaf=value").cpu_ms
-    )  # measured itself: not scaled
+    assert cost_ms("mcts:iterations=48,leaf=value") == pytest.approx(leaf * 1.5)  # at 32
+    tree = measured("mcts:width=2,iterations=200,leaf=value")
+    assert tree is not None and tree.source == LADDER
+    assert cost_ms("mcts:leaf=value,iterations=200,width=2") == tree.cpu_ms  # not scaled
+    assert cost_ms("mcts:leaf=value,width=2,iterations=64") == pytest.approx(
+        measured("mcts:leaf=value,width=2").cpu_ms * 2
+    )  # the widening tree's own cost, not the default's
+    # greedy lines cost more than in proportion: scaled from the nearest measured budget
+    assert cost_ms("mcts:leaf=value,iterations=200") == pytest.approx(
+        measured("mcts:leaf=value,iterations=128").cpu_ms * 200 / 128
+    )
+    assert cost_ms("mcts:leaf=value,iterations=1024") == pytest.approx(
+        measured("mcts:leaf=value,iterations=512").cpu_ms * 2
+    )
     assert cost_ms("mcts:time=0.5") == 500
     assert cost_ms("greedy:preset=rush_black") == cost_ms("greedy")
     assert cost_ms("value:model=m.json,hash=0123456789ab") == cost_ms("value")
     assert cost_ms("mcts:horizon=2") is None  # another search: not known
     assert cost_ms("value:rollouts=9") is None
+
+
+def test_the_default_learned_search_says_whom_it_played_and_how_it_scored() -> None:
+    """The flat search is not on the ladder: its row names the bot it was matched with, its
+    score with an interval and the command, and ``bots`` prints that as its strength."""
+    from bots.measured import STRENGTH, rating_text
+
+    row = measured("mcts:leaf=value")
+    assert row is not None and row.rating is None and row.source == STRENGTH
+    assert "benchmarks/strength.py" in STRENGTH
+    assert re.search(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\] of \d+ games", rating_text(row))
+    opponent = re.search(r"against (\S+) ", row.note)
+    assert opponent is not None and measured(opponent[1]) is not None
+    make_bot(opponent[1])
 
 
 def test_an_estimate_counts_every_seat_and_says_what_it_could_not_price() -> None:

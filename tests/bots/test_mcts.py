@@ -258,18 +258,30 @@ def test_the_default_search_has_a_work_budget() -> None:
 
 
 def test_the_learned_leaf_has_its_own_defaults_and_the_spec_says_what_differs() -> None:
-    """leaf=value searches 32 iterations over value's shortlist with the greedy prior unless the
-    spec says otherwise; the spec names only what differs from those, and round-trips."""
+    """leaf=value searches 32 iterations over value's shortlist with the greedy prior, greedy
+    lines below the root (width 0) unless the spec says otherwise; the spec names only what
+    differs from those, and round-trips."""
     plain = make_bot("mcts")
     assert (plain.options["iterations"], plain.options["places"], plain.options["prior"]) == (
         200,
         0,
         0.0,
     )
+    assert (plain.options["tree"], plain.options["width"]) == ("full", 2.0)
     learned = make_bot("mcts:leaf=value")
     assert (learned.options["iterations"], learned.options["places"]) == (32, 2)
     assert learned.options["prior"] == 0.1
-    for spec in ("mcts:leaf=value", "mcts:leaf=value,places=0", "mcts:leaf=value,iterations=200"):
+    assert (learned.options["tree"], learned.options["width"]) == ("full", 0.0)
+    assert repr(make_bot("mcts:leaf=value,tree=full,width=0")) == repr(learned)
+    assert "width=2" in repr(make_bot("mcts:leaf=value,width=2"))
+    assert "tree=turn" in repr(make_bot("mcts:leaf=value,tree=turn"))
+    for spec in (
+        "mcts:leaf=value",
+        "mcts:leaf=value,places=0",
+        "mcts:leaf=value,iterations=200",
+        "mcts:leaf=value,width=2",
+        "mcts:leaf=value,tree=turn",
+    ):
         bot = make_bot(spec)
         again = make_bot(repr(bot))
         assert repr(again) == repr(bot)

@@ -117,6 +117,45 @@ def test_the_features_come_from_the_public_view_only() -> None:
     assert len(a) == len(FEATURE_NAMES)
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=2), Rules(players=3, expansions=("finesse", "ghost_piece")), Rules(players=4)],
+)
+def test_a_shared_plan_memo_gives_every_position_its_own_features(rules: Rules) -> None:
+    """A decision's candidates share one memo of the seats' plans: every position reached by
+    a candidate (its turn finished the greedy way) gets the features it gets alone."""
+    import random
+
+    from bots._state import determinize
+    from bots.features import hidden_piles, mean_unseen_points
+    from bots.heuristics import cost_model
+    from bots.value import candidates, turn_after
+
+    greedy = make_bot("greedy")
+    checked = []
+
+    def check(state, seat, action):  # type: ignore[no-untyped-def]
+        if state.phase != "play" or len(checked) > 60:
+            return
+        view = state.view(state.current)
+        hidden = hidden_piles(view)
+        per_card = mean_unseen_points(view) if hidden else 0.0
+        world = determinize(view, random.Random(len(checked)))
+        memo: dict = {}
+        for a in candidates(view, greedy, cost_model(view)):
+            after = turn_after(world, a, greedy, random.Random(1))
+            if after.phase == "over":
+                continue
+            for p in range(after.n):
+                alone = position_features(after, p, hidden & ~(1 << p), per_card)
+                shared = position_features(after, p, hidden & ~(1 << p), per_card, memo)
+                assert shared == alone
+                checked.append(a)
+
+    play_game(rules, [make_bot("greedy") for _ in range(rules.players)], 11, on_step=check)
+    assert len(checked) > 60
+
+
 BOTH_BUILDS = """
 import json
 from bots import make_bot
@@ -387,3 +426,61 @@ def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table()
                     assert y[next_take] == wanted(after)
                     taken += 1
     assert checked >= 20 and taken >= 3
+
+
+def test_a_decision_leaves_the_collector_as_it_found_it() -> None:
+    """``value`` pauses the cyclic collector for a decision, and restores it (on or off)."""
+    import gc
+    import random
+
+    bot = make_bot("value")
+    rules = Rules(players=2)
+    views = []
+    play_game(
+        rules,
+        [make_bot("greedy"), make_bot("greedy")],
+        5,
+        on_step=lambda s, q, a: (
+            views.append(s.view(s.current)) if s.phase == "play" and len(views) < 3 else None
+        ),
+    )
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            for view in views:
+                bot(view, random.Random(1))
+                assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+def test_value_scores_the_best_takes_and_every_other_candidate() -> None:
+    """``best_takes`` keeps the greedy choice, every candidate that is not a Take, and the
+    ``keep`` Takes of the best points per action, in the heuristic's order."""
+    from bots.heuristics import cost_model
+    from bots.value import best_takes, candidates, shortlist
+    from projectl_sim.engine.actions import Take
+
+    greedy = make_bot("greedy")
+    seen = []
+
+    def check(state, seat, action):  # type: ignore[no-untyped-def]
+        if state.phase != "play":
+            return
+        view = state.view(state.current)
+        model = cost_model(view)
+        cands = shortlist(candidates(view, greedy, model), model.levels, 2)
+        for keep in (1, 2, 4):
+            kept = best_takes(view, cands, model, keep)
+            assert kept[0] == cands[0]
+            assert [a for a in cands if a in kept] == kept  # the order is the heuristic's
+            rest = [a for a in cands[1:] if not isinstance(a, Take)]
+            assert [a for a in kept[1:] if not isinstance(a, Take)] == rest
+            takes = [a for a in kept[1:] if isinstance(a, Take)]
+            offered = [a for a in cands[1:] if isinstance(a, Take)]
+            assert len(takes) == min(keep, len(offered))
+            seen.append(len(offered))
+
+    play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 9, on_step=check)
+    assert max(seen) > 4  # decisions with more Takes than are kept
+    assert "takes=0" in repr(make_bot("value:takes=0"))

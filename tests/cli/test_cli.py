@@ -66,6 +66,15 @@ def test_play_without_record_writes_none_and_says_how_to(
     assert any(line.startswith("winners:") for line in lines[:-1])
 
 
+def test_play_reads_a_bots_parameters_after_commas_as_run_does(capsys) -> None:
+    # "greedy:risk=0.5,reward=0.2" is one seat; each comma-separated name starts another
+    line = "greedy:risk=0.5,reward=0.2,random"
+    assert main(["play", "--seed", "3", "--bots", line, "--json"]) == 0
+    seats = json.loads(capsys.readouterr().out)["seats"]
+    assert len(seats) == 2 and seats[1] == "random"
+    assert seats[0].startswith("greedy") and "risk=0.5" in seats[0] and "reward=0.2" in seats[0]
+
+
 def test_play_is_deterministic_for_a_seed(capsys) -> None:
     assert main(["play", "--seed", "11", "--bots", "random", "--players", "3", "--json"]) == 0
     first = capsys.readouterr().out

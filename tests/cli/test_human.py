@@ -185,6 +185,24 @@ def test_the_end_of_input_leaves_the_game_and_keeps_the_record(
     assert str(path).startswith(str(tmp_path / "results" / "games"))
 
 
+def test_the_person_is_never_shown_the_seed_that_deals_the_decks(
+    small_catalogue: Path, tmp_path: Path
+) -> None:
+    # ``play --seed S`` deals the same decks again: a person who saw S could look ahead
+    child = spawn("--bots", "human,greedy", "--catalogue", str(small_catalogue), cwd=tmp_path)
+    child.expect(r"the record will be written to (\S+)\r?\n")
+    path = tmp_path / child.match.group(1)
+    shown = child.before + child.after
+    child.expect(r"seat 0> ")
+    shown += child.before
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    seed = read_record(path)["seed"]
+    assert re.search(rf"\b{seed}\b", shown) is None
+    assert "you play seat 0 against seat 1 greedy" in shown
+
+
 def test_run_refuses_a_person_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--bots", "human,greedy", "--games", "2", "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -1,0 +1,91 @@
+"""The shipped model's recipe: its commands, seeds and data agree with the model file and docs."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from bots.value_model import SHIPPED, load_model
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPE = SHIPPED.parent / "value.recipe.json"
+
+
+def recipe() -> dict:
+    return json.loads(RECIPE.read_text())
+
+
+def flags(command: str) -> dict[str, list[str]]:
+    """Return a command's options and their values (an option given twice: both values)."""
+    words = shlex.split(command)
+    out: dict[str, list[str]] = {}
+    for i, w in enumerate(words):
+        if w.startswith("--"):
+            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
+            out.setdefault(w, []).append(value)
+    return out
+
+
+def test_the_recipe_names_the_shipped_file_s_hash() -> None:
+    assert recipe()["hash"] == load_model("").hash
+    assert recipe()["model"] == SHIPPED.name
+
+
+def test_the_last_command_is_the_one_the_model_file_says_trained_it() -> None:
+    r = recipe()
+    training = load_model("").training
+    last = flags(r["commands"][-1])
+    first = flags(r["commands"][0])
+    assert int(last["--seed"][0]) == training["seed"] == r["seeds"]["held-out games and fit"]
+    assert [Path(p).name for p in last["--extra-positions"]] == training["extra_positions"]
+    assert int(last["--extra-weight"][0]) == training["extra_weight"]
+    assert Path(last["--positions"][0]).name == training["positions_from"]
+    assert Path(last["--positions"][0]).parent.name == first["--out"][0]
+    assert training["hidden"] == [32] and "--hidden" not in last  # the default
+    outcome = r["data"]["outcome rows"]
+    assert outcome["training games"] == training["games"]
+    assert outcome["training positions"] == training["positions"]
+    assert outcome["held-out games"] == training["held_out_games"]
+    assert (
+        int(first["--games"][0])
+        == outcome["games"]
+        == training["games"] + outcome["held-out games"]
+    )
+    assert int(first["--seed"][0]) == r["seeds"]["outcome games"]
+    rollouts = r["data"]["rollout rows (decisions, rows)"]
+    total = rollouts.pop("all, each counted 3 times in the fit")
+    assert total == [sum(v[0] for v in rollouts.values()), sum(v[1] for v in rollouts.values())]
+    assert total[1] * training["extra_weight"] == training["extra_rows"]
+
+
+def test_each_oracle_file_is_made_by_one_command_with_its_seed_before_the_fit() -> None:
+    r = recipe()
+    made = {}
+    for k, command in enumerate(r["commands"][1:-1], start=1):
+        f = flags(command)
+        made[f["--out"][0]] = k
+        assert int(f["--seed"][0]) == r["seeds"][f["--out"][0]]
+    assert list(made) == flags(r["commands"][-1])["--extra-positions"]
+    assert all(name in " ".join(r["data"]["rollout rows (decisions, rows)"]) for name in made)
+
+
+def test_the_docs_give_the_recipe_s_commands() -> None:
+    page = (ROOT / "docs" / "how-to" / "learning-agents.md").read_text()
+    block = page.split("## Train the value bots' evaluation again", 1)[1].split("```console", 1)[1]
+    block = block.split("```", 1)[0].replace(" \\\n    ", " ")
+    lines = block.strip().splitlines()
+    assert lines[0] == "$ python -m projectl_sim.learn.recipe"
+    assert lines[1] == f"the shipped model {recipe()['hash']} (value.json) is trained again by:"
+    assert lines[2:] == recipe()["commands"]
+    assert f"(hash `{recipe()['hash']}`)" in page
+
+
+def test_the_printed_commands_paste_back_as_the_recipe_s(capsys) -> None:
+    from projectl_sim.learn.recipe import main, wrapped
+
+    main()
+    out = capsys.readouterr().out
+    assert all(len(line) <= 92 for line in out.splitlines())
+    assert out.replace(" \\\n    ", " ").splitlines()[1:] == recipe()["commands"]
+    assert wrapped("a " * 60).count("\\\n") == 1
