@@ -233,65 +233,6 @@ def view(state: StateData, player: int) -> StateData:
     return g
 
 
-def view_again(state: StateData, g: StateData, player: int) -> None:
-    """Make ``g``, a view ``view(state, player)`` gave before in this game, this state's view
-    now (equal to a new one), writing into its own lists rather than making new ones.
-
-    For a loop handing one seat its view at every decision (``sim.play``), to a bot that keeps
-    no reference to it. The base game's fields only: a variant's class copies its own fields in
-    its ``_copy_into``, so its views are made anew.
-    """
-    g.rules = state.rules
-    g.tables = state.tables
-    g.hooks = state.hooks
-    g.n = state.n
-    g.max_unfinished = state.max_unfinished
-    g.actions_per_turn = state.actions_per_turn
-    g.reserve[:] = state.reserve
-    for p in range(state.n):  # an index loop: compiled, zip is a call into the interpreter
-        g.supply[p][:] = state.supply[p]
-        g.slots[p][:] = state.slots[p]
-    g.piles[:] = state.piles
-    g.scores[:] = state.scores
-    g.ft_pieces[:] = state.ft_pieces
-    g.first_player = state.first_player
-    g.cards_in_play = state.cards_in_play
-    g.current = state.current
-    g.rows[:] = state.rows
-    g.known_bottom[:] = state.known_bottom
-    g.actions_left = state.actions_left
-    g.master_used = state.master_used
-    g.round = state.round
-    g.turn = state.turn
-    g.trigger_round = state.trigger_round
-    g.black_taken = state.black_taken
-    g.phase = state.phase
-    g.pending = state.pending
-    g.reward_options = state.reward_options
-    g.finished[:] = state.finished
-    g.end_reason = state.end_reason
-    g.last_progress_round = state.last_progress_round
-    g.viewer = player
-    if state.blocks:
-        blocks = state.blocks[:]
-        for x in state.hooks.copy_block:
-            blocks[x.slot] = x.copy_block(blocks[x.slot])
-        g.blocks = blocks
-    elif g.blocks:
-        g.blocks = []
-    if not state.rules.known_victory_points:
-        piles, scores = g.piles, g.scores
-        for q in range(state.n):
-            if q != player:
-                piles[q] = (HIDDEN,) * len(piles[q])
-                scores[q] = 0
-    decks, known = state.decks, state.known_bottom
-    g.decks[0] = hide(decks[0], known[0])
-    g.decks[1] = hide(decks[1], known[1])
-    for x in state.hooks.view_block:
-        g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
-
-
 def upgrade_actions(state: StateData) -> list[Action]:
     """Return every Upgrade B (give, get) pair the reserve allows."""
     t = state.tables

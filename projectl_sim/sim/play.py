@@ -22,7 +22,6 @@ from mypy_extensions import mypyc_attr
 from projectl_sim.engine import OVER, GameState, deal, new_game, rng_from_seed
 from projectl_sim.engine.actions import Action
 from projectl_sim.engine.invariants import InvariantError, check_invariants
-from projectl_sim.engine.moves import view_again
 from projectl_sim.engine.record import RecordWriter
 from projectl_sim.engine.tables import trim
 from projectl_sim.errors import BotError, IllegalActionError, InvariantBroken
@@ -318,22 +317,12 @@ def play_game(
     made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
     cpu_timed = [0] * rules.players
     drawn = [_draws_legal(b) for b in bots]  # seats whose answers the engine drew
-    # their views, refreshed in place (a variant's class copies fields of its own: made anew)
-    views: list[GameState | None] = [None] * rules.players
-    refresh = type(state) is GameState
     try:
         while state.phase != OVER:
             seat = state.current
             if take_backs is not None:
                 take_backs.before_decision(state, seat)
-            kept = views[seat]
-            if kept is not None:
-                view_again(state, kept, seat)
-                view = kept
-            else:
-                view = state.view(seat)
-                if drawn[seat] and refresh:
-                    views[seat] = view
+            view = state.view(seat)
             wall_start = perf_counter() if clock else 0.0
             on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
             cpu_start = thread_time() if on_cpu else 0.0
