@@ -41,7 +41,15 @@ def _moves(rules: Rules, bots: list[Bot], seed: int) -> tuple[list[tuple[int, Ac
     return outcome.record.moves, outcome.state.final_scores()
 
 
-@pytest.mark.parametrize("options", RULES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def _id(options: dict[str, object]) -> str:
+    """A test id that is the same in every process (a set's order is not: hashes are salted)."""
+    return ",".join(
+        f"{k}={'+'.join(sorted(v)) if isinstance(v, (set, frozenset)) else v}"
+        for k, v in options.items()
+    )
+
+
+@pytest.mark.parametrize("options", RULES, ids=_id)
 def test_promised_and_checked_games_are_the_same(options: dict[str, object]) -> None:
     rules = Rules(**options)  # type: ignore[arg-type]
     assert RandomBot().draws_legal_actions() and not CheckedRandom().draws_legal_actions()
