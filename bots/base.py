@@ -49,10 +49,9 @@ class Bot:
 
     def draws_legal_actions(self) -> bool:
         """Return whether this bot promises that each answer is an action the engine listed or
-        drew for the view it was given, unchanged, and that it keeps no reference to the view.
+        drew for the view it was given, unchanged.
 
-        ``play_game`` then applies its answers unchecked (the engine's fast path) and refreshes
-        one view per seat in place instead of copying a new one each decision; the runner's
+        ``play_game`` then applies its answers unchecked (the engine's fast path); the runner's
         result check still checks every game's invariants and scores, and replays the games it
         writes records of. The base class promises nothing. A bot that promises must do so for
         its own class only (``type(self) is ...``), so that a subclass deciding otherwise does

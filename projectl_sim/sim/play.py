@@ -294,8 +294,7 @@ def play_game(
     the deal's rng instead of dealing.
 
     A bot that promises engine-drawn answers (``Bot.draws_legal_actions``: the random bot) has
-    them applied unchecked, and in a game of the base game's class its seat's one view is
-    refreshed in place at each decision rather than copied anew.
+    them applied unchecked.
 
     Raises ``BotError`` when a bot raises or answers an illegal action; the partial record is
     attached to it (``exc.outcome``) so nothing played is lost.
