@@ -11,20 +11,24 @@ Where the figures come from (rerun the commands to refresh them; CPU figures dep
 machine and its load, and a rating on the bots it was fitted with):
 
 - ``LADDER``: the ladder table of docs/how-to/which-players.md, the shipped value model
-  ``LADDER_MODEL``, 100 games a pair, on a loaded machine (its CPU figures are high).
+  ``LADDER_MODEL``, 100 games a pair, on the compiled build of a shared 2-core machine at a
+  load of 20-25 (its CPU figures are the deciding process's CPU time, which such a load
+  inflates).
+- ``PREVIOUS``: the ladder before it (the same command and seed over other bots, when
+  ``width=2`` was ``leaf=value``'s default and before ``value``'s ``takes=4``), for the bots
+  the new one leaves out. Its ``value`` rated +204 [+160, +250] there.
 - ``HEURISTICS``: the same command over the other heuristics, on the pure-Python build of a
   shared 2-core machine. Its ``greedy`` and ``rusher`` rows are left out (the ladder's stand);
-  its ``rusher`` rated +83 [+38, +130] there, against the ladder's +122: ratings from two fits
-  agree within their intervals, not to the point.
+  its ``rusher`` rated +83 [+38, +130] there: ratings from two fits agree within their
+  intervals, not to the point.
 - ``BENCHMARKS``: CPU only, bots the ladder leaves out for their cost (docs/how-to/
   which-players.md and docs/benchmarks.md: ``benchmarks/bots.py``, ``benchmarks/decisions.py``).
 - ``STRENGTH``: a head-to-head match on shared deals, seats swapped (``benchmarks/strength.py``;
-  docs/benchmarks.md), for a bot not yet on the ladder: its note says whom it played and how it
+  docs/benchmarks.md), for a bot not on the ladder: its note says whom it played and how it
   scored, its CPU is the same run's, on the compiled build of a loaded 2-core machine.
 
-The ladder was run when ``mcts:leaf=value`` widened its tree below the root (``width=2``); that
-search is now ``mcts:leaf=value,width=2``, and its rows name it so. ``mcts:leaf=value`` (greedy
-lines below the root, ``width=0``) is not on the ladder yet.
+A spec names the parameters it sets to other than their defaults (``mcts:leaf=value,width=0``
+is ``mcts:leaf=value``), as the ladder's table does.
 """
 
 from __future__ import annotations
@@ -35,10 +39,15 @@ from dataclasses import dataclass
 
 LADDER_MODEL = "1f4245d84f5c"  # the value model the ladder's learned bots played with
 LADDER = (
+    "projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
+    "mcts:leaf=value,iterations=128,mcts:leaf=value,iterations=128,tree=turn,width=0 "
+    f"--games 100 --jobs 2 --seed 3 --out ladder (model {LADDER_MODEL}; "
+    "docs/how-to/which-players.md)"
+)
+PREVIOUS = (
     "projectl-sim ladder --bots greedy,rusher,value,value:rollouts=2,mcts:leaf=value,width=2,"
     "mcts:leaf=value,iterations=200,width=2 --games 100 --jobs 1 --seed 3 --out ladder "
-    f"(model {LADDER_MODEL}; docs/how-to/which-players.md; run when width=2 was leaf=value's "
-    "default)"
+    f"(model {LADDER_MODEL}; run when width=2 was leaf=value's default)"
 )
 HEURISTICS = (
     "projectl-sim ladder --bots greedy,random,builder,setter,recycler,rusher --games 100 "
@@ -46,9 +55,10 @@ HEURISTICS = (
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
-    'benchmarks/strength.py --out DIR --games 200 --pair "mcts:leaf=value,tree=full,width=0" '
-    '"mcts:leaf=value,tree=full,width=2", and --scaling "mcts:leaf=value,tree=full,width=0,'
-    'iterations={it}" --budgets 32,128 (docs/benchmarks.md, "Search that scales")'
+    "benchmarks/strength.py --out DIR --games 200 --seed 3 --jobs 1 --pair "
+    '"mcts:leaf=value,iterations=100" "mcts:leaf=value,iterations=128,tree=turn" (compiled, '
+    'load 20-25, beside the ladder); --scaling "mcts:leaf=value,tree=full,width=0,'
+    'iterations={it}" --budgets 128,512 (docs/benchmarks.md, "Search that scales")'
 )
 
 # A seat's decisions in one game: greedy made 35-39 a seat on average at every player count
@@ -69,7 +79,7 @@ class Measured:
 
     spec: str
     cpu_ms: float  # CPU milliseconds a decision
-    source: str  # the command the figures come from (LADDER, HEURISTICS, BENCHMARKS, STRENGTH)
+    source: str  # the command the figures come from (LADDER, PREVIOUS, HEURISTICS, ...)
     rating: float | None = None  # on the ladder's scale, greedy = 0
     low: float | None = None  # its 95% interval
     high: float | None = None
@@ -78,25 +88,28 @@ class Measured:
 
 
 MEASURED: tuple[Measured, ...] = (
-    Measured("greedy", 0.034, LADDER, 0.0, 0.0, 0.0, note="the anchor"),
-    Measured("rusher", 0.079, LADDER, 122.0, 78.0, 166.0),
-    Measured("value", 0.884, LADDER, 204.0, 160.0, 250.0),
-    Measured("value:rollouts=2", 6.264, LADDER, 217.0, 173.0, 263.0),
+    Measured("greedy", 0.027, LADDER, 0.0, 0.0, 0.0, note="the anchor"),
+    Measured("rusher", 0.055, LADDER, 99.0, 52.0, 146.0),
+    Measured("value", 0.503, LADDER, 188.0, 142.0, 236.0),
+    Measured("mcts:leaf=value", 3.033, LADDER, 317.0, 269.0, 368.0, iterations=32),
+    Measured("mcts:leaf=value,iterations=128", 16.315, LADDER, 378.0, 328.0, 430.0, iterations=128),
     Measured(
-        "mcts:leaf=value",
-        3.98,
-        STRENGTH,
-        note="not on the ladder: it won 57.0% [50.7%, 63.3%] of 200 games against "
-        "mcts:leaf=value,width=2 (+290 on the ladder) at the same 32 iterations",
-        iterations=32,
+        "mcts:leaf=value,iterations=128,tree=turn",
+        12.481,
+        LADDER,
+        345.0,
+        296.0,
+        397.0,
+        iterations=128,
     ),
     Measured(
-        "mcts:leaf=value,iterations=128",
-        28.9,
+        "mcts:leaf=value,iterations=100",
+        12.746,
         STRENGTH,
-        note="not on the ladder: it won 58.6% [53.8%, 63.4%] of 400 games against "
-        "mcts:leaf=value (32 iterations)",
-        iterations=128,
+        note="not on the ladder: it won 66.2% [59.8%, 72.7%] of 200 games against "
+        "mcts:leaf=value,iterations=128,tree=turn (the flat search, 12.5 ms a decision: "
+        "equal CPU)",
+        iterations=100,
     ),
     Measured(
         "mcts:leaf=value,iterations=512",
@@ -106,11 +119,12 @@ MEASURED: tuple[Measured, ...] = (
         "mcts:leaf=value,iterations=128",
         iterations=512,
     ),
-    Measured("mcts:leaf=value,width=2", 5.571, LADDER, 290.0, 244.0, 337.0, iterations=32),
+    Measured("value:rollouts=2", 6.264, PREVIOUS, 217.0, 173.0, 263.0),
+    Measured("mcts:leaf=value,width=2", 5.571, PREVIOUS, 290.0, 244.0, 337.0, iterations=32),
     Measured(
         "mcts:leaf=value,iterations=200,width=2",
         43.227,
-        LADDER,
+        PREVIOUS,
         223.0,
         179.0,
         268.0,
@@ -122,16 +136,47 @@ MEASURED: tuple[Measured, ...] = (
     Measured("random", 0.014, HEURISTICS, note="never won a game: below every other bot"),
     Measured("mcts", 170.0, BENCHMARKS, iterations=200),
     Measured("mcts:iterations=800", 594.0, BENCHMARKS, iterations=800),
-    Measured("mcts:leaf=value,iterations=128,tree=turn,width=0", 21.5, BENCHMARKS, iterations=128),
 )
 
 
 def _params(spec: str) -> tuple[str, dict[str, str]]:
-    """Return a spec's bot name and its parameters as written (``model`` and ``hash`` left out:
-    they name the model, not the bot's cost)."""
+    """Return a spec's bot name and the parameters it sets to other than their defaults
+    (``model`` and ``hash`` left out: they name the model, not the bot's cost), so that
+    ``mcts:leaf=value,width=0`` and ``mcts:leaf=value`` (the table's name for it) are one bot."""
     name, _, rest = spec.partition(":")
     params = dict(p.partition("=")[::2] for p in rest.split(",") if p.strip())
-    return name, {k.strip(): v.strip() for k, v in params.items() if k not in ("model", "hash")}
+    params = {k.strip(): v.strip() for k, v in params.items() if k not in ("model", "hash")}
+    defaults = _defaults(name, params)
+    return name, {k: v for k, v in params.items() if k not in defaults or not _is(v, defaults[k])}
+
+
+def _defaults(name: str, params: Mapping[str, str]) -> dict[str, object]:
+    """Return a built-in bot's parameter defaults (``mcts`` with ``leaf=value``: that leaf's
+    own); another source's: none (its file is not loaded to price it)."""
+    from bots import BUILTIN
+
+    if name not in BUILTIN:
+        return {}
+    defaults: dict[str, object] = {k: entry[0] for k, entry in BUILTIN[name].params.items()}
+    if name == "mcts" and params.get("leaf") == "value":
+        from bots.mcts import VALUE_LEAF_DEFAULTS
+
+        defaults.update(VALUE_LEAF_DEFAULTS)
+    return defaults
+
+
+def _is(raw: str, default: object) -> bool:
+    """Return whether a parameter as written is its default value."""
+    if isinstance(default, bool):
+        return raw.lower() in (
+            ("1", "true", "yes", "on") if default else ("0", "false", "no", "off")
+        )
+    if isinstance(default, int | float):
+        try:
+            return math.isclose(float(raw), float(default))
+        except ValueError:
+            return False
+    return raw == str(default)
 
 
 def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
@@ -216,12 +261,14 @@ def estimate_seconds(
 
 
 def rating_text(row: Measured) -> str:
-    """Return a row's rating as ``+204 [+160, +250]`` (or its note when it has none)."""
+    """Return a row's rating as ``+183 [+109, +261]`` (or its note when it has none), saying so
+    when it is the previous ladder's."""
     if row.rating is None:
         return row.note or "not on the ladder"
     if row.low == row.high == row.rating:
         return f"{row.rating:+.0f} ({row.note})" if row.note else f"{row.rating:+.0f}"
-    return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]"
+    where = " on the previous ladder" if row.source == PREVIOUS else ""
+    return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]{where}"
 
 
 __all__ = [

@@ -15,6 +15,7 @@ from bots.measured import (
     LADDER,
     LADDER_MODEL,
     MEASURED,
+    PREVIOUS,
     cost_ms,
     estimate_seconds,
     measured,
@@ -60,7 +61,7 @@ def test_cost_scales_a_search_by_its_iterations_and_keeps_a_heuristics() -> None
     assert cost_ms("mcts:iterations=50") == pytest.approx(mcts / 4)  # measured at 200
     assert cost_ms("mcts:iterations=48,leaf=value") == pytest.approx(leaf * 1.5)  # at 32
     tree = measured("mcts:width=2,iterations=200,leaf=value")
-    assert tree is not None and tree.source == LADDER
+    assert tree is not None and tree.source == PREVIOUS
     assert cost_ms("mcts:leaf=value,iterations=200,width=2") == tree.cpu_ms  # not scaled
     assert cost_ms("mcts:leaf=value,width=2,iterations=64") == pytest.approx(
         measured("mcts:leaf=value,width=2").cpu_ms * 2
@@ -79,18 +80,42 @@ def test_cost_scales_a_search_by_its_iterations_and_keeps_a_heuristics() -> None
     assert cost_ms("value:rollouts=9") is None
 
 
-def test_the_default_learned_search_says_whom_it_played_and_how_it_scored() -> None:
-    """The flat search is not on the ladder: its row names the bot it was matched with, its
-    score with an interval and the command, and ``bots`` prints that as its strength."""
+def test_a_spec_that_spells_out_a_default_is_the_bot_without_it() -> None:
+    """The ladder's table names the flat search without ``width=0`` (``leaf=value``'s default),
+    the docs with it: both are the one measured row, and a set default is not a new bot."""
+    flat = measured("mcts:leaf=value,iterations=128,tree=turn,width=0")
+    assert flat is not None and flat.source == LADDER
+    assert measured("mcts:iterations=128,tree=turn,leaf=value,hash=1f4245d84f5c") is flat
+    assert measured("mcts:leaf=value,iterations=32,places=2") is measured("mcts:leaf=value")
+    assert measured("mcts:iterations=200") is measured("mcts")  # the rollout search's default
+    assert measured("mcts:leaf=value,width=2") is not measured("mcts:leaf=value")
+    assert measured("mcts:width=0") is None  # without leaf=value, width=0 is not the default
+    assert measured("greedy:preset=balanced") is measured("greedy")
+    assert cost_ms("mine.py:Mine") is None  # another source is not loaded to price it
+
+
+@pytest.mark.parametrize(
+    "spec", ["mcts:leaf=value,iterations=100", "mcts:leaf=value,iterations=512"]
+)
+def test_a_search_off_the_ladder_says_whom_it_played_and_how_it_scored(spec: str) -> None:
+    """A bot not on the ladder (greedy lines at the flat search's CPU, and at the largest
+    budget): its row names the bot it was matched with, its score with an interval and the
+    command, and ``bots`` prints that as its strength."""
     from bots.measured import STRENGTH, rating_text
 
-    row = measured("mcts:leaf=value")
+    row = measured(spec)
     assert row is not None and row.rating is None and row.source == STRENGTH
     assert "benchmarks/strength.py" in STRENGTH
     assert re.search(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\] of \d+ games", rating_text(row))
-    opponent = re.search(r"against (\S+) ", row.note)
+    opponent = re.search(r"against (\S+)", row.note)
     assert opponent is not None and measured(opponent[1]) is not None
     make_bot(opponent[1])
+
+
+def test_the_learned_searches_and_value_are_on_the_ladder() -> None:
+    for spec in ("value", "mcts:leaf=value", "mcts:leaf=value,iterations=128"):
+        row = measured(spec)
+        assert row is not None and row.source == LADDER and row.rating is not None, spec
 
 
 def test_an_estimate_counts_every_seat_and_says_what_it_could_not_price() -> None:

@@ -162,7 +162,8 @@ def test_bots_says_each_bots_rating_and_cost_from_the_ladder(capsys) -> None:
     for row in MEASURED:
         line = f"  strength: {row.spec} {rating_text(row)}; cost {row.cpu_ms:.3g} ms a decision"
         assert line in blocks[row.spec.split(":")[0]].splitlines(), row.spec
-    assert "+204 [+160, +250]" in blocks["value"] and "never won" in blocks["random"]
+    assert "+188 [+142, +236]" in blocks["value"] and "never won" in blocks["random"]
+    assert "on the previous ladder" in blocks["mcts"]  # the width=2 tree, rated by the last one
 
 
 def test_a_run_says_when_games_are_rounded_to_whole_seatings(
