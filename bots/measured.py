@@ -215,8 +215,9 @@ def cost_ms(spec: str) -> float | None:
     A search measured at other iterations (``mcts:iterations=50``) is scaled by its iterations
     from the measured row nearest in iterations (the cost grows about in proportion for the
     rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
-    faster for greedy lines, whose k-th visit replays k actions: 3.98 ms at 32, 164 at 512);
-    ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs what its default does.
+    faster for greedy lines, whose k-th visit replays k actions: 5.4 times the CPU from 32 to
+    128 on the ladder); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs
+    what its default does.
     """
     found = measured(spec)
     if found is not None:
