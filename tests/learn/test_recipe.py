@@ -73,7 +73,12 @@ def test_each_oracle_file_is_made_by_one_command_with_its_seed_before_the_fit() 
         made[f["--out"][0]] = k
         assert int(f["--seed"][0]) == r["seeds"][f["--out"][0]]
     assert list(made) == flags(r["commands"][-1])["--extra-positions"]
-    assert all(name in " ".join(r["data"]["rollout rows (decisions, rows)"]) for name in made)
+    rows = r["data"]["rollout rows (decisions, rows)"]
+    for name in made:  # each file's own counts, to check a run against
+        assert sum(f"({name})" in key for key in rows) == 1
+    # each command's measured CPU, by what it writes
+    outs = [flags(c)["--out"][0] for c in r["commands"]]
+    assert [key.split()[0] for key in r["cpu seconds"]] == outs
 
 
 def test_the_docs_give_the_recipe_s_commands() -> None:
