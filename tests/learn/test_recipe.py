@@ -135,7 +135,7 @@ def test_the_recipe_cut_small_trains_the_same_model_twice(tmp_path: Path) -> Non
     """The recipe's own commands, each cut small (the outcome rows' 12 games, one game of each
     oracle), played twice in separate folders and processes with different string-hash salts,
     write the same rows and the same model file: no step of the recipe is unseeded or depends
-    on a set's order. (The full recipe, about 20 CPU-minutes, is checked by hand: its data
+    on a set's order. (The full recipe, about 10 CPU-minutes, is checked by hand: its data
     counts and hash are in the recipe file.)"""
     pytest.importorskip("sklearn")
     commands = recipe()["commands"]
