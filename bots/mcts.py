@@ -787,17 +787,21 @@ class MCTSBot(Bot):
             state.apply(action)
         return self._values(state, model)
 
-    def _leaf_values(self, state: GameState, rng: random.Random, model: CostModel) -> list[float]:
+    def _leaf_values(
+        self, state: GameState, rng: random.Random, model: CostModel, turn_ends: int = 1
+    ) -> list[float]:
         """Return each player's value of a leaf by the learned evaluation (leaf=value), played
-        on the greedy way to the end of a turn of the searching seat: half the predicted win
-        chance, half the logistic of the predicted margin (as at the end)."""
+        on the greedy way through ``turn_ends`` ends of the searching seat's turns (0: scored
+        where it stands): half the predicted win chance, half the logistic of the predicted
+        margin (as at the end)."""
         self._settle(state, rng)
         # played on the greedy way to the end of a turn of the searching seat (the rest of its
         # turn, or the others' turns and then its next): every leaf is scored at the point
         # value's candidates are, where the evaluation's rollout rows order positions
         me = self._root
         steps = 0
-        while state.phase == PLAY and steps < MAX_LEAF_ACTIONS:
+        ended = 0
+        while state.phase == PLAY and ended < turn_ends and steps < MAX_LEAF_ACTIONS:
             mine = state.current == me
             turn = state.turn
             action = self.greedy.choose_with_insert(state)
@@ -807,7 +811,7 @@ class MCTSBot(Bot):
             self._settle(state, rng)
             steps += 1
             if mine and (state.current != me or state.turn != turn):
-                break
+                ended += 1
         if state.phase == OVER:
             return self._values(state, model)
         vm = self.value_model
