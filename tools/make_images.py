@@ -1,7 +1,7 @@
 """Draw the documentation's pictures (docs/img) from the commands the pages show.
 
 Each picture is declared once in ``IMAGES``: the page whose commands produce its data, the
-command after which the data is read (the page is played up to it, as ``refresh_docs`` plays
+command after which the data is read (the page is played up to it, as ``docs_play`` plays
 it), what is drawn (``data``: a small text table, the picture's data) and how it is drawn
 (``draw``). ``python tools/make_images.py`` redraws every picture and writes the digest of the
 data each was drawn from to ``docs/img/digests.json``; ``--check`` recomputes the data and
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import refresh_docs
+import docs_play
 
 sys.path.pop(0)
 
-ROOT = refresh_docs.ROOT
+ROOT = docs_play.ROOT
 IMG = ROOT / "docs" / "img"
 DIGESTS = IMG / "digests.json"
 
@@ -277,7 +277,7 @@ def standalone(image: Image, cwd: Path) -> str:
     proc = subprocess.run(
         ["bash", "-c", image.after],
         cwd=cwd,
-        env=refresh_docs.reader_env(),
+        env=docs_play.reader_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -295,13 +295,13 @@ def for_page(page: Path) -> list[Image]:
 
 class Drawing:
     """The pictures of one page, drawn (or only their data read) while the page is played:
-    pass ``after_block`` to ``refresh_docs.play``."""
+    pass ``after_block`` to ``docs_play.play``."""
 
     def __init__(self, page: Path, cwd: Path, draw: bool) -> None:
         self.images, self.cwd, self.draw = for_page(page), cwd, draw
         self.digests: dict[str, str] = {}
 
-    def after_block(self, block: refresh_docs.Block, outputs: list[list[str]]) -> bool:
+    def after_block(self, block: docs_play.Block, outputs: list[list[str]]) -> bool:
         for image in self.images:
             for c, printed in zip(block.commands, outputs, strict=True):
                 if c.text == image.after:
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                 drawing.after_block(block, outputs)
                 return len(drawing.digests) == len(drawing.images)
 
-            refresh_docs.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
+            docs_play.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
         stale += drawing.report(args.check)
     return 1 if args.check and stale else 0
 
