@@ -91,11 +91,8 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from bots._state import (
-    FINISHING,
-    LEVEL_UP,
     OVER,
     PLAY,
-    REWARD,
     active_credits,
     determinize,
     solo_table,
@@ -107,7 +104,7 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value import MODEL_PARAMS, check_model, model_spec, shortlist
+from bots.value import MODEL_PARAMS, check_model, model_spec, settle, shortlist
 from bots.value_model import ValueModel
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
@@ -753,15 +750,8 @@ class MCTSBot(Bot):
 
     def _settle(self, state: GameState, rng: random.Random) -> None:
         """Answer reward choices, Level Up steps and Finishing Touches the greedy way (no tree
-        node for them)."""
-        greedy = self.greedy
-        while state.phase in (REWARD, FINISHING, LEVEL_UP):
-            if state.phase == REWARD:
-                state.apply(Reward(greedy.choose_reward(state, state.reward_options, rng)))
-            elif state.phase == LEVEL_UP:
-                state.apply(greedy.choose_level_up(state, rng))
-            else:
-                state.apply(greedy.finishing_touches(state, rng))
+        node for them: ``value``'s ``settle``)."""
+        settle(state, self.greedy, rng)
 
     def _rollout(
         self,
