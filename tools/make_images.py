@@ -106,8 +106,6 @@ def _viewer_data(cwd: Path, printed: list[str]) -> str:
 
 def _viewer_draw(cwd: Path, path: Path) -> None:
     """Screenshot the viewer at the first Insert that completes a puzzle (headless Chromium)."""
-    import subprocess
-
     from projectl_sim.view.steps import view_data
 
     record = _viewer_record(cwd)
@@ -117,6 +115,15 @@ def _viewer_draw(cwd: Path, path: Path) -> None:
         for i, (raw, step) in enumerate(zip(record["actions"], steps, strict=False))
         if raw["type"] == "insert" and any("completes" in e for e in step["events"])
     )
+    _screenshot(f"file://{cwd / 'game.html'}#{at + 1}", path, 1100)
+
+
+def _screenshot(url: str, path: Path, height: int) -> None:
+    """Screenshot ``url`` 1280 pixels wide in headless Chromium, saved in 256 colours."""
+    import subprocess
+
+    from PIL import Image as Picture
+
     subprocess.run(
         [
             "chromium",
@@ -125,14 +132,12 @@ def _viewer_draw(cwd: Path, path: Path) -> None:
             "--disable-gpu",
             "--hide-scrollbars",
             f"--screenshot={path}",
-            "--window-size=1280,1100",
-            f"file://{cwd / 'game.html'}#{at + 1}",
+            f"--window-size=1280,{height}",
+            url,
         ],
         check=True,
         capture_output=True,
     )
-    from PIL import Image as Picture
-
     # a page of flat colours: 256 of them keep it sharp at a third of the size
     Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
 
@@ -162,29 +167,12 @@ def _board_data(cwd: Path, printed: list[str]) -> str:
 def _board_draw(cwd: Path, path: Path) -> None:
     """Screenshot the analysis board's page at the game's worst turn (headless Chromium)."""
     import re
-    import subprocess
 
     page = (cwd / "game7.board.html").read_text()
     blob = re.search(r'<script id="game" type="application/json">(.*?)</script>', page, re.S)
     assert blob is not None
     turning = json.loads(blob.group(1).replace("<\\/", "</"))["chances"]["turning"]
-    subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            f"--screenshot={path}",
-            "--window-size=1280,1000",
-            f"file://{cwd / 'game7.board.html'}#{turning[0] if turning else 0}",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    from PIL import Image as Picture
-
-    Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
+    _screenshot(f"file://{cwd / 'game7.board.html'}#{turning[0] if turning else 0}", path, 1000)
 
 
 # a picture drawn from no page's command: the commands that make its data, run in a new folder
