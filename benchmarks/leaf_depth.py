@@ -19,10 +19,8 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from bots._state import PLAY
-from bots.features import position_features
 from bots.heuristics import CostModel
-from bots.mcts import MAX_LEAF_ACTIONS, MCTSBot, _logistic
+from bots.mcts import MCTSBot
 from projectl_sim.engine import GameState
 
 
@@ -32,32 +30,14 @@ class TurnEnd0(MCTSBot):
     name = "turnend0"
     depth: ClassVar[int] = 0
 
-    def _leaf_values(self, state: GameState, rng: random.Random, model: CostModel) -> list[float]:
+    def _leaf_values(
+        self, state: GameState, rng: random.Random, model: CostModel, turn_ends: int = 1
+    ) -> list[float]:
+        # the search's own leaf, played through the ends of the searching seat's turns that
+        # reach ``depth`` turns on: one more where the leaf stands in that seat's turn
         self._settle(state, rng)
-        me = self._root
-        at = -1 if state.current == me else 0  # the searching seat's turn ends reached so far
-        steps = 0
-        while state.phase == PLAY and at < self.depth and steps < MAX_LEAF_ACTIONS:
-            mine = state.current == me
-            turn = state.turn
-            action = self.greedy.choose_with_insert(state)
-            if action is None:
-                action = rng.choice(state.legal_actions(master="none"))
-            state.apply(action)
-            self._settle(state, rng)
-            steps += 1
-            if mine and (state.current != me or state.turn != turn):
-                at += 1
-        if state.phase != PLAY:
-            return self._values(state, model)
-        vm = self.value_model
-        assert vm is not None
-        scale = float(self.options["scale"])
-        rows = [
-            position_features(state, p, self._private & ~(1 << p), self._per_card)
-            for p in range(state.n)
-        ]
-        return [0.5 * w + 0.5 * _logistic(m / scale) for w, m in vm.evaluate_rows(rows)]
+        own = int(state.current == self._root)
+        return super()._leaf_values(state, rng, model, self.depth + own)
 
 
 class TurnEnd1(TurnEnd0):

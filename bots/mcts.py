@@ -91,11 +91,8 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from bots._state import (
-    FINISHING,
-    LEVEL_UP,
     OVER,
     PLAY,
-    REWARD,
     active_credits,
     determinize,
     solo_table,
@@ -107,7 +104,7 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value import MODEL_PARAMS, check_model, model_spec, shortlist
+from bots.value import MODEL_PARAMS, check_model, model_spec, settle, shortlist
 from bots.value_model import ValueModel
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
@@ -753,15 +750,8 @@ class MCTSBot(Bot):
 
     def _settle(self, state: GameState, rng: random.Random) -> None:
         """Answer reward choices, Level Up steps and Finishing Touches the greedy way (no tree
-        node for them)."""
-        greedy = self.greedy
-        while state.phase in (REWARD, FINISHING, LEVEL_UP):
-            if state.phase == REWARD:
-                state.apply(Reward(greedy.choose_reward(state, state.reward_options, rng)))
-            elif state.phase == LEVEL_UP:
-                state.apply(greedy.choose_level_up(state, rng))
-            else:
-                state.apply(greedy.finishing_touches(state, rng))
+        node for them: ``value``'s ``settle``)."""
+        settle(state, self.greedy, rng)
 
     def _rollout(
         self,
@@ -787,17 +777,21 @@ class MCTSBot(Bot):
             state.apply(action)
         return self._values(state, model)
 
-    def _leaf_values(self, state: GameState, rng: random.Random, model: CostModel) -> list[float]:
+    def _leaf_values(
+        self, state: GameState, rng: random.Random, model: CostModel, turn_ends: int = 1
+    ) -> list[float]:
         """Return each player's value of a leaf by the learned evaluation (leaf=value), played
-        on the greedy way to the end of a turn of the searching seat: half the predicted win
-        chance, half the logistic of the predicted margin (as at the end)."""
+        on the greedy way through ``turn_ends`` ends of the searching seat's turns (0: scored
+        where it stands): half the predicted win chance, half the logistic of the predicted
+        margin (as at the end)."""
         self._settle(state, rng)
         # played on the greedy way to the end of a turn of the searching seat (the rest of its
         # turn, or the others' turns and then its next): every leaf is scored at the point
         # value's candidates are, where the evaluation's rollout rows order positions
         me = self._root
         steps = 0
-        while state.phase == PLAY and steps < MAX_LEAF_ACTIONS:
+        ended = 0
+        while state.phase == PLAY and ended < turn_ends and steps < MAX_LEAF_ACTIONS:
             mine = state.current == me
             turn = state.turn
             action = self.greedy.choose_with_insert(state)
@@ -807,7 +801,7 @@ class MCTSBot(Bot):
             self._settle(state, rng)
             steps += 1
             if mine and (state.current != me or state.turn != turn):
-                break
+                ended += 1
         if state.phase == OVER:
             return self._values(state, model)
         vm = self.value_model

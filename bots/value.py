@@ -172,6 +172,29 @@ def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: in
     return [a for i, a in enumerate(cands) if i not in drop]
 
 
+PLACES: Final = 2  # value's default ``places``
+TAKES: Final = 4  # value's default ``takes``
+
+
+def scored_candidates(
+    state: GameState,
+    greedy: GreedyBot,
+    model: CostModel,
+    places: int = PLACES,
+    takes: int = TAKES,
+) -> list[Action]:
+    """Return the candidates ``value`` scores for the seat to move in ``state``: ``candidates``
+    (the greedy choice first), cut to ``places`` Places a puzzle (``shortlist``) and the
+    ``takes`` best Takes (``best_takes``), 0 for either keeping them all; by default what a
+    default ``value`` scores."""
+    cands = candidates(state, greedy, model)
+    if places > 0:
+        cands = shortlist(cands, model.levels, places)
+    if takes > 0:
+        cands = best_takes(state, cands, model, takes)
+    return cands
+
+
 def settle(state: GameState, greedy: GreedyBot, rng: random.Random) -> None:
     """Answer reward choices, Level Up steps and Finishing Touches the greedy way."""
     while state.phase in (REWARD, FINISHING, LEVEL_UP):
@@ -227,12 +250,12 @@ class ValueBot(Bot):
             Range(0, 1),
         ),
         "places": (
-            2,
+            PLACES,
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
         "takes": (
-            4,
+            TAKES,
             "Takes of face-up puzzles scored, the best by points per action (0 = every one)",
             Range(0, 30),
         ),
@@ -338,11 +361,7 @@ class ValueBot(Bot):
         if last is not None:
             return last
         model = cost_model(view)
-        cands = candidates(view, self.greedy, model)
-        if self.places > 0:
-            cands = shortlist(cands, model.levels, self.places)
-        if self.takes > 0:
-            cands = best_takes(view, cands, model, self.takes)
+        cands = scored_candidates(view, self.greedy, model, self.places, self.takes)
         if len(cands) == 1:
             return cands[0]
         me = view.current
@@ -368,12 +387,7 @@ class ValueBot(Bot):
         for i in order[: self.width]:
             s = states[i]
             if s.phase == PLAY and s.current == me:
-                more = candidates(s, self.greedy, model)
-                if self.places > 0:
-                    more = shortlist(more, model.levels, self.places)
-                if self.takes > 0:
-                    more = best_takes(s, more, model, self.takes)
-                for b in more:
+                for b in scored_candidates(s, self.greedy, model, self.places, self.takes):
                     follow.append(self._after(s, b, rng))
                     owner.append(i)
         if follow:
@@ -464,6 +478,7 @@ __all__ = [
     "candidates",
     "check_model",
     "final_margin",
+    "scored_candidates",
     "settle",
     "shortlist",
 ]

@@ -1,7 +1,7 @@
 """Draw the documentation's pictures (docs/img) from the commands the pages show.
 
 Each picture is declared once in ``IMAGES``: the page whose commands produce its data, the
-command after which the data is read (the page is played up to it, as ``refresh_docs`` plays
+command after which the data is read (the page is played up to it, as ``docs_play`` plays
 it), what is drawn (``data``: a small text table, the picture's data) and how it is drawn
 (``draw``). ``python tools/make_images.py`` redraws every picture and writes the digest of the
 data each was drawn from to ``docs/img/digests.json``; ``--check`` recomputes the data and
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import refresh_docs
+import docs_play
 
 sys.path.pop(0)
 
-ROOT = refresh_docs.ROOT
+ROOT = docs_play.ROOT
 IMG = ROOT / "docs" / "img"
 DIGESTS = IMG / "digests.json"
 
@@ -106,8 +106,6 @@ def _viewer_data(cwd: Path, printed: list[str]) -> str:
 
 def _viewer_draw(cwd: Path, path: Path) -> None:
     """Screenshot the viewer at the first Insert that completes a puzzle (headless Chromium)."""
-    import subprocess
-
     from projectl_sim.view.steps import view_data
 
     record = _viewer_record(cwd)
@@ -117,6 +115,15 @@ def _viewer_draw(cwd: Path, path: Path) -> None:
         for i, (raw, step) in enumerate(zip(record["actions"], steps, strict=False))
         if raw["type"] == "insert" and any("completes" in e for e in step["events"])
     )
+    _screenshot(f"file://{cwd / 'game.html'}#{at + 1}", path, 1100)
+
+
+def _screenshot(url: str, path: Path, height: int) -> None:
+    """Screenshot ``url`` 1280 pixels wide in headless Chromium, saved in 256 colours."""
+    import subprocess
+
+    from PIL import Image as Picture
+
     subprocess.run(
         [
             "chromium",
@@ -125,14 +132,12 @@ def _viewer_draw(cwd: Path, path: Path) -> None:
             "--disable-gpu",
             "--hide-scrollbars",
             f"--screenshot={path}",
-            "--window-size=1280,1100",
-            f"file://{cwd / 'game.html'}#{at + 1}",
+            f"--window-size=1280,{height}",
+            url,
         ],
         check=True,
         capture_output=True,
     )
-    from PIL import Image as Picture
-
     # a page of flat colours: 256 of them keep it sharp at a third of the size
     Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
 
@@ -162,29 +167,12 @@ def _board_data(cwd: Path, printed: list[str]) -> str:
 def _board_draw(cwd: Path, path: Path) -> None:
     """Screenshot the analysis board's page at the game's worst turn (headless Chromium)."""
     import re
-    import subprocess
 
     page = (cwd / "game7.board.html").read_text()
     blob = re.search(r'<script id="game" type="application/json">(.*?)</script>', page, re.S)
     assert blob is not None
     turning = json.loads(blob.group(1).replace("<\\/", "</"))["chances"]["turning"]
-    subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            f"--screenshot={path}",
-            "--window-size=1280,1000",
-            f"file://{cwd / 'game7.board.html'}#{turning[0] if turning else 0}",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    from PIL import Image as Picture
-
-    Picture.open(path).convert("RGB").quantize(256).save(path, optimize=True)
+    _screenshot(f"file://{cwd / 'game7.board.html'}#{turning[0] if turning else 0}", path, 1000)
 
 
 # a picture drawn from no page's command: the commands that make its data, run in a new folder
@@ -277,7 +265,7 @@ def standalone(image: Image, cwd: Path) -> str:
     proc = subprocess.run(
         ["bash", "-c", image.after],
         cwd=cwd,
-        env=refresh_docs.reader_env(),
+        env=docs_play.reader_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -295,13 +283,13 @@ def for_page(page: Path) -> list[Image]:
 
 class Drawing:
     """The pictures of one page, drawn (or only their data read) while the page is played:
-    pass ``after_block`` to ``refresh_docs.play``."""
+    pass ``after_block`` to ``docs_play.play``."""
 
     def __init__(self, page: Path, cwd: Path, draw: bool) -> None:
         self.images, self.cwd, self.draw = for_page(page), cwd, draw
         self.digests: dict[str, str] = {}
 
-    def after_block(self, block: refresh_docs.Block, outputs: list[list[str]]) -> bool:
+    def after_block(self, block: docs_play.Block, outputs: list[list[str]]) -> bool:
         for image in self.images:
             for c, printed in zip(block.commands, outputs, strict=True):
                 if c.text == image.after:
@@ -370,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                 drawing.after_block(block, outputs)
                 return len(drawing.digests) == len(drawing.images)
 
-            refresh_docs.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
+            docs_play.play(ROOT / "docs" / page, Path(tmp), after_block=far_enough)
         stale += drawing.report(args.check)
     return 1 if args.check and stale else 0
 

@@ -5,9 +5,10 @@ Run: ``.venv/bin/python tools/value_oracle.py [--games N] [--every K] [--rollout
 
 Plays ``--games`` self-play games (``--seats``, default greedy; ``--players``, ``--expansions``)
 and, at about one Play decision in ``--every``, scores every candidate the value bot compares
-(``bots.value``'s ``candidates`` and ``shortlist``, the greedy choice first, each turn finished
-the greedy way) by ``2 R`` greedy rollouts to the end, common to the candidates (rollout ``r``
-deals the same hidden cards and uses the same random stream for each). A candidate's rollout
+(``bots.value.scored_candidates`` with the bot's ``places`` and ``takes``, the greedy choice
+first, each turn finished the greedy way) by ``2 R`` greedy rollouts to the end, common to the
+candidates (rollout ``r`` deals the same hidden cards and uses the same random stream for
+each). A candidate's rollout
 value is its mean win share (ties: the mean margin / 100 on top).
 
 Printed, with 95% intervals over the positions:
@@ -43,7 +44,7 @@ from bots import make_bot  # noqa: E402
 from bots.features import hidden_piles, mean_unseen_points, position_features  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.heuristics import cost_model  # noqa: E402
-from bots.value import candidates, final_margin, settle, shortlist  # noqa: E402
+from bots.value import final_margin, scored_candidates, settle  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.engine import OVER, PLAY, GameState  # noqa: E402
 from projectl_sim.engine.actions import Action  # noqa: E402
@@ -75,9 +76,7 @@ def score_position(
     """Return the candidates, their rollout win shares and margins (candidates x 2R), the
     bot's values of them and their after-states' features (from the first world)."""
     model = cost_model(view)
-    cands = candidates(view, greedy, model)
-    if bot.places > 0:
-        cands = shortlist(cands, model.levels, bot.places)
+    cands = scored_candidates(view, greedy, model, bot.places, bot.takes)
     me = view.current
     hidden = hidden_piles(view)
     per_card = mean_unseen_points(view) if hidden else 0.0

@@ -5,7 +5,7 @@ before the turn's first action to the one after its last (``turns``: the evaluat
 mid-turn, so positions are compared where turns end). The turning points of a game are the
 turns whose seat's chance fell most, each shown with its worst decision. A decision is judged
 the way the ``value`` bot (the strongest bot that decides in about a millisecond) judges it:
-its candidate actions (``bots.value.candidates`` on the seat's view, shortlisted as it does)
+its candidate actions (``bots.value.scored_candidates`` on the seat's view, as it scores them)
 and the action played are each applied to a few deals of the decks' unseen cards, the seat's
 turn finished the greedy way (as ``value`` scores them, at the turn's end), and the position
 reached is worth the seat's calibrated win chance, seen as the graph sees it (a spectator of
@@ -34,7 +34,7 @@ import numpy as np
 from bots.features import position_features
 from bots.greedy import GreedyBot
 from bots.heuristics import cost_model
-from bots.value import candidates, shortlist, turn_after
+from bots.value import scored_candidates, turn_after
 from bots.value_model import ValueModel, load_model
 from projectl_sim.analysis.stats.intervals import mean_interval
 from projectl_sim.board.winprob import (
@@ -111,7 +111,7 @@ def judge(
     greedy = GreedyBot(endgame=0)
     if state.phase == PLAY:
         cm = cost_model(view)
-        cands = shortlist(candidates(view, greedy, cm), cm.levels, 2)
+        cands = scored_candidates(view, greedy, cm)  # value's own, at its defaults
     else:
         cands = list(view.legal_actions(master="none"))  # a reward, a Finish: every option
     if played not in cands:

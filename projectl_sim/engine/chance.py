@@ -11,15 +11,12 @@ pile (its points follow the card), or out of the game (a black card the deck nev
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from projectl_sim.engine.state_data import StateData
 from projectl_sim.errors import IllegalActionError
 
-if TYPE_CHECKING:
-    from projectl_sim.engine.state import GameState
 
-
-def _place(state: GameState, card: int) -> tuple[str, int, int] | None:
+def _place(state: StateData, card: int) -> tuple[str, int, int] | None:
     """Return where ``card`` lies (``deck``/``pile``, which, index), None out of the game;
     raise for a card the table shows."""
     for colour, deck in enumerate(state.decks):
@@ -40,7 +37,7 @@ def _place(state: GameState, card: int) -> tuple[str, int, int] | None:
     return None
 
 
-def exchange_cards(state: GameState, a: int, b: int) -> None:
+def exchange_cards(state: StateData, a: int, b: int) -> None:
     """Swap where two unseen cards of one colour lie (deck places, victory piles, out of the
     game); a pile's points follow its cards. ``IllegalActionError`` for a card the table shows
     or one known at a deck's bottom."""
@@ -65,7 +62,7 @@ def exchange_cards(state: GameState, a: int, b: int) -> None:
             state.scores[i] += t.points[other] - t.points[card]
 
 
-def stack_deck(state: GameState, colour: int, cards: Sequence[int]) -> None:
+def stack_deck(state: StateData, colour: int, cards: Sequence[int]) -> None:
     """Put unseen ``cards`` on top of deck ``colour``, in order (each swaps places with the card
     there, which takes its old place: deeper in the deck, a pile, or out of the game)."""
     for depth, card in enumerate(cards):

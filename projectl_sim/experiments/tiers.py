@@ -27,7 +27,7 @@ from projectl_sim.sim.spec import (
     RunSpec,
     declare_axis,
     run_bot_name,
-    split_lineup,
+    spec_list,
 )
 
 __all__ = ["TIER", "TIERS", "tiers_round_robin", "tiers_study"]
@@ -38,18 +38,14 @@ TIER = "tier"
 
 def _read(value: Any) -> tuple[str, ...]:
     """Return the tiers' bots, normalised, each once."""
-    items = split_lineup(value) if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
-        raise UsageError(f"tiers: a comma list of bot specs, got {value!r}")
     out: dict[str, None] = {}
-    for item in items:
-        for text in split_lineup(item):
-            if text.strip() == TIER:
-                raise UsageError(f"tiers: {TIER!r} is the line-ups' placeholder, not a bot")
-            name = run_bot_name(text)
-            if name in out:
-                raise UsageError(f"tiers: {text!r} names the tier {name} twice")
-            out[name] = None
+    for text in spec_list(value, "tiers"):
+        if text.strip() == TIER:
+            raise UsageError(f"tiers: {TIER!r} is the line-ups' placeholder, not a bot")
+        name = run_bot_name(text)
+        if name in out:
+            raise UsageError(f"tiers: {text!r} names the tier {name} twice")
+        out[name] = None
     if not out:
         raise UsageError("tiers: give one or more bots, such as greedy,value,mcts:leaf=value")
     return tuple(out)

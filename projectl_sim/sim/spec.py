@@ -295,19 +295,24 @@ def _lineups(value: Any, filled: frozenset[str] = frozenset()) -> tuple[tuple[st
     return tuple(dict.fromkeys(out))
 
 
-def _round_robin(value: Any, filled: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """Return a round robin's bots, normalised (``repr``), each once; at least two."""
+def spec_list(value: Any, setting: str) -> list[str]:
+    """Return the bot specs of a setting's value, a comma list (``greedy:a=1,random``) or a
+    list of such texts, in order; refuse anything else in one line that names ``setting``."""
     items = split_lineup(value) if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(s, str) for s in items):
-        raise UsageError(f"round_robin: a comma list of bot specs, got {value!r}")
+        raise UsageError(f"{setting}: a comma list of bot specs, got {value!r}")
+    return [text for item in items for text in split_lineup(item)]
+
+
+def _round_robin(value: Any, filled: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Return a round robin's bots, normalised (``repr``), each once; at least two."""
     seen: dict[str, str] = {}
-    for item in items:
-        for text in split_lineup(item):
-            name = run_bot_name(text, filled)
-            if name in seen:
-                same = "" if seen[name] == text else f" and {seen[name]!r}"
-                raise UsageError(f"round_robin: {text!r}{same} name the same bot ({name}) twice")
-            seen[name] = text
+    for text in spec_list(value, "round_robin"):
+        name = run_bot_name(text, filled)
+        if name in seen:
+            same = "" if seen[name] == text else f" and {seen[name]!r}"
+            raise UsageError(f"round_robin: {text!r}{same} name the same bot ({name}) twice")
+        seen[name] = text
     if len(seen) < 2:
         raise UsageError("round_robin: give two or more different bots, such as 'greedy,random'")
     return tuple(seen)

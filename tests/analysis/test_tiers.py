@@ -60,6 +60,7 @@ def test_tiers_are_a_grid_axis_on_the_same_deals() -> None:
         ({"tiers": "greedy", "bots": "greedy,random"}, "no seat of the line-ups is 'tier'"),
         ({"tiers": "tier"}, "placeholder"),
         ({"tiers": "greedy,nosuchbot"}, "nosuchbot"),
+        ({"tiers": 7}, "tiers: a comma list of bot specs, got 7"),
         ({"tiers": "greedy,random", "round_robin": "tier,greedy"}, "a tier and a bot"),
     ],
 )

@@ -26,11 +26,12 @@ from projectl_sim.board.winprob import (
     add_rollouts,
     evaluate_record,
     fit_calibration,
+    label,
     read_calibration,
 )
 from projectl_sim.cli import main
 from projectl_sim.engine.record import write_record
-from projectl_sim.engine.state import OVER
+from projectl_sim.engine.state import OVER, PLAY
 from projectl_sim.errors import UsageError
 from projectl_sim.rules import Rules
 from projectl_sim.sim.play import game_seeds, play_game
@@ -148,6 +149,31 @@ def test_the_played_action_is_judged_among_the_candidates(game: Any) -> None:
     j = judge(steps[k - 1].state, steps[k].action, load_model(), CAL, seed=0, worlds=2)
     assert j.played in [a for a, _ in j.alternatives]
     assert j.loss >= 0.0 and j.seat == steps[k].seat
+
+
+def test_a_decision_is_judged_among_the_candidates_value_scores(game: Any) -> None:
+    """The alternatives are the candidates a default ``value`` scores (its Places and Takes cut
+    as it cuts them), and the action played; judged where value's cut of Takes drops some."""
+    from bots.greedy import GreedyBot
+    from bots.heuristics import cost_model
+    from bots.value import PLACES, candidates, scored_candidates, shortlist
+
+    _, steps, _ = game
+    greedy = GreedyBot(endgame=0)
+    for k in range(1, len(steps)):
+        state = steps[k - 1].state
+        if state.phase != PLAY:
+            continue
+        view = state.view(state.current)
+        cm = cost_model(view)
+        scored = scored_candidates(view, greedy, cm)
+        if len(scored) < len(shortlist(candidates(view, greedy, cm), cm.levels, PLACES)):
+            break
+    else:
+        pytest.fail("no decision of the game has Takes that value leaves unscored")
+    j = judge(state, steps[k].action, load_model(), CAL, seed=0, worlds=1)
+    cat = state.rules.catalogue
+    assert {a for a, _ in j.alternatives} == {label(a, cat) for a in scored} | {j.played}
 
 
 def _rows(chances: list[list[float]], actors: list[int]) -> list[dict[str, Any]]:

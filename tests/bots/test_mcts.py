@@ -330,3 +330,37 @@ def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat
             assert rows[me][turn_actions] == 0.0
             assert rows[me][wait] == players - 1
     assert searched > 20
+
+
+@pytest.mark.parametrize("turn_ends", [0, 1, 2])
+def test_a_learned_leaf_plays_on_through_as_many_ends_of_the_searching_seats_turns_as_asked(
+    turn_ends: int,
+) -> None:
+    """A leaf standing in the searching seat's turn is played on through ``turn_ends`` ends of
+    that seat's turns before it is scored: no turn at 0, the rest of its own at 1, then a round
+    more for each one beyond (``benchmarks/leaf_depth.py`` scores its leaves so)."""
+    players = 3
+    seen: list[tuple[int, int]] = []  # (turns played from the leaf, seat to move when scored)
+
+    class Counted(MCTSBot):
+        def _leaf_values(
+            self, state: GameState, rng: random.Random, model: object, ends: int = 1
+        ) -> list[float]:
+            self._settle(state, rng)
+            start = state.turn
+            own = state.current == self._root
+            values = super()._leaf_values(state, rng, model, turn_ends)  # type: ignore[arg-type]
+            if own and state.phase == PLAY:
+                seen.append((state.turn - start, state.current))
+            return values
+
+    bot = Counted(leaf="value", iterations=30, places=0, prior=0)
+    for seed in (1, 2):
+        state = _midgame(players, seed, 9)
+        me = state.current
+        seen.clear()
+        bot(state.view(me), random.Random(seed))
+        assert seen
+        played = 0 if turn_ends == 0 else 1 + (turn_ends - 1) * players
+        next_seat = me if turn_ends == 0 else (me + 1) % players
+        assert set(seen) == {(played, next_seat)}

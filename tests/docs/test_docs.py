@@ -2,7 +2,7 @@
 show, its site builds, its CLI reference is the parser's.
 
 Every page under ``docs/tutorials/``, ``docs/how-to/`` and ``docs/getting-started.md`` is played
-top to bottom, as a reader would, in a fresh folder of its own, by ``tools/refresh_docs.py``
+top to bottom, as a reader would, in a fresh folder of its own, by ``tools/docs_play.py``
 (its docstring says how): console blocks in bash with this venv's ``bin`` first on ``PATH``,
 saved files written, python blocks as the cells of one Jupyter kernel. Then:
 
@@ -39,9 +39,9 @@ import pytest
 from paths import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
+import docs_play
 import make_images
-import refresh_docs
-from refresh_docs import DOCS, PAGES, SCALE, blocks, commands, mask, smaller
+from docs_play import DOCS, PAGES, SCALE, blocks, commands, mask, smaller
 
 sys.path.pop(0)
 
@@ -57,7 +57,7 @@ def readme_quick_start() -> list[str]:
 def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
     """The page plays to its end and shows what its commands print (and its pictures' data)."""
     text = page.read_text()
-    assert not list(refresh_docs.check_marks(page)), list(refresh_docs.check_marks(page))
+    assert not list(docs_play.check_marks(page)), list(docs_play.check_marks(page))
     quick_start = readme_quick_start()
     found = blocks(text)
     for block in found:
@@ -87,7 +87,7 @@ def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
                 f"{page.name}: a command in a ```{block.lang} block would not be tested"
             )
 
-    def chart_shown(block: refresh_docs.Block, cell) -> None:
+    def chart_shown(block: docs_play.Block, cell) -> None:
         if page.parent.name == "tutorials" and re.search(r"\bplots\.", cell.source):
             # a tutorial's cell that draws shows its chart, with no magic and the Agg backend
             # (the package's figures have a _repr_png_)
@@ -95,7 +95,7 @@ def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
             assert shown, f"{page.name}: the cell draws no chart in Jupyter:\n{cell.source}"
 
     drawing = make_images.Drawing(page, tmp_path, draw=False)  # the pictures' data, not pixels
-    played = refresh_docs.play(page, tmp_path, on_cell=chart_shown, after_block=drawing.after_block)
+    played = docs_play.play(page, tmp_path, on_cell=chart_shown, after_block=drawing.after_block)
     digests = make_images.stored()
     for image in drawing.images:
         assert image.name in drawing.digests, f"{page.name} no longer runs {image.after!r}"
@@ -103,7 +103,7 @@ def test_page_runs_to_the_end(page: Path, tmp_path: Path) -> None:
             f"docs/img/{image.name} was drawn from other data than {image.after!r} gives now: "
             f"redraw it: python tools/make_images.py {image.name}"
         )
-    diff = refresh_docs.stale(text, refresh_docs.refreshed(text, played))
+    diff = docs_play.stale(text, docs_play.refreshed(text, played))
     assert not diff, (
         f"{page.relative_to(ROOT)} shows other output than its commands print (masked); "
         f"refresh it: python tools/refresh_docs.py {page.relative_to(ROOT)}\n" + "\n".join(diff)
@@ -158,27 +158,27 @@ stale
 
 def test_shown_outputs_are_refreshed_and_their_runs_played_at_the_sizes_shown() -> None:
     found = blocks(_PAGE)
-    refresh_docs.plan(found)
+    docs_play.plan(found)
     # the run the shown summary reads is played as shown; the other run is cut
     assert [b.exact for b in found[:2]] == [True, False]
     summary = ["seats", "", "2 players: 1st 53%", "  base 200", "", "rounds 12.0 s", "tail"]
-    played = refresh_docs.Played(outputs={0: [["run line"], summary]}, shown={})
-    played.shown[2] = refresh_docs.select(
+    played = docs_play.Played(outputs={0: [["run line"], summary]}, shown={})
+    played.shown[2] = docs_play.select(
         summary, [("paragraph", "2 players"), ("line", "rounds")], "s"
     )
     assert played.shown[2] == ["2 players: 1st 53%", "  base 200", "", "rounds 12.0 s"]
-    new = refresh_docs.refreshed(_PAGE, played)
+    new = docs_play.refreshed(_PAGE, played)
     # the run's own output stays unshown; the summary's replaces the stale lines
     assert "run line" not in new and "old line" not in new and "stale" not in new
     assert "$ projectl-sim summary results/a\n2 players" not in new
     assert "tail\n```" in new and "rounds 12.0 s\n```" in new
-    assert refresh_docs.stale(new, new) == []
-    assert refresh_docs.stale(_PAGE, new), "a stale page is told from its refreshed self"
+    assert docs_play.stale(new, new) == []
+    assert docs_play.stale(_PAGE, new), "a stale page is told from its refreshed self"
     # a time that differs, and the columns it moves, are masked; a count is not
-    assert not refresh_docs.stale(new.replace("12.0 s", "9.75 s"), new)
-    assert refresh_docs.stale(new.replace("base 200", "base 201"), new)
+    assert not docs_play.stale(new.replace("12.0 s", "9.75 s"), new)
+    assert docs_play.stale(new.replace("base 200", "base 201"), new)
     with pytest.raises(LookupError, match="no line starting with 'flagged'"):
-        refresh_docs.select(summary, [("paragraph", "flagged")], "summary")
+        docs_play.select(summary, [("paragraph", "flagged")], "summary")
 
 
 def test_a_cells_shown_output_plays_the_run_its_kernel_read_at_the_size_shown() -> None:
@@ -189,7 +189,7 @@ def test_a_cells_shown_output_plays_the_run_its_kernel_read_at_the_size_shown() 
         "```console\n$ projectl-sim run --games 100 --out results/y --quiet\n```\n"
     )
     found = blocks(page)
-    refresh_docs.plan(found)
+    docs_play.plan(found)
     assert [b.exact for b in found if b.lang != "text"] == [True, True, True, False]
 
 
@@ -208,18 +208,18 @@ def test_mask_hides_clock_fields_only() -> None:
 def test_a_not_compared_mark_names_an_allowed_kind(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_text("<!-- not compared: luck: it varies -->\n```console\n$ true\nx\n```\n")
-    assert list(refresh_docs.check_marks(page))
+    assert list(docs_play.check_marks(page))
     page.write_text(
         "<!-- not compared: timing: stopped by timeout -->\n```console\n$ true\nx\n```\n"
     )
-    assert not list(refresh_docs.check_marks(page))
+    assert not list(docs_play.check_marks(page))
     # an output left uncompared plays its run with the sizes cut, and is not rewritten
     text = "<!-- not compared: timing: why -->\n```console\n$ run --games 200 --out r\nold\n```\n"
     found = blocks(text)
-    refresh_docs.plan(found)
+    docs_play.plan(found)
     assert not found[0].exact
-    played = refresh_docs.Played(outputs={0: [["new"]]})
-    assert refresh_docs.refreshed(text, played) == text
+    played = docs_play.Played(outputs={0: [["new"]]})
+    assert docs_play.refreshed(text, played) == text
 
 
 def test_cli_reference_lists_every_command_and_option() -> None:
@@ -406,7 +406,7 @@ def test_every_table_of_a_data_file_is_drawn_from_it(tmp_path: Path) -> None:
         text = page.read_text()
         if "<!-- table of:" in text:
             marked[page.name] = text
-            assert refresh_docs.data_tables(text) == text, (
+            assert docs_play.stale_tables(text) == [], (
                 f"{page.relative_to(DOCS)}: a table differs from its data file: "
                 f"python tools/refresh_docs.py {page.relative_to(ROOT)}"
             )
@@ -416,9 +416,14 @@ def test_every_table_of_a_data_file_is_drawn_from_it(tmp_path: Path) -> None:
     import pandas as pd
 
     data = pd.read_csv(DOCS / "data" / "ladder.csv")
-    before = refresh_docs.TABLES["ladder"](DOCS / "data" / "ladder.csv")
+    before = docs_play.TABLES["ladder"](DOCS / "data" / "ladder.csv")
     data.loc[0, ["rating", "ci_low", "ci_high"]] += 1000
     data.to_csv(tmp_path / "ladder.csv", index=False)
-    after = refresh_docs.TABLES["ladder"](tmp_path / "ladder.csv")
+    after = docs_play.TABLES["ladder"](tmp_path / "ladder.csv")
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert len(changed) == 1 and f"| {data.loc[0, 'rating']:.0f} |" in changed[0][1], changed
+    # a page whose table is no longer its file's is told stale, naming the file
+    page = marked["which-players.md"]
+    assert before[0] in page
+    edited = page.replace(before[0], changed[0][1], 1)
+    assert docs_play.stale_tables(edited) == ["a table of data/ladder.csv differs from it"]

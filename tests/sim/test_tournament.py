@@ -13,7 +13,14 @@ from bots.random_bot import RandomBot
 from projectl_sim.cli import main
 from projectl_sim.errors import UsageError
 from projectl_sim.sim import runner, tables
-from projectl_sim.sim.spec import PER_CONFIGURATION, RunSpec, merge_sources, plan, run_id_of
+from projectl_sim.sim.spec import (
+    PER_CONFIGURATION,
+    RunSpec,
+    merge_sources,
+    plan,
+    run_id_of,
+    spec_list,
+)
 
 BOTS = ["random", "greedy", "greedy:preset=rush_black", "other"]
 
@@ -125,6 +132,8 @@ def test_flags_replace_a_presets_line_ups_with_a_round_robin() -> None:
         ({"round_robin": "greedy"}, "give two or more different bots"),
         ({"bots": ["greedy,random"]}, "not both"),
         ({"round_robin": "greedy,gready"}, "unknown bot 'gready' (did you mean 'greedy'?"),
+        ({"round_robin": 3}, "round_robin: a comma list of bot specs, got 3"),
+        ({"round_robin": ["greedy", 3]}, "round_robin: a comma list of bot specs"),
     ],
 )
 def test_a_bad_round_robin_is_one_line(settings: dict[str, object], message: str) -> None:
@@ -166,3 +175,14 @@ def test_a_round_robin_run_ends_with_ratings_and_head_to_head(
     again = runner.run(None, out, resume=True, options=runner.RunOptions(jobs=1, quiet=True))
     assert again.complete and again.played == 0
     assert "next:" in captured.err and f"projectl-sim report {out}" in captured.err
+
+
+def test_a_spec_list_reads_a_comma_list_or_a_list_of_them_in_order() -> None:
+    assert spec_list("greedy:risk=1.0,wait=2, random", "bots") == [
+        "greedy:risk=1.0,wait=2",
+        "random",
+    ]
+    assert spec_list(["value,greedy", "random"], "bots") == ["value", "greedy", "random"]
+    assert spec_list("", "bots") == []
+    with pytest.raises(UsageError, match=r"^tiers: a comma list of bot specs, got \{'a': 1\}$"):
+        spec_list({"a": 1}, "tiers")
