@@ -30,6 +30,7 @@ reads finished (or stopped) runs of one pair instead of playing, and pools their
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -56,6 +57,13 @@ def main() -> int:
     ap.add_argument("--variant", default="standard")
     ap.add_argument("--expansions", default="none", help="a '+' list, or none")
     ap.add_argument("--difficulty", default="normal", help="the solo variant's difficulty")
+    ap.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="SWITCH=VALUE",
+        help="a rules switch, e.g. endless_white_deck=true (the Endless White Deck is a switch)",
+    )
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=53)
     ap.add_argument("--jobs", type=int, default=1)
@@ -83,7 +91,16 @@ def main() -> int:
         "games": args.games,
         "seed": args.seed,
         "tables": "core",
+        "rules": {},
     }
+    for text in args.rule:
+        switch, _, value = text.partition("=")
+        if not value:
+            ap.error(f"--rule {text!r}: give SWITCH=VALUE")
+        try:
+            setting["rules"][switch] = [json.loads(value)]
+        except ValueError:
+            setting["rules"][switch] = [value]
     try:
         if args.solo:
             a, b = args.solo
@@ -191,8 +208,10 @@ def _score(run_dirs: list[Path]) -> dict[str, Any]:
     for run_dir in run_dirs:
         seats, manifest = _seats(run_dir)
         config = manifest["configs"][0]
+        switches = "".join(f" {k}={v}" for k, v in sorted(config["switches"].items()))
         settings.add(
-            f"{config['players']}p {config['variant']} {'+'.join(config['expansions']) or 'none'}"
+            f"{config['players']}p {config['variant']} "
+            f"{'+'.join(config['expansions']) or 'none'}{switches}"
         )
         if seats.empty:
             continue

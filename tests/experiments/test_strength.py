@@ -150,3 +150,27 @@ def test_bad_setting_is_one_line(
         "random",
     )
     assert code == 2 and err.count("\n") == 1 and "nosuch" in err
+
+
+def test_a_rules_switch_is_played_and_named(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Endless White Deck is a switch, not an expansion name
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--rule",
+        "endless_white_deck=true",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 0 and "2p standard none endless_white_deck=True" in out
+    seats = pd.read_parquet(tmp_path / "00" / "seats.parquet")
+    assert set(seats["switches"]) == {"endless_white_deck=true"}
