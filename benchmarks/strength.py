@@ -102,6 +102,7 @@ def main() -> int:
         except ValueError:
             setting["rules"][switch] = [value]
     try:
+        _check_expansions(args.expansions)
         if args.solo:
             a, b = args.solo
             spec = {
@@ -146,6 +147,25 @@ def _line(a: str, b: str, r: dict[str, Any]) -> str:
         f"[{r['ci_low']:.1%}, {r['ci_high']:.1%}]  {r['win_share']:6.1%}      "
         f"{r['ms_a']:8.2f}  {r['ms_b']:8.2f}"
     )
+
+
+def _check_expansions(text: str) -> None:
+    """Refuse an expansion name the run spec would drop (a registered module that is no
+    expansion of the list, such as the Endless White Deck's: it is a rules switch)."""
+    from projectl_sim.errors import UsageError
+    from projectl_sim.rules import EXPANSION_ALIASES
+    from projectl_sim.sim.spec import RunSpec
+
+    asked = [n.strip() for n in text.replace(",", "+").split("+")]
+    asked = [n for n in asked if n not in ("", "none", "all")]
+    spec = RunSpec.from_mapping({"bots": ["random,random"], "expansions": [text]})
+    kept = set(spec.expansions[0])
+    dropped = [n for n in asked if EXPANSION_ALIASES.get(n, n) not in kept]
+    if dropped:
+        raise UsageError(
+            f"--expansions: {', '.join(dropped)} is not played as an expansion (the Endless "
+            "White Deck is --rule endless_white_deck=true)"
+        )
 
 
 def _play(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:

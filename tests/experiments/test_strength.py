@@ -174,3 +174,23 @@ def test_a_rules_switch_is_played_and_named(
     assert code == 0 and "2p standard none endless_white_deck=True" in out
     seats = pd.read_parquet(tmp_path / "00" / "seats.parquet")
     assert set(seats["switches"]) == {"endless_white_deck=true"}
+
+
+def test_an_expansion_the_spec_would_drop_is_refused(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--expansions",
+        "endless",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 2 and err.count("\n") == 1 and "endless_white_deck=true" in err
+    assert not (tmp_path / "00").exists()  # nothing played
