@@ -1,7 +1,8 @@
 """Head-to-head strength on shared deals: does a search gain with budget, does a model beat another.
 
 Run: ``.venv/bin/python benchmarks/strength.py --out DIR [--games N] [--seed S] [--jobs J]
-(--pair A B)... | --scaling TEMPLATE --budgets 8,32,128``.
+[--players N] [--variant V] [--expansions E] (--pair A B)... | --scaling TEMPLATE --budgets 8,32,128
+| --solo A B [--difficulty D]``, or ``strength.py --pair A B --pool DIR...``.
 
 Each pair plays ``--games`` 2-player games, every deal under both seatings (the runner's round
 robin, resumable: ``DIR/NN``), and prints bot A's score share with its 95% interval over deals
@@ -16,11 +17,21 @@ decision, the chosen candidate's mean value in the search (``root_value``) with 
 then gave the mover (the same scale: half the win share, half the logistic of the final margin).
 A search that maximises over noisy values overrates its choice, and more so the more lines it
 compares; the printed bias is that overrating, with its 95% interval clustered by game.
+
+Other settings (``--players N``, ``--variant``, ``--expansions a+b``): each pair's game seats bot A
+once and bot B in every other seat, under every rotation of the line-up over the seats, on shared
+deals. A's score share is how often it finishes ahead of a B seat (rank against rank, a tie half),
+averaged over its B opponents, so 50% is even at any player count; its win share is printed beside
+it (an even table gives 1/N). ``--solo A B`` plays each deal of the solo variant (``--difficulty``)
+once with each bot: its win rates, and A's points minus B's paired by deal. ``--pool DIR...``
+reads finished (or stopped) runs of one pair instead of playing, and pools their deals.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -31,15 +42,28 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 
 def main() -> int:
-    from projectl_sim.learn.expit import match
+    from projectl_sim.errors import ProjectLError
     from projectl_sim.sim.runner import RunOptions
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, help="the runs' folder (not with --bias)")
+    ap.add_argument("--out", type=Path, help="the runs' folder (not with --bias or --pool)")
     ap.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"))
     ap.add_argument("--scaling", metavar="TEMPLATE")
     ap.add_argument("--bias", metavar="TEMPLATE")
+    ap.add_argument("--solo", nargs=2, metavar=("A", "B"))
+    ap.add_argument("--pool", nargs="+", type=Path, metavar="DIR")
     ap.add_argument("--budgets", default="8,32")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--variant", default="standard")
+    ap.add_argument("--expansions", default="none", help="a '+' list, or none")
+    ap.add_argument("--difficulty", default="normal", help="the solo variant's difficulty")
+    ap.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="SWITCH=VALUE",
+        help="a rules switch, e.g. endless_white_deck=true (the Endless White Deck is a switch)",
+    )
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=53)
     ap.add_argument("--jobs", type=int, default=1)
@@ -48,24 +72,243 @@ def main() -> int:
         ap.error("--games must be at least 2")
     if args.bias:
         return _bias(args.bias, [int(b) for b in args.budgets.split(",")], args.games, args.seed)
+    if args.pool:
+        if len(args.pair) != 1:
+            ap.error("--pool reads the runs of one --pair A B")
+        try:
+            print(_HEADER)
+            print(_line(*args.pair[0], _score(args.pool)))
+        except ProjectLError as exc:
+            print(f"strength.py: {exc}", file=sys.stderr)
+            return 2
+        return 0
     if args.out is None:
         ap.error("give --out DIR")
-    pairs = [tuple(p) for p in args.pair]
-    if args.scaling:
-        for it in (int(b) for b in args.budgets.split(",")):
-            pairs.append((args.scaling.format(it=4 * it), args.scaling.format(it=it)))
-    if not pairs:
-        ap.error("give --pair A B or --scaling TEMPLATE")
     options = RunOptions(jobs=args.jobs, quiet=True)
-    print(f"{'bot A':58s} {'bot B':58s} games  A share [95%]          A ms/dec")
-    for k, (a, b) in enumerate(pairs):
-        r = match(a, b, args.out / f"{k:02d}", args.games, args.seed, options)
-        print(
-            f"{a:58s} {b:58s} {r['games']:5d}  {r['share']:6.1%} [{r['ci_low']:.1%}, "
-            f"{r['ci_high']:.1%}]  {r['ms_per_decision']:8.2f}",
-            flush=True,
-        )
+    setting = {
+        "variant": [args.variant],
+        "expansions": [args.expansions],
+        "games": args.games,
+        "seed": args.seed,
+        "tables": "core",
+        "rules": {},
+    }
+    for text in args.rule:
+        switch, _, value = text.partition("=")
+        if not value:
+            ap.error(f"--rule {text!r}: give SWITCH=VALUE")
+        try:
+            setting["rules"][switch] = [json.loads(value)]
+        except ValueError:
+            setting["rules"][switch] = [value]
+    try:
+        _check_expansions(args.expansions)
+        if args.solo:
+            a, b = args.solo
+            spec = {
+                **setting,
+                "bots": [a, b],
+                "players": [1],
+                "variant": ["solo"],
+                "difficulty": [args.difficulty],
+            }
+            _play(spec, args.out / "solo", options)
+            print(_solo_line(a, b, _solo(args.out / "solo")))
+            return 0
+        pairs = [tuple(p) for p in args.pair]
+        if args.scaling:
+            for it in (int(b) for b in args.budgets.split(",")):
+                pairs.append((args.scaling.format(it=4 * it), args.scaling.format(it=it)))
+        if not pairs:
+            ap.error("give --pair A B, --scaling TEMPLATE or --solo A B")
+        print(_HEADER)
+        for k, (a, b) in enumerate(pairs):
+            if args.players == 2:  # the round robin's line-ups: the runs made before resume
+                who: dict[str, Any] = {"round_robin": ",".join([a, b])}
+            else:
+                who = {"bots": [",".join([a] + [b] * (args.players - 1))]}
+            _play({**setting, **who, "players": [args.players]}, args.out / f"{k:02d}", options)
+            print(_line(a, b, _score([args.out / f"{k:02d}"])), flush=True)
+    except ProjectLError as exc:
+        print(f"strength.py: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+_HEADER = (
+    f"{'bot A':44s} {'bot B':36s} setting            games  A score share [95%]    "
+    "A win share  A ms/dec  B ms/dec"
+)
+
+
+def _line(a: str, b: str, r: dict[str, Any]) -> str:
+    return (
+        f"{a:44s} {b:36s} {r['setting']:18s} {r['games']:5d}  {r['share']:6.1%} "
+        f"[{r['ci_low']:.1%}, {r['ci_high']:.1%}]  {r['win_share']:6.1%}      "
+        f"{r['ms_a']:8.2f}  {r['ms_b']:8.2f}"
+    )
+
+
+def _check_expansions(text: str) -> None:
+    """Refuse an expansion name the run spec would drop (a registered module that is no
+    expansion of the list, such as the Endless White Deck's: it is a rules switch)."""
+    from projectl_sim.errors import UsageError
+    from projectl_sim.rules import EXPANSION_ALIASES
+    from projectl_sim.sim.spec import RunSpec
+
+    asked = [n.strip() for n in text.replace(",", "+").split("+")]
+    asked = [n for n in asked if n not in ("", "none", "all")]
+    spec = RunSpec.from_mapping({"bots": ["random,random"], "expansions": [text]})
+    kept = set(spec.expansions[0])
+    dropped = [n for n in asked if EXPANSION_ALIASES.get(n, n) not in kept]
+    if dropped:
+        raise UsageError(
+            f"--expansions: {', '.join(dropped)} is not played as an expansion (the Endless "
+            "White Deck is --rule endless_white_deck=true)"
+        )
+
+
+def _play(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:
+    """Play (or finish) a runner run in ``run_dir``."""
+    from projectl_sim.errors import UsageError
+    from projectl_sim.sim import runner, tables
+    from projectl_sim.sim.spec import RunSpec
+
+    spec = RunSpec.from_mapping(spec_data)
+    resume = (run_dir / "manifest.json").exists()
+    if resume:
+        tables.read_manifest(run_dir)
+    if not runner.run(None if resume else spec, run_dir, resume=resume, options=options).complete:
+        raise UsageError(f"{run_dir}: the run did not complete; run the command again to finish")
+
+
+def _seats(run_dir: Path) -> tuple[Any, dict[str, Any]]:
+    """Return a run's seat rows of games played without an error (a stopped run's parts too)
+    and its manifest."""
+    import pandas as pd
+
+    from projectl_sim.sim import tables
+
+    manifest = tables.read_manifest(run_dir)
+    files = [run_dir / "seats.parquet"]
+    if not files[0].exists():
+        files = sorted((run_dir / "parts" / "seats").glob("*.parquet"))
+    if not files:
+        return pd.DataFrame(), manifest
+    seats = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+    bad = seats.loc[seats["error"].notna(), "game_id"].unique()
+    return seats[~seats["game_id"].isin(bad)], manifest
+
+
+def _ms(rows: Any) -> float:
+    return float(
+        1000
+        * (rows["decision_cpu_mean"] * rows["decisions"]).sum()
+        / max(1, rows["decisions"].sum())
+    )
+
+
+def _interval(values: Any) -> tuple[float, float, float]:
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean()) if len(values) else math.nan
+    half = (
+        1.96 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+    )
+    return mean, mean - half, mean + half
+
+
+def _score(run_dirs: list[Path]) -> dict[str, Any]:
+    """Return bot A's score share against the B seats over the runs' full deals (every seating
+    played), with its 95% interval over deals; A is the first bot of each run's line-up."""
+    import pandas as pd
+
+    per_deal, a_rows, b_rows, settings = [], [], [], set()
+    for run_dir in run_dirs:
+        seats, manifest = _seats(run_dir)
+        config = manifest["configs"][0]
+        switches = "".join(f" {k}={v}" for k, v in sorted(config["switches"].items()))
+        settings.add(
+            f"{config['players']}p {config['variant']} "
+            f"{'+'.join(config['expansions']) or 'none'}{switches}"
+        )
+        if seats.empty:
+            continue
+        mine = seats["bot"] == config["lineup"][0]
+        a, b = seats[mine], seats[~mine]
+        pairs = a[["game_id", "deal", "rank", "win_share"]].merge(
+            b[["game_id", "rank"]], on="game_id", suffixes=("", "_b")
+        )
+        pairs["score"] = (pairs["rank"] < pairs["rank_b"]) + 0.5 * (
+            pairs["rank"] == pairs["rank_b"]
+        )
+        games = pairs.groupby("game_id").agg(
+            deal=("deal", "first"), score=("score", "mean"), win=("win_share", "first")
+        )
+        deals = games.groupby("deal").agg(
+            score=("score", "mean"), win=("win", "mean"), n=("score", "size")
+        )
+        full = deals[deals["n"] == len(config["rotations"])]
+        per_deal.append(full)
+        a_rows.append(a[a["deal"].isin(full.index)])
+        b_rows.append(b[b["deal"].isin(full.index)])
+    if len(settings) > 1:
+        from projectl_sim.errors import UsageError
+
+        raise UsageError(f"the runs play different settings ({', '.join(sorted(settings))})")
+    deals = pd.concat(per_deal) if per_deal else pd.DataFrame({"score": [], "win": [], "n": []})
+    a_all, b_all = pd.concat(a_rows), pd.concat(b_rows)
+    share, low, high = _interval(deals["score"])
+    return {
+        "setting": settings.pop(),
+        "games": len(a_all),
+        "deals": len(deals),
+        "share": share,
+        "ci_low": max(0.0, low),
+        "ci_high": min(1.0, high),
+        "win_share": float(deals["win"].mean()),
+        "ms_a": _ms(a_all),
+        "ms_b": _ms(b_all),
+    }
+
+
+def _solo(run_dir: Path) -> dict[str, Any]:
+    """Return each bot's solo win rate and A's points minus B's, paired by deal."""
+    seats, manifest = _seats(run_dir)
+    a_name, b_name = (c["lineup"][0] for c in manifest["configs"][:2])
+    a = seats[seats["bot"] == a_name].set_index("deal")
+    b = seats[seats["bot"] == b_name].set_index("deal")
+    both = a.index.intersection(b.index)
+    a, b = a.loc[both], b.loc[both]
+    return {
+        "deals": len(both),
+        "difficulty": manifest["configs"][0]["difficulty"],
+        "win_a": _interval(a["won"].astype(float)),
+        "win_b": _interval(b["won"].astype(float)),
+        "win_diff": _interval(a["won"].astype(float) - b["won"].astype(float)),
+        "points_a": float(a["score"].mean()),
+        "points_b": float(b["score"].mean()),
+        "points_diff": _interval(a["score"] - b["score"]),
+        "ms_a": _ms(a),
+        "ms_b": _ms(b),
+    }
+
+
+def _solo_line(a: str, b: str, r: dict[str, Any]) -> str:
+    def ci(x: tuple[float, float, float], pct: bool = True) -> str:
+        if pct:
+            return f"{x[0]:.1%} [{max(-1.0, x[1]):.1%}, {min(1.0, x[2]):.1%}]"
+        return f"{x[0]:+.2f} [{x[1]:+.2f}, {x[2]:+.2f}]"
+
+    return "\n".join(
+        [
+            f"solo ({r['difficulty']}), {r['deals']} deals each played by both bots",
+            f"  A {a}: wins {ci(r['win_a'])}, points {r['points_a']:.2f}, {r['ms_a']:.2f} ms/dec",
+            f"  B {b}: wins {ci(r['win_b'])}, points {r['points_b']:.2f}, {r['ms_b']:.2f} ms/dec",
+            f"  A - B: wins {ci(r['win_diff'])}, points {ci(r['points_diff'], pct=False)}",
+        ]
+    )
 
 
 class _Noting:

@@ -1,0 +1,196 @@
+"""``benchmarks/strength.py`` beyond two players: one bot A against B in every other seat, scored
+rank against rank; the solo mode's paired deals; the pooling of runs of one pair."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from paths import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "strength.py"
+
+
+@pytest.fixture(scope="module")
+def strength() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_strength", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _main(strength: Any, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "argv", [str(SCRIPT), *argv])
+        code = strength.main()
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory, strength: Any) -> Path:
+    """A 3-player run of greedy (A) against two random seats: 2 deals, 3 seatings each."""
+    out = tmp_path_factory.mktemp("three")
+    spec = {
+        "bots": ["greedy,random,random"],
+        "players": [3],
+        "games": 6,
+        "seed": 4,
+        "tables": "core",
+    }
+    from projectl_sim.sim.runner import RunOptions
+
+    strength._play(spec, out / "00", RunOptions(jobs=1, quiet=True))
+    return out / "00"
+
+
+def test_a_seat_is_scored_against_each_b_seat_by_rank(strength: Any, three: Path) -> None:
+    seats = pd.read_parquet(three / "seats.parquet")
+    # every deal seats A once in each seat
+    a = seats[seats["bot_spec"] == "greedy"]
+    assert sorted(a.groupby("deal")["seat"].apply(sorted).tolist()) == [[0, 1, 2], [0, 1, 2]]
+    per_deal: dict[int, list[float]] = {}
+    for _, game in seats.groupby("game_id"):
+        mine = game[game["bot_spec"] == "greedy"]["rank"].item()
+        others = game[game["bot_spec"] != "greedy"]["rank"].tolist()
+        score = sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / 2
+        per_deal.setdefault(int(game["deal"].iloc[0]), []).append(score)
+    expected = sum(sum(v) / len(v) for v in per_deal.values()) / len(per_deal)
+    result = strength._score([three])
+    assert result["games"] == 6 and result["deals"] == 2
+    assert result["setting"] == "3p standard none"
+    assert result["share"] == pytest.approx(expected)
+    assert result["win_share"] == pytest.approx(a["win_share"].mean())
+    assert result["ms_a"] > result["ms_b"] > 0  # greedy searches, random does not
+
+
+def test_a_stopped_run_keeps_its_full_deals_only(
+    strength: Any, three: Path, tmp_path: Path
+) -> None:
+    stopped = tmp_path / "stopped"
+    (stopped / "parts" / "seats").mkdir(parents=True)
+    (stopped / "manifest.json").write_bytes((three / "manifest.json").read_bytes())
+    seats = pd.read_parquet(three / "seats.parquet")
+    cut = seats[seats["game_id"] != seats["game_id"].max()]  # one deal lacks a seating
+    cut.to_parquet(stopped / "parts" / "seats" / "0.parquet")
+    result = strength._score([stopped])
+    assert result["deals"] == 1 and result["games"] == 3
+
+
+def test_pool_reads_runs_and_refuses_two_settings(
+    strength: Any, three: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _main(strength, capsys, "--pool", str(three), "--pair", "greedy", "random")
+    assert code == 0 and " 3p standard none       6 " in out
+    two = tmp_path / "two"
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(two),
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 0 and "2p standard none" in out
+    code, _, err = _main(
+        strength, capsys, "--pool", str(three), str(two / "00"), "--pair", "greedy", "random"
+    )
+    assert code == 2 and err.count("\n") == 1 and "different settings" in err
+
+
+def test_solo_pairs_the_bots_by_deal(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "3",
+        "--seed",
+        "4",
+        "--solo",
+        "greedy",
+        "random",
+    )
+    assert code == 0 and "solo (normal), 3 deals" in out
+    seats = pd.read_parquet(tmp_path / "solo" / "seats.parquet")
+    by = seats.pivot(index="deal", columns="bot_spec", values="score")
+    result = strength._solo(tmp_path / "solo")
+    assert result["points_diff"][0] == pytest.approx((by["greedy"] - by["random"]).mean())
+    assert result["points_a"] == pytest.approx(by["greedy"].mean())
+
+
+def test_bad_setting_is_one_line(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--expansions",
+        "nosuch",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 2 and err.count("\n") == 1 and "nosuch" in err
+
+
+def test_a_rules_switch_is_played_and_named(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Endless White Deck is a switch, not an expansion name
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--rule",
+        "endless_white_deck=true",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 0 and "2p standard none endless_white_deck=True" in out
+    seats = pd.read_parquet(tmp_path / "00" / "seats.parquet")
+    assert set(seats["switches"]) == {"endless_white_deck=true"}
+
+
+def test_an_expansion_the_spec_would_drop_is_refused(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--expansions",
+        "endless",
+        "--pair",
+        "greedy",
+        "random",
+    )
+    assert code == 2 and err.count("\n") == 1 and "endless_white_deck=true" in err
+    assert not (tmp_path / "00").exists()  # nothing played
