@@ -29,6 +29,7 @@ from projectl_sim.options import Option
 from projectl_sim.registry import (
     data_names,
     declared_options,
+    expansion_class,
     expansion_classes,
     is_class_spec,
     knows,
@@ -812,6 +813,14 @@ def parse_expansions(
             short = {s: full for s, full in EXPANSION_ALIASES.items() if full in valid}
             message = unknown_name("expansion", name, valid, short=short, more=("all", "none"))
             raise UsageError(f"{option}: {message}")
+        if name not in valid:
+            # registered but played by its switch (the Endless White Deck): naming it here would
+            # be dropped from the rules and play the game without it
+            switch = expansion_class(name).options[0].name
+            raise UsageError(
+                f"{option}: {name} is not played by name but by the rules switch {switch} "
+                f"(--rule {switch}=true, or Rules({switch}=True))"
+            )
         names.add(name)
         if eq:
             if name not in CATALOGUE_SETS:

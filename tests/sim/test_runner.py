@@ -425,6 +425,10 @@ BAD = {
         ["--bots", "random", "--players", "2", "--expansions", "shiny"],
         "unknown expansion 'shiny'",
     ),
+    "an expansion played by its switch": (
+        ["--bots", "random", "--players", "2", "--expansions", "endless"],
+        "endless is not played by name but by the rules switch endless_white_deck",
+    ),
     "6 players without 24 black puzzles": (
         ["--bots", "random", "--players", "6", "--variant", "line_clear"],
         "6 players need 24 black puzzles, the catalogue has 20: add the ghost_piece or phoenix",
