@@ -116,7 +116,7 @@ MEASURED: tuple[Measured, ...] = (
         "mcts:leaf=value,iterations=512",
         163.8,
         STRENGTH,
-        note="not on the ladder: it won 63.7% [57.1%, 70.4%] of 160 games against "
+        note="not on the ladder: it won 57.2% [52.9%, 61.6%] of 400 games against "
         "mcts:leaf=value,iterations=128",
         iterations=512,
     ),
