@@ -109,12 +109,15 @@ def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Ac
     return cands
 
 
-def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> list[Action]:
+def shortlist(
+    cands: list[Action], levels: tuple[int, ...], per_card: int, upgrades: int = 0
+) -> list[Action]:
     """Return the candidates worth scoring: the greedy choice (first), and of the rest at most
     ``per_card`` Places a puzzle (its largest pieces) and one Upgrade per pair of levels (the
-    first of the heuristic's order); everything else as it is. (Measured on greedy games: of 26
-    candidates a decision, 7 are Places and 8 Upgrades; the features of a candidate's position
-    cost most of a decision, so the cut is what keeps ``value`` near 1 ms.)"""
+    first of the heuristic's order), at most ``upgrades`` of them (0: no limit, as an Insert
+    apart); everything else as it is. (Measured on greedy games: of 26 candidates a decision, 7
+    are Places and 8 Upgrades; the features of a candidate's position cost most of a decision, so
+    the cut is what keeps ``value`` near 1 ms.)"""
     places: dict[tuple[bool, int], list[tuple[int, int]]] = {}
     for i in range(1, len(cands)):
         a = cands[i]
@@ -127,6 +130,7 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
         for _, i in group[:per_card]:
             keep.add(i)
     climbs: set[tuple[bool, int, int]] = set()
+    kept = [0, 0]  # Upgrades kept: as themselves, as Inserts
     out = [cands[0]]
     for i in range(1, len(cands)):
         a = cands[i]
@@ -135,10 +139,13 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
             if i not in keep:
                 continue
         elif isinstance(inner, Upgrade):
-            key = (inner is not a, levels[inner.give], levels[inner.get])
-            if key in climbs:
+            insert = inner is not a
+            slot = 1 if insert else 0
+            key = (insert, levels[inner.give], levels[inner.get])
+            if key in climbs or (upgrades and kept[slot] >= upgrades):
                 continue
             climbs.add(key)
+            kept[slot] += 1
         elif isinstance(inner, Recycle):
             continue  # only as greedy's choice (first): it changes nothing of one's own
         out.append(a)
@@ -152,13 +159,14 @@ def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: in
     (Measured on value's games against greedy: of 14 candidates a decision, 6.7 are Takes.)"""
     t = model.tab
     supply = state.placeable_supply(state.current)
+    code = model.code(supply)
     rates: dict[bool, list[tuple[float, int]]] = {}  # (as an Insert?) -> (-rate, index)
     for i in range(1, len(cands)):
         a = cands[i]
         inner = a.inner if isinstance(a, Insert) else a
         if isinstance(inner, Take):
             card = inner.card
-            cost = model.cost(t.recess[card], supply)[0]
+            cost = model.cost_with(t.recess[card], supply, code)[0]
             pts = t.points[card] + 0.5 * t.reward_level[card]
             rate = pts * _DISCOUNT**cost / (1 + cost) if cost < UNREACHABLE else 0.0
             rates.setdefault(inner is not a, []).append((-rate, i))
@@ -231,6 +239,11 @@ class ValueBot(Bot):
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
+        "upgrades": (
+            0,
+            "Upgrades scored (one per pair of levels, the heuristic's first; 0 = every such one)",
+            Range(0, 30),
+        ),
         "takes": (
             4,
             "Takes of face-up puzzles scored, the best by points per action (0 = every one)",
@@ -255,6 +268,7 @@ class ValueBot(Bot):
         super().__init__(**kwargs)
         self.places = int(self.options["places"])
         self.takes = int(self.options["takes"])
+        self.upgrades = int(self.options["upgrades"])
         self.prior = float(self.options["prior"])
         self.finish = int(self.options["finish"])
         self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
@@ -340,7 +354,7 @@ class ValueBot(Bot):
         model = cost_model(view)
         cands = candidates(view, self.greedy, model)
         if self.places > 0:
-            cands = shortlist(cands, model.levels, self.places)
+            cands = shortlist(cands, model.levels, self.places, self.upgrades)
         if self.takes > 0:
             cands = best_takes(view, cands, model, self.takes)
         if len(cands) == 1:
@@ -370,7 +384,7 @@ class ValueBot(Bot):
             if s.phase == PLAY and s.current == me:
                 more = candidates(s, self.greedy, model)
                 if self.places > 0:
-                    more = shortlist(more, model.levels, self.places)
+                    more = shortlist(more, model.levels, self.places, self.upgrades)
                 if self.takes > 0:
                     more = best_takes(s, more, model, self.takes)
                 for b in more:
