@@ -215,8 +215,7 @@ def _seat(
             supply_pieces += c
             if levels[i] >= 3:
                 big += c
-    left_exact = _remaining(state, q)
-    left = left_exact if left_exact is not None else actions_left_estimate(state, q, _ESTIMATE)
+    left = actions_left_estimate(state, q, _ESTIMATE)  # exact after the trigger
     slots = state.slots[q]
     pieces = state.placeable_supply(q)
     plan: Plan | None = None
