@@ -45,7 +45,16 @@ from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.value_model import ValueModel, load_model
 from projectl_sim.engine import GameState
-from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Take, Upgrade
+from projectl_sim.engine.actions import (
+    Action,
+    Finish,
+    Place,
+    Recycle,
+    Reward,
+    Take,
+    TakeBasic,
+    Upgrade,
+)
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
@@ -110,14 +119,19 @@ def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Ac
 
 
 def shortlist(
-    cands: list[Action], levels: tuple[int, ...], per_card: int, upgrades: int = 0
+    cands: list[Action],
+    levels: tuple[int, ...],
+    per_card: int,
+    upgrades: int = 0,
+    basic: bool = True,
 ) -> list[Action]:
     """Return the candidates worth scoring: the greedy choice (first), and of the rest at most
     ``per_card`` Places a puzzle (its largest pieces) and one Upgrade per pair of levels (the
     first of the heuristic's order), at most ``upgrades`` of them (0: no limit, as an Insert
-    apart); everything else as it is. (Measured on greedy games: of 26 candidates a decision, 7
-    are Places and 8 Upgrades; the features of a candidate's position cost most of a decision, so
-    the cut is what keeps ``value`` near 1 ms.)"""
+    apart), the level-1 take only with ``basic``; everything else as it is. (Measured on greedy
+    games: of 26 candidates a decision, 7 are Places and 8 Upgrades; the features of a
+    candidate's position cost most of a decision, so the cut is what keeps ``value`` near 1
+    ms.)"""
     places: dict[tuple[bool, int], list[tuple[int, int]]] = {}
     for i in range(1, len(cands)):
         a = cands[i]
@@ -148,6 +162,8 @@ def shortlist(
             kept[slot] += 1
         elif isinstance(inner, Recycle):
             continue  # only as greedy's choice (first): it changes nothing of one's own
+        elif not basic and isinstance(inner, TakeBasic):
+            continue
         out.append(a)
     return out
 
@@ -235,14 +251,19 @@ class ValueBot(Bot):
             Range(0, 1),
         ),
         "places": (
-            2,
+            1,
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
         "upgrades": (
-            0,
+            1,
             "Upgrades scored (one per pair of levels, the heuristic's first; 0 = every such one)",
             Range(0, 30),
+        ),
+        "basic": (
+            1,
+            "1: the level-1 take is scored; 0: only as the greedy choice",
+            Range(0, 1),
         ),
         "takes": (
             4,
@@ -269,6 +290,7 @@ class ValueBot(Bot):
         self.places = int(self.options["places"])
         self.takes = int(self.options["takes"])
         self.upgrades = int(self.options["upgrades"])
+        self.basic = bool(self.options["basic"])
         self.prior = float(self.options["prior"])
         self.finish = int(self.options["finish"])
         self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
@@ -354,7 +376,7 @@ class ValueBot(Bot):
         model = cost_model(view)
         cands = candidates(view, self.greedy, model)
         if self.places > 0:
-            cands = shortlist(cands, model.levels, self.places, self.upgrades)
+            cands = shortlist(cands, model.levels, self.places, self.upgrades, self.basic)
         if self.takes > 0:
             cands = best_takes(view, cands, model, self.takes)
         if len(cands) == 1:
@@ -384,7 +406,7 @@ class ValueBot(Bot):
             if s.phase == PLAY and s.current == me:
                 more = candidates(s, self.greedy, model)
                 if self.places > 0:
-                    more = shortlist(more, model.levels, self.places, self.upgrades)
+                    more = shortlist(more, model.levels, self.places, self.upgrades, self.basic)
                 if self.takes > 0:
                     more = best_takes(s, more, model, self.takes)
                 for b in more:
