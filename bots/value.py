@@ -339,6 +339,17 @@ class ValueBot(Bot):
                 out[i] = win + self.margin_w * margin / scale
         return out
 
+    def scored(self, state: GameState, model: CostModel) -> list[Action]:
+        """Return the candidates this bot scores in ``state``, the greedy choice first: the
+        heuristic's, shortlisted (``places``, ``upgrades``, ``basic``) and their Takes cut to the
+        ``takes`` best."""
+        cands = candidates(state, self.greedy, model)
+        if self.places > 0:
+            cands = shortlist(cands, model.levels, self.places, self.upgrades, self.basic)
+        if self.takes > 0:
+            cands = best_takes(state, cands, model, self.takes)
+        return cands
+
     def _after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
         # with ``finish``, the rest of the turn the greedy way: every candidate is scored at the
         # same point, the turn's end, with greedy's follow-through of it
@@ -374,11 +385,7 @@ class ValueBot(Bot):
         if last is not None:
             return last
         model = cost_model(view)
-        cands = candidates(view, self.greedy, model)
-        if self.places > 0:
-            cands = shortlist(cands, model.levels, self.places, self.upgrades, self.basic)
-        if self.takes > 0:
-            cands = best_takes(view, cands, model, self.takes)
+        cands = self.scored(view, model)
         if len(cands) == 1:
             return cands[0]
         me = view.current
@@ -404,12 +411,7 @@ class ValueBot(Bot):
         for i in order[: self.width]:
             s = states[i]
             if s.phase == PLAY and s.current == me:
-                more = candidates(s, self.greedy, model)
-                if self.places > 0:
-                    more = shortlist(more, model.levels, self.places, self.upgrades, self.basic)
-                if self.takes > 0:
-                    more = best_takes(s, more, model, self.takes)
-                for b in more:
+                for b in self.scored(s, model):
                     follow.append(self._after(s, b, rng))
                     owner.append(i)
         if follow:
