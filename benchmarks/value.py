@@ -15,7 +15,9 @@ checkout's interpreter, e.g. main's ``.venv/bin/python``), that build, the two p
 deals in turns of ``--chunk`` games so that a busy spell falls on both. Prints each build's CPU
 per decision with a 95% interval (games as clusters), their ratio, and ``value``'s win share
 in each, with the paired difference (the package's paired 95% interval, deals as clusters):
-whether a change to ``value`` kept its strength.
+whether a change to ``value`` kept its strength. ``--baseline-spec SPEC`` plays another spec as
+the baseline (in ``--baseline``'s build, else in this one): two settings of ``value`` compared
+on the same deals.
 With ``--instructions``, each build's games are instead counted by ``valgrind --tool=callgrind``,
 collecting only inside ``value``'s decisions (the compiled functions ``ValueBot.act`` and
 ``ValueBot.choose_reward``), less a process that plays only the warm-up: instructions per
@@ -169,8 +171,9 @@ def per_decision(rows: list[list[float]]) -> tuple[float, float, float]:
 
 def play_main(args: argparse.Namespace) -> None:
     builds = [("this", sys.executable)]
-    if args.baseline:
-        builds.append(("baseline", args.baseline))
+    specs = {"this": args.spec, "baseline": args.baseline_spec or args.spec}
+    if args.baseline or args.baseline_spec:
+        builds.append(("baseline", args.baseline or sys.executable))
     rows: dict[str, list[list[float]]] = {name: [] for name, _ in builds}
     counted: dict[str, list[int]] = {name: [0, 0] for name, _ in builds}
     kind: dict[str, str] = {}
@@ -178,16 +181,18 @@ def play_main(args: argparse.Namespace) -> None:
     for first in range(0, args.games, step):
         n = min(step, args.games - first)
         for name, python in builds if first // step % 2 == 0 else builds[::-1]:
-            here = name == "this"
-            res = play(python, here, args.spec, first, n, args.seed, args.warm, args.instructions)
+            here = name == "this" or not args.baseline
+            spec = specs[name]
+            res = play(python, here, spec, first, n, args.seed, args.warm, args.instructions)
             kind[name] = res["build"]
             rows[name] += res["rows"]
             if args.instructions:
                 # less a process that plays the warm-up alone: the measured games' count
-                alone = play(python, here, args.spec, first, 0, args.seed, args.warm, True)
+                alone = play(python, here, spec, first, 0, args.seed, args.warm, True)
                 counted[name][0] += res["instructions"] - alone["instructions"]
                 counted[name][1] += sum(int(r[1]) for r in res["rows"])
-    print(f"{args.games} games of {args.spec} against greedy (2 players, deals from {args.seed})")
+    names = args.spec if not args.baseline_spec else f"{args.spec} (baseline {specs['baseline']})"
+    print(f"{args.games} games of {names} against greedy (2 players, deals from {args.seed})")
     from projectl_sim.analysis.stats import paired_difference, wilson
 
     for name, _ in builds:
@@ -208,7 +213,7 @@ def play_main(args: argparse.Namespace) -> None:
                 f"{name:8s} {kind[name]:8s} {est:.3f} ms CPU a decision [{lo:.3f}, {hi:.3f}] "
                 f"({decisions} decisions); wins {share}"
             )
-    if args.baseline:
+    if len(builds) > 1:
         if args.instructions:
             ratio = (counted["this"][0] / counted["this"][1]) / (
                 counted["baseline"][0] / counted["baseline"][1]
@@ -251,6 +256,9 @@ def main() -> None:
     parser.add_argument("--play", type=int, default=0, metavar="N", help="N games on new positions")
     parser.add_argument("--spec", default="value", help="--play: the bot measured (a value bot)")
     parser.add_argument("--baseline", default="", metavar="PYTHON", help="--play: another build")
+    parser.add_argument(
+        "--baseline-spec", default="", metavar="SPEC", help="--play: the baseline's spec"
+    )
     parser.add_argument("--chunk", type=int, default=20, help="--play: games a turn")
     parser.add_argument("--instructions", action="store_true", help="--play: callgrind counts")
     parser.add_argument(

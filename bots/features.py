@@ -136,10 +136,11 @@ def _held_plan(model: CostModel, slots: list[Slot], supply: list[int], left: int
     held_value = reachable = lost = 0.0
     placed = 0
     planned: list[tuple[int, int, int]] = []
+    code = model.code(spare)  # one supply for the first pass: its key part computed once
     for card, filled, _ in slots:
         empty = t.recess[card] & ~filled
         placed += filled.bit_count()
-        planned.append((model.cost(empty, spare)[0], card, empty))
+        planned.append((model.cost_with(empty, spare, code)[0], card, empty))
     planned.sort()
     for _, card, empty in planned:
         cost, need = model.cost(empty, spare)
@@ -174,8 +175,9 @@ def _best_take(model: CostModel, face_up: list[int], spare: list[int], budget: i
     (0: none finishable in ``budget`` actions after it is taken)."""
     t = model.tab
     best = 0.0
+    code = model.code(spare)
     for card in face_up:
-        cost = model.cost(t.recess[card], spare)[0]
+        cost = model.cost_with(t.recess[card], spare, code)[0]
         if cost >= UNREACHABLE or cost + 1 > budget:
             continue
         rate = (t.points[card] + 0.5 * t.reward_level[card]) * _DISCOUNT**cost / (1 + cost)
@@ -213,8 +215,7 @@ def _seat(
             supply_pieces += c
             if levels[i] >= 3:
                 big += c
-    left_exact = _remaining(state, q)
-    left = left_exact if left_exact is not None else actions_left_estimate(state, q, _ESTIMATE)
+    left = actions_left_estimate(state, q, _ESTIMATE)  # exact after the trigger
     slots = state.slots[q]
     pieces = state.placeable_supply(q)
     plan: Plan | None = None

@@ -185,7 +185,8 @@ def in_plan_order(
 ) -> list[tuple[int, int, int, tuple[int, ...]]]:
     """Plan regions cheapest first, each with what the cheaper ones leave of ``supply``; return
     ``(index in empties, empty, cost, need)`` in that order."""
-    first = [model.cost(e, supply)[0] for e in empties]
+    code = model.code(supply)
+    first = [model.cost_with(e, supply, code)[0] for e in empties]
     order = sorted(range(len(empties)), key=lambda i: first[i])
     out = []
     n = model.n
@@ -441,13 +442,14 @@ class GreedyBot(Bot):
                 committed += tg.cost
         best: Action | None = None
         best_rate = 0.0
+        code = model.code(supply)
         for a in state.take_actions():
             if not isinstance(a, Take):
                 continue
             card = a.card
             if w.white_only and t.is_black[card]:
                 continue
-            cost = model.cost(t.recess[card], supply)[0]
+            cost = model.cost_with(t.recess[card], supply, code)[0]
             if w.risk * (1 + cost) + committed > left:
                 continue  # rulings: an unfinished puzzle costs its points at the end
             rate = self._take_rate(state, model, card, cost)

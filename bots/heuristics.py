@@ -78,6 +78,15 @@ _GUARD: Final = 1 << (_BITS - 1)
 _COUNT_MAX: Final = _GUARD - 1
 _FAST_PIECES: Final = 10
 _PLAN_CAP: Final = 200_000
+# The completion-cost cache's key: the empty cells (25 bits) and the supply, 3 bits a count above
+# them. With up to 10 pieces that is 55 bits, a machine word: compiled, the key is built and
+# hashed natively, where the 6-bit packing above made an 85-bit int (a multi-word int built,
+# hashed and compared on every query: about a tenth of ``value``'s instructions). A supply with a
+# count above 7 (rare: a player holds about 3 of a piece at most) is keyed the old way, in a
+# cache of its own.
+_KEY_BITS: Final = 3
+_KEY_MAX: Final = (1 << _KEY_BITS) - 1
+_NO_CODE: Final = -1
 
 
 class CostModel:
@@ -94,8 +103,10 @@ class CostModel:
         self.zero: tuple[int, ...] = (0,) * self.n
         self.fast = self.n <= _FAST_PIECES
         self._guards = sum(_GUARD << (_BITS * i) for i in range(self.n))
-        # (empty | packed supply << 25) -> (cost, need)
+        # (empty | supply code, ``code``) -> (cost, need); a supply without a code (a count
+        # above 7, or more than 10 pieces): (empty | packed supply << 25) -> (cost, need)
         self._cache: dict[int, Cost] = {}
+        self._wide: dict[int, Cost] = {}
         # mask -> (its tilings as the index packs them, the same packed 6 bits per piece, ends)
         # where ends[k] is how many of them use at most k pieces (they are sorted by size)
         self._vecs: dict[int, tuple[tuple[int, ...], list[int], list[int]]] = {}
@@ -188,37 +199,67 @@ class CostModel:
         return hit
 
     # -- costs ---------------------------------------------------------------------------------
+    def code(self, supply: list[int]) -> int:
+        """Return ``supply``'s part of a cost key (3 bits a count, above the 25 cells), or -1
+        when a count is outside 0..7 or the catalogue has more than 10 pieces: a caller asking
+        the cost of several regions with one supply computes it once (``cost_with``)."""
+        if not self.fast:
+            return _NO_CODE
+        out = 0
+        shift = 25
+        for c in supply:
+            if c > _KEY_MAX or c < 0:
+                return _NO_CODE
+            out |= c << shift
+            shift += _KEY_BITS
+        return out
+
     def cost(self, empty: int, supply: list[int]) -> Cost:
         """Return (actions to complete ``empty``, the pieces of the tiling it plans with)."""
+        return self.cost_with(empty, supply, self.code(supply))
+
+    def cost_with(self, empty: int, supply: list[int], code: int) -> Cost:
+        """Return ``cost(empty, supply)``, ``code`` being ``code(supply)``."""
         self.queries += 1
         if not empty:
             return 0, self.zero
-        index = self.index
-        if self.fast:
-            packed = self.pack(supply)
-            key = empty | packed << 25
+        if code >= 0:
+            key = empty | code
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
-            v = self._first(empty, supply, packed)
+            result = self._solve(empty, supply)
+            if len(self._cache) > _CACHE_CAP:
+                self._cache.clear()
+            self._cache[key] = result
+            return result
+        if self.fast:
+            key = empty | self.pack(supply) << 25
         else:
             try:
                 key = empty | int.from_bytes(bytes(supply), "little") << 25
             except ValueError:  # a count outside 0..255 (never in play): clamped
                 clamped = bytes([min(255, max(0, c)) for c in supply])
                 key = empty | int.from_bytes(clamped, "little") << 25
-            hit = self._cache.get(key)
-            if hit is not None:
-                return hit
+        hit = self._wide.get(key)
+        if hit is not None:
+            return hit
+        result = self._solve(empty, supply)
+        if len(self._wide) > _CACHE_CAP:
+            self._wide.clear()
+        self._wide[key] = result
+        return result
+
+    def _solve(self, empty: int, supply: list[int]) -> Cost:
+        """Return ``cost(empty, supply)`` computed (not cached)."""
+        index = self.index
+        if self.fast:
+            v = self._first(empty, supply, self.pack(supply))
+        else:
             v = index.first_owned(empty, index.owned(supply))
         if v is not None:
-            result: Cost = (index.size(v), index.unpack(v))
-        else:
-            result = self._with_acquisitions(empty, supply)
-        if len(self._cache) > _CACHE_CAP:
-            self._cache.clear()
-        self._cache[key] = result
-        return result
+            return index.size(v), index.unpack(v)
+        return self._with_acquisitions(empty, supply)
 
     def _with_acquisitions(self, empty: int, supply: list[int]) -> Cost:
         # Each missing piece of level L costs one Upgrade from a spare piece one level below (or

@@ -45,7 +45,16 @@ from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.value_model import ValueModel, load_model
 from projectl_sim.engine import GameState
-from projectl_sim.engine.actions import Action, Finish, Place, Recycle, Reward, Take, Upgrade
+from projectl_sim.engine.actions import (
+    Action,
+    Finish,
+    Place,
+    Recycle,
+    Reward,
+    Take,
+    TakeBasic,
+    Upgrade,
+)
 from projectl_sim.errors import UsageError
 from projectl_sim.expansions.finesse import Insert
 
@@ -109,12 +118,20 @@ def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Ac
     return cands
 
 
-def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> list[Action]:
+def shortlist(
+    cands: list[Action],
+    levels: tuple[int, ...],
+    per_card: int,
+    upgrades: int = 0,
+    basic: bool = True,
+) -> list[Action]:
     """Return the candidates worth scoring: the greedy choice (first), and of the rest at most
     ``per_card`` Places a puzzle (its largest pieces) and one Upgrade per pair of levels (the
-    first of the heuristic's order); everything else as it is. (Measured on greedy games: of 26
-    candidates a decision, 7 are Places and 8 Upgrades; the features of a candidate's position
-    cost most of a decision, so the cut is what keeps ``value`` near 1 ms.)"""
+    first of the heuristic's order), at most ``upgrades`` of them (0: no limit, as an Insert
+    apart), the level-1 take only with ``basic``; everything else as it is. (Measured on greedy
+    games: of 26 candidates a decision, 7 are Places and 8 Upgrades; the features of a
+    candidate's position cost most of a decision, so the cut is what keeps ``value`` near 1
+    ms.)"""
     places: dict[tuple[bool, int], list[tuple[int, int]]] = {}
     for i in range(1, len(cands)):
         a = cands[i]
@@ -127,6 +144,7 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
         for _, i in group[:per_card]:
             keep.add(i)
     climbs: set[tuple[bool, int, int]] = set()
+    kept = [0, 0]  # Upgrades kept: as themselves, as Inserts
     out = [cands[0]]
     for i in range(1, len(cands)):
         a = cands[i]
@@ -135,12 +153,17 @@ def shortlist(cands: list[Action], levels: tuple[int, ...], per_card: int) -> li
             if i not in keep:
                 continue
         elif isinstance(inner, Upgrade):
-            key = (inner is not a, levels[inner.give], levels[inner.get])
-            if key in climbs:
+            insert = inner is not a
+            slot = 1 if insert else 0
+            key = (insert, levels[inner.give], levels[inner.get])
+            if key in climbs or (upgrades and kept[slot] >= upgrades):
                 continue
             climbs.add(key)
+            kept[slot] += 1
         elif isinstance(inner, Recycle):
             continue  # only as greedy's choice (first): it changes nothing of one's own
+        elif not basic and isinstance(inner, TakeBasic):
+            continue
         out.append(a)
     return out
 
@@ -152,13 +175,14 @@ def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: in
     (Measured on value's games against greedy: of 14 candidates a decision, 6.7 are Takes.)"""
     t = model.tab
     supply = state.placeable_supply(state.current)
+    code = model.code(supply)
     rates: dict[bool, list[tuple[float, int]]] = {}  # (as an Insert?) -> (-rate, index)
     for i in range(1, len(cands)):
         a = cands[i]
         inner = a.inner if isinstance(a, Insert) else a
         if isinstance(inner, Take):
             card = inner.card
-            cost = model.cost(t.recess[card], supply)[0]
+            cost = model.cost_with(t.recess[card], supply, code)[0]
             pts = t.points[card] + 0.5 * t.reward_level[card]
             rate = pts * _DISCOUNT**cost / (1 + cost) if cost < UNREACHABLE else 0.0
             rates.setdefault(inner is not a, []).append((-rate, i))
@@ -172,7 +196,9 @@ def best_takes(state: GameState, cands: list[Action], model: CostModel, keep: in
     return [a for i, a in enumerate(cands) if i not in drop]
 
 
-PLACES: Final = 2  # value's default ``places``
+PLACES: Final = 1  # value's default ``places``
+UPGRADES: Final = 1  # value's default ``upgrades``
+BASIC: Final = 1  # value's default ``basic``
 TAKES: Final = 4  # value's default ``takes``
 
 
@@ -182,14 +208,16 @@ def scored_candidates(
     model: CostModel,
     places: int = PLACES,
     takes: int = TAKES,
+    upgrades: int = UPGRADES,
+    basic: int = BASIC,
 ) -> list[Action]:
     """Return the candidates ``value`` scores for the seat to move in ``state``: ``candidates``
-    (the greedy choice first), cut to ``places`` Places a puzzle (``shortlist``) and the
-    ``takes`` best Takes (``best_takes``), 0 for either keeping them all; by default what a
-    default ``value`` scores."""
+    (the greedy choice first), shortlisted (``places`` Places a puzzle, ``upgrades`` and
+    ``basic``: ``shortlist``; ``places`` 0 keeps them all) and cut to the ``takes`` best Takes
+    (``best_takes``; 0 keeps them all); by default what a default ``value`` scores."""
     cands = candidates(state, greedy, model)
     if places > 0:
-        cands = shortlist(cands, model.levels, places)
+        cands = shortlist(cands, model.levels, places, upgrades, bool(basic))
     if takes > 0:
         cands = best_takes(state, cands, model, takes)
     return cands
@@ -254,6 +282,16 @@ class ValueBot(Bot):
             "Places scored per puzzle (its largest pieces; 0 = every candidate, no shortlist)",
             Range(0, 30),
         ),
+        "upgrades": (
+            UPGRADES,
+            "Upgrades scored (one per pair of levels, the heuristic's first; 0 = every such one)",
+            Range(0, 30),
+        ),
+        "basic": (
+            BASIC,
+            "1: the level-1 take is scored; 0: only as the greedy choice",
+            Range(0, 1),
+        ),
         "takes": (
             TAKES,
             "Takes of face-up puzzles scored, the best by points per action (0 = every one)",
@@ -278,6 +316,8 @@ class ValueBot(Bot):
         super().__init__(**kwargs)
         self.places = int(self.options["places"])
         self.takes = int(self.options["takes"])
+        self.upgrades = int(self.options["upgrades"])
+        self.basic = bool(self.options["basic"])
         self.prior = float(self.options["prior"])
         self.finish = int(self.options["finish"])
         self.model = check_model(self.name, str(self.options["model"]), str(self.options["hash"]))
@@ -326,6 +366,14 @@ class ValueBot(Bot):
                 out[i] = win + self.margin_w * margin / scale
         return out
 
+    def scored(self, state: GameState, model: CostModel) -> list[Action]:
+        """Return the candidates this bot scores in ``state``, the greedy choice first: the
+        heuristic's, shortlisted (``places``, ``upgrades``, ``basic``) and their Takes cut to the
+        ``takes`` best."""
+        return scored_candidates(
+            state, self.greedy, model, self.places, self.takes, self.upgrades, self.basic
+        )
+
     def _after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
         # with ``finish``, the rest of the turn the greedy way: every candidate is scored at the
         # same point, the turn's end, with greedy's follow-through of it
@@ -361,7 +409,7 @@ class ValueBot(Bot):
         if last is not None:
             return last
         model = cost_model(view)
-        cands = scored_candidates(view, self.greedy, model, self.places, self.takes)
+        cands = self.scored(view, model)
         if len(cands) == 1:
             return cands[0]
         me = view.current
@@ -387,7 +435,7 @@ class ValueBot(Bot):
         for i in order[: self.width]:
             s = states[i]
             if s.phase == PLAY and s.current == me:
-                for b in scored_candidates(s, self.greedy, model, self.places, self.takes):
+                for b in self.scored(s, model):
                     follow.append(self._after(s, b, rng))
                     owner.append(i)
         if follow:

@@ -24,9 +24,9 @@ The shipped model is ``projectl_sim/data/models/value.json``.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -86,11 +86,16 @@ class ValueModel:
 
     def evaluate_rows(self, rows: list[list[float]]) -> list[tuple[float, float]]:
         """Return (win chance, margin in points) of each feature vector of ``rows``."""
-        # read as one flat stream: a third less than numpy's conversion of nested lists (which
-        # was 5% of a value decision's instructions, callgrind)
+        # the rows joined into one list and packed as C doubles by ``struct``, which numpy reads
+        # as they are: half the instructions of ``np.fromiter`` on the chained rows (measured,
+        # 9 rows of 69: 76K against 148K instructions; numpy converts each float through its
+        # generic item setter), the same numbers
         width = len(rows[0]) if rows else 0
-        flat = itertools.chain.from_iterable(rows)
-        act = np.fromiter(flat, np.float64, count=len(rows) * width).reshape(len(rows), width)
+        flat: list[float] = []
+        for row in rows:
+            flat += row
+        raw = struct.pack(f"{len(flat)}d", *flat)
+        act = np.frombuffer(raw, np.float64).reshape(len(rows), width)
         last = len(self.arrays) - 1
         for k, (w, b) in enumerate(self.arrays):
             act = act @ w + b

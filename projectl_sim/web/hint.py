@@ -16,7 +16,7 @@ from typing import Any
 
 from bots.features import hidden_piles, mean_unseen_points
 from bots.heuristics import cost_model
-from bots.value import ValueBot, scored_candidates, turn_after
+from bots.value import ValueBot, turn_after
 from projectl_sim.engine import PLAY, GameState
 from projectl_sim.engine.actions import to_json
 
@@ -38,7 +38,7 @@ def value_hint(bot: ValueBot, view: GameState, rng: random.Random) -> dict[str, 
     if view.phase != PLAY:
         return out
     model = cost_model(view)
-    cands = scored_candidates(view, bot.greedy, model, bot.places, bot.takes)
+    cands = bot.scored(view, model)
     world = view.determinize(rng)
 
     hidden = hidden_piles(view)

@@ -156,7 +156,7 @@ def test_a_decision_is_judged_among_the_candidates_value_scores(game: Any) -> No
     as it cuts them), and the action played; judged where value's cut of Takes drops some."""
     from bots.greedy import GreedyBot
     from bots.heuristics import cost_model
-    from bots.value import PLACES, candidates, scored_candidates, shortlist
+    from bots.value import BASIC, PLACES, UPGRADES, candidates, scored_candidates, shortlist
 
     _, steps, _ = game
     greedy = GreedyBot(endgame=0)
@@ -167,7 +167,8 @@ def test_a_decision_is_judged_among_the_candidates_value_scores(game: Any) -> No
         view = state.view(state.current)
         cm = cost_model(view)
         scored = scored_candidates(view, greedy, cm)
-        if len(scored) < len(shortlist(candidates(view, greedy, cm), cm.levels, PLACES)):
+        listed = shortlist(candidates(view, greedy, cm), cm.levels, PLACES, UPGRADES, bool(BASIC))
+        if len(scored) < len(listed):
             break
     else:
         pytest.fail("no decision of the game has Takes that value leaves unscored")

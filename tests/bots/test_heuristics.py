@@ -73,3 +73,32 @@ def test_the_cost_of_a_puzzle_is_the_plain_scan_s(expansions: tuple[str, ...]) -
 def index_misses(model, empty: int, supply: list[int]) -> int:  # type: ignore[no-untyped-def]
     """Return 1 when no tiling of ``empty`` fits ``supply``."""
     return int(empty != 0 and model.index.first(empty, supply) is None)
+
+
+def test_cached_costs_answer_each_supply_as_its_own() -> None:
+    """The cache keys a supply 3 bits a count and a count above 7 another way: supplies that
+    such a key would confuse (8 of a piece and 1 of the next) get their own answers, asked
+    fresh and again from the cache, and ``cost_with`` answers as ``cost``."""
+    rules = Rules(players=2)
+    state = new_game(rules, setup=deal(rules, random.Random(4)))
+    model = cost_model(state)
+    t = model.tab
+    rng = random.Random(6)
+    asked = []
+    for _ in range(300):
+        card = rng.randrange(len(t.recess))
+        supply = [rng.choice((0, 0, 1, 2, 7, 8, 9)) for _ in range(model.n)]
+        asked.append((t.recess[card], supply))
+        base = [0] * model.n
+        base[1] = 1
+        wide = [0] * model.n
+        wide[0] = 8
+        asked += [(t.recess[card], base), (t.recess[card], wide)]
+    wide_keys = 0
+    for _ in range(2):  # the second pass answers from the cache
+        for empty, supply in asked:
+            want = _reference(model, empty, supply)
+            assert model.cost(empty, supply)[0] == want
+            assert model.cost_with(empty, supply, model.code(supply))[0] == want
+            wide_keys += model.code(supply) < 0
+    assert wide_keys > 100  # supplies the 3-bit key can't hold are tested

@@ -484,3 +484,34 @@ def test_value_scores_the_best_takes_and_every_other_candidate() -> None:
     play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 9, on_step=check)
     assert max(seen) > 4  # decisions with more Takes than are kept
     assert "takes=0" in repr(make_bot("value:takes=0"))
+
+
+def test_the_shortlist_keeps_the_first_upgrades_it_is_allowed() -> None:
+    """``upgrades=N`` keeps the first N Upgrades of the unlimited shortlist (the greedy choice
+    always first, whatever it is), and every other candidate as it was."""
+    from bots.heuristics import cost_model
+    from bots.value import candidates, shortlist
+    from projectl_sim.engine.actions import Upgrade
+
+    greedy = make_bot("greedy")
+    offered = []
+
+    def check(state, seat, action):  # type: ignore[no-untyped-def]
+        if state.phase != "play":
+            return
+        view = state.view(state.current)
+        model = cost_model(view)
+        cands = candidates(view, greedy, model)
+        every = shortlist(cands, model.levels, 2)
+        ups = [a for a in every[1:] if isinstance(a, Upgrade)]
+        offered.append(len(ups))
+        for limit in (1, 2):
+            kept = shortlist(cands, model.levels, 2, limit)
+            assert kept[0] == every[0]
+            assert [a for a in kept[1:] if isinstance(a, Upgrade)] == ups[:limit]
+            assert [a for a in kept if not isinstance(a, Upgrade)] == [
+                a for a in every if not isinstance(a, Upgrade)
+            ]
+
+    play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 9, on_step=check)
+    assert max(offered) > 1  # decisions with more Upgrades than one are cut
