@@ -76,9 +76,7 @@ def score_position(
     """Return the candidates, their rollout win shares and margins (candidates x 2R), the
     bot's values of them and their after-states' features (from the first world)."""
     model = cost_model(view)
-    cands = scored_candidates(
-        view, greedy, model, bot.places, bot.takes, bot.upgrades, bot.basic
-    )
+    cands = scored_candidates(view, greedy, model, bot.places, bot.takes, bot.upgrades, bot.basic)
     me = view.current
     hidden = hidden_piles(view)
     per_card = mean_unseen_points(view) if hidden else 0.0
