@@ -300,6 +300,8 @@ def test_a_studys_margin_is_over_the_best_rival_and_solo_over_the_mastermind() -
 def test_a_study_refuses_records_tiers_grids_and_an_edited_position(
     study_run: Any, tmp_path: Path
 ) -> None:
+    import projectl_sim.experiments  # noqa: F401  (declares tiers; without it no such setting)
+
     folder = study_run[1]
     path = tmp_path / "g.json"
     path.write_bytes((folder / "g.json").read_bytes())
