@@ -83,7 +83,7 @@ from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_variant
 from projectl_sim.rules import Rules
-from projectl_sim.tiling.fill import plan, tiling_index
+from projectl_sim.tiling.fill import tiling_index
 
 
 # open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
@@ -404,6 +404,11 @@ class GameState(StateData):
     def upgrade_actions(self) -> list[Action]:
         """Return every Upgrade B (give, get) pair the reserve allows."""
         return moves.upgrade_actions(self)
+
+    def sample_upgrade(self, rng: random.Random) -> Action | None:
+        """Return a uniformly random Upgrade B, drawn as ``upgrade_actions()[int(rng.random()
+        * n)]`` (None, and nothing drawn, when there is none), without listing them."""
+        return moves.sample_upgrade(self, rng)
 
     def upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
         """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
@@ -838,7 +843,9 @@ def finish_options(state: GameState) -> list[Action]:
     """Return Finishing Touches candidates: none, and each completable set of puzzles.
 
     For each subset of the unfinished puzzles (largest first), one plan that completes exactly
-    those puzzles with the pieces in supply, found by the fillability module.
+    those puzzles with the pieces in supply, found by the fillability module (``plan``'s
+    answer, searched rather than indexed: the index's sets of a game's last regions would be
+    built for this one question).
     """
     index = tiling_index(state.tables.cat)
     p = state.current
@@ -852,7 +859,7 @@ def finish_options(state: GameState) -> list[Action]:
     for card, filled, _ in slots:
         empty = t.recess[card] & ~filled
         # a one-tiling search rules most puzzles out far cheaper than the full plan
-        whole[card] = plan(t.cat, empty, supply) if index.exists(empty, supply) else None
+        whole[card] = index.plan_searched(empty, supply) if index.exists(empty, supply) else None
     seen: set[tuple[Placement, ...]] = set()
     for size in range(len(slots), 0, -1):
         for subset in itertools.combinations(slots, size):
@@ -869,7 +876,7 @@ def finish_options(state: GameState) -> list[Action]:
                     need[piece] += 1
                 if any(n > h for n, h in zip(need, left, strict=True)):
                     empty = t.recess[card] & ~filled
-                    found = plan(t.cat, empty, left) if index.exists(empty, left) else None
+                    found = index.plan_searched(empty, left) if index.exists(empty, left) else None
                     if found is None:
                         ok = False
                         break

@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from projectl_sim.catalogue import Catalogue, Mask25, PieceId, mask_cells
 
@@ -36,13 +36,14 @@ Solver = Literal["index", "cpsat"]
 # of a piece) and the top bit as the guard of the borrow test. A byte per field lets the owned
 # counts be packed in C, ``int.from_bytes(bytes(counts))``, which is most of a query's cost
 # otherwise; owned counts above 127 are clamped, which changes no answer.
-_FIELD_BITS = 8
-_FIELD = (1 << _FIELD_BITS) - 1
-_GUARD = 1 << (_FIELD_BITS - 1)
-_COUNT_MAX = _GUARD - 1
+# (Final: compiled, the hot loops read them as constants, not from the module's namespace)
+_FIELD_BITS: Final = 8
+_FIELD: Final = (1 << _FIELD_BITS) - 1
+_GUARD: Final = 1 << (_FIELD_BITS - 1)
+_COUNT_MAX: Final = _GUARD - 1
 # The base-256 digits of a vector sum to its number of pieces, and a digit sum is congruent to the
 # number modulo 255 (casting out nines, in base 256); at most 25 pieces < 255 makes it exact.
-_DIGIT_SUM_MOD = _FIELD
+_DIGIT_SUM_MOD: Final = _FIELD
 
 # Memo bound, in stored vectors (about 50 bytes each, measured 48 with their tuples: 250 MB),
 # for one index and for all the indexes of a process together (a worker of a run over many
@@ -69,8 +70,8 @@ def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-_LEFT_COLUMN = sum(1 << (5 * r) for r in range(5))
-_RIGHT_COLUMN = _LEFT_COLUMN << 4
+_LEFT_COLUMN: Final = 1 | 1 << 5 | 1 << 10 | 1 << 15 | 1 << 20  # the first cell of each row
+_RIGHT_COLUMN: Final = _LEFT_COLUMN << 4
 
 
 def isolated_cells(mask: Mask25) -> Mask25:
@@ -332,7 +333,10 @@ class TilingIndex:
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
-        rest = self._search(empty, packed, set())
+        # the counts as small ints (a byte per field, the guard bit dropped): the search tests
+        # them at every step, where a test of the packed int is a long-integer operation
+        counts = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        rest = self._search(empty, packed, set(), counts)
         if rest is None:
             return False
         if len(self._witness) > _WITNESS_CAP:
@@ -341,21 +345,23 @@ class TilingIndex:
         return True
 
     def _search(
-        self, mask: Mask25, left: Vector, failed: set[tuple[Mask25, Vector]]
+        self, mask: Mask25, left: Vector, failed: set[tuple[Mask25, Vector]], counts: list[int]
     ) -> Vector | None:
         """Return what is left of ``left`` after one tiling of ``mask`` (largest pieces first),
-        or None; ``failed`` gathers the (mask, left) pairs known to fail. (A method, not a
-        closure: compiled, the recursion is then a direct call.)"""
+        or None; ``failed`` gathers the (mask, left) pairs known to fail; ``counts`` holds
+        ``left``'s counts, one int per piece, kept equal to it. (A method, not a closure:
+        compiled, the recursion is then a direct call.)"""
         if not mask:
             return left
         if (mask, left) in failed:
             return None
-        shifts = self._shifts
         for piece, unit, masks in reversed(self._at[(mask & -mask).bit_length() - 1]):
-            if left >> shifts[piece] & _COUNT_MAX:
+            if counts[piece]:
                 for m in masks:
                     if m & mask == m:
-                        found = self._search(mask ^ m, left - unit, failed)
+                        counts[piece] -= 1
+                        found = self._search(mask ^ m, left - unit, failed, counts)
+                        counts[piece] += 1
                         if found is not None:
                             return found
         failed.add((mask, left))
@@ -430,6 +436,94 @@ class TilingIndex:
                 if m & mask == m and self.contains(mask ^ m, rest):
                     return piece, m
         raise AssertionError("tiling index is inconsistent")  # unreachable if the index is right
+
+    # -- one plan, without indexing new regions ------------------------------------------------
+    def plan_searched(self, empty: Mask25, counts: Sequence[int]) -> list[Placement] | None:
+        """Return ``plan(cat, empty, counts)``, searching a region the index does not hold
+        instead of indexing it.
+
+        For one-off regions with few pieces owned (Finishing Touches): indexing a new region
+        builds the vectors of every tiling of every part of it, where the owned counts leave a
+        small search. The answer is the same: the cheapest covered vector (``_cheapest``), then
+        its placements found as ``_placements`` finds them, with "these exact pieces tile the
+        rest" asked of the search (``exists_owned``) instead of the index's sets.
+        """
+        if not empty:
+            return []
+        if self._memo.get(empty) is not None:
+            v = self.first(empty, counts)
+            return None if v is None else self._placements(empty, v)
+        packed, _, cells = self._owned(counts)
+        if cells < empty.bit_count():
+            return None
+        best = self._cheapest(empty, packed, {})
+        if best is None:
+            return None
+        out: list[Placement] = []
+        mask = empty
+        v = best
+        guards = self._guards
+        shifts = self._shifts
+        levels = self._levels
+        while mask:
+            found = False
+            for piece, unit, masks in self._at[(mask & -mask).bit_length() - 1]:
+                if not v >> shifts[piece] & _FIELD:
+                    continue
+                rest = v - unit
+                # the rest's pieces cover as many cells as the rest of the region, so a tiling
+                # within them uses exactly them (``contains``)
+                owned = (rest | guards, rest % _DIGIT_SUM_MOD, mask.bit_count() - levels[piece])
+                for m in masks:
+                    if m & mask == m and self.exists_owned(mask ^ m, owned):
+                        out.append((piece, m))
+                        mask ^= m
+                        v = rest
+                        found = True
+                        break
+                if found:
+                    break
+            if not found:  # unreachable: the vector was found for this region
+                raise AssertionError("tiling search is inconsistent")
+        return out
+
+    def _cheapest(
+        self, mask: Mask25, left: Vector, memo: dict[tuple[Mask25, Vector], Vector | None]
+    ) -> Vector | None:
+        """Return the cheapest vector (``vectors``' order) of a tiling of ``mask`` within
+        ``left`` (owned counts packed with their guards), or None; ``memo`` holds the answers
+        by (mask, left). Adding a placement's unit to every candidate keeps their order, so the
+        cheapest after each first placement is the placement's unit plus the cheapest of the
+        rest."""
+        if not mask:
+            return 0
+        vecs = self._memo.get(mask)
+        guards = self._guards
+        if vecs is not None:  # indexed: the first covered one (``first``)
+            for v in vecs:
+                if (left - v) & guards == guards:
+                    return v
+            return None
+        key = (mask, left)
+        if key in memo:
+            return memo[key]
+        shifts = self._shifts
+        shift = self._key_shift
+        best: Vector | None = None
+        best_key = 0
+        for piece, unit, masks in self._at[(mask & -mask).bit_length() - 1]:
+            if left >> shifts[piece] & _COUNT_MAX:
+                for m in masks:
+                    if m & mask == m:
+                        sub = self._cheapest(mask ^ m, left - unit, memo)
+                        if sub is not None:
+                            v = sub + unit
+                            k = (v % _DIGIT_SUM_MOD) << shift | v
+                            if best is None or k < best_key:
+                                best = v
+                                best_key = k
+        memo[key] = best
+        return best
 
     def tiling_counts(self, empty: Mask25) -> dict[Vector, int]:
         """Return, per vector, how many distinct tilings of ``empty`` use exactly those pieces."""

@@ -469,3 +469,18 @@ def test_games_played_with_the_memos_dropped_before_each_are_the_same_games(
     assert t.group_cache and tiling_index(rules.catalogue).stored_vectors > 1
     tables.trim()  # as before the next game
     assert not t.group_cache and tiling_index(rules.catalogue).stored_vectors == 1
+
+
+def test_plan_searched_gives_plans_answer_on_new_and_indexed_regions(cat: Catalogue) -> None:
+    rng = random.Random(23)
+    for puzzle in cat.puzzles:
+        for _ in range(12):
+            counts = [rng.randint(0, 2) for _ in cat.pieces]
+            empty = puzzle.recess & rng.getrandbits(25) | (puzzle.recess & -puzzle.recess)
+            expected = plan(cat, empty, counts)
+            fresh = TilingIndex(cat)  # nothing indexed: the search answers
+            assert fresh.plan_searched(empty, counts) == expected
+            assert fresh.stored_masks == 1  # and left the index alone
+            fresh.vectors(empty)
+            assert fresh.plan_searched(empty, counts) == expected  # now from the index
+    assert tiling_index(cat).plan_searched(0, [0] * len(cat.pieces)) == []
