@@ -83,7 +83,7 @@ from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_variant
 from projectl_sim.rules import Rules
-from projectl_sim.tiling.fill import tiling_index
+from projectl_sim.tiling.fill import plan, tiling_index
 
 
 # open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
@@ -843,9 +843,7 @@ def finish_options(state: GameState) -> list[Action]:
     """Return Finishing Touches candidates: none, and each completable set of puzzles.
 
     For each subset of the unfinished puzzles (largest first), one plan that completes exactly
-    those puzzles with the pieces in supply, found by the fillability module (``plan``'s
-    answer, searched rather than indexed: the index's sets of a game's last regions would be
-    built for this one question).
+    those puzzles with the pieces in supply, found by the fillability module.
     """
     index = tiling_index(state.tables.cat)
     p = state.current
@@ -859,7 +857,7 @@ def finish_options(state: GameState) -> list[Action]:
     for card, filled, _ in slots:
         empty = t.recess[card] & ~filled
         # a one-tiling search rules most puzzles out far cheaper than the full plan
-        whole[card] = index.plan_searched(empty, supply) if index.exists(empty, supply) else None
+        whole[card] = plan(t.cat, empty, supply) if index.exists(empty, supply) else None
     seen: set[tuple[Placement, ...]] = set()
     for size in range(len(slots), 0, -1):
         for subset in itertools.combinations(slots, size):
@@ -876,7 +874,7 @@ def finish_options(state: GameState) -> list[Action]:
                     need[piece] += 1
                 if any(n > h for n, h in zip(need, left, strict=True)):
                     empty = t.recess[card] & ~filled
-                    found = index.plan_searched(empty, left) if index.exists(empty, left) else None
+                    found = plan(t.cat, empty, left) if index.exists(empty, left) else None
                     if found is None:
                         ok = False
                         break

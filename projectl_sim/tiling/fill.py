@@ -55,6 +55,8 @@ _DIGIT_SUM_MOD: Final = _FIELD
 # ~50 ms), which is cheaper than tracking recency on every hit: first the other indexes' memos,
 # least recently started first, then the index's own.
 DEFAULT_MAX_VECTORS = 5_000_000
+# Bound on the owned counts remembered packed by ``TilingIndex.owned``.
+_PACKED_CAP: Final = 20_000
 # Bound on the regions remembered with one tiling each by ``TilingIndex.exists``.
 _WITNESS_CAP = 500_000
 # Between games (``trim``, which ``play_game`` calls) an index keeps at most this many vectors
@@ -146,6 +148,7 @@ class TilingIndex:
             budget.holders.remove(self)
         self._memo = {0: (0,)}
         self._witness: dict[Mask25, Vector] = {}
+        self._packed: dict[tuple[int, ...], tuple[Vector, int, int]] = {}
         self._ends = {}
         self._sets = {}
         self._stored = 1
@@ -275,8 +278,19 @@ class TilingIndex:
         return vecs, owned
 
     def owned(self, counts: Sequence[int]) -> tuple[Vector, int, int]:
-        """Return owned counts packed for ``first_owned`` (pack once, ask many regions)."""
-        return self._owned(counts)
+        """Return owned counts packed for ``first_owned`` (pack once, ask many regions).
+
+        Remembered by counts: a game's players own the same few counts again and again, and a
+        look-up costs a fraction of the packing (long-integer operations and calls).
+        """
+        key = tuple(counts)
+        hit = self._packed.get(key)
+        if hit is None:
+            hit = self._owned(counts)
+            if len(self._packed) >= _PACKED_CAP:
+                self._packed = {}
+            self._packed[key] = hit
+        return hit
 
     def first_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> Vector | None:
         """Return ``first(empty, counts)`` for counts already packed by ``owned``."""
@@ -436,94 +450,6 @@ class TilingIndex:
                 if m & mask == m and self.contains(mask ^ m, rest):
                     return piece, m
         raise AssertionError("tiling index is inconsistent")  # unreachable if the index is right
-
-    # -- one plan, without indexing new regions ------------------------------------------------
-    def plan_searched(self, empty: Mask25, counts: Sequence[int]) -> list[Placement] | None:
-        """Return ``plan(cat, empty, counts)``, searching a region the index does not hold
-        instead of indexing it.
-
-        For one-off regions with few pieces owned (Finishing Touches): indexing a new region
-        builds the vectors of every tiling of every part of it, where the owned counts leave a
-        small search. The answer is the same: the cheapest covered vector (``_cheapest``), then
-        its placements found as ``_placements`` finds them, with "these exact pieces tile the
-        rest" asked of the search (``exists_owned``) instead of the index's sets.
-        """
-        if not empty:
-            return []
-        if self._memo.get(empty) is not None:
-            v = self.first(empty, counts)
-            return None if v is None else self._placements(empty, v)
-        packed, _, cells = self._owned(counts)
-        if cells < empty.bit_count():
-            return None
-        best = self._cheapest(empty, packed, {})
-        if best is None:
-            return None
-        out: list[Placement] = []
-        mask = empty
-        v = best
-        guards = self._guards
-        shifts = self._shifts
-        levels = self._levels
-        while mask:
-            found = False
-            for piece, unit, masks in self._at[(mask & -mask).bit_length() - 1]:
-                if not v >> shifts[piece] & _FIELD:
-                    continue
-                rest = v - unit
-                # the rest's pieces cover as many cells as the rest of the region, so a tiling
-                # within them uses exactly them (``contains``)
-                owned = (rest | guards, rest % _DIGIT_SUM_MOD, mask.bit_count() - levels[piece])
-                for m in masks:
-                    if m & mask == m and self.exists_owned(mask ^ m, owned):
-                        out.append((piece, m))
-                        mask ^= m
-                        v = rest
-                        found = True
-                        break
-                if found:
-                    break
-            if not found:  # unreachable: the vector was found for this region
-                raise AssertionError("tiling search is inconsistent")
-        return out
-
-    def _cheapest(
-        self, mask: Mask25, left: Vector, memo: dict[tuple[Mask25, Vector], Vector | None]
-    ) -> Vector | None:
-        """Return the cheapest vector (``vectors``' order) of a tiling of ``mask`` within
-        ``left`` (owned counts packed with their guards), or None; ``memo`` holds the answers
-        by (mask, left). Adding a placement's unit to every candidate keeps their order, so the
-        cheapest after each first placement is the placement's unit plus the cheapest of the
-        rest."""
-        if not mask:
-            return 0
-        vecs = self._memo.get(mask)
-        guards = self._guards
-        if vecs is not None:  # indexed: the first covered one (``first``)
-            for v in vecs:
-                if (left - v) & guards == guards:
-                    return v
-            return None
-        key = (mask, left)
-        if key in memo:
-            return memo[key]
-        shifts = self._shifts
-        shift = self._key_shift
-        best: Vector | None = None
-        best_key = 0
-        for piece, unit, masks in self._at[(mask & -mask).bit_length() - 1]:
-            if left >> shifts[piece] & _COUNT_MAX:
-                for m in masks:
-                    if m & mask == m:
-                        sub = self._cheapest(mask ^ m, left - unit, memo)
-                        if sub is not None:
-                            v = sub + unit
-                            k = (v % _DIGIT_SUM_MOD) << shift | v
-                            if best is None or k < best_key:
-                                best = v
-                                best_key = k
-        memo[key] = best
-        return best
 
     def tiling_counts(self, empty: Mask25) -> dict[Vector, int]:
         """Return, per vector, how many distinct tilings of ``empty`` use exactly those pieces."""

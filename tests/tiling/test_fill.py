@@ -471,16 +471,13 @@ def test_games_played_with_the_memos_dropped_before_each_are_the_same_games(
     assert not t.group_cache and tiling_index(rules.catalogue).stored_vectors == 1
 
 
-def test_plan_searched_gives_plans_answer_on_new_and_indexed_regions(cat: Catalogue) -> None:
-    rng = random.Random(23)
-    for puzzle in cat.puzzles:
-        for _ in range(12):
-            counts = [rng.randint(0, 2) for _ in cat.pieces]
-            empty = puzzle.recess & rng.getrandbits(25) | (puzzle.recess & -puzzle.recess)
-            expected = plan(cat, empty, counts)
-            fresh = TilingIndex(cat)  # nothing indexed: the search answers
-            assert fresh.plan_searched(empty, counts) == expected
-            assert fresh.stored_masks == 1  # and left the index alone
-            fresh.vectors(empty)
-            assert fresh.plan_searched(empty, counts) == expected  # now from the index
-    assert tiling_index(cat).plan_searched(0, [0] * len(cat.pieces)) == []
+def test_owned_packings_are_remembered_within_their_bound(cat: Catalogue) -> None:
+    index, fresh = TilingIndex(cat), TilingIndex(cat)
+    rng = random.Random(8)
+    for _ in range(fill._PACKED_CAP + 50):
+        counts = [rng.randint(-1, 130) for _ in cat.pieces]
+        assert index.owned(counts) == fresh._owned(counts)
+        assert index.owned(tuple(counts)) == fresh._owned(counts)  # remembered, the same
+    assert 0 < len(index._packed) <= fill._PACKED_CAP
+    with pytest.raises(ValueError, match="expected"):
+        index.owned([1, 2])
