@@ -43,6 +43,24 @@ def _pick(rand: Callable[[], float], n: int) -> int:
     return int(rand() * n)
 
 
+def _shuffle(rng: random.Random, items: list[Any]) -> None:
+    """Shuffle ``items`` as ``rng.shuffle(items)`` does, the same permutation from the same
+    draws: ``Random.shuffle``'s loop and its ``_randbelow`` (by ``getrandbits``), compiled (the
+    interpreted loop costs several hundred instructions an item). A subclass of ``Random`` may
+    draw otherwise: it shuffles itself."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
     t = view.tables
     rest = t.recess[card] & ~filled & ~mask
@@ -159,7 +177,11 @@ class RandomBot(Bot):
             elif kind == 2:
                 acts = [TAKE_BASIC] if view.basic_piece() is not None else []
             elif kind == 3:
-                acts = view.upgrade_actions()
+                # one draw, as acts[_pick(rand, len(acts))] of the listed actions would make
+                upgrade = view.sample_upgrade(rng)
+                if upgrade is not None:
+                    return upgrade
+                continue
             else:
                 if kind == 4:
                     action = self._place(view, rng)
@@ -218,7 +240,7 @@ class RandomBot(Bot):
             if not rest or index.exists_owned(rest, avail):
                 return t.place(group[1], group[2], mask)
         places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
-        rng.shuffle(places)
+        _shuffle(rng, places)
         for empty, card, piece, mask in places:
             rest = empty & ~mask
             if not rest or index.exists_owned(rest, avail):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from projectl_sim.catalogue import Catalogue, Mask25, PieceId, mask_cells
 
@@ -36,13 +36,14 @@ Solver = Literal["index", "cpsat"]
 # of a piece) and the top bit as the guard of the borrow test. A byte per field lets the owned
 # counts be packed in C, ``int.from_bytes(bytes(counts))``, which is most of a query's cost
 # otherwise; owned counts above 127 are clamped, which changes no answer.
-_FIELD_BITS = 8
-_FIELD = (1 << _FIELD_BITS) - 1
-_GUARD = 1 << (_FIELD_BITS - 1)
-_COUNT_MAX = _GUARD - 1
+# (Final: compiled, the hot loops read them as constants, not from the module's namespace)
+_FIELD_BITS: Final = 8
+_FIELD: Final = (1 << _FIELD_BITS) - 1
+_GUARD: Final = 1 << (_FIELD_BITS - 1)
+_COUNT_MAX: Final = _GUARD - 1
 # The base-256 digits of a vector sum to its number of pieces, and a digit sum is congruent to the
 # number modulo 255 (casting out nines, in base 256); at most 25 pieces < 255 makes it exact.
-_DIGIT_SUM_MOD = _FIELD
+_DIGIT_SUM_MOD: Final = _FIELD
 
 # Memo bound, in stored vectors (about 50 bytes each, measured 48 with their tuples: 250 MB),
 # for one index and for all the indexes of a process together (a worker of a run over many
@@ -54,6 +55,8 @@ _DIGIT_SUM_MOD = _FIELD
 # ~50 ms), which is cheaper than tracking recency on every hit: first the other indexes' memos,
 # least recently started first, then the index's own.
 DEFAULT_MAX_VECTORS = 5_000_000
+# Bound on the owned counts remembered packed by ``TilingIndex.owned``.
+_PACKED_CAP: Final = 20_000
 # Bound on the regions remembered with one tiling each by ``TilingIndex.exists``.
 _WITNESS_CAP = 500_000
 # Between games (``trim``, which ``play_game`` calls) an index keeps at most this many vectors
@@ -69,8 +72,8 @@ def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-_LEFT_COLUMN = sum(1 << (5 * r) for r in range(5))
-_RIGHT_COLUMN = _LEFT_COLUMN << 4
+_LEFT_COLUMN: Final = 1 | 1 << 5 | 1 << 10 | 1 << 15 | 1 << 20  # the first cell of each row
+_RIGHT_COLUMN: Final = _LEFT_COLUMN << 4
 
 
 def isolated_cells(mask: Mask25) -> Mask25:
@@ -145,6 +148,7 @@ class TilingIndex:
             budget.holders.remove(self)
         self._memo = {0: (0,)}
         self._witness: dict[Mask25, Vector] = {}
+        self._packed: dict[tuple[int, ...], tuple[Vector, int, int]] = {}
         self._ends = {}
         self._sets = {}
         self._stored = 1
@@ -274,8 +278,19 @@ class TilingIndex:
         return vecs, owned
 
     def owned(self, counts: Sequence[int]) -> tuple[Vector, int, int]:
-        """Return owned counts packed for ``first_owned`` (pack once, ask many regions)."""
-        return self._owned(counts)
+        """Return owned counts packed for ``first_owned`` (pack once, ask many regions).
+
+        Remembered by counts: a game's players own the same few counts again and again, and a
+        look-up costs a fraction of the packing (long-integer operations and calls).
+        """
+        key = tuple(counts)
+        hit = self._packed.get(key)
+        if hit is None:
+            hit = self._owned(counts)
+            if len(self._packed) >= _PACKED_CAP:
+                self._packed = {}
+            self._packed[key] = hit
+        return hit
 
     def first_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> Vector | None:
         """Return ``first(empty, counts)`` for counts already packed by ``owned``."""
@@ -332,7 +347,10 @@ class TilingIndex:
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
-        rest = self._search(empty, packed, set())
+        # the counts as small ints (a byte per field, the guard bit dropped): the search tests
+        # them at every step, where a test of the packed int is a long-integer operation
+        counts = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        rest = self._search(empty, packed, set(), counts)
         if rest is None:
             return False
         if len(self._witness) > _WITNESS_CAP:
@@ -341,21 +359,23 @@ class TilingIndex:
         return True
 
     def _search(
-        self, mask: Mask25, left: Vector, failed: set[tuple[Mask25, Vector]]
+        self, mask: Mask25, left: Vector, failed: set[tuple[Mask25, Vector]], counts: list[int]
     ) -> Vector | None:
         """Return what is left of ``left`` after one tiling of ``mask`` (largest pieces first),
-        or None; ``failed`` gathers the (mask, left) pairs known to fail. (A method, not a
-        closure: compiled, the recursion is then a direct call.)"""
+        or None; ``failed`` gathers the (mask, left) pairs known to fail; ``counts`` holds
+        ``left``'s counts, one int per piece, kept equal to it. (A method, not a closure:
+        compiled, the recursion is then a direct call.)"""
         if not mask:
             return left
         if (mask, left) in failed:
             return None
-        shifts = self._shifts
         for piece, unit, masks in reversed(self._at[(mask & -mask).bit_length() - 1]):
-            if left >> shifts[piece] & _COUNT_MAX:
+            if counts[piece]:
                 for m in masks:
                     if m & mask == m:
-                        found = self._search(mask ^ m, left - unit, failed)
+                        counts[piece] -= 1
+                        found = self._search(mask ^ m, left - unit, failed, counts)
+                        counts[piece] += 1
                         if found is not None:
                             return found
         failed.add((mask, left))

@@ -469,3 +469,15 @@ def test_games_played_with_the_memos_dropped_before_each_are_the_same_games(
     assert t.group_cache and tiling_index(rules.catalogue).stored_vectors > 1
     tables.trim()  # as before the next game
     assert not t.group_cache and tiling_index(rules.catalogue).stored_vectors == 1
+
+
+def test_owned_packings_are_remembered_within_their_bound(cat: Catalogue) -> None:
+    index, fresh = TilingIndex(cat), TilingIndex(cat)
+    rng = random.Random(8)
+    for _ in range(fill._PACKED_CAP + 50):
+        counts = [rng.randint(-1, 130) for _ in cat.pieces]
+        assert index.owned(counts) == fresh._owned(counts)
+        assert index.owned(tuple(counts)) == fresh._owned(counts)  # remembered, the same
+    assert 0 < len(index._packed) <= fill._PACKED_CAP
+    with pytest.raises(ValueError, match="expected"):
+        index.owned([1, 2])
