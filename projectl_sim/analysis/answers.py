@@ -28,7 +28,16 @@ from projectl_sim.analysis.data import ANSWER_COLUMNS, Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.findings import SEAT_HALF_WIDTH, config_key, findings
-from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval, value
+from projectl_sim.analysis.fmt import (
+    NA,
+    diff_interval,
+    ordinal,
+    p_text,
+    pct,
+    points,
+    rate_interval,
+    value,
+)
 from projectl_sim.analysis.outcomes import seat_advantage, summarize
 from projectl_sim.analysis.ratings import pair_results, rate_bots
 from projectl_sim.analysis.rows import finished_games
@@ -274,7 +283,7 @@ def _seat_section(table: pd.DataFrame, found: pd.DataFrame) -> list[str]:
         )
         lines += _prose(
             f"{chance}MDE of one configuration's first-player share against the fair "
-            f"{pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with "
+            f"{pct(p0)} (a rate against a fixed value): {points(mde)} pts with "
             f"{tested['n'].median():.0f} games (80% power, 5% level); an interval of "
             f"+-{100 * SEAT_HALF_WIDTH:.0f} pts on that share needs "
             f"{int(tested['games_needed'].iloc[0])} games per configuration.",
