@@ -801,7 +801,14 @@ def summary_of(details: Mapping[str, Any]) -> str:
 def verdicts_text(run: Run | str | Path) -> str:
     """Return what ``run --quiet`` prints: the summary's first line and its verdicts, one per
     question (the rest is ``summary_text``'s)."""
-    run = run if isinstance(run, Run) else load_run(run, ANSWER_COLUMNS)
+    if not isinstance(run, Run):
+        details = streamed_details(Path(run))  # counted window by window, as summary_text
+        if details is not None:
+            lines = _header_lines(details["header"])[:1]
+            if "found" not in details:
+                return "\n".join(lines)
+            return "\n".join([*lines, *verdict_lines(verdicts_of(details["found"]), WIDTH)])
+        run = load_run(run, ANSWER_COLUMNS)
     seats, games = run.seats, run.games
     lines = _header(run)[:1]
     if finished_games(games).empty:

@@ -208,3 +208,4 @@ def test_the_summary_counted_window_by_window_prints_what_the_whole_tables_give(
     text = answers.summary_of(details)
     assert text == whole
     assert summary_text(out) == whole  # the folder goes the counted way
+    assert answers.verdicts_text(out) == answers.verdicts_text(load_run(out, ANSWER_COLUMNS))
