@@ -1017,16 +1017,20 @@ def scan(run_dir: Path, name: str, columns: Sequence[str]) -> Iterator[pa.Table]
     path = run_dir / f"{name}.parquet"
     try:
         if path.exists():
-            with pq.ParquetFile(path) as source:
+            # pages read as decoded, through a 1 MB buffer, a row group at a time: a group holds
+            # a few windows (GROUP_CELLS), and reading one whole took 18 MB for 3 columns of an
+            # events group (143,000 rows), 61 MB over a 20,000-game table; so, 12 and 20 MB.
+            # (iter_batches over the whole file read ahead: 49 MB more of a million games.)
+            with pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20) as source:
                 wanted = [c for c in columns if c in set(source.schema_arrow.names)]
-                # row group by row group (the consolidation's hold a few windows): iter_batches
-                # read ahead, 49 MB more of a million games' checked columns
-                groups = (
-                    source.read_row_group(i, columns=wanted)
-                    for i in range(source.metadata.num_row_groups)
-                )
                 rows = max(1, WINDOW_CELLS // (8 * len(columns)))  # about a window's bytes
-                batches = (b for group in groups for b in group.to_batches(max_chunksize=rows))
+                batches = (
+                    batch
+                    for i in range(source.metadata.num_row_groups)
+                    for batch in source.iter_batches(
+                        batch_size=rows, row_groups=[i], columns=wanted, use_threads=False
+                    )
+                )
                 yield from _whole_games(batches, name, columns)
             return
         path = run_dir / f"{name}.csv"
