@@ -203,7 +203,7 @@ def streamed_details(run_dir: Path) -> dict[str, Any] | None:
         return None
     names = manifest.get("bot_names") or {}
     header: dict[str, Any] = {}
-    configs: list[pd.DataFrame] = []
+    configs: pd.DataFrame | None = None  # the first row of each configuration, so far
     seats_moments: dict[tuple, Moments] = {}
     sums: dict[str, list[pd.DataFrame]] = {name: [] for name in WIN_TABLES}
     timed: dict[str, dict[tuple, Moments]] = {c: {} for c in TIME_COLUMNS}
@@ -217,7 +217,11 @@ def streamed_details(run_dir: Path) -> dict[str, Any] | None:
     seat_by = list(dict.fromkeys([*CONFIG, "players"]))
     for seats, games, rounds in windows(run_dir, names):
         counts = header_counts(games)
-        configs.append(counts.pop("configs"))
+        seen_configs = counts.pop("configs")
+        if configs is None:
+            configs = seen_configs
+        else:  # kept merged: a frame a window would grow with the games
+            configs = pd.concat([configs, seen_configs]).drop_duplicates(CONFIG)
         reasons = counts.pop("reasons")
         provenance = counts.pop("provenance")
         _add(header, counts)
@@ -250,9 +254,9 @@ def streamed_details(run_dir: Path) -> dict[str, Any] | None:
                         _add(flow[key], held_moments)
                     else:
                         flow[key] = held_moments
-    if first is None or any(len(b) > 1 for b in bots.values()):
+    if first is None or configs is None or any(len(b) > 1 for b in bots.values()):
         return None
-    header["configs"] = pd.concat(configs).drop_duplicates(CONFIG)
+    header["configs"] = configs
     keys = [tuple(r) for r in header["configs"][CONFIG].itertuples(index=False)]
     if comparisons_of(sorted(set(keys), key=str)):
         return None  # an effect pairs games across configurations: read whole
