@@ -19,6 +19,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,17 +29,27 @@ from projectl_sim.analysis.data import ANSWER_COLUMNS, Run, load_run
 from projectl_sim.analysis.deals import deal_lines, deal_variance
 from projectl_sim.analysis.factors import CONFIG, effects
 from projectl_sim.analysis.findings import SEAT_HALF_WIDTH, config_key, findings
-from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval, value
+from projectl_sim.analysis.fmt import (
+    NA,
+    diff_interval,
+    ordinal,
+    p_text,
+    pct,
+    points,
+    rate_interval,
+    value,
+)
 from projectl_sim.analysis.outcomes import seat_advantage, summarize
 from projectl_sim.analysis.ratings import pair_results, rate_bots
 from projectl_sim.analysis.rows import finished_games
 from projectl_sim.analysis.sequential import precision_check
+from projectl_sim.analysis.streamed import header_counts, streamed_details
 from projectl_sim.analysis.tiers import skill_interactions, templates_of, tier_lines, tiers_of
 from projectl_sim.analysis.timing import decision_times
 from projectl_sim.analysis.verdicts import verdict_lines, verdicts, verdicts_of
-from projectl_sim.sim.summary import provenance_lines
+from projectl_sim.sim.summary import provenance_lines_of
 
-__all__ = ["summary_text", "verdicts_text"]
+__all__ = ["summary_of", "summary_text", "verdicts_text", "whole_details"]
 
 MAX_FLAGGED = 20  # flagged effects listed in full before "... and N more"
 
@@ -86,12 +97,14 @@ def _table(rows: list[list[str]], header: list[str], right: set[int] | None = No
 
 # -- sections ------------------------------------------------------------------------------------
 def _header(run: Run) -> list[str]:
-    seats, games = run.seats, run.games
-    failed = int(games["error"].notna().sum())
-    ok = finished_games(games)
-    configs = games.drop_duplicates(CONFIG)
+    return _header_lines(header_counts(run.games))
+
+
+def _header_lines(counts: Mapping[str, Any]) -> list[str]:
+    """Return the summary's first lines: what the run played, how its games ended."""
+    failed, configs = counts["failed"], counts["configs"]
     lines = [
-        f"{len(games)} games, {failed} failed (left out of every figure), "
+        f"{counts['games']} games, {failed} failed (left out of every figure), "
         f"{len(configs)} configuration{'s' if len(configs) != 1 else ''}"
     ]
     shared = labels.constant_settings(configs)
@@ -106,27 +119,29 @@ def _header(run: Run) -> list[str]:
             "switches": "switch settings",
             "lineup": "line-ups",
         }
-        counts = {c: configs[c].nunique() for c in vary}
-        if "lineup" in counts:  # a line-up repeated over more seats is the same line-up
-            counts["lineup"] = configs["lineup"].map(labels.lineup_unit).nunique()
-        lines.append("the grid varies: " + ", ".join(f"{n} {names[c]}" for c, n in counts.items()))
+        counted = {c: configs[c].nunique() for c in vary}
+        if "lineup" in counted:  # a line-up repeated over more seats is the same line-up
+            counted["lineup"] = configs["lineup"].map(labels.lineup_unit).nunique()
+        lines.append("the grid varies: " + ", ".join(f"{n} {names[c]}" for c, n in counted.items()))
     key = labels.abbreviation_key(configs["expansions"])
     if key:
         lines.append(f"expansion sets abbreviated: {key}; base = none")
-    if len(ok):
-        reasons = ok["end_reason"].value_counts()
-        if set(reasons.index) == {"rules"}:
+    finished = counts["finished"]
+    if finished:
+        # the most frequent first (ties by name: the same order whichever way it was counted)
+        reasons = sorted(counts["reasons"].items(), key=lambda r: (-r[1], str(r[0])))
+        if {r for r, _ in reasons} == {"rules"}:
             lines.append("ended: all games by the rules")
         else:
             lines.append(
                 "ended: "
-                + ", ".join(f"{r} {n / len(ok):.1%}" for r, n in reasons.items())
+                + ", ".join(f"{r} {n / finished:.1%}" for r, n in reasons)
                 + " (truncated games count as played)"
             )
-        shared_wins = (ok["winners"].fillna("").str.count(",") > 0).mean()
-        lines.append(f"shared wins: {shared_wins:.1%} (a k-way shared win counts 1/k)")
-    lines += provenance_lines(games)
-    del seats
+        lines.append(
+            f"shared wins: {counts['shared'] / finished:.1%} (a k-way shared win counts 1/k)"
+        )
+    lines += provenance_lines_of(*counts["provenance"])
     return lines
 
 
@@ -274,7 +289,7 @@ def _seat_section(table: pd.DataFrame, found: pd.DataFrame) -> list[str]:
         )
         lines += _prose(
             f"{chance}MDE of one configuration's first-player share against the fair "
-            f"{pct(p0)} (a rate against a fixed value): {100 * mde:.0f} pts with "
+            f"{pct(p0)} (a rate against a fixed value): {points(mde)} pts with "
             f"{tested['n'].median():.0f} games (80% power, 5% level); an interval of "
             f"+-{100 * SEAT_HALF_WIDTH:.0f} pts on that share needs "
             f"{int(tested['games_needed'].iloc[0])} games per configuration.",
@@ -640,8 +655,8 @@ def _rates(table: pd.DataFrame, title: str, name_columns: list[str]) -> list[str
     return out
 
 
-def _tables_section(seats: pd.DataFrame) -> list[str]:
-    parts = summarize(seats)
+def _tables_section(parts: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Return the win-rate tables' section of ``summarize``'s tables."""
     lines = ["== Win-rate tables =="]
     lines.extend(
         _rates(
@@ -694,33 +709,67 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
 
     ``half_widths`` sets the interval half-width the effects' ``games needed`` sizes for, per
     metric (default ``factors.HALF_WIDTHS``: 5 points for rates, 1 for margin and rounds).
+
+    Given a folder, a run whose questions are all counts (one bot per line-up, no configuration
+    beside its base game, no tiers, deal replicates, precision target or round robin) is read a
+    window of games at a time (``streamed``), in memory that does not grow with its games; any
+    other is read whole. Both feed the same detail tables to ``findings`` and print the same.
     """
-    run = run if isinstance(run, Run) else load_run(run, ANSWER_COLUMNS)
+    if not isinstance(run, Run):
+        details = streamed_details(Path(run))
+        if details is not None:
+            return summary_of(details)
+        run = load_run(run, ANSWER_COLUMNS)
+    return summary_of(whole_details(run, half_widths=half_widths))
+
+
+def whole_details(run: Run, *, half_widths: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """Return the detail tables the summary prints, from a run's tables read whole."""
     seats, games = run.seats, run.games
-    round_robin = _round_robin_header(run)
-    sections = [[*round_robin, *_header(run)]]
+    details: dict[str, Any] = {"run": run, "header": header_counts(games)}
     if finished_games(games).empty:
-        return "\n".join(sections[0])
-    seat_table = seat_advantage(seats, by=CONFIG)
-    eff = effects(seats, games, half_widths=half_widths)
-    pairs = pair_results(seats, by=("players",))
-    rated = rate_bots(seats)
-    times = decision_times(seats)
-    flow, states = _flow_tables(run)
+        return details
+    details |= {
+        "seat_table": seat_advantage(seats, by=CONFIG),
+        "effects": effects(seats, games, half_widths=half_widths),
+        "pairs": pair_results(seats, by=("players",)),
+        "rated": rate_bots(seats),
+        "times": decision_times(seats),
+        "win_tables": summarize(seats),
+    }
+    details["flow"], details["states"] = _flow_tables(run)
     templates = templates_of(run.manifest)
     inter = skill_interactions(seats, games, templates) if len(tiers_of(games)) > 1 else None
-    found = findings(
+    replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
+    details["inter"] = inter
+    details["extra"] = [
+        deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
+        tier_lines(seats, games, WIDTH, templates, inter),
+    ]
+    details["found"] = findings(
         seats,
         games,
-        seat_table=seat_table,
-        effect_table=eff,
-        pairs=pairs,
-        rated=rated,
-        times=times,
-        flow=flow,
-        failures=states,
+        seat_table=details["seat_table"],
+        effect_table=details["effects"],
+        pairs=details["pairs"],
+        rated=details["rated"],
+        times=details["times"],
+        flow=details["flow"],
+        failures=details["states"],
         tiers=inter,
     )
+    return details
+
+
+def summary_of(details: Mapping[str, Any]) -> str:
+    """Return the summary's text from its detail tables (``whole_details`` or
+    ``streamed.streamed_details``): it prints them, and decides nothing."""
+    run = details["run"]
+    round_robin = _round_robin_header(run)
+    sections = [[*round_robin, *_header_lines(details["header"])]]
+    if "found" not in details:  # no game finished
+        return "\n".join(sections[0])
+    found, rated, pairs, times = (details[k] for k in ("found", "rated", "pairs", "times"))
     verdict_rows = verdicts_of(found)
     if len(verdict_rows):
         sections.append(["== Verdicts (one per question) ==", *verdict_lines(verdict_rows, WIDTH)])
@@ -732,22 +781,18 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
     strength = [_ratings_section(rated), _h2h_section(pairs, bots), _time_section(times)]
     if round_robin:
         sections.extend(strength)
-    sections.append(_seat_section(seat_table, found))
-    configs = games.drop_duplicates(CONFIG)
-    effect_lines, long_effects = _effects_section(eff, configs, found)
+    sections.append(_seat_section(details["seat_table"], found))
+    configs = details["header"]["configs"]
+    effect_lines, long_effects = _effects_section(details["effects"], configs, found)
     sections.append(effect_lines)
     # a run played with --deal-replicates: how much the deal decides; with --tiers: per tier
-    replicated = int((run.manifest.get("config") or {}).get("deal_replicates") or 1) > 1
-    for extra in (
-        deal_lines(deal_variance(seats, games), WIDTH) if replicated else [],
-        tier_lines(seats, games, WIDTH, templates, inter),
-    ):
+    for extra in details["extra"]:
         if extra:
             sections.append(extra)
     if not round_robin:
         sections.extend(strength)
-    sections.extend(_flow_sections(flow, states))
-    sections.append(_tables_section(seats))
+    sections.extend(_flow_sections(details["flow"], details["states"]))
+    sections.append(_tables_section(details["win_tables"]))
     if long_effects:
         sections.append(long_effects)
     return "\n\n".join("\n".join(s) for s in sections)
@@ -756,7 +801,14 @@ def summary_text(run: Run | str | Path, *, half_widths: Mapping[str, float] | No
 def verdicts_text(run: Run | str | Path) -> str:
     """Return what ``run --quiet`` prints: the summary's first line and its verdicts, one per
     question (the rest is ``summary_text``'s)."""
-    run = run if isinstance(run, Run) else load_run(run, ANSWER_COLUMNS)
+    if not isinstance(run, Run):
+        details = streamed_details(Path(run))  # counted window by window, as summary_text
+        if details is not None:
+            lines = _header_lines(details["header"])[:1]
+            if "found" not in details:
+                return "\n".join(lines)
+            return "\n".join([*lines, *verdict_lines(verdicts_of(details["found"]), WIDTH)])
+        run = load_run(run, ANSWER_COLUMNS)
     seats, games = run.seats, run.games
     lines = _header(run)[:1]
     if finished_games(games).empty:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.findings import effect_findings, puzzle_value_findings, seat_findings
-from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, rate_interval
+from projectl_sim.analysis.fmt import NA, diff_interval, ordinal, p_text, pct, points, rate_interval
 from projectl_sim.analysis.labels import abbreviation_key, short_expansions, short_lineup
 from projectl_sim.analysis.rows import CONFIG, finished_games
 from projectl_sim.analysis.trial import METRIC_NAMES
@@ -76,7 +76,7 @@ def _games(n: int) -> str:
 
 
 def _points(mde: float) -> str:
-    return NA if not np.isfinite(mde) else ("100 points" if mde > 1 else f"{100 * mde:.0f} points")
+    return NA if not np.isfinite(mde) else ("100 points" if mde > 1 else f"{points(mde)} points")
 
 
 def _played(games: pd.DataFrame) -> int:

@@ -63,7 +63,14 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.factors import CONFIG
-from projectl_sim.analysis.fmt import diff_interval, ordinal_word, p_text, pct, rate_interval
+from projectl_sim.analysis.fmt import (
+    diff_interval,
+    ordinal_word,
+    p_text,
+    pct,
+    points,
+    rate_interval,
+)
 from projectl_sim.analysis.labels import varying
 from projectl_sim.analysis.pairs import expansion_title
 from projectl_sim.analysis.stats import ALPHA, games_needed, minimum_detectable_effect, q_values
@@ -237,7 +244,7 @@ def seat_findings(table: pd.DataFrame, vary: Sequence[str]) -> list[Finding]:
             text = (
                 f"{subject}: no detectable seat advantage{caveat}; the first player wins "
                 f"{share} against a fair {100 * fair:.0f}%; this run detects a first player's "
-                f"share off {100 * fair:.0f}% by {100 * mde:.0f} pts or more"
+                f"share off {100 * fair:.0f}% by {points(mde)} pts or more"
             )
         out.append(
             Finding(
@@ -418,7 +425,7 @@ def pair_findings(pairs: pd.DataFrame) -> list[Finding]:
         else:
             text = (
                 f"{subject}: no detectable difference, match score {score}; this run detects a "
-                f"score off 50% by {100 * mde:.0f} pts or more"
+                f"score off 50% by {points(mde)} pts or more"
             )
         out.append(
             Finding(

@@ -24,6 +24,7 @@ __all__ = [
     "ordinal_word",
     "p_text",
     "pct",
+    "points",
     "pts",
     "rate_interval",
     "value",
@@ -46,6 +47,16 @@ def pct(x: float, digits: int = 0) -> str:
 def pts(d: float, digits: int = 1) -> str:
     """Return a difference of rates in signed percentage points: ``+3.1 pts``."""
     return f"{100 * d:+.{digits}f} pts" if _finite(d) else NA
+
+
+def points(x: float) -> str:
+    """Return a size in percentage points, unsigned, with two significant digits at least:
+    ``12``, ``5.6``, ``0.28`` (a million games detect a fraction of a point; ``n/a`` when it is
+    not a number). Without the unit, so that a range reads ``0.28-0.31 pts``."""
+    if not _finite(x):
+        return NA
+    v = 100 * abs(float(x))
+    return f"{v:.0f}" if v >= 9.95 else f"{v:.2g}"
 
 
 MORE_DIGITS = 3  # at most this many decimals more than asked, so a narrow interval shows

@@ -31,7 +31,8 @@ import pandas as pd
 
 from projectl_sim.analysis.data import Run
 from projectl_sim.analysis.rows import deal_labels, finished_games, game_keys
-from projectl_sim.analysis.stats import clustered_mean, clustered_rate, normal_interval
+from projectl_sim.analysis.stats import clustered_rate, normal_interval
+from projectl_sim.analysis.stats.clusters import Moments, mean_of, rate_of
 
 FLOW_BY = ("players", "lineup", "expansions", "switches")
 GAME_FLOW_COLUMNS = [
@@ -143,24 +144,51 @@ def run_flow(run: Run) -> pd.DataFrame | None:
 ROUND_COLUMNS = ["game_id", "round", "seat", "score", "final"]
 
 
+_FLOW_MEANS = ("lead_changes", "decisive_round", "decided_share", "max_deficit", "margin")
+
+
 def flow_summary(flow: pd.DataFrame, by: Sequence[str] = FLOW_BY) -> pd.DataFrame:
     """Return per configuration (``by``): games, and the mean lead changes, decisive round,
     decided share, max deficit and margin with 95% intervals, and the comeback rate with its
     Wilson interval."""
     by = [c for c in by if c in flow]
-    rows = []
     if flow.empty:
         return pd.DataFrame(columns=[*by, "games"])
+    return flow_summary_of(flow_moments(flow, by), by)
+
+
+def flow_moments(flow: pd.DataFrame, by: list[str]) -> dict[tuple, dict[str, Moments]]:
+    """Return per configuration (``by``, the columns ``flow`` has) the moments of each flow
+    quantity (nan left out) and of ``comeback``, clustered by deal: a window's add to
+    another's when they hold different deals."""
+    out = {}
     for key, g in flow.groupby(by, sort=True, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
-        clusters = deal_labels(g)
-        row = dict(zip(by, key, strict=True)) | {"games": len(g)}
-        for column in ("lead_changes", "decisive_round", "decided_share", "max_deficit", "margin"):
-            mean, se, _, _ = clustered_mean(g[column].astype(float), clusters)
+        labels = deal_labels(g)
+        codes = np.arange(len(g)) if labels is None else pd.factorize(labels.to_numpy())[0]
+        held = {}
+        for column in (*_FLOW_MEANS, "comeback"):
+            x = g[column].to_numpy(dtype=float)
+            keep = ~np.isnan(x)
+            held[column] = Moments.of(
+                np.stack([x[keep], np.ones(int(keep.sum()))], axis=1),
+                pd.factorize(codes[keep])[0],
+            )
+        held["games"] = Moments.of(np.ones((len(g), 1)))
+        out[key if isinstance(key, tuple) else (key,)] = held
+    return out
+
+
+def flow_summary_of(moments: dict[tuple, dict[str, Moments]], by: list[str]) -> pd.DataFrame:
+    """Return ``flow_summary`` from ``flow_moments``."""
+    rows = []
+    for key in sorted(moments):
+        held = moments[key]
+        row = dict(zip(by, key, strict=True)) | {"games": held["games"].n}
+        for column in _FLOW_MEANS:
+            mean, se, _, _ = mean_of(held[column])
             low, high = normal_interval(mean, se)
             row |= {column: mean, f"{column}_low": low, f"{column}_high": high}
-        came = g["comeback"].astype(float)
-        rate, low, high, _ = clustered_rate(came, clusters)
+        rate, low, high, _ = rate_of(held["comeback"])
         row |= {"comeback_rate": rate, "comeback_low": low, "comeback_high": high}
         rows.append(row)
     return pd.DataFrame(rows)
@@ -187,7 +215,14 @@ def margin_distribution(
     return pd.DataFrame(rows)
 
 
-__all__ = ["flow_summary", "game_flow", "margin_distribution", "run_flow"]
+__all__ = [
+    "flow_moments",
+    "flow_summary",
+    "flow_summary_of",
+    "game_flow",
+    "margin_distribution",
+    "run_flow",
+]
 
 
 def flow_lines(table: pd.DataFrame) -> list[str]:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from projectl_sim.analysis.findings import findings
-from projectl_sim.analysis.fmt import NA
+from projectl_sim.analysis.fmt import NA, points
 
 __all__ = ["VERDICT_COLUMNS", "verdict_lines", "verdicts", "verdicts_of"]
 
@@ -87,7 +87,7 @@ def verdict_lines(table: pd.DataFrame, wrap: int = 100, most: int = 10) -> list[
                 lines += textwrap.wrap(text, wrap, initial_indent="- ", subsequent_indent="  ")
         if len(rest):
             mde = rest["mde"][np.isfinite(rest["mde"]) & (rest["mde"] <= 1)]
-            size = f"{100 * mde.min():.0f}-{100 * mde.max():.0f} pts" if len(mde) else NA
+            size = f"{points(mde.min())}-{points(mde.max())} pts" if len(mde) else NA
             text = (
                 f"the other {len(rest)} {unit}: no detectable {what}; this run detects "
                 f"{size} or more in each"

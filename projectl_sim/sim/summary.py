@@ -16,18 +16,35 @@ from projectl_sim.sim import tables
 def provenance_lines(games: pd.DataFrame) -> list[str]:
     """Return the lines on what a run's numbers rest on: the provisional data its games dealt
     (column ``provisional_sets``) and its first failed game, each only when there is one."""
+    return provenance_lines_of(*provenance_counts(games))
+
+
+def provenance_counts(games: pd.DataFrame) -> tuple[int, int, set[str], tuple[int, str] | None]:
+    """Return what ``provenance_lines`` reads of some games: how many there are, how many dealt
+    provisional data and its names, and the first failed game's id and error (None: none
+    failed); a window's counts add to another's (``provenance_lines_of``)."""
+    used = games["provisional_sets"].dropna() if "provisional_sets" in games else games[:0]
+    names = {name for value in used for name in value.split("+")}
+    failed = games[games["error"].notna()]
+    first = None
+    if len(failed):
+        row = failed.iloc[0]
+        first = (int(row["game_id"]), str(row["error"]))
+    return len(games), len(used), names, first
+
+
+def provenance_lines_of(
+    total: int, used: int, names: set[str], first: tuple[int, str] | None
+) -> list[str]:
+    """Return ``provenance_lines`` from ``provenance_counts`` (of a whole table, or added up)."""
     lines = []
-    if "provisional_sets" in games and games["provisional_sets"].notna().any():
-        used = games["provisional_sets"].dropna()
-        names = sorted({name for value in used for name in value.split("+")})
+    if used:
         lines.append(
-            f"provisional data in {len(used)} of {len(games)} games: {', '.join(names)} "
+            f"provisional data in {used} of {total} games: {', '.join(sorted(names))} "
             "(column provisional_sets)"
         )
-    failed = games[games["error"].notna()]
-    if len(failed):
-        first = failed.iloc[0]
-        lines.append(f"first failure: game {first['game_id']}: {first['error'].splitlines()[0]}")
+    if first is not None:
+        lines.append(f"first failure: game {first[0]}: {first[1].splitlines()[0]}")
     return lines
 
 

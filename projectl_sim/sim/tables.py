@@ -8,8 +8,9 @@ temporary name and then renamed, so a killed run leaves only whole files. A game
 once its ``games`` part exists (that part is written last). Consolidation sorts everything by
 ``game_id, seat`` (the flow's: ``SORT_KEYS``) so the tables are the same whatever the order games
 finished in. It streams: the parts are read a window of game ids at a time (their row groups'
-statistics say which hold the window), each window sorted and appended to the table as one row
-group, so the parent's memory does not grow with the games (``merge``).
+statistics say which hold the window), each window sorted and appended to the table, consecutive
+windows gathered into one row group (``GROUP_CELLS``), so the parent's memory does not grow with
+the games (``merge``).
 """
 
 from __future__ import annotations
@@ -675,6 +676,13 @@ def check_games(games: pa.Table, seats: pa.Table, planned: int | None = None) ->
 WINDOW_CELLS = 400_000
 WINDOW_GAMES = 1_000  # and at most this many games (a game's row holds long strings: its seats,
 # winners, errors; a cell of the games table weighs more than one of the events table)
+# A row group of a consolidated table gathers consecutive windows up to about GROUP_CELLS cells or
+# WINDOW_GAMES games: a parquet writer keeps about 1 KB of metadata per column and row group
+# until it closes, and serializes it twice over then, so one group a window (an events window is
+# about 65 random games) cost a million-game study's parent 1.5 GB at its events table (15,625
+# groups). Capped at a window's games so that a 1,000-game study fills a group as a large one
+# does: a reader holds a group at a time.
+GROUP_CELLS = 4_000_000
 FAILURES_LISTED = 100  # the failed games a manifest lists
 
 
@@ -863,6 +871,8 @@ class _TableWriter:
     def __init__(self, path: Path, held: pa.Schema, fmt: str) -> None:
         self.path = path
         self.tmp = path.with_name(f".{path.name}.tmp")
+        self.pending: list[pa.Table] = []  # the windows of the row group being gathered
+        self.games = 0  # the game ids they span
         try:
             if fmt == "csv":
                 self.writer: Any = pacsv.CSVWriter(self.tmp, held)
@@ -872,13 +882,33 @@ class _TableWriter:
             self.tmp.unlink(missing_ok=True)
             raise WriteError(path, exc) from exc
 
-    def write(self, data: pa.Table) -> None:
+    def write(self, data: pa.Table, games: int = 0) -> None:
+        """Append a sorted window (spanning ``games`` game ids); a row group is written once the
+        windows gathered reach ``GROUP_CELLS`` cells or ``WINDOW_GAMES`` games (csv: at once)."""
+        self.pending.append(data)
+        self.games += games
+        cells = sum(t.num_rows for t in self.pending) * len(data.schema)
+        if isinstance(self.writer, pacsv.CSVWriter) or (
+            cells >= GROUP_CELLS or self.games >= WINDOW_GAMES
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the windows gathered as one row group (chunked: nothing is copied)."""
+        if not self.pending:
+            return
+        data = pa.concat_tables(self.pending)
+        self.pending, self.games = [], 0
         try:
-            self.writer.write_table(data)
+            if isinstance(self.writer, pacsv.CSVWriter):
+                self.writer.write_table(data)
+            else:
+                self.writer.write_table(data, row_group_size=max(1, data.num_rows))
         except OSError as exc:
             raise WriteError(self.path, exc) from exc
 
     def close(self) -> None:
+        self.flush()
         try:
             self.writer.close()
         except OSError as exc:
@@ -899,7 +929,7 @@ class _TableWriter:
 def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> Tally:
     """Read every committed part window by window, sorted, and return what the games hold; with
     ``fmt``, write the consolidated tables (``seats``, ``games``, and ``events`` and ``rounds``
-    when the run has them) too, one row group per window.
+    when the run has them) too, a row group per few windows (``GROUP_CELLS``).
 
     The tables appear together once all are written (temporary names, then renamed). Refuses
     (``UsageError``) parts holding a game twice: two writers went at the folder. A write that
@@ -932,7 +962,7 @@ def merge(run_dir: Path, fmt: str | None = None, planned: int | None = None) -> 
                 elif name == "seats":
                     tally.add_seats(data)
                 if writer is not None and data.num_rows:
-                    writer.write(data)
+                    writer.write(data, end - start)
             files.close()
             if writer is not None:
                 writer.close()
@@ -987,16 +1017,20 @@ def scan(run_dir: Path, name: str, columns: Sequence[str]) -> Iterator[pa.Table]
     path = run_dir / f"{name}.parquet"
     try:
         if path.exists():
-            with pq.ParquetFile(path) as source:
+            # pages read as decoded, through a 1 MB buffer, a row group at a time: a group holds
+            # a few windows (GROUP_CELLS), and reading one whole took 18 MB for 3 columns of an
+            # events group (143,000 rows), 61 MB over a 20,000-game table; so, 12 and 20 MB.
+            # (iter_batches over the whole file read ahead: 49 MB more of a million games.)
+            with pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20) as source:
                 wanted = [c for c in columns if c in set(source.schema_arrow.names)]
-                # row group by row group (the consolidation wrote one a window): iter_batches
-                # read ahead, 49 MB more of a million games' checked columns
-                groups = (
-                    source.read_row_group(i, columns=wanted)
-                    for i in range(source.metadata.num_row_groups)
-                )
                 rows = max(1, WINDOW_CELLS // (8 * len(columns)))  # about a window's bytes
-                batches = (b for group in groups for b in group.to_batches(max_chunksize=rows))
+                batches = (
+                    batch
+                    for i in range(source.metadata.num_row_groups)
+                    for batch in source.iter_batches(
+                        batch_size=rows, row_groups=[i], columns=wanted, use_threads=False
+                    )
+                )
                 yield from _whole_games(batches, name, columns)
             return
         path = run_dir / f"{name}.csv"

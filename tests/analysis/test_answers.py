@@ -161,3 +161,51 @@ def test_a_head_to_head_matrix_shows_complementary_percentages() -> None:
     assert cells["a"] == ["-", "58%", "13%"]
     assert cells["b"] == ["42%", "-"]  # b never met c: an empty cell
     assert cells["c"] == ["87%", "-"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "counted"),
+    [
+        ({"bots": ["random"], "players": [2], "games": 40, "seed": 5}, True),
+        ({"bots": ["random"], "players": [3], "games": 30, "seed": 6}, True),
+        # two configurations, neither the other's base game; a provisional set's column
+        ({"bots": ["random"], "players": [2, 3], "expansions": ["finesse"], "games": 16}, True),
+        # an effect and a pair: their games are paired across the table, read whole
+        (
+            {"bots": ["random"], "players": [2], "expansions": ["none", "phoenix"], "games": 8},
+            False,
+        ),
+        ({"bots": ["greedy,random"], "players": [2], "games": 8, "seed": 8}, False),
+    ],
+)
+def test_the_summary_counted_window_by_window_prints_what_the_whole_tables_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: dict, counted: bool
+) -> None:
+    from projectl_sim.analysis import answers, streamed
+
+    out = tmp_path / "run"
+    spec = run_spec.RunSpec.from_mapping(settings | {"seed": settings.get("seed", 4)})
+    runner.run(spec, out, options=runner.RunOptions(jobs=2, quiet=True))
+    whole = answers.summary_of(answers.whole_details(load_run(out, ANSWER_COLUMNS)))
+    # windows of a few games: a deal's rows held over to the next window, the rounds and games
+    # handed out beside the seats
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 500)
+    seen = []
+    scan = tables.scan
+    monkeypatch.setattr(tables, "scan", lambda *a, **k: (seen.append(a[1]), scan(*a, **k))[1])
+    details = streamed.streamed_details(out)
+    assert (details is not None) == counted
+    if not counted:
+        return
+    assert seen.count("seats") == 1 and seen.count("rounds") == 1
+    windows = list(streamed.windows(out, {}))
+    assert len(windows) > 4
+    assert sum(len(s) for s, _, _ in windows) == len(load_run(out).seats)
+    assert sum(len(g) for _, g, _ in windows) == len(load_run(out).games)
+    for seats, games, rounds in windows:  # a deal, and a game's rows, in one window
+        assert set(seats["game_id"]) == set(games["game_id"]) >= set(rounds["game_id"])
+    text = answers.summary_of(details)
+    assert text == whole
+    assert summary_text(out) == whole  # the folder goes the counted way
+    assert answers.verdicts_text(out) == answers.verdicts_text(load_run(out, ANSWER_COLUMNS))

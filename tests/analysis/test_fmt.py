@@ -11,6 +11,7 @@ from projectl_sim.analysis.fmt import (
     ordinal_word,
     p_text,
     pct,
+    points,
     rate_interval,
     value,
 )
@@ -57,3 +58,11 @@ def test_p_and_q_and_ordinals() -> None:
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
     ]  # fmt: skip
     assert ordinal_word(1) == "first" and ordinal_word(7) == "7th"
+
+
+def test_a_size_in_points_keeps_two_significant_digits() -> None:
+    # a million games detect 0.28 points: never printed as 0
+    assert [points(x) for x in (0.0028, 0.056, 0.0995, 0.123, 0.5)] == [
+        "0.28", "5.6", "10", "12", "50"
+    ]  # fmt: skip
+    assert points(np.nan) == NA

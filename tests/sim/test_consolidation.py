@@ -52,6 +52,7 @@ def test_small_windows_write_the_same_tables_in_many_row_groups(
     # a few games a window (one for events), and parts of 5 games from two workers: parts
     # straddle windows and hold games out of order
     monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    monkeypatch.setattr(tables, "GROUP_CELLS", 1)  # a row group a window
     play(tmp_path / "windows", jobs=2)
     assert_same(whole, tmp_path / "windows")
     for name in tables.TABLES:
@@ -66,6 +67,28 @@ def test_small_windows_write_the_same_tables_in_many_row_groups(
     assert pacsv.read_csv(tmp_path / "csv" / "games.csv").num_rows == 24
 
 
+def test_windows_are_gathered_into_row_groups_of_a_bounded_size(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a parquet writer keeps metadata per row group until it closes: the events table's small
+    # windows (here a game each) are gathered, up to GROUP_CELLS cells or WINDOW_GAMES games
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    monkeypatch.setattr(tables, "GROUP_CELLS", 40_000)
+    play(tmp_path / "gathered", jobs=2)
+    assert_same(whole, tmp_path / "gathered")
+    events = pq.ParquetFile(tmp_path / "gathered" / "events.parquet")
+    columns = events.metadata.num_columns
+    sizes = [events.metadata.row_group(i).num_rows for i in range(events.num_row_groups)]
+    assert 1 < len(sizes) < 24 / 3  # 24 games, a window each
+    # every group but the last reaches the cap, and stops at the window that does
+    assert all(40_000 <= n * columns < 40_000 + 600 * columns for n in sizes[:-1]), sizes
+    monkeypatch.setattr(tables, "WINDOW_GAMES", 2)  # and at most this many games' ids
+    play(tmp_path / "few", jobs=2)
+    assert_same(whole, tmp_path / "few")
+    games = pq.ParquetFile(tmp_path / "few" / "games.parquet")
+    assert [games.metadata.row_group(i).num_rows for i in range(games.num_row_groups)] == [2] * 12
+
+
 def test_every_reader_reads_a_table_of_many_row_groups(
     whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
@@ -73,6 +96,7 @@ def test_every_reader_reads_a_table_of_many_row_groups(
     import polars as pl
 
     monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    monkeypatch.setattr(tables, "GROUP_CELLS", 1)
     out = tmp_path / "windows"
     play(out, jobs=2)
     assert pq.ParquetFile(out / "seats.parquet").num_row_groups > 1
@@ -114,7 +138,7 @@ def test_a_failure_while_the_tables_are_written_is_one_line_and_resume_writes_th
 ) -> None:
     out = tmp_path / "failed"
 
-    def write(self: Any, data: pa.Table) -> None:
+    def write(self: Any, data: pa.Table, games: int = 0) -> None:
         raise pa.ArrowMemoryError("malloc of size 4194304 failed")
 
     monkeypatch.setattr(tables._TableWriter, "write", write)
@@ -142,7 +166,7 @@ def test_a_stop_while_the_tables_are_written_is_an_interruption_resume_finishes(
 ) -> None:
     out = tmp_path / "stopped"
 
-    def write(self: Any, data: pa.Table) -> None:
+    def write(self: Any, data: pa.Table, games: int = 0) -> None:
         raise KeyboardInterrupt  # SIGTERM, as the run treats it, while a long run writes
 
     monkeypatch.setattr(tables._TableWriter, "write", write)
@@ -165,8 +189,8 @@ from projectl_sim.sim.spec import RunSpec
 tables.WINDOW_CELLS = 400
 write = tables._TableWriter.write
 calls = []
-def killed(self, data):
-    write(self, data)
+def killed(self, data, games=0):
+    write(self, data, games)
     calls.append(1)
     if len(calls) == 3:
         os.kill(os.getpid(), signal.SIGKILL)

@@ -25,6 +25,7 @@ multiplying the games an independent sample needs by it (``power``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -33,13 +34,77 @@ from projectl_sim.analysis.stats import distributions as distribution
 from projectl_sim.analysis.stats.intervals import Z95, diff_proportions, wilson
 
 __all__ = [
+    "Moments",
     "clustered_mean",
     "clustered_rate",
     "design_effect",
+    "design_effect_of",
     "diff_clustered_means",
     "diff_clustered_rates",
+    "mean_of",
+    "rate_of",
     "welch",
 ]
+
+
+@dataclass
+class Moments:
+    """The sums a clustered mean and its variance are computed from, of observations of ``k``
+    quantities (a row each; the last column is 1, counting them), added window by window.
+
+    ``n`` observations in ``clusters`` clusters; ``total`` the sum of the rows, ``within`` the sum
+    of each row's outer product, ``between`` the sum of each cluster total's outer product. The
+    cluster-robust variance of the mean of ``x = row . a`` is a quadratic form in ``between``
+    (``within`` gives the independent one): two sets of moments of disjoint clusters add up to
+    the moments of their union, so a run is summed a window of whole deals at a time and gives
+    what its table read whole gives.
+    """
+
+    n: int
+    clusters: int
+    total: np.ndarray
+    within: np.ndarray
+    between: np.ndarray
+
+    @classmethod
+    def of(cls, rows: np.ndarray, codes: np.ndarray | None = None) -> Moments:
+        """Return the moments of ``rows`` (n x k, nan-free, the last column 1), clustered by the
+        int ``codes`` (0..C-1; each row its own cluster when None)."""
+        rows = np.asarray(rows, dtype=float)
+        if codes is None or len(rows) == 0:
+            sums, c = rows, len(rows)
+        else:
+            c = int(codes.max()) + 1
+            sums = np.stack(
+                [np.bincount(codes, weights=rows[:, j], minlength=c) for j in range(rows.shape[1])],
+                axis=1,
+            )
+        return cls(len(rows), c, rows.sum(axis=0), rows.T @ rows, sums.T @ sums)
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(
+            self.n + other.n,
+            self.clusters + other.clusters,
+            self.total + other.total,
+            self.within + other.within,
+            self.between + other.between,
+        )
+
+    def mean(self, a: np.ndarray) -> float:
+        """Return the mean of ``x = row . a``."""
+        return float(self.total @ a / self.n) if self.n else np.nan
+
+    def variances(self, a: np.ndarray) -> tuple[float, float]:
+        """Return the cluster-robust variance of the mean of ``x = row . a`` (CR1, nan below two
+        clusters) and the same of independent observations (nan below two)."""
+        w = np.asarray(a, dtype=float).copy()
+        w[-1] -= self.mean(a)  # x - mean, summed per cluster: (S_c - n_c mean)
+        out = []
+        for c, matrix in ((self.clusters, self.between), (self.n, self.within)):
+            out.append(
+                float(c / (c - 1) * max(0.0, w @ matrix @ w) / self.n**2) if c >= 2 else np.nan
+            )
+        return out[0], out[1]
 
 
 def _clusters(values: np.ndarray, clusters: Sequence[object] | np.ndarray | None) -> np.ndarray:
@@ -53,14 +118,47 @@ def _clusters(values: np.ndarray, clusters: Sequence[object] | np.ndarray | None
     return codes
 
 
-def _robust_var(x: np.ndarray, codes: np.ndarray) -> float:
-    """Return the cluster-robust variance of ``x.mean()`` (nan below two clusters)."""
-    n = len(x)
-    c = int(codes.max()) + 1 if n else 0
-    if c < 2:
-        return np.nan
-    resid = np.bincount(codes, weights=x - x.mean(), minlength=c)
-    return float(c / (c - 1) * np.sum(resid**2) / n**2)
+def _moments(values: np.ndarray, clusters: Sequence[object] | np.ndarray | None) -> Moments:
+    """Return the moments of ``values`` (nan left out) clustered by ``clusters``."""
+    x = np.asarray(values, dtype=float)
+    keep = ~np.isnan(x)
+    codes = pd.factorize(_clusters(x, clusters)[keep])[0]
+    x = x[keep]
+    return Moments.of(np.stack([x, np.ones(len(x))], axis=1), codes)
+
+
+_VALUE = np.array([1.0, 0.0])  # x = the value itself, of rows (value, 1)
+
+
+def mean_of(m: Moments, a: np.ndarray = _VALUE) -> tuple[float, float, int, int]:
+    """Return ``clustered_mean``'s mean, standard error, n and clusters from moments (of the
+    quantity ``row . a``)."""
+    if m.n == 0:
+        return np.nan, np.nan, 0, 0
+    # never below the variance of independent observations: with few deals the cluster estimate
+    # can come out near 0 (two deals whose rotations happen to balance), which no data justify
+    clustered, independent = m.variances(a)
+    var = max(clustered, independent)
+    return m.mean(a), float(np.sqrt(var)), m.n, m.clusters
+
+
+def design_effect_of(m: Moments, a: np.ndarray = _VALUE) -> float:
+    """Return ``design_effect`` from moments (of the quantity ``row . a``)."""
+    clustered, independent = m.variances(a)
+    if not (independent > 0) or np.isnan(clustered):
+        return 1.0
+    return max(1.0, clustered / independent)
+
+
+def rate_of(m: Moments, z: float = Z95) -> tuple[float, float, float, float]:
+    """Return ``clustered_rate``'s rate, Wilson interval and effective n from moments of rows
+    (value, 1)."""
+    if m.n == 0:
+        return np.nan, np.nan, np.nan, np.nan
+    n_eff = m.n / design_effect_of(m)
+    p = m.mean(_VALUE)
+    low, high = wilson(p * n_eff, n_eff, z)
+    return p, float(low), float(high), float(n_eff)
 
 
 def clustered_mean(
@@ -73,17 +171,7 @@ def clustered_mean(
     one, but never below the one of independent observations (a design effect of at least 1, as
     for rates). Nan values are left out; the standard error is nan below two clusters.
     """
-    x = np.asarray(values, dtype=float)
-    keep = ~np.isnan(x)
-    codes = _clusters(x, clusters)[keep]
-    x = x[keep]
-    if len(x) == 0:
-        return np.nan, np.nan, 0, 0
-    codes = pd.factorize(codes)[0]
-    # never below the variance of independent observations: with few deals the cluster estimate
-    # can come out near 0 (two deals whose rotations happen to balance), which no data justify
-    var = max(_robust_var(x, codes), _robust_var(x, np.arange(len(x))))
-    return float(x.mean()), float(np.sqrt(var)), len(x), int(codes.max()) + 1
+    return mean_of(_moments(values, clusters))
 
 
 def design_effect(
@@ -94,15 +182,7 @@ def design_effect(
 
     1 below two clusters or when every value is the same (nothing to estimate it from).
     """
-    x = np.asarray(values, dtype=float)
-    keep = ~np.isnan(x)
-    codes = pd.factorize(_clusters(x, clusters)[keep])[0]
-    x = x[keep]
-    clustered = _robust_var(x, codes)
-    independent = _robust_var(x, np.arange(len(x)))
-    if not (independent > 0) or np.isnan(clustered):
-        return 1.0
-    return max(1.0, clustered / independent)
+    return design_effect_of(_moments(values, clusters))
 
 
 def clustered_rate(
@@ -117,16 +197,7 @@ def clustered_rate(
     (a shared win's 1/k) are taken as they are, which keeps the interval conservative since
     their variance is below ``p(1-p)``. All nan without observations.
     """
-    x = np.asarray(values, dtype=float)
-    keep = ~np.isnan(x)
-    codes = _clusters(x, clusters)[keep]
-    x = x[keep]
-    if len(x) == 0:
-        return np.nan, np.nan, np.nan, np.nan
-    n_eff = len(x) / design_effect(x, codes)
-    p = float(x.mean())
-    low, high = wilson(p * n_eff, n_eff, z)
-    return p, float(low), float(high), float(n_eff)
+    return rate_of(_moments(values, clusters), z)
 
 
 def diff_clustered_rates(
