@@ -225,29 +225,24 @@ class CostModel:
             return 0, self.zero
         if code >= 0:
             key = empty | code
-            hit = self._cache.get(key)
-            if hit is not None:
-                return hit
-            result = self._solve(empty, supply)
-            if len(self._cache) > _CACHE_CAP:
-                self._cache.clear()
-            self._cache[key] = result
-            return result
-        if self.fast:
-            key = empty | self.pack(supply) << 25
+            cache = self._cache
         else:
-            try:
-                key = empty | int.from_bytes(bytes(supply), "little") << 25
-            except ValueError:  # a count outside 0..255 (never in play): clamped
-                clamped = bytes([min(255, max(0, c)) for c in supply])
-                key = empty | int.from_bytes(clamped, "little") << 25
-        hit = self._wide.get(key)
+            cache = self._wide
+            if self.fast:
+                key = empty | self.pack(supply) << 25
+            else:
+                try:
+                    key = empty | int.from_bytes(bytes(supply), "little") << 25
+                except ValueError:  # a count outside 0..255 (never in play): clamped
+                    clamped = bytes([min(255, max(0, c)) for c in supply])
+                    key = empty | int.from_bytes(clamped, "little") << 25
+        hit = cache.get(key)
         if hit is not None:
             return hit
         result = self._solve(empty, supply)
-        if len(self._wide) > _CACHE_CAP:
-            self._wide.clear()
-        self._wide[key] = result
+        if len(cache) > _CACHE_CAP:
+            cache.clear()
+        cache[key] = result
         return result
 
     def _solve(self, empty: int, supply: list[int]) -> Cost:

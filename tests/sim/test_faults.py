@@ -732,13 +732,15 @@ def test_an_unreadable_part_file_is_one_line(
     for path in (part, table):
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"garbage" * 40)
-    for command, path in (
-        (["run", "--out", str(out), "--resume"], part),
-        (["summary", str(out)], table),
+    # both files are damaged: the resume opens the parts; the summary names whichever of the
+    # two it reads first (a window at a time, the parts of a stopped run among them)
+    for command, paths in (
+        (["run", "--out", str(out), "--resume"], (part,)),
+        (["summary", str(out)], (table, part)),
     ):
         assert main(command) == 2
         line = one_line(capsys.readouterr().err)
-        assert f"{path}: not a readable table (" in line, line
+        assert any(f"{path}: not a readable table (" in line for path in paths), line
     part.unlink()  # as the line says: its games are played again
     (out / "parts" / "seats" / part.name).unlink()
     assert run(out, None).complete
