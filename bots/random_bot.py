@@ -177,11 +177,7 @@ class RandomBot(Bot):
             elif kind == 2:
                 acts = [TAKE_BASIC] if view.basic_piece() is not None else []
             elif kind == 3:
-                # one draw, as acts[_pick(rand, len(acts))] of the listed actions would make
-                upgrade = view.sample_upgrade(rng)
-                if upgrade is not None:
-                    return upgrade
-                continue
+                acts = view.upgrade_actions()
             else:
                 if kind == 4:
                     action = self._place(view, rng)

@@ -252,31 +252,6 @@ def upgrade_actions(state: StateData) -> list[Action]:
     return acts
 
 
-def sample_upgrade(state: StateData, rng: random.Random) -> Action | None:
-    """Return ``upgrade_actions(state)[int(rng.random() * n)]`` of its ``n`` actions (None, and
-    nothing drawn, when there is none), without listing them while no reserve piece is out."""
-    reserve = state.reserve
-    if not all(reserve):
-        acts = upgrade_actions(state)
-        return acts[int(rng.random() * len(acts))] if acts else None
-    full = state.tables.upgrade_full
-    supply = state.supply[state.current]
-    n = 0
-    for give in range(len(supply)):
-        if supply[give]:
-            n += len(full[give])
-    if not n:
-        return None
-    r = int(rng.random() * n)
-    for give in range(len(supply)):
-        if supply[give]:
-            acts_of = full[give]
-            if r < len(acts_of):
-                return acts_of[r]
-            r -= len(acts_of)
-    raise AssertionError("unreachable: r < n")
-
-
 def upgrade_targets(state: StateData, give: int, reserve: Sequence[int]) -> list[int]:
     """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
     # rulings: Upgrade B and the reserve shortage (see Tables.upgrade_targets)

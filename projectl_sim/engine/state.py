@@ -405,11 +405,6 @@ class GameState(StateData):
         """Return every Upgrade B (give, get) pair the reserve allows."""
         return moves.upgrade_actions(self)
 
-    def sample_upgrade(self, rng: random.Random) -> Action | None:
-        """Return a uniformly random Upgrade B, drawn as ``upgrade_actions()[int(rng.random()
-        * n)]`` (None, and nothing drawn, when there is none), without listing them."""
-        return moves.sample_upgrade(self, rng)
-
     def upgrade_targets(self, give: int, reserve: Sequence[int]) -> list[int]:
         """Return the pieces an Upgrade B giving ``give`` may take from ``reserve``."""
         return moves.upgrade_targets(self, give, reserve)

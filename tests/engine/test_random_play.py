@@ -183,28 +183,3 @@ def test_play_game_gathers_each_seats_decision_time(monkeypatch: pytest.MonkeyPa
     outcome = play.play_game(Rules(players=2), [make_bot("random")] * 2, 5, seconds=seconds)
     decisions = [sum(1 for seat, _ in outcome.record.moves if seat == q) for q in (0, 1)]  # type: ignore[union-attr]
     assert seconds == [float(d) for d in decisions] and min(decisions) > 10
-
-
-def test_sample_upgrade_draws_what_the_listed_upgrades_would() -> None:
-    states: list[GameState] = []
-
-    def keep(state: GameState, seat: int, action: object) -> None:
-        if state.phase == PLAY:
-            states.append(state.copy())
-
-    for seed in range(6):
-        play_game(Rules(players=4), [make_bot("random")] * 4, seed, record=False, on_step=keep)
-    short = []  # the same states with a reserve piece out (Upgrade B's shortage rulings)
-    for state in states[::10]:
-        s = state.copy()
-        s.reserve[1] = 0
-        short.append(s)
-    none = 0
-    for i, state in enumerate(states + short):
-        listed = state.upgrade_actions()
-        drawn, listing = random.Random(i), random.Random(i)
-        expected = listed[int(listing.random() * len(listed))] if listed else None
-        assert state.sample_upgrade(drawn) == expected
-        assert drawn.random() == listing.random()  # as many draws made
-        none += expected is None
-    assert len(short) > 50 and 0 < none < len(states) / 2
