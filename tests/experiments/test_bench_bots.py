@@ -3,14 +3,13 @@ back and measured by the package's analysis, and the paired reading of two bench
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from paths import ROOT
+from script_util import load_script, run_main
 
 from projectl_sim.sim import runner
 from projectl_sim.sim.spec import RunSpec
@@ -21,11 +20,7 @@ TIMING = ["decision_time_mean", "decision_cpu_mean", "run_id"]  # differ between
 
 def _script() -> Any:
     """Return ``benchmarks/bots.py`` loaded as a module."""
-    spec = importlib.util.spec_from_file_location("bench_bots", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return load_script(SCRIPT, "bench_bots")
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +30,7 @@ def bench() -> Any:
 
 def _main(bench: Any, capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     """Run the script's command line in this process; return what it printed."""
-    capsys.readouterr()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "argv", [str(SCRIPT), *argv])
-        bench.main()
-    return capsys.readouterr().out
+    return run_main(bench, SCRIPT, capsys, *argv)[1]
 
 
 def _pairs(out: Path, games: int, *lines: str) -> list[str]:

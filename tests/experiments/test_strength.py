@@ -3,34 +3,24 @@ rank against rank; the solo mode's paired deals; the pooling of runs of one pair
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 from paths import ROOT
+from script_util import load_script, run_main
 
 SCRIPT = ROOT / "benchmarks" / "strength.py"
 
 
 @pytest.fixture(scope="module")
 def strength() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_strength", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_strength")
 
 
-def _main(strength: Any, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "argv", [str(SCRIPT), *argv])
-        code = strength.main()
-    out, err = capsys.readouterr()
-    return code, out, err
+def _main(strength: Any, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[Any, str, str]:
+    return run_main(strength, SCRIPT, capsys, *argv)
 
 
 @pytest.fixture(scope="module")
