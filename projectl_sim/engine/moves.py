@@ -156,39 +156,48 @@ def determinize(state: StateData, rng: random.Random) -> StateData:
     that the unseen whites and blacks add up, then drawn among the unseen cards of its
     colour), each expansion draws what it hides that counts in scores (``resample_hidden``:
     the Endless White Deck's noted puzzles), the seats' scores follow their new cards, and
-    the unseen deck cards are re-dealt (``redeal``). The engine's public determinization:
-    search bots call it instead of filling a state's internals themselves.
+    the unseen deck cards are re-dealt (as ``redeal`` deals them, the same draws). The
+    engine's public determinization: search bots call it instead of filling a state's
+    internals themselves.
     """
     hidden = [q for q in range(state.n) if HIDDEN in state.piles[q]]
-    if not hidden and not state.hooks.resample_hidden:
-        return redeal(state, rng)
     g = state.copy()
-    # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the
-    # number of white cards in the hidden piles is the unseen whites less the hidden white
-    # deck cards.
-    pools = [unseen_cards(state, colour) for colour in (0, 1)]
-    in_decks = [len(d) - kb for d, kb in zip(state.decks, state.known_bottom, strict=True)]
-    slots = [q for q in hidden for _ in state.piles[q]]
-    whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
-    colours = [0] * whites + [1] * (len(slots) - whites)
-    rng.shuffle(colours)
-    drawn = [
-        rng.sample(pools[colour], min(colours.count(colour), len(pools[colour])))
-        for colour in (0, 1)
-    ]
-    piles: dict[int, list[int]] = {q: [] for q in hidden}
-    for q, colour in zip(slots, colours, strict=True):
-        if drawn[colour]:
-            piles[q].append(drawn[colour].pop())
-    for q, cards in piles.items():
-        g.piles[q] = tuple(cards)
-    changed = set(hidden)
-    for x in state.hooks.resample_hidden:
-        changed.update(x.resample_hidden(g, rng))
-    points = state.tables.points
-    for q in changed:
-        g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
-    return redeal(g, rng)
+    if hidden or state.hooks.resample_hidden:
+        # The cards nobody can see are the hidden deck cards and the hidden pile cards, so the
+        # number of white cards in the hidden piles is the unseen whites less the hidden white
+        # deck cards.
+        pools = [unseen_cards(state, colour) for colour in (0, 1)]
+        in_decks = [len(d) - kb for d, kb in zip(state.decks, state.known_bottom, strict=True)]
+        slots = [q for q in hidden for _ in state.piles[q]]
+        whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
+        colours = [0] * whites + [1] * (len(slots) - whites)
+        _shuffle(rng, colours)
+        drawn = [
+            _sample(rng, pools[colour], min(colours.count(colour), len(pools[colour])))
+            for colour in (0, 1)
+        ]
+        piles: dict[int, list[int]] = {q: [] for q in hidden}
+        for q, colour in zip(slots, colours, strict=True):
+            if drawn[colour]:
+                piles[q].append(drawn[colour].pop())
+        for q, cards in piles.items():
+            g.piles[q] = tuple(cards)
+        changed = set(hidden)
+        for x in state.hooks.resample_hidden:
+            changed.update(x.resample_hidden(g, rng))
+        points = state.tables.points
+        for q in changed:
+            g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
+    # the decks re-dealt as ``redeal`` re-deals them, in ``g`` itself (a copy already: a second
+    # one would change nothing), among each colour's cards unseen now that the piles are dealt
+    decks = []
+    for colour, (d, kb) in enumerate(zip(g.decks, g.known_bottom, strict=True)):
+        n_hidden = len(d) - kb
+        decks.append(tuple(_sample(rng, unseen_cards(g, colour), n_hidden)) + d[n_hidden:])
+    g.decks = decks
+    for x in g.hooks.redeal_block:
+        g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
+    return g
 
 
 def redeal(state: StateData, rng: random.Random) -> StateData:
@@ -277,16 +286,80 @@ def place_actions(state: StateData) -> list[Action]:
     return acts
 
 
+# catalogue id -> (the catalogue, its cards of each colour in catalogue order): ``unseen_cards``
+_COLOUR_CARDS: Final[dict[int, tuple[object, tuple[tuple[int, ...], ...]]]] = {}
+
+
 def unseen_cards(state: StateData, colour: int) -> list[int]:
     """Return the cards of a colour that are not visible anywhere (candidates for the deck)."""
     seen: set[int] = set(state.rows[colour])
-    seen.update(state.shown_cards())
+    shown = state.shown_cards()
+    if shown:
+        seen.update(shown)
     for d, kb in zip(state.decks, state.known_bottom, strict=True):
-        seen.update(d[len(d) - kb :])
+        if kb:
+            seen.update(d[len(d) - kb :])
     for slots in state.slots:
-        seen.update(s[0] for s in slots)
+        for s in slots:
+            seen.add(s[0])
     for pile in state.piles:
         seen.update(pile)
-    seen.discard(HIDDEN)
-    cat = state.rules.catalogue
-    return [c for c in cat.of_colour(COLOURS[colour]) if c not in seen]
+    # the catalogue's cards of each colour, listed once per catalogue (``Catalogue.of_colour``
+    # is interpreted code building its list on every call: a determinization asks 4-6 times)
+    cat = state.tables.cat
+    hit = _COLOUR_CARDS.get(id(cat))
+    if hit is None or hit[0] is not cat:
+        hit = _COLOUR_CARDS[id(cat)] = (cat, tuple(tuple(cat.of_colour(c)) for c in COLOURS))
+    return [c for c in hit[1][colour] if c not in seen]
+
+
+def _randbelow(rng: random.Random, n: int) -> int:
+    """Return ``rng._randbelow(n)`` (``Random``'s draw by ``getrandbits``; ``n`` > 0)."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def _shuffle(rng: random.Random, items: list[int]) -> None:
+    """Shuffle ``items`` as ``rng.shuffle(items)`` does: the same permutation from the same
+    draws, compiled (the interpreted loop costs several hundred instructions an item). A
+    subclass of ``Random`` may draw otherwise: it shuffles itself."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    for i in range(len(items) - 1, 0, -1):
+        j = _randbelow(rng, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def _sample(rng: random.Random, population: list[int], k: int) -> list[int]:
+    """Return ``rng.sample(population, k)``: the same cards from the same draws (both branches of
+    ``Random.sample``: a pool for small populations, a set of taken places for large ones; the
+    tests compare them on this interpreter), compiled; a subclass of ``Random`` samples itself.
+    (Interpreted, a determinization's samples cost about a twentieth of a ``value`` decision.)"""
+    if type(rng) is not random.Random:
+        return rng.sample(population, k)
+    n = len(population)
+    if not 0 <= k <= n:
+        raise ValueError("Sample larger than population or is negative")
+    result = [0] * k
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _randbelow(rng, n - i)
+            result[i] = pool[j]
+            pool[j] = pool[n - i - 1]
+    else:
+        selected: set[int] = set()
+        for i in range(k):
+            j = _randbelow(rng, n)
+            while j in selected:
+                j = _randbelow(rng, n)
+            selected.add(j)
+            result[i] = population[j]
+    return result
