@@ -51,6 +51,9 @@ _CACHE_CAP: Final = 200_000
 UNREACHABLE: Final = 99
 
 Cost = tuple[int, tuple[int, ...]]
+# a tiling as the acquisition estimate reads it: (placements, per-piece counts, the pieces it
+# uses in piece order, their counts)
+Tiling = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -110,9 +113,12 @@ class CostModel:
         # mask -> (its tilings as the index packs them, the same packed 6 bits per piece, ends)
         # where ends[k] is how many of them use at most k pieces (they are sorted by size)
         self._vecs: dict[int, tuple[tuple[int, ...], list[int], list[int]]] = {}
-        # mask -> the first _SCAN tilings of it as (pieces, per-piece counts), for the estimate
-        # of regions the supply can't fill (unpacked once, not on every miss)
-        self._scan: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        # mask -> the first _SCAN tilings of it as (pieces, per-piece counts, the pieces it uses
+        # in piece order, their counts), for the estimate of regions the supply can't fill
+        # (unpacked once, not on every miss)
+        self._scan: dict[int, list[Tiling]] = {}
+        # per piece: whether it is a ghost (never had by an action)
+        self._is_ghost: tuple[bool, ...] = tuple(i in tab.ghosts for i in range(self.n))
         # (index vector << 25 | empty) -> the placements of that plan (the index's answer, kept)
         self._plans: dict[int, list[tuple[int, int]]] = {}
         # the planner's work: every ``cost`` and ``first`` query, cached or not (the unit of
@@ -261,48 +267,54 @@ class CostModel:
         # an exchange at the same level), more from lower spares, and L actions from nothing
         # (take a level-1 piece, then upgrade it L-1 times). The spares are handed out highest
         # level first, to the missing pieces in piece order.
-        index = self.index
+        # A tiling uses a few of the pieces: each is read through the pieces it uses, and the
+        # spares of a level are the supply's pieces of it less what the tiling takes of them
+        # (the same figures as a pass over every piece, in about a third of the instructions).
         levels = self.levels
         n = self.n
         top_level = self.max_level
+        is_ghost = self._is_ghost
         best = UNREACHABLE
         best_need = self.zero
         scan = self._scan.get(empty)
         if scan is None:
-            vecs = index.vectors(empty)
-            scan = [(index.size(v), index.unpack(v)) for v in vecs[:_SCAN]]
-            if len(self._scan) > _CACHE_CAP:
-                self._scan.clear()
-            self._scan[empty] = scan
-        for placements, need in scan:
+            scan = self._load_scan(empty)
+        held = [0] * (top_level + 1)  # the supply's pieces by level
+        for i in range(n):
+            s = supply[i]
+            if s > 0:
+                held[levels[i]] += s
+        spare = [0] * (top_level + 1)  # spare pieces by level, for the tiling at hand
+        for placements, need, used, counts in scan:
             # every tiling here lacks a piece (none fits the supply, or ``cost`` would not ask):
             # each missing piece costs at least one action, so a tiling whose placements and
             # missing pieces reach the best total can't beat it (the scan is by size: stop)
             if placements + 1 >= best:
                 break
             lacking = 0
-            for i in range(n):
-                d = need[i] - supply[i]
+            lacks_ghost = False
+            for k in range(len(used)):
+                i = used[k]
+                d = counts[k] - supply[i]
                 if d > 0:
                     lacking += d
-            if placements + lacking >= best:
+                    if is_ghost[i]:
+                        lacks_ghost = True  # a ghost it lacks can't be had by an action
+            if placements + lacking >= best or lacks_ghost:
                 continue
-            lacks_ghost = False
-            for g in self.ghosts:
-                if need[g] > supply[g]:
-                    lacks_ghost = True  # a ghost it lacks can't be had by an action
-            if lacks_ghost:
-                continue
-            spare = [0] * (top_level + 1)  # spare pieces by level
-            for i in range(n):
+            for lv in range(top_level + 1):
+                spare[lv] = held[lv]
+            for k in range(len(used)):
+                i = used[k]
                 s = supply[i]
-                k = need[i]
-                if s > k:
-                    spare[levels[i]] += s - k
+                if s > 0:
+                    c = counts[k]
+                    spare[levels[i]] -= s if s < c else c
             extra = 0
             lv_top = top_level
-            for i in range(n):
-                missing = need[i] - supply[i]
+            for k in range(len(used)):
+                i = used[k]
+                missing = counts[k] - supply[i]
                 if missing <= 0:
                     continue
                 lv = levels[i]
@@ -319,6 +331,20 @@ class CostModel:
                 best = total
                 best_need = need
         return best, best_need
+
+    def _load_scan(self, empty: int) -> list[Tiling]:
+        """Return the first ``_SCAN`` tilings of ``empty`` as the acquisition estimate reads
+        them (kept)."""
+        index = self.index
+        scan: list[Tiling] = []
+        for v in index.vectors(empty)[:_SCAN]:
+            need = index.unpack(v)
+            used = tuple(i for i in range(len(need)) if need[i] > 0)
+            scan.append((index.size(v), need, used, tuple(need[i] for i in used)))
+        if len(self._scan) > _CACHE_CAP:
+            self._scan.clear()
+        self._scan[empty] = scan
+        return scan
 
 
 _MODELS: Final[dict[int, CostModel]] = {}
