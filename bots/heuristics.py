@@ -54,6 +54,9 @@ Cost = tuple[int, tuple[int, ...]]
 # a tiling as the acquisition estimate reads it: (placements, per-piece counts, the pieces it
 # uses in piece order, their counts)
 Tiling = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+# a region's tilings as ``CostModel._first`` scans them: (the index's vectors, the same packed 6
+# bits a piece, how many use at most k pieces, the region's cells)
+Vectors = tuple[tuple[int, ...], list[int], list[int], int]
 
 
 @dataclass(frozen=True)
@@ -110,9 +113,10 @@ class CostModel:
         # above 7, or more than 10 pieces): (empty | packed supply << 25) -> (cost, need)
         self._cache: dict[int, Cost] = {}
         self._wide: dict[int, Cost] = {}
-        # mask -> (its tilings as the index packs them, the same packed 6 bits per piece, ends)
-        # where ends[k] is how many of them use at most k pieces (they are sorted by size)
-        self._vecs: dict[int, tuple[tuple[int, ...], list[int], list[int]]] = {}
+        # mask -> (its tilings as the index packs them, the same packed 6 bits per piece, ends,
+        # its cells) where ends[k] is how many of them use at most k pieces (they are sorted by
+        # size)
+        self._vecs: dict[int, Vectors] = {}
         # mask -> the first _SCAN tilings of it as (pieces, per-piece counts, the pieces it uses
         # in piece order, their counts), for the estimate of regions the supply can't fill
         # (unpacked once, not on every miss)
@@ -140,7 +144,7 @@ class CostModel:
             shift += _BITS
         return out
 
-    def _load(self, empty: int) -> tuple[tuple[int, ...], list[int], list[int]]:
+    def _load(self, empty: int) -> Vectors:
         index = self.index
         vecs = index.vectors(empty)
         packed = []
@@ -156,7 +160,7 @@ class CostModel:
             ends[size] += 1
         for k in range(1, len(ends)):
             ends[k] = max(ends[k], ends[k - 1])
-        entry = (vecs, packed, ends)
+        entry = (vecs, packed, ends, empty.bit_count())
         if len(self._vecs) > _CACHE_CAP:
             self._vecs.clear()
         self._vecs[empty] = entry
@@ -179,12 +183,16 @@ class CostModel:
             c = supply[i]
             cells += c * levels[i]
             pieces += c
-        if cells < empty.bit_count():
-            return None
+        # the region's cells: kept with its tilings (compiled, ``int.bit_count`` is a method call
+        # by name, about 500 instructions)
         entry = self._vecs.get(empty)
         if entry is None:
+            if cells < empty.bit_count():
+                return None
             entry = self._load(empty)
-        vecs, fast, ends = entry
+        vecs, fast, ends, size = entry
+        if cells < size:
+            return None
         stop = ends[pieces] if pieces < len(ends) else len(fast)
         guards = self._guards
         for j in range(stop):
