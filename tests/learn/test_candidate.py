@@ -1,0 +1,55 @@
+"""Candidate models kept beside the shipped one: each with a recipe that names it and trains it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from bots.value_model import SHIPPED, load_model
+
+RECIPES = sorted(SHIPPED.parent.glob("candidate-*.recipe.json"))
+
+
+def flags(command: str) -> dict[str, list[str]]:
+    words = shlex.split(command)
+    out: dict[str, list[str]] = {}
+    for i, w in enumerate(words):
+        if w.startswith("--"):
+            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
+            out.setdefault(w, []).append(value)
+    return out
+
+
+def test_there_is_a_candidate() -> None:
+    assert RECIPES
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.name)
+def test_a_candidate_recipe_names_its_file_and_the_fit_that_wrote_it(path: Path) -> None:
+    r = json.loads(path.read_text())
+    model = load_model(str(path.parent / r["model"]))
+    assert model.hash == r["hash"]
+    assert r["model"] == f"candidate-{r['hash']}.json"
+    assert path.name == f"candidate-{r['hash']}.recipe.json"
+    assert r["hash"] != load_model("").hash  # a candidate, not the shipped model
+    fit = flags(r["commands"][-1])
+    t = model.training
+    assert [Path(p).name for p in fit["--extra-positions"]] == t["extra_positions"]
+    assert int(fit["--extra-weight"][0]) == t["extra_weight"]
+    assert int(fit["--seed"][0]) == t["seed"]
+    assert Path(fit["--positions"][0]).parent.name == flags(r["commands"][0])["--out"][0]
+    # each extra file is written by exactly one earlier command, whose seed the recipe lists
+    outs = [flags(c).get("--out", [""])[0] for c in r["commands"][1:-1]]
+    for name in fit["--extra-positions"]:
+        assert outs.count(name) == 1
+        made = flags(r["commands"][1 + outs.index(name)])
+        assert int(made["--seed"][0]) == r["seeds"][name]
+    rows = r["data"]["rollout rows (decisions, rows)"]
+    parts = [v for k, v in rows.items() if not k.startswith("all")]
+    assert len(parts) == len(fit["--extra-positions"])
+    total = rows["all, each counted 3 times in the fit"]
+    assert [sum(p[0] for p in parts), sum(p[1] for p in parts)] == total
+    assert t["extra_rows"] == total[1] * t["extra_weight"]
