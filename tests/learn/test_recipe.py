@@ -158,3 +158,26 @@ def test_the_recipe_cut_small_trains_the_same_model_twice(tmp_path: Path) -> Non
                 assert np.array_equal(x[key], y[key], equal_nan=same_nan), (name, key)
     model = flags(commands[-1])["--out"][0] + "/model.json"
     assert (a / model).read_bytes() == (b / model).read_bytes()
+
+
+def test_the_first_oracle_command_gives_the_shipped_rows_of_its_first_game(tmp_path: Path) -> None:
+    """The 2-player oracle command, cut to its first game, writes the rows the shipped model was
+    fitted on (their count and digest are in the recipe): it fails when the command's candidate
+    list drifts from the one the data was made with (value's defaults changed since)."""
+    import hashlib
+
+    r = recipe()
+    command = next(c for c in r["commands"] if flags(c)["--out"] == ["roll2.npz"])
+    check = r["data"]["roll2.npz's first game"]
+    argv = [sys.executable, *small(command, 1, 4)]
+    assert "--spec" in argv  # the list is named, not value's defaults of the day
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with np.load(tmp_path / "roll2.npz") as rows:
+        digest = hashlib.sha256()
+        digest.update(np.round(rows["x"], 6).tobytes())
+        digest.update(rows["margin"].tobytes())
+        digest.update(rows["win"].tobytes())
+        assert len(rows["x"]) == check["rows"]
+    assert digest.hexdigest() == check["sha256 of x rounded to 6 decimals, margin, win"]
