@@ -240,7 +240,8 @@ class _Hidden:
         entry = self.decks  # read once: a thread replacing it replaces it whole
         if entry[0] is decks and entry[1] is known:
             return entry[2]
-        hidden = tuple([hide(d, k) for d, k in zip(decks, known, strict=True)])
+        # white, black (compiled, zip(strict=True) is a call into the interpreter's zip)
+        hidden = (hide(decks[0], known[0]), hide(decks[1], known[1]))
         self.decks = (decks, known, hidden)
         return hidden
 

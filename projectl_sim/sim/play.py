@@ -317,6 +317,7 @@ def play_game(
     cpu_timed = [0] * rules.players
     drawn = [_draws_legal(b) for b in bots]  # seats whose answers the engine drew
     seats = list(bots)  # indexed natively (a Sequence is indexed through the interpreter)
+    limit = MAX_DECISIONS  # read once a game (a module global is a dictionary look-up)
     try:
         while state.phase != OVER:
             seat = state.current
@@ -398,7 +399,7 @@ def play_game(
             if on_step is not None:
                 on_step(state, seat, action)
             decisions += 1
-            if decisions > MAX_DECISIONS:
+            if decisions > limit:
                 state.truncate("max_decisions")
     except PluginError as exc:  # the game played so far is kept, as for a bot's error
         exc.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]
