@@ -319,7 +319,9 @@ class GcScoreBot(_GcBot):
     }
 
     def bend(self, state: GameState, seat: int) -> None:
-        state.scores[seat] += self.options["points"]
+        scores = list(state.scores)
+        scores[seat] += self.options["points"]
+        state.scores = tuple(scores)
 
 
 class GcPiecesBot(_GcBot):

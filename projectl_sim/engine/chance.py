@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from projectl_sim.engine.state_data import StateData
+from projectl_sim.engine.state_data import StateData, put
 from projectl_sim.errors import IllegalActionError
 
 
@@ -54,12 +54,12 @@ def exchange_cards(state: StateData, a: int, b: int) -> None:
         if kind == "deck":
             deck = list(state.decks[i])
             deck[k] = other
-            state.decks[i] = tuple(deck)
+            state.decks = put(state.decks, i, tuple(deck))
         else:
             pile = list(state.piles[i])
             pile[k] = other
-            state.piles[i] = tuple(pile)
-            state.scores[i] += t.points[other] - t.points[card]
+            state.piles = put(state.piles, i, tuple(pile))
+            state.scores = put(state.scores, i, state.scores[i] + t.points[other] - t.points[card])
 
 
 def stack_deck(state: StateData, colour: int, cards: Sequence[int]) -> None:

@@ -25,8 +25,8 @@ from projectl_sim.engine.actions import (
     Recycle,
 )
 from projectl_sim.engine.phases import HIDDEN, PLAY, hide
-from projectl_sim.engine.state_data import StateData
-from projectl_sim.rules import ROW_SIZE
+from projectl_sim.engine.state_data import StateData, put
+from projectl_sim.rules import ROW_SIZE, Rules
 
 # Every order of the positions of a row of n cards (n <= ROW_SIZE, the rulebook's row), for
 # sampling a Recycle (a longer row, a parameter of the rules, is shuffled instead).
@@ -181,20 +181,22 @@ def determinize(state: StateData, rng: random.Random) -> StateData:
             if drawn[colour]:
                 piles[q].append(drawn[colour].pop())
         for q, cards in piles.items():
-            g.piles[q] = tuple(cards)
+            g.piles = put(g.piles, q, tuple(cards))
         changed = set(hidden)
         for x in state.hooks.resample_hidden:
             changed.update(x.resample_hidden(g, rng))
         points = state.tables.points
         for q in changed:
-            g.scores[q] = sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
+            g.scores = put(
+                g.scores, q, sum(points[c] for c in g.piles[q] + g.completed_elsewhere(q))
+            )
     # the decks re-dealt as ``redeal`` re-deals them, in ``g`` itself (a copy already: a second
     # one would change nothing), among each colour's cards unseen now that the piles are dealt
     decks = []
     for colour, (d, kb) in enumerate(zip(g.decks, g.known_bottom, strict=True)):
         n_hidden = len(d) - kb
         decks.append(tuple(_sample(rng, unseen_cards(g, colour), n_hidden)) + d[n_hidden:])
-    g.decks = decks
+    g.decks = tuple(decks)
     for x in g.hooks.redeal_block:
         g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
     return g
@@ -212,10 +214,69 @@ def redeal(state: StateData, rng: random.Random) -> StateData:
         hidden = len(d) - kb
         pool = unseen_cards(state, colour)
         decks.append(tuple(rng.sample(pool, hidden)) + d[hidden:])
-    g.decks = decks
+    g.decks = tuple(decks)
     for x in state.hooks.redeal_block:
         g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
     return g
+
+
+class _Hidden:
+    """What the last views hid, by the tuples they hid it from: each decision's view of a game
+    hides the same decks until a card is drawn, and the same piles until a puzzle is completed.
+    An entry holds the tuples it was made from, so an identity test is an equality test (a tuple
+    cannot change, and one held cannot be freed for another to take its id). Each entry is one
+    tuple, replaced whole."""
+
+    def __init__(self) -> None:
+        # (rules, whether they hide the piles): a frozen Rules' field read once, not per view
+        self.rules: tuple[Rules | None, bool] = (None, True)
+        # (decks, known bottoms, the decks hidden)
+        self.decks: tuple[object, object, tuple[tuple[int, ...], ...]] = ((), (), ())
+        # per viewing seat: (piles, scores, the piles hidden, the scores hidden)
+        self.piles: list[tuple[object, object, tuple[tuple[int, ...], ...], tuple[int, ...]]] = []
+
+    def piles_hidden(self, rules: Rules) -> bool:
+        """Return whether ``rules`` hide the others' victory piles (``known_victory_points``)."""
+        entry = self.rules
+        if entry[0] is rules:
+            return entry[1]
+        hidden = not rules.known_victory_points
+        self.rules = (rules, hidden)
+        return hidden
+
+    def hidden_decks(
+        self, decks: tuple[tuple[int, ...], ...], known: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], ...]:
+        """Return ``decks`` with all but each one's known bottom ``HIDDEN``."""
+        entry = self.decks  # read once: a thread replacing it replaces it whole
+        if entry[0] is decks and entry[1] is known:
+            return entry[2]
+        # white, black (compiled, zip(strict=True) is a call into the interpreter's zip)
+        hidden = (hide(decks[0], known[0]), hide(decks[1], known[1]))
+        self.decks = (decks, known, hidden)
+        return hidden
+
+    def hidden_piles(
+        self, piles: tuple[tuple[int, ...], ...], scores: tuple[int, ...], player: int
+    ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """Return the piles and scores ``player`` sees: the others' piles ``HIDDEN``, their
+        scores 0."""
+        entries = self.piles
+        if player < len(entries):
+            entry = entries[player]
+            if entry[0] is piles and entry[1] is scores:
+                return entry[2], entry[3]
+        seen = tuple([pile if q == player else hide(pile, 0) for q, pile in enumerate(piles)])
+        points = tuple([score if q == player else 0 for q, score in enumerate(scores)])
+        while len(entries) <= player:
+            entries.append(((), (), (), ()))
+        entries[player] = (piles, scores, seen, points)
+        return seen, points
+
+
+# one per process, shared by every game's views (each entry checked against the state's own
+# tuples before it is used)
+_HIDDEN: Final = _Hidden()
 
 
 def view(state: StateData, player: int) -> StateData:
@@ -227,16 +288,11 @@ def view(state: StateData, player: int) -> StateData:
     """
     g = state.copy()
     g.viewer = player
-    if not state.rules.known_victory_points:
+    if _HIDDEN.piles_hidden(state.rules):
         # rulings: victory piles are face down unless "known victory points" is played;
         # the viewer sees how many cards the others completed, not which, nor their points.
-        piles, scores = g.piles, g.scores
-        for q in range(state.n):
-            if q != player:
-                piles[q] = (HIDDEN,) * len(piles[q])
-                scores[q] = 0
-    decks, known = state.decks, state.known_bottom
-    g.decks = [hide(decks[0], known[0]), hide(decks[1], known[1])]  # white, black
+        g.piles, g.scores = _HIDDEN.hidden_piles(state.piles, state.scores, player)
+    g.decks = _HIDDEN.hidden_decks(state.decks, state.known_bottom)
     for x in state.hooks.view_block:
         g.blocks[x.slot] = x.view_block(g, g.blocks[x.slot], player)
     return g

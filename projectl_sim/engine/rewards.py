@@ -9,7 +9,7 @@ between shapes stops for the player's Reward.
 from __future__ import annotations
 
 from projectl_sim.engine.phases import PLAY, REWARD
-from projectl_sim.engine.state_data import StateData
+from projectl_sim.engine.state_data import StateData, put
 from projectl_sim.engine.tables import shortage_options
 
 
@@ -57,8 +57,8 @@ def complete_puzzles(state: StateData, p: int) -> None:
     for card, _, placed in done:
         for piece, _ in placed:
             supply[piece] += 1
-        state.piles[p] = (*state.piles[p], card)
-        state.scores[p] += t.points[card]
+        state.piles = put(state.piles, p, (*state.piles[p], card))
+        state.scores = put(state.scores, p, state.scores[p] + t.points[card])
     for x in state.hooks.puzzle_completed:
         for card, _, _ in done:
             x.puzzle_completed(state, p, card)

@@ -1,8 +1,9 @@
 """The base game's state: legal actions, checked and fast application, turns, scoring.
 
-State is a handful of lists of ints and tuples, copied by a hand-written ``copy()``. Decks and rows
-are tuples (top of a deck first) so copies share them; a player's puzzle slot is a tuple
-``(card, filled_mask, placed)`` where ``placed`` is a tuple of ``(piece, mask)``.
+State is a handful of lists and tuples of ints, copied by a hand-written ``copy()``. What changes a
+few times a game is a tuple (the decks, top first; the piles, scores, known bottoms...), which
+copies and views share and the engine replaces; a row is a tuple too; a player's puzzle slot is a
+tuple ``(card, filled_mask, placed)`` where ``placed`` is a tuple of ``(piece, mask)``.
 
 ``apply`` is the fast path (no checks); ``check`` raises ``IllegalActionError`` saying why an
 action is illegal, and ``step`` is ``check`` then ``apply``. After every transition the engine
@@ -24,7 +25,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Final, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -77,13 +78,18 @@ from projectl_sim.engine.phases import (
     hide as hide,
 )
 from projectl_sim.engine.state_data import Slot as Slot
-from projectl_sim.engine.state_data import StateData
+from projectl_sim.engine.state_data import StateData, put
 from projectl_sim.engine.tables import tables_of
 from projectl_sim.errors import IllegalActionError, RecordError
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_variant
 from projectl_sim.rules import Rules
 from projectl_sim.tiling.fill import plan, tiling_index
+
+# the action classes the unchecked step tests, as compiled statics (a name imported from an
+# interpreted module is looked up in this module's dictionary at each use)
+_FINISH: Final = Finish
+_PLACE: Final = Place
 
 
 # open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
@@ -147,16 +153,16 @@ class GameState(StateData):
                 s[i] += 1
                 self.reserve[i] -= 1
         self.slots = [[] for _ in range(n)]
-        self.piles = [() for _ in range(n)]
-        self.scores = [0] * n
-        self.ft_pieces = [0] * n
+        self.piles = ((),) * n
+        self.scores = (0,) * n
+        self.ft_pieces = (0,) * n
         self.rows = [(), ()]
-        self.decks = [(), ()]
+        self.decks = ((), ())
         self.first_player = 0
         self.current = 0
         self.cards_in_play = (0, 0)
         self._setup_table(setup)
-        self.known_bottom = [0, 0]
+        self.known_bottom = (0, 0)
         self.actions_left = self.actions_per_turn
         self.master_used = False
         self.round = 1
@@ -166,7 +172,7 @@ class GameState(StateData):
         self.phase = PLAY
         self.pending = ()
         self.reward_options = ()
-        self.finished = [False] * n
+        self.finished = (False,) * n
         self.end_reason = None
         self.last_progress_round = 1
         self.viewer = None
@@ -183,7 +189,7 @@ class GameState(StateData):
         self.cards_in_play = (len(white), len(black))
         size = self.rules.row_size
         self.rows = [tuple(white[:size]), tuple(black[:size])]
-        self.decks = [tuple(white[size:]), tuple(black[size:])]
+        self.decks = (tuple(white[size:]), tuple(black[size:]))
 
     def _begin(self) -> None:
         """*Variant*: move on to the first decision."""
@@ -191,7 +197,7 @@ class GameState(StateData):
 
     # -- copying and views ---------------------------------------------------------------------
     def copy(self) -> GameState:
-        """Return an independent copy (decks, rows, slots and piles are shared tuples)."""
+        """Return an independent copy (its tuples shared: decks, rows, piles, scores...)."""
         g = GameState()
         self._copy_into(g)
         return g
@@ -207,15 +213,15 @@ class GameState(StateData):
         g.reserve = self.reserve[:]
         g.supply = [s[:] for s in self.supply]
         g.slots = [s[:] for s in self.slots]
-        g.piles = self.piles[:]
-        g.scores = self.scores[:]
-        g.ft_pieces = self.ft_pieces[:]
+        g.piles = self.piles
+        g.scores = self.scores
+        g.ft_pieces = self.ft_pieces
         g.first_player = self.first_player
         g.cards_in_play = self.cards_in_play
         g.current = self.current
         g.rows = self.rows[:]
-        g.decks = self.decks[:]
-        g.known_bottom = self.known_bottom[:]
+        g.decks = self.decks
+        g.known_bottom = self.known_bottom
         g.actions_left = self.actions_left
         g.master_used = self.master_used
         g.round = self.round
@@ -225,7 +231,7 @@ class GameState(StateData):
         g.phase = self.phase
         g.pending = self.pending
         g.reward_options = self.reward_options
-        g.finished = self.finished[:]
+        g.finished = self.finished
         g.end_reason = self.end_reason
         g.last_progress_round = self.last_progress_round
         g.viewer = self.viewer
@@ -472,7 +478,7 @@ class GameState(StateData):
         """``step`` without its check: for an action the engine itself listed or drew for
         ``player``, the player to move, in this very state (a bot's promise:
         ``Bot.draws_legal_actions``)."""
-        if isinstance(action, Finish):
+        if type(action) is not _PLACE and isinstance(action, _FINISH):
             self._finish(player, action)
         else:
             self.apply(action)
@@ -567,9 +573,10 @@ class GameState(StateData):
         card = deck[0]
         if card == HIDDEN:
             raise IllegalActionError("this view hides the deck order: redeal() it first")
-        self.decks[colour] = deck = deck[1:]
+        deck = deck[1:]
+        self.decks = put(self.decks, colour, deck)
         if self.known_bottom[colour] > len(deck):
-            self.known_bottom[colour] = len(deck)
+            self.known_bottom = put(self.known_bottom, colour, len(deck))
         self.last_progress_round = self.round
         if not deck and not self.trigger_round and not self._deck_left():
             # rulings, End: the deck whose emptying ends the game just became empty; black
@@ -626,8 +633,10 @@ class GameState(StateData):
         if HIDDEN in deck[:n]:
             raise IllegalActionError("this view hides the deck order: redeal() it first")
         self.rows[colour] = deck[:n]
-        self.decks[colour] = deck = deck[n:]
-        self.known_bottom[colour] = min(self.known_bottom[colour] + len(order), len(deck))
+        deck = deck[n:]
+        self.decks = put(self.decks, colour, deck)
+        known = min(self.known_bottom[colour] + len(order), len(deck))
+        self.known_bottom = put(self.known_bottom, colour, known)
         if n and not deck and not self.trigger_round and not self._deck_left():
             self.trigger_round = self.round  # rulings, End (as in draw)
             self.black_taken = 0
@@ -643,7 +652,7 @@ class GameState(StateData):
         paid = 0
         if type(action) is not Finish:
             paid = self.hooks.action_owner[action.kind].pay_finishing(self, p, action)
-        self.ft_pieces[p] += len(placements) - paid
+        self.ft_pieces = put(self.ft_pieces, p, self.ft_pieces[p] + len(placements) - paid)
         t = self.tables
         keep = []
         for slot in self.slots[p]:
@@ -653,10 +662,10 @@ class GameState(StateData):
                 continue
             for piece, _ in placed:
                 self.supply[p][piece] += 1
-            self.piles[p] = (*self.piles[p], card)
-            self.scores[p] += t.points[card]
+            self.piles = put(self.piles, p, (*self.piles[p], card))
+            self.scores = put(self.scores, p, self.scores[p] + t.points[card])
         self.slots[p] = keep
-        self.finished[p] = True
+        self.finished = put(self.finished, p, True)
         self._next_finisher()
 
     # -- turn flow -----------------------------------------------------------------------------
@@ -747,7 +756,7 @@ class GameState(StateData):
         for x in self.hooks.start_finishing:
             x.start_finishing(self)
         self.phase = FINISHING
-        self.finished = [False] * self.n
+        self.finished = (False,) * self.n
         self.current = self.first_player
         self._next_finisher()
 

@@ -9,7 +9,7 @@ A native class (mypyc), so that their functions read the fields as fast as the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -22,6 +22,20 @@ from projectl_sim.rules import Rules
 
 # a player's unfinished puzzle: (card, filled mask, the (piece, mask) placed on it)
 Slot = tuple[int, Mask25, tuple[tuple[int, Mask25], ...]]
+
+T = TypeVar("T")
+
+
+def put(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
+    """Return ``items`` with item ``i`` replaced by ``value`` (a tuple field's update)."""
+    if len(items) == 2:  # a pair (white and black, or two seats): one tuple made
+        if i == 0:
+            return (value, items[1])
+        if i == 1:
+            return (items[0], value)
+    out = list(items)
+    out[i] = value
+    return tuple(out)
 
 
 # open to subclasses: GameState and the variants, and a variant of a user's own (``registry``)
@@ -37,18 +51,21 @@ class StateData:
     # parameter of Rules): a module constant's speed, not a Python attribute's
     max_unfinished: int
     actions_per_turn: int
+    # the fields that are tuples (piles, scores, ft_pieces, decks, known_bottom, finished) change
+    # a few times a game, not at each step: a copy, and so a bot's view (one a decision), shares
+    # them, and the engine replaces them (``put``); the lists are copied
     reserve: list[int]
     supply: list[list[int]]
     slots: list[list[Slot]]
-    piles: list[tuple[int, ...]]
-    scores: list[int]
-    ft_pieces: list[int]
+    piles: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    ft_pieces: tuple[int, ...]
     rows: list[tuple[int, ...]]
-    decks: list[tuple[int, ...]]
+    decks: tuple[tuple[int, ...], ...]
     first_player: int
     current: int
     cards_in_play: tuple[int, int]
-    known_bottom: list[int]
+    known_bottom: tuple[int, ...]
     actions_left: int
     master_used: bool
     round: int
@@ -58,7 +75,7 @@ class StateData:
     phase: str
     pending: tuple[int, ...]
     reward_options: tuple[int, ...]
-    finished: list[bool]
+    finished: tuple[bool, ...]
     end_reason: str | None
     last_progress_round: int
     viewer: int | None

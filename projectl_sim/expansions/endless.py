@@ -46,6 +46,7 @@ from projectl_sim.engine.actions import WHITE
 from projectl_sim.engine.hooks import Expansion
 from projectl_sim.engine.invariants import InvariantError
 from projectl_sim.engine.state import HIDDEN, GameState
+from projectl_sim.engine.state_data import put
 from projectl_sim.errors import IllegalActionError, RecordError, RulesError
 from projectl_sim.options import Column, Option
 from projectl_sim.registry import register_expansion
@@ -224,16 +225,18 @@ class EndlessWhiteDeck(Expansion):
         block = self.block_of(state)
         if block.seed is None:
             raise IllegalActionError("this view hides the next white deck: redeal() it first")
-        block, deck = reshuffle(block, state.piles, is_black)
+        piles = list(state.piles)
+        block, deck = reshuffle(block, piles, is_black)
+        state.piles = tuple(piles)
         state.blocks[self.slot] = block
-        state.known_bottom[WHITE] = 0
+        state.known_bottom = put(state.known_bottom, WHITE, 0)
         state.last_progress_round = state.round
         size = state.row_size()
         for rows in state.row_sets():
             gap = size - len(rows[WHITE])
             rows[WHITE] += deck[:gap]
             deck = deck[gap:]
-        state.decks[WHITE] = deck
+        state.decks = put(state.decks, WHITE, deck)
 
     def completed_elsewhere(self, state: GameState, player: int) -> tuple[int, ...]:
         return self.block_of(state).noted[player]

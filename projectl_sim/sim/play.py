@@ -316,6 +316,8 @@ def play_game(
     made = [0] * rules.players  # each seat's decisions, and how many of them had the CPU clock
     cpu_timed = [0] * rules.players
     drawn = [_draws_legal(b) for b in bots]  # seats whose answers the engine drew
+    seats = list(bots)  # indexed natively (a Sequence is indexed through the interpreter)
+    limit = MAX_DECISIONS  # read once a game (a module global is a dictionary look-up)
     try:
         while state.phase != OVER:
             seat = state.current
@@ -326,7 +328,7 @@ def play_game(
             on_cpu = cpu_seconds is not None and made[seat] % CPU_EVERY == 0
             cpu_start = thread_time() if on_cpu else 0.0
             try:
-                action = bots[seat](view, bot_rngs[seat])
+                action = seats[seat](view, bot_rngs[seat])
             except PluginError:  # a user's expansion or variant failed, not the bot
                 raise
             except Exception as exc:  # a bot's bug must not lose the game played so far
@@ -353,7 +355,8 @@ def play_game(
                     cpu_seconds[seat] += thread_time() - cpu_start
                     cpu_timed[seat] += 1
                 made[seat] += 1
-            if isinstance(action, TakeBack):
+            # an engine-drawn answer is never a take-back (``Bot.draws_legal_actions``)
+            if not drawn[seat] and isinstance(action, TakeBack):
                 if take_backs is None or not take_backs.available(seat):
                     why = "no seat may here" if take_backs is None else take_backs.why_not(seat)
                     err = BotError(f"bot {names[seat]} (seat {seat}) cannot take back: {why}", seat)
@@ -396,7 +399,7 @@ def play_game(
             if on_step is not None:
                 on_step(state, seat, action)
             decisions += 1
-            if decisions > MAX_DECISIONS:
+            if decisions > limit:
                 state.truncate("max_decisions")
     except PluginError as exc:  # the game played so far is kept, as for a bot's error
         exc.outcome = GameOutcome(state, writer, seed)  # type: ignore[attr-defined]

@@ -149,7 +149,7 @@ class LineClearState(GameState):
         self.current = first
         self.cards_in_play = (len(white), len(black))
         left, right, decks = deal_rows(white, black)
-        self.rows, self.decks = left, decks
+        self.rows, self.decks = left, tuple(decks)
         markers = markers_of(first, self.n)
         check_markers(setup.get("markers"), markers, self.n)
         self.line_clear = LineClear(

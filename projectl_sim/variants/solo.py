@@ -110,7 +110,7 @@ class SoloState(GameState):
             black_on_grid + len(black),
         )
         self.rows = [(), ()]
-        self.decks = [tuple(white), tuple(black)]  # one deck: drawn white first
+        self.decks = (tuple(white), tuple(black))  # one deck: drawn white first
 
     def copy(self) -> GameState:
         g = SoloState()

@@ -25,9 +25,9 @@ def test_stack_deck_puts_unseen_cards_on_top_and_keeps_the_deck() -> None:
 def test_exchange_cards_moves_a_pile_card_and_its_points() -> None:
     state = new_game(Rules(players=2), seed=3)
     card = state.decks[0][0]
-    state.decks[0] = state.decks[0][1:]
-    state.piles[1] = (card,)
-    state.scores[1] = state.tables.points[card]
+    state.decks = (state.decks[0][1:], state.decks[1])
+    state.piles = (state.piles[0], (card,))
+    state.scores = (state.scores[0], state.tables.points[card])
     other = next(c for c in state.decks[0] if state.tables.points[c] != state.scores[1])
     exchange_cards(state, card, other)
     assert state.piles[1] == (other,) and card in state.decks[0]
@@ -40,6 +40,6 @@ def test_cards_on_the_table_or_of_two_colours_do_not_move() -> None:
         exchange_cards(state, state.decks[0][0], state.rows[0][0])
     with pytest.raises(IllegalActionError, match="one colour"):
         exchange_cards(state, state.decks[0][0], state.decks[1][0])
-    state.known_bottom[0] = 1
+    state.known_bottom = (1, state.known_bottom[1])
     with pytest.raises(IllegalActionError, match="bottom"):
         exchange_cards(state, state.decks[0][-1], state.decks[0][0])

@@ -116,7 +116,7 @@ def test_setup_each_player_starts_with_a_mono_and_a_domino_and_first_player_move
         "tet_I": 15, "tet_O": 15, "tet_T": 15, "tet_L": 15, "tet_S": 15,
     }  # fmt: skip
     assert (state.phase, state.round, state.current, state.actions_left) == ("play", 1, 1, 3)
-    assert state.slots == [[], []] and state.piles == [(), ()] and state.scores == [0, 0]
+    assert state.slots == [[], []] and state.piles == ((), ()) and state.scores == (0, 0)
     assert state.trigger_round == 0
 
 
@@ -359,14 +359,14 @@ def test_completion_returns_pieces_takes_the_reward_and_scores() -> None:
     record = load("place_and_complete")
     state = state_after(record, 6)  # seat 1 filled W10 (1 point, reward domino): domino + mono
     assert ids(state, state.piles[1]) == ["W10"] and state.slots[1] == []
-    assert state.scores == [0, 1]
+    assert state.scores == (0, 1)
     assert supply(state, 1) == {"mono": 1, "domino": 2}
     assert reserve(state)["domino"] == 12
     state = replay(record).state  # seat 0 filled W31 (0 points, reward tet_O): 2 monos + domino
     assert ids(state, state.piles[0]) == ["W31"] and state.slots[0] == []
     assert supply(state, 0) == {"mono": 2, "domino": 1, "tet_O": 1}
     assert reserve(state)["tet_O"] == 14
-    assert state.scores == [0, 1]
+    assert state.scores == (0, 1)
 
 
 # -- Master ----------------------------------------------------------------------------------------
@@ -595,7 +595,7 @@ def test_finishing_touches_complete_puzzles_that_score_but_give_no_reward() -> N
     assert state.reserve == before.reserve  # no reward for W10 (domino), W09 (mono), W22
     assert supply(state, 0) == {"mono": 1, "domino": 1}  # W10's pieces back, W31's stay
     assert supply(state, 1) == {"mono": 4, "domino": 1}  # the four touches back
-    assert state.scores == [1, 1]
+    assert state.scores == (1, 1)
     assert state.final_scores() == [1 - 3, 1 - 4 - 3]  # 1 point per piece; B17 unfinished
 
 
@@ -618,7 +618,7 @@ def test_finishing_touches_are_asked_in_turn_order_but_recorded_in_any() -> None
     assert state.current == 0  # the engine asks the first player first
     # a record may list the decisions in another order of players: each is independent
     state = replay(extend(record, act(1, "finish", placements=[]))).state
-    assert state.finished == [False, True]
+    assert state.finished == (False, True)
     assert state.current == 0
     state = replay(extend(record, act(1, "finish", placements=[]), act(0, "finish", placements=[])))
     assert state.state.phase == "over"
@@ -643,7 +643,7 @@ def test_finishing_touches_once_each_and_only_after_the_last_round(
 # -- Scoring and ties ------------------------------------------------------------------------------
 def test_scoring_subtracts_the_points_of_unfinished_puzzles() -> None:
     state = replay_named("scoring").state  # seat 1 holds B17 (3 points) unfinished
-    assert state.scores == [1, 1]
+    assert state.scores == (1, 1)
     assert state.final_scores() == [1, -2]
     assert state.winners() == [0]
 
@@ -680,7 +680,7 @@ def test_tie_break_switch_the_later_player_in_turn_order_wins() -> None:
     assert state.winners() == [2]
     # turn order counts from the first player: 2, 0, 1 makes seat 0 later than seat 2
     state = fresh(players=3, first_player=2, tie_break="later_in_turn_order")
-    state.scores = [2, 0, 2]
+    state.scores = (2, 0, 2)
     assert state.winners() == [0]
 
 
@@ -688,7 +688,7 @@ def test_tie_break_switch_the_later_player_in_turn_order_wins() -> None:
 def _stuck(state: GameState, player: int) -> None:
     """Leave nothing to take or recycle, an empty reserve, and ``player`` with no piece."""
     state.rows = [(), ()]
-    state.decks = [(), ()]
+    state.decks = ((), ())
     state.reserve = [0] * len(state.reserve)
     state.supply[player] = [0] * len(state.reserve)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from state_util import play_steps
 
 from projectl_sim import Rules, new_game
@@ -84,3 +85,60 @@ def test_a_view_cannot_draw_a_hidden_card() -> None:
     view = state.view(state.current)
     with pytest.raises(IllegalActionError, match="redeal"):
         view.apply(TakeDeck(0))
+
+
+def _seen(state: GameState, player: int) -> tuple[object, object, object]:
+    """Return the decks, piles and scores ``player`` may see, computed afresh."""
+    from projectl_sim.engine.phases import hide
+
+    decks = tuple(hide(d, k) for d, k in zip(state.decks, state.known_bottom, strict=True))
+    piles = tuple(p if q == player else hide(p, 0) for q, p in enumerate(state.piles))
+    scores = tuple(s if q == player else 0 for q, s in enumerate(state.scores))
+    return decks, piles, scores
+
+
+def test_views_of_interleaved_games_hide_each_game_s_own_cards() -> None:
+    # the views reuse the hidden decks and piles they made last while the state's tuples are
+    # the same: games stepped in turn, each seat viewing its own and the other games' states,
+    # must each see their own cards, as hiding them afresh gives
+    from bots import make_bot
+
+    bot = make_bot("random")
+    games = [new_game(Rules(players=n), seed=s) for n, s in ((2, 1), (3, 2), (2, 3))]
+    rngs = [random.Random(k) for k in range(len(games))]
+    checked = 0
+    while any(g.phase != "over" for g in games):
+        for g, rng in zip(games, rngs, strict=True):
+            if g.phase == "over":
+                continue
+            for other in games:
+                for seat in range(other.n):
+                    view = other.view(seat)
+                    assert (view.decks, view.piles, view.scores) == _seen(other, seat)
+                    checked += 1
+            g.step(g.current, bot(g.view(g.current), rng))
+    assert checked > 1000 and all(any(g.piles) for g in games)
+
+
+def test_a_view_shares_the_state_s_tuples_and_cannot_change_them() -> None:
+    state = _midgame(Rules(players=2, known_victory_points=True), 5, 120)
+    before = state.copy()
+    view = state.view(state.current)
+    # what changes a few times a game is a tuple, shared by the copy and the view: a bot can
+    # rebind its view's fields, not write into the state's
+    assert view.piles is state.piles and view.scores is state.scores
+    assert view.known_bottom is state.known_bottom and view.finished is state.finished
+    for field in ("piles", "scores", "ft_pieces", "decks", "known_bottom", "finished"):
+        items = getattr(view, field)
+        assert type(items) is tuple, field
+        with pytest.raises(TypeError):
+            items[0] = items[1]  # type: ignore[index]
+        setattr(view, field, ())
+    # the lists are the view's own
+    view.reserve[0] += 5
+    view.supply[0][0] += 5
+    view.slots[0].append((0, 0, ()))
+    view.rows[0] = ()
+    for field in ("reserve", "supply", "slots", "rows", "piles", "scores", "decks"):
+        assert getattr(state, field) == getattr(before, field), field
+    check_invariants(state)

@@ -71,13 +71,13 @@ def test_the_action_that_empties_the_deck_reshuffles_every_pile_in_the_seeds_ord
     assert ids(before, before.piles[0]) == ["W09"] and ids(before, before.piles[1]) == ["W10"]
     state = run("endless/reshuffle", 12)
     assert noted(state) == [["W22", "W23", "W09"], ["W10"]]
-    assert state.piles == [(), ()]
+    assert state.piles == ((), ())
     cat = state.catalogue
     order = new_deck_order([cat.puzzle_index("W09"), cat.puzzle_index("W10")], SEED, 2)
     assert state.decks[WHITE] == order and ids(state, order) == ["W10", "W09"]
     assert endless_of(state).reshuffles == 3  # type: ignore[union-attr]
     # the points are kept: scores 1 and 1
-    assert state.scores == [1, 1]
+    assert state.scores == (1, 1)
 
 
 def test_points_and_the_completed_count_are_kept_to_the_end() -> None:
@@ -159,7 +159,7 @@ def test_views_hide_the_seed_and_others_notes_and_redeal_draws_a_new_seed() -> N
     view = state.view(1)
     assert endless_of(view) is not None and endless_of(view).seed is None
     assert endless_of(view).noted == ((HIDDEN,) * 3, (state.catalogue.puzzle_index("W10"),))
-    assert view.scores == [0, 1] and view.completed_count(0) == 3  # counts are public
+    assert view.scores == (0, 1) and view.completed_count(0) == 3  # counts are public
     assert all(c == HIDDEN for c in view.decks[WHITE])
     check_invariants(view)
     known = Rules(players=2, endless_white_deck=True, known_victory_points=True)
@@ -195,12 +195,12 @@ def test_a_view_cannot_reshuffle_until_redealt() -> None:
 def test_invariants_catch_a_missed_reshuffle_and_a_noted_score() -> None:
     state = run("endless/reshuffle", 9)  # W09 in p0's pile, W23 in the deck
     broken = state.copy()
-    broken.decks[WHITE] = ()
+    broken.decks = ((), broken.decks[1])  # white, black
     broken.rows[WHITE] = broken.rows[WHITE] + (state.decks[WHITE][0],)
     with pytest.raises(InvariantError, match="white deck is empty while completed white"):
         check_invariants(broken)
     wrong = state.copy()
-    wrong.scores[0] += 1
+    wrong.scores = (wrong.scores[0] + 1, *wrong.scores[1:])
     with pytest.raises(InvariantError, match="is not its completed puzzles' points"):
         check_invariants(wrong)
 

@@ -226,9 +226,10 @@ def test_hidden_information_does_not_reach_the_observation() -> None:
     if swap in other.decks[0]:
         deck = list(other.decks[0])
         deck[deck.index(swap)] = pile_card
-        other.decks[0] = tuple(deck)
-    other.piles[1] = (swap, *other.piles[1][1:])
-    other.scores[1] += cat.puzzles[swap].points - cat.puzzles[pile_card].points
+        other.decks = (tuple(deck), other.decks[1])
+    other.piles = (other.piles[0], (swap, *other.piles[1][1:]), *other.piles[2:])
+    gain = cat.puzzles[swap].points - cat.puzzles[pile_card].points
+    other.scores = (other.scores[0], other.scores[1] + gain, *other.scores[2:])
     fin = other.block("finesse")
     fin.row = (fin.row[1], fin.row[0], *fin.row[2:])  # the two face-down tiles swap places
     assert np.array_equal(observer.observe(other, 0), before[0])

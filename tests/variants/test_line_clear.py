@@ -199,7 +199,7 @@ def test_a_holder_with_no_legal_action_passes_and_the_other_plays_on() -> None:
     state = new_game(LC5, setup={"first_player": 0, "white_deck": WHITE, "black_deck": BLACK})
     deck = state.decks[0]
     state.slots[2] = [(c, 0, ()) for c in deck[:4]]
-    state.decks[0] = deck[4:]
+    state.decks = (deck[4:], state.decks[1])
     for i, k in enumerate(state.reserve):
         state.supply[4][i] += k + state.supply[2][i]
         state.reserve[i] = state.supply[2][i] = 0

@@ -332,7 +332,7 @@ def test_mastermind_takes_the_highest_value_puzzle_in_an_unlocked_column() -> No
     assert opponent(state) == (["W03"], 2, [])
     assert lock_counts(state) == [10, 0, 0]
     assert grid(state)[6] == "W14"
-    assert state.scores == [0]  # the opponent's pile is not the player's
+    assert state.scores == (0,)  # the opponent's pile is not the player's
 
 
 def test_mastermind_tie_goes_to_the_lowest_position() -> None:

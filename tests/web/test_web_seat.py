@@ -38,6 +38,7 @@ from projectl_sim.board.position import read_position
 from projectl_sim.board.winprob import evaluate_record
 from projectl_sim.cli import main
 from projectl_sim.engine.record import read_record, replay, state_json
+from projectl_sim.engine.state_data import put
 from projectl_sim.errors import BotError, IllegalActionError, RecordError
 from projectl_sim.expansions.finesse import credits
 from projectl_sim.web import SeatServer, Session
@@ -216,12 +217,13 @@ def test_the_win_chances_of_a_running_game_do_not_move_with_the_rivals_hidden_po
     s = hidden_game
     before = s.chances()["seats"]
     for step in s.steps:
-        step.state.scores[1] += 30  # what seat 0 cannot see
+        # what seat 0 cannot see
+        step.state.scores = put(step.state.scores, 1, step.state.scores[1] + 30)
     try:
         assert s.chances()["seats"] == before
     finally:
         for step in s.steps:
-            step.state.scores[1] -= 30
+            step.state.scores = put(step.state.scores, 1, step.state.scores[1] - 30)
 
 
 def test_the_record_is_served_only_once_the_game_is_over(served: SeatServer) -> None:
