@@ -61,7 +61,7 @@ class Run:
             return
         try:
             for window in tables.scan(self.path, name, columns):
-                yield window.to_pandas()
+                yield window.to_pandas(use_threads=False)
         except ProjectLError:
             raise
         except Exception as exc:  # a truncated or foreign file: one line for the user

@@ -152,7 +152,7 @@ def windows(
 
     def scan(name: str, columns: Sequence[str]) -> Iterator[pd.DataFrame]:
         for window in tables.scan(run_dir, name, columns):
-            yield window.to_pandas()
+            yield window.to_pandas(use_threads=False)
 
     games = _Aligned(scan("games", ANSWER_COLUMNS["games"]), ANSWER_COLUMNS["games"])
     has_rounds = "rounds" in tables.written_tables(run_dir)
@@ -196,6 +196,11 @@ def streamed_details(run_dir: Path) -> dict[str, Any] | None:
     """Return the summary's detail tables of a run folder read window by window (as
     ``answers.whole_details`` gives them from the whole tables), or None for a run whose
     questions are not all counts."""
+    with tables.system_pool():
+        return _streamed_details(run_dir)
+
+
+def _streamed_details(run_dir: Path) -> dict[str, Any] | None:
     if not run_dir.is_dir() or not (run_dir / tables.MANIFEST).exists():
         return None
     manifest = tables.read_manifest(run_dir)

@@ -133,6 +133,54 @@ def test_growing_a_run_written_in_windows_keeps_its_games(
     assert grown["games"]["game_id"].to_pylist() == list(range(30))
 
 
+def _group_rows(path: Path) -> list[int]:
+    meta = pq.read_metadata(path)
+    return [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_grown_run_reopens_its_tables_in_the_row_groups_a_merge_writes(
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    # small windows gathered into groups of a few games: the part a grown run starts from keeps
+    # the consolidated table's groups (parquet: the file itself), or gathers them as a merge
+    # does (csv), never a group a batch
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 400)
+    monkeypatch.setattr(tables, "GROUP_CELLS", 1_000)
+    monkeypatch.setattr(tables, "CSV_BLOCK", 4_096)  # csv batches of a few rows
+    out = tmp_path / fmt
+    play(out, format=fmt)
+    groups = (
+        {name: _group_rows(out / f"{name}.parquet") for name in tables.TABLES}
+        if (fmt == "parquet")
+        else {}
+    )
+    before = {name: tables.read_table(out, name) for name in tables.TABLES}
+    tables.reopen(out, fmt)
+    for name in tables.TABLES:
+        part = out / "parts" / name / "part-00000.parquet"
+        assert pq.read_table(part).equals(before[name]), name
+        rows = _group_rows(part)
+        if fmt == "parquet":
+            assert rows == groups[name], name
+            assert os.path.samefile(part, out / f"{name}.parquet"), name  # not copied
+        else:  # every group but the last reaches the cap or spans WINDOW_GAMES game ids
+            columns = pq.read_metadata(part).num_columns
+            assert sum(rows) == before[name].num_rows, name
+            assert len(rows) > 1 or before[name].num_rows * columns < 1_000, name
+            ids = pq.read_table(part, columns=["game_id"]).column(0).to_pylist()
+            at = 0
+            for n in rows[:-1]:
+                assert n * columns >= 1_000 or ids[at + n - 1] - ids[at] + 1 >= 1_000, name
+                at += n
+    # a merge reads the part as any other: the same tables as the run written whole
+    tables.drop_tables(out)
+    monkeypatch.setattr(tables, "GROUP_CELLS", 1)  # a row group a window
+    tables.consolidate(out, "parquet", 24)
+    tables.remove_parts(out)
+    assert_same(out, whole)
+
+
 def test_a_failure_while_the_tables_are_written_is_one_line_and_resume_writes_them(
     whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
@@ -301,10 +349,14 @@ def test_the_summary_reads_the_flow_tables_window_by_window_as_a_whole(
     states = failures.failure_states(whole)  # from the events read whole
     assert {"never taken", "no legal action"} <= {f.state for f in states}
     monkeypatch.setattr(tables, "WINDOW_GAMES", 3)
-    monkeypatch.setattr(tables, "WINDOW_CELLS", 40)
+    # parts: windows of a game or so; a consolidated file: batches of about a game's rounds
+    # (40 rows a game or more) and a third of its events, which still split games (a batch of a
+    # row, as 40 cells give, took minutes on a loaded machine)
+    monkeypatch.setattr(tables, "WINDOW_CELLS", 40 if where == "parts" else 2_400)
     run = load_run(out)
     windows = list(run.scan("rounds", game_flow.ROUND_COLUMNS))
     assert len(windows) > 3 and "rounds" not in run.__dict__  # never read whole
+    assert len(list(run.scan("events", ["event"]))) > 3
     assert [w["game_id"].min() for w in windows] == sorted(w["game_id"].min() for w in windows)
     pd.testing.assert_frame_equal(game_flow.run_flow(run), expected)
     scanned = failures.failure_states(run)
