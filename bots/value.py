@@ -43,7 +43,7 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import UNREACHABLE, CostModel, Weights, candidate_actions, cost_model
 from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value_model import ValueModel, load_model
+from bots.value_model import ValueModel, load_model, model_name
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import (
     Action,
@@ -99,7 +99,7 @@ def check_model(owner: str, path: str, digest: str) -> ValueModel:
 
 def model_spec(model: ValueModel, path: str) -> list[str]:
     """Return the spec items that name a model: its file (if not the shipped) and its hash."""
-    items = [] if not path else [f"model={model.path}"]
+    items = [] if not path else [f"model={model_name(model.path)}"]
     return [*items, f"hash={model.hash}"]
 
 

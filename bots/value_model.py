@@ -115,10 +115,23 @@ _LOADED: dict[tuple[str, int, int], ValueModel] = {}
 
 
 def model_path(name: str) -> Path:
-    """Return the file a ``model=`` value names ("" or "shipped": the shipped model)."""
+    """Return the file a ``model=`` value names: "" or "shipped" the shipped model; a bare name
+    (no folder, no suffix) of a model file shipped beside it, such as a candidate's
+    ``candidate-a0bf61a97e76``, that file; anything else a path."""
     if name in ("", "shipped"):
         return SHIPPED
+    if name and Path(name).name == name and not Path(name).suffix:
+        beside = SHIPPED.parent / f"{name}.json"
+        if beside.is_file():
+            return beside
     return Path(name).expanduser().resolve()
+
+
+def model_name(path: Path) -> str:
+    """Return the ``model=`` value naming ``path``: a shipped file's bare name, else its path."""
+    if path.parent == SHIPPED.parent and path != SHIPPED and model_path(path.stem) == path:
+        return path.stem
+    return str(path)
 
 
 def load_model(name: str = "") -> ValueModel:
@@ -298,4 +311,12 @@ def _r(v: float) -> float:
     return float(f"{v:.7g}")
 
 
-__all__ = ["FORMAT", "SHIPPED", "ValueModel", "load_model", "model_path", "write_model"]
+__all__ = [
+    "FORMAT",
+    "SHIPPED",
+    "ValueModel",
+    "load_model",
+    "model_name",
+    "model_path",
+    "write_model",
+]

@@ -372,3 +372,23 @@ def test_a_training_that_fails_after_playing_keeps_its_positions(
     assert sorted(_files(out)) == [UNUSED]
     kept = Positions.load(out / UNUSED)
     assert len(kept) > 20 and set(kept.game.tolist()) == {0}
+
+
+def test_a_shipped_candidate_is_named_by_its_bare_name(tmp_path: Path, monkeypatch: Any) -> None:
+    """``model=candidate-...`` reads the file shipped beside the model, from any folder, and the
+    bot's spec names it back by that name (portable records); a bare name that is not a shipped
+    file is still a path, refused in one line; a path to a shipped file plays the same model."""
+    from bots.value_model import SHIPPED, model_name, model_path
+
+    monkeypatch.chdir(tmp_path)
+    name = "candidate-a0bf61a97e76"
+    bot = make_bot(f"value:model={name},places=0")
+    assert bot.model.path == SHIPPED.parent / f"{name}.json"
+    assert bot.model.hash == "a0bf61a97e76" != load_model("").hash
+    assert repr(bot) == f"value:places=0,model={name},hash=a0bf61a97e76"
+    assert make_bot(repr(bot)).model is bot.model  # a record's spec plays it again
+    assert model_name(model_path(str(SHIPPED.parent / f"{name}.json"))) == name
+    with pytest.raises(UsageError, match="no such file"):
+        make_bot("value:model=candidate-000000000000")
+    (tmp_path / "mine").write_text("{}")  # a user's file without a suffix: still a path
+    assert model_path("mine") == tmp_path / "mine"
