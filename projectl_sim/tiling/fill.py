@@ -147,6 +147,12 @@ class TilingIndex:
         # pieces by level, largest first, and the level-1 pieces (the bounds of ``_least``)
         self._largest_first = tuple(sorted(range(n), key=lambda i: -cat.levels[i]))
         self._singles = tuple(i for i in range(n) if cat.levels[i] == 1)
+        # ``_at`` largest pieces first, a level's pieces in catalogue order: the search meets
+        # the fewest pieces first, and among those the least packed value (fewest copies of
+        # the later pieces), so that its bound is tight early
+        self._at_largest = tuple(
+            tuple(sorted(entries, key=lambda e: (-cat.levels[e[0]], e[0]))) for entries in self._at
+        )
         self.clear()
 
     def clear(self) -> None:
@@ -418,9 +424,9 @@ class TilingIndex:
 
     def _least(self, mask: Mask25, key: int, left: list[int], one: int) -> None:
         """Lower ``self._best`` to the least key of ``key`` plus a tiling of ``mask`` within
-        ``left``, largest pieces first. A branch stops once it cannot go below the best: the
-        rest needs at least the pieces that cover its cells taking the largest left first, and
-        a level-1 piece for each of its cells with no empty neighbour."""
+        ``left``, largest pieces first (``_at_largest``). A branch stops once it cannot go below
+        the best: the rest needs at least the pieces that cover its cells taking the largest
+        left first, and a level-1 piece for each of its cells with no empty neighbour."""
         if not mask:
             if key < self._best:
                 self._best = key
@@ -450,7 +456,7 @@ class TilingIndex:
                     break
         if need > 0 or key + pieces * one >= self._best:
             return
-        for piece, unit, masks in reversed(self._at[(mask & -mask).bit_length() - 1]):
+        for piece, unit, masks in self._at_largest[(mask & -mask).bit_length() - 1]:
             if left[piece]:
                 step = key + unit + one
                 for m in masks:
