@@ -70,6 +70,9 @@ GAME_MAX_VECTORS = 1_000_000
 # cells, 156 of 12, 2,600 of a whole 16-cell recess), and the large regions are mostly a puzzle's
 # whole recess, the same few again and again, which the index builds once.
 SEARCH_MAX_CELLS = 12
+# ... and gives a region up after this many nodes (a few regions take thousands: those the index
+# builds once, and keeps, where the search would go again at every meeting)
+SEARCH_MAX_NODES = 256
 GAME_MAX_WITNESSES = 100_000
 
 
@@ -144,6 +147,7 @@ class TilingIndex:
         self._sets: dict[Mask25, frozenset[Vector]] = {}
         self._stored = 0
         self._best = 0  # the branch-and-bound of ``cheapest``: the least key found so far
+        self._nodes = 0  # and the nodes it may still visit
         # pieces by level, largest first, and the level-1 pieces (the bounds of ``_least``)
         self._largest_first = tuple(sorted(range(n), key=lambda i: -cat.levels[i]))
         self._singles = tuple(i for i in range(n) if cat.levels[i] == 1)
@@ -418,7 +422,10 @@ class TilingIndex:
         else:  # (unreachable: exists_owned has just remembered a witness within the counts)
             self._best = 26 * one
         left = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        self._nodes = SEARCH_MAX_NODES
         self._least(empty, 0, left, one)
+        if self._nodes < 0:  # past its budget: the index answers (and keeps the region)
+            return self.first_owned(empty, owned)
         best = self._best
         return best & (one - 1) if best < 26 * one else None
 
@@ -430,6 +437,9 @@ class TilingIndex:
         if not mask:
             if key < self._best:
                 self._best = key
+            return
+        self._nodes -= 1
+        if self._nodes < 0:
             return
         lone = mask & ~(
             mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
@@ -464,6 +474,8 @@ class TilingIndex:
                         left[piece] -= 1
                         self._least(mask ^ m, step, left, one)
                         left[piece] += 1
+                        if self._nodes < 0:
+                            return
 
     def placements_searched(self, empty: Mask25, v: Vector) -> list[Placement]:
         """Return ``_placements(empty, v)`` (the same placements: lowest cell first, the first
