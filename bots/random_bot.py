@@ -18,6 +18,7 @@ placements that strand no hole); Level Up steps (or declining one) are drawn uni
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
@@ -25,7 +26,7 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from bots.base import Bot
-from projectl_sim.engine import GameState, finish_options
+from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
@@ -122,6 +123,79 @@ def finish_gain(view: GameState, action: Finish) -> int:
     per_puzzle = 2 if view.rules.unfinished_penalty else 1
     gain = sum(per_puzzle * t.points[c] for c, f in filled.items() if f == t.recess[c])
     return gain - len(action.placements) + paid_credits(with_credits(view, action))
+
+
+def best_finish(view: GameState) -> Finish:
+    """Return the Finishing Touches of the most ``finish_gain`` among ``finish_options``, the
+    first of them on a tie (paid with Credits as ``with_credits`` pays), or ``Finish(())`` when
+    none gains a point: the choice of ``max(finish_options(view), key=...)`` without listing the
+    options. Each puzzle's cheapest vector and each subset's gain come from counts
+    (``TilingIndex.cheapest``, by a search: a region met once at a game's end is not indexed);
+    only the chosen subset's placements are made."""
+    t = view.tables
+    p = view.current
+    supply = view.placeable_supply(p)
+    index = tiling_index(t.cat)
+    slots = view.slots[p]
+    n = len(slots)
+    empties = [t.recess[card] & ~filled for card, filled, _ in slots]
+    # each puzzle's cheapest plan with the whole supply (None: none), as finish_options plans it
+    whole = [index.cheapest(empty, supply) for empty in empties]
+    per_puzzle = 2 if view.rules.unfinished_penalty else 1
+    fin = credits(view)
+    paying = fin.active[p] if fin is not None else 0
+    already = 0  # a puzzle with no empty cell counts in every option's gain, Finish(()) too
+    for i in range(n):
+        if not empties[i]:
+            already += per_puzzle * t.points[slots[i][0]]
+    best_gain = already
+    best: list[tuple[int, int]] = []  # (slot, vector) of the best option so far
+    n_pieces = len(supply)
+    for size in range(n, 0, -1):
+        for subset in itertools.combinations(range(n), size):
+            left = supply[:]
+            chosen: list[tuple[int, int]] = []
+            pieces = 0
+            points = 0
+            ok = True
+            for i in subset:
+                v = whole[i]
+                if v is None:
+                    ok = False
+                    break
+                need = index.unpack(v)
+                for k in range(n_pieces):
+                    if need[k] > left[k]:
+                        # the whole supply's plan needs what an earlier puzzle took: plan again
+                        v = index.cheapest(empties[i], left)
+                        if v is None:
+                            ok = False
+                        else:
+                            need = index.unpack(v)
+                        break
+                if not ok or v is None:
+                    ok = False
+                    break
+                for k in range(n_pieces):
+                    left[k] -= need[k]
+                chosen.append((i, v))
+                pieces += index.size(v)
+                if empties[i]:
+                    points += t.points[slots[i][0]]
+            if not ok:
+                continue
+            gain = already + per_puzzle * points - pieces + min(pieces, paying)
+            if gain > best_gain:
+                best_gain = gain
+                best = chosen
+    if best_gain <= 0 or not best:
+        return Finish(())
+    placements = []
+    for i, v in best:
+        card = slots[i][0]
+        for piece, mask in index.placements_searched(empties[i], v):
+            placements.append((card, piece, mask))
+    return with_credits(view, Finish(tuple(placements)))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled, and still a base for users' bots
@@ -277,7 +351,4 @@ class RandomBot(Bot):
         return Ghost(g.ghost, g.take, kept)
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
-        best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
-        if finish_gain(view, best) <= 0:  # type: ignore[arg-type]
-            return Finish(())
-        return with_credits(view, best)  # type: ignore[arg-type]
+        return best_finish(view)

@@ -65,6 +65,14 @@ _WITNESS_CAP = 500_000
 # for hours, whose memos otherwise filled to the bounds above (456 MB a worker after 50,000
 # random games). A random game adds a few hundred vectors once the common regions are in.
 GAME_MAX_VECTORS = 1_000_000
+# ``cheapest`` searches regions of at most this many cells and indexes larger ones: the search's
+# nodes grow fast with the cells (a random game's last holes, 1,000 games: 17 nodes a region of 8
+# cells, 156 of 12, 2,600 of a whole 16-cell recess), and the large regions are mostly a puzzle's
+# whole recess, the same few again and again, which the index builds once.
+SEARCH_MAX_CELLS = 12
+# ... and gives a region up after this many nodes (a few regions take thousands: those the index
+# builds once, and keeps, where the search would go again at every meeting)
+SEARCH_MAX_NODES = 256
 GAME_MAX_WITNESSES = 100_000
 
 
@@ -138,6 +146,17 @@ class TilingIndex:
         # mask -> its vectors as a set, for exact membership (built on first plan through it)
         self._sets: dict[Mask25, frozenset[Vector]] = {}
         self._stored = 0
+        self._best = 0  # the branch-and-bound of ``cheapest``: the least key found so far
+        self._nodes = 0  # and the nodes it may still visit
+        # pieces by level, largest first, and the level-1 pieces (the bounds of ``_least``)
+        self._largest_first = tuple(sorted(range(n), key=lambda i: -cat.levels[i]))
+        self._singles = tuple(i for i in range(n) if cat.levels[i] == 1)
+        # ``_at`` largest pieces first, a level's pieces in catalogue order: the search meets
+        # the fewest pieces first, and among those the least packed value (fewest copies of
+        # the later pieces), so that its bound is tight early
+        self._at_largest = tuple(
+            tuple(sorted(entries, key=lambda e: (-cat.levels[e[0]], e[0]))) for entries in self._at
+        )
         self.clear()
 
     def clear(self) -> None:
@@ -380,6 +399,112 @@ class TilingIndex:
                             return found
         failed.add((mask, left))
         return None
+
+    def cheapest(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
+        """Return ``first(empty, counts)``, the region's vector set left unbuilt when it is not
+        indexed yet: a branch-and-bound search on the key ``first`` sorts by (pieces, then
+        packed value; the key of a sum is the sum of the keys), bounded from the start by the
+        witness of ``exists``. For regions met once (a puzzle's last holes at the end of a
+        game), where building the vector set costs many times the search."""
+        if not empty:
+            return 0
+        owned = self._owned(counts)
+        if self._memo.get(empty) is not None or empty.bit_count() > SEARCH_MAX_CELLS:
+            return self.first_owned(empty, owned)
+        if not self.exists_owned(empty, owned):
+            return None
+        packed = owned[0]
+        guards = self._guards
+        witness = self._witness.get(empty)
+        one = 1 << self._key_shift
+        if witness is not None and (packed - witness) & guards == guards:
+            self._best = witness + (witness % _DIGIT_SUM_MOD) * one
+        else:  # (unreachable: exists_owned has just remembered a witness within the counts)
+            self._best = 26 * one
+        left = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        self._nodes = SEARCH_MAX_NODES
+        self._least(empty, 0, left, one)
+        if self._nodes < 0:  # past its budget: the index answers (and keeps the region)
+            return self.first_owned(empty, owned)
+        best = self._best
+        return best & (one - 1) if best < 26 * one else None
+
+    def _least(self, mask: Mask25, key: int, left: list[int], one: int) -> None:
+        """Lower ``self._best`` to the least key of ``key`` plus a tiling of ``mask`` within
+        ``left``, largest pieces first (``_at_largest``). A branch stops once it cannot go below
+        the best: the rest needs at least the pieces that cover its cells taking the largest
+        left first, and a level-1 piece for each of its cells with no empty neighbour."""
+        if not mask:
+            if key < self._best:
+                self._best = key
+            return
+        self._nodes -= 1
+        if self._nodes < 0:
+            return
+        lone = mask & ~(
+            mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
+        )
+        if lone:
+            singles = 0
+            for piece in self._singles:
+                singles += left[piece]
+            if lone.bit_count() > singles:
+                return
+        need = mask.bit_count()
+        pieces = 0
+        levels = self._levels
+        for piece in self._largest_first:
+            have = left[piece]
+            if have:
+                level = levels[piece]
+                take = (need + level - 1) // level
+                if take > have:
+                    take = have
+                pieces += take
+                need -= take * level
+                if need <= 0:
+                    break
+        if need > 0 or key + pieces * one >= self._best:
+            return
+        for piece, unit, masks in self._at_largest[(mask & -mask).bit_length() - 1]:
+            if left[piece]:
+                step = key + unit + one
+                for m in masks:
+                    if m & mask == m:
+                        left[piece] -= 1
+                        self._least(mask ^ m, step, left, one)
+                        left[piece] += 1
+                        if self._nodes < 0:
+                            return
+
+    def placements_searched(self, empty: Mask25, v: Vector) -> list[Placement]:
+        """Return ``_placements(empty, v)`` (the same placements: lowest cell first, the first
+        piece and mask whose rest still tiles with the rest of ``v``), each rest tested by the
+        depth-first search of ``exists`` on exact counts instead of the rest's vector set."""
+        out: list[Placement] = []
+        failed: set[tuple[Mask25, Vector]] = set()
+        mask = empty
+        while mask:
+            step = self._step_searched(mask, v, failed)
+            out.append(step)
+            mask ^= step[1]
+            v -= self._units[step[0]]
+        return out
+
+    def _step_searched(
+        self, mask: Mask25, v: Vector, failed: set[tuple[Mask25, Vector]]
+    ) -> Placement:
+        shifts = self._shifts
+        for piece, unit, masks in self._at[(mask & -mask).bit_length() - 1]:
+            if not v >> shifts[piece] & _FIELD:
+                continue
+            rest = v - unit
+            # the rest's cells equal the rest of the mask's: any tiling within it uses it all
+            counts = [rest >> s & _FIELD for s in shifts]
+            for m in masks:
+                if m & mask == m and self._search(mask ^ m, rest, failed, counts) is not None:
+                    return piece, m
+        raise AssertionError("tiling index is inconsistent")  # unreachable: v tiles the mask
 
     def first(self, empty: Mask25, counts: Sequence[int]) -> Vector | None:
         """Return the cheapest vector of ``empty`` that ``counts`` covers, or None."""

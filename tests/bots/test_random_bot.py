@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import random
 
-from bots.random_bot import _shuffle
+import pytest
+
+from bots import make_bot
+from bots.random_bot import _shuffle, best_finish, finish_gain, with_credits
+from projectl_sim import Rules, play_game
+from projectl_sim.engine import FINISHING, GameState, finish_options
+from projectl_sim.engine.actions import Finish
 
 
 class Reseeded(random.Random):
@@ -29,3 +35,41 @@ def test_shuffle_leaves_a_subclass_of_random_to_its_own_shuffle() -> None:
     items = [1, 2, 3]
     _shuffle(Reseeded(0), items)
     assert items == [3, 2, 1]
+
+
+def _listed_best(view: GameState) -> Finish:
+    """The Finishing Touches of the most gain among every option listed, the first on a tie."""
+    best = max(finish_options(view), key=lambda a: finish_gain(view, a))  # type: ignore[arg-type]
+    if finish_gain(view, best) <= 0:  # type: ignore[arg-type]
+        return Finish(())
+    return with_credits(view, best)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": 2},
+        {"players": 4},
+        {"players": 2, "expansions": ("finesse",)},
+        {"players": 2, "expansions": ("ghost_piece",)},
+        {"players": 3, "expansions": ("ambassador_pack", "phoenix", "endless")},
+        {"players": 1, "variant": "solo"},
+        {"players": 5, "variant": "line_clear"},
+    ],
+)
+def test_best_finish_is_the_listed_options_best(options: dict) -> None:
+    rules = Rules(**options)
+    seen = [0, 0]
+
+    def compare(state: GameState, _p: int, _a: object) -> None:
+        if state.phase == FINISHING:
+            view = state.view(state.current)
+            ours = best_finish(view)
+            assert ours == _listed_best(view)
+            assert type(ours) is type(_listed_best(view))  # paid with Credits alike
+            seen[0] += 1
+            seen[1] += bool(ours.placements)
+
+    for seed in range(40):
+        play_game(rules, [make_bot("random")] * rules.players, seed, on_step=compare)
+    assert seen[0] >= 30 and seen[1] >= 10, seen  # many end positions, many with a plan

@@ -346,6 +346,38 @@ def test_exists_answers_like_the_index_on_new_and_indexed_regions(cat: Catalogue
             assert fresh.exists(empty, counts) == expected  # now from the index
 
 
+def test_cheapest_answers_like_first_and_leaves_small_regions_unindexed(cat: Catalogue) -> None:
+    rng = random.Random(23)
+    for puzzle in cat.puzzles:
+        for _ in range(12):
+            counts = [rng.randint(0, 3) for _ in cat.pieces]
+            empty = puzzle.recess & rng.getrandbits(25) | (puzzle.recess & -puzzle.recess)
+            fresh = TilingIndex(cat)
+            expected = tiling_index(cat).first(empty, counts)
+            assert fresh.cheapest(empty, counts) == expected
+            if empty.bit_count() <= 6:
+                assert fresh.stored_masks == 1  # searched within its budget: nothing indexed
+        # a whole recess: indexed once, then answered from the index
+        counts = [rng.randint(0, 4) for _ in cat.pieces]
+        assert tiling_index(cat).cheapest(puzzle.recess, counts) == tiling_index(cat).first(
+            puzzle.recess, counts
+        )
+    assert TilingIndex(cat).cheapest(0, [0] * len(cat.pieces)) == 0
+
+
+def test_placements_searched_are_the_indexed_plans_placements(cat: Catalogue) -> None:
+    rng = random.Random(29)
+    index = tiling_index(cat)
+    for puzzle in cat.puzzles:
+        for _ in range(6):
+            empty = puzzle.recess & rng.getrandbits(25)
+            vecs = index.vectors(empty)
+            for v in rng.sample(vecs, min(4, len(vecs))):
+                fresh = TilingIndex(cat)
+                assert fresh.placements_searched(empty, v) == index.plan_placements(empty, v)
+                assert fresh.stored_masks == 1
+
+
 def test_isolated_cells_never_pair_cells_across_a_row_end() -> None:
     # cell 4 (top right) and cell 5 (second row, left) are consecutive bits, not neighbours
     assert isolated_cells(cell_mask([(0, 4), (1, 0)])) == cell_mask([(0, 4), (1, 0)])
@@ -466,6 +498,8 @@ def test_games_played_with_the_memos_dropped_before_each_are_the_same_games(
     dropped = games()
     assert dropped == kept
     t = tables.tables_of(rules.catalogue)
+    # (a game may index no region: the random bot's Finishing Touches search small ones)
+    tiling_index(rules.catalogue).vectors(rules.catalogue.puzzles[0].recess)
     assert t.group_cache and tiling_index(rules.catalogue).stored_vectors > 1
     tables.trim()  # as before the next game
     assert not t.group_cache and tiling_index(rules.catalogue).stored_vectors == 1
