@@ -1,7 +1,9 @@
 """Win rates against the mastermind: solo and Finesse Solo, by bot and difficulty (a small table).
 
 Run: ``.venv/bin/python benchmarks/solo.py [--games N] [--mcts-games M] [--iterations K]
-[--seed S] [--variants solo,finesse-solo] [--unlock take,pass] [--ambassador]``.
+[--seed S] [--variants solo,finesse-solo] [--unlock take,pass] [--ambassador]``, or
+``benchmarks/solo.py --bot SPEC [--bot SPEC ...] [--clairvoyant MCTS-PARAMS ...] [--games N]
+[--seed S] [--difficulty D]`` (the budget curve: bots side by side on one set of deals).
 
 Each cell plays its games on the same deals (game seeds spawned from one root seed, so every bot
 and difficulty of a variant meets the same decks). A line gives the win rate (rulings: a tie goes
@@ -11,14 +13,28 @@ stay modest (the machine is shared): ``--iterations`` per decision, ``--mcts-gam
 cell.
 ``--unlock`` lists the ``solo_unlock`` readings to play (a column of the table), ``--ambassador``
 deals Finesse Solo's tiles with the Finesse Ambassador Pack's (``finesse_ambassador``).
+
+``--bot`` (repeatable) plays each spec on the same ``--games`` solo deals of one difficulty
+(``--difficulty``, default normal; ``--unlock`` its first reading) and prints, a line each, its
+wins with their Wilson interval, its mean points, its wins and points minus the first line's
+paired by deal (95% t intervals), the mastermind's mean points and the CPU it took, a decision
+and a game. ``--clairvoyant PARAMS`` (repeatable) adds a line for the ``mcts`` search with those
+parameters (e.g. ``iterations=200``) whose every world is the true game: it sees the deck order,
+so every refill of the grid and every blind draw is known and the solo game is a one-player
+planning problem against a deterministic mastermind. It cheats, so it is never a player: it
+lives here, and its figure is a ceiling for what the same search reaches seeing only its view
+(a lower bound of the clairvoyant optimum, the search not being exhaustive).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 # This script lives beside a folder named like the ``bots`` package: keep ``import bots`` on it.
 _HERE = Path(__file__).resolve().parent
@@ -26,11 +42,14 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import numpy as np  # noqa: E402
 
-from bots import make_bot  # noqa: E402
+from bots import MCTSBot, make_bot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.analysis.stats import wilson  # noqa: E402
+from projectl_sim.analysis.stats import mean_interval, wilson  # noqa: E402
+from projectl_sim.engine import OVER, GameState, deal, new_game  # noqa: E402
+from projectl_sim.errors import ProjectLError  # noqa: E402
 from projectl_sim.expansions.finesse import credits  # noqa: E402
 from projectl_sim.rules import DIFFICULTIES  # noqa: E402
+from projectl_sim.sim.play import game_seeds  # noqa: E402
 from projectl_sim.sim.spec import game_seed  # noqa: E402
 
 VARIANTS = {"solo": frozenset(), "finesse-solo": frozenset({"finesse"})}
@@ -75,6 +94,86 @@ def cell(
     )
 
 
+class Clairvoyant(MCTSBot):
+    """The ``mcts`` search whose every world is the true game (benchmark only: it cheats)."""
+
+    name = "clairvoyant"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.truth: GameState | None = None
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        assert self.truth is not None
+        return self.truth.copy()
+
+
+def play_seen(rules: Rules, seed: int, bot: Any, clairvoyant: bool) -> tuple[GameState, float, int]:
+    """Play one solo game as ``play_game`` deals it; return the final state, the bot's CPU
+    seconds and its decisions. A clairvoyant bot is shown the true state before each decision."""
+    deal_rng, (rng,) = game_seeds(seed, 1)
+    state = new_game(rules, setup=deal(rules, deal_rng))
+    cpu, decisions = 0.0, 0
+    while state.phase != OVER:
+        if clairvoyant:
+            bot.truth = state
+        start = time.process_time()
+        action = bot(state.view(0), rng)
+        cpu += time.process_time() - start
+        decisions += 1
+        state.step(0, action)
+    return state, cpu, decisions
+
+
+def make_player(label: str) -> tuple[Any, bool]:
+    """Return a fresh bot for a curve line and whether it sees the deck."""
+    if label.startswith("clairvoyant:"):
+        template = make_bot("mcts:" + label.split(":", 1)[1])  # parses and checks the parameters
+        return Clairvoyant(**{k: template.options[k] for k in template.given}), True
+    return make_bot(label), False
+
+
+def curve(labels: list[str], rules: Rules, seeds: list[int]) -> Iterator[str]:
+    """Play every line's bot on the same deals; yield the table's lines as they are played."""
+    n = len(seeds)
+    yield (
+        f"{'bot':<48}{'games':>6}  {'wins [95%]':<24}{'points':>7}  {'wins - first [95%]':<24}"
+        f"{'points - first [95%]':<24}{'mmind':>6}{'ms/dec':>9}{'s/game':>8}"
+    )
+    first: tuple[np.ndarray, np.ndarray] | None = None
+    for label in labels:
+        won, points, mmind, cpu, decisions = [], [], [], 0.0, 0
+        for seed in seeds:
+            bot, sees = make_player(label)  # fresh each deal: no memory across games
+            state, spent, made = play_seen(rules, seed, bot, sees)
+            won.append(float(bool(state.winners())))
+            points.append(float(state.final_scores()[0]))
+            mmind.append(float(state.opponent_score()))
+            cpu += spent
+            decisions += made
+        w, p = np.array(won), np.array(points)
+        low, high = wilson(w.sum(), n)
+        dw = dp = "-"  # the first line is what the others are paired against
+        if first is None:
+            first = (w, p)
+        else:
+            dw = _signed(mean_interval(w - first[0]), True)
+            dp = _signed(mean_interval(p - first[1]), False)
+        yield (
+            f"{label:<48}{n:>6}  {w.mean():6.1%} [{float(low):5.1%}, {float(high):5.1%}]   "
+            f"{p.mean():7.2f}  {dw:<24}{dp:<24}"
+            f"{np.mean(mmind):6.1f}{1000 * cpu / max(decisions, 1):9.2f}{cpu / n:8.2f}"
+        )
+
+
+def _signed(x: tuple[float, float, float], pct: bool) -> str:
+    if not np.isfinite(x[1]):  # one deal: no interval
+        return f"{100 * x[0]:+5.1f}" if pct else f"{x[0]:+5.2f}"
+    if pct:
+        return f"{100 * x[0]:+5.1f} [{100 * x[1]:+5.1f}, {100 * x[2]:+5.1f}]"
+    return f"{x[0]:+5.2f} [{x[1]:+5.2f}, {x[2]:+5.2f}]"
+
+
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,7 +186,40 @@ def main() -> None:
     parser.add_argument(
         "--ambassador", action="store_true", help="Finesse Solo with the Ambassador Pack tiles"
     )
+    parser.add_argument(
+        "--bot", action="append", default=[], metavar="SPEC", help="a curve line: a bot spec"
+    )
+    parser.add_argument(
+        "--clairvoyant",
+        action="append",
+        default=[],
+        metavar="PARAMS",
+        help="a curve line: the mcts search with these parameters, seeing the deck order",
+    )
+    parser.add_argument("--difficulty", default="normal", help="the curve's difficulty")
     args = parser.parse_args()
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.bot or args.clairvoyant:
+        if args.difficulty not in DIFFICULTIES:
+            parser.error(
+                f"unknown difficulty {args.difficulty!r} (valid: {', '.join(DIFFICULTIES)})"
+            )
+        labels = args.bot + [f"clairvoyant:{p}" for p in args.clairvoyant]
+        unlock = args.unlock.split(",")[0].strip()
+        try:
+            for label in labels:
+                make_player(label)
+            rules = Rules(players=1, variant="solo", difficulty=args.difficulty, solo_unlock=unlock)
+            root = np.random.SeedSequence(args.seed)
+            seeds = [game_seed(ss) for ss in root.spawn(args.games)]
+            print(f"root seed {args.seed}, solo {args.difficulty}, unlock {unlock}")
+            for line in curve(labels, rules, seeds):
+                print(line, flush=True)
+        except ProjectLError as exc:
+            print(f"solo.py: {exc}", file=sys.stderr)
+            sys.exit(2)
+        return
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
