@@ -3,8 +3,9 @@
 With the compiled build (setup.py), the same games are also played on the pure Python source
 (``PROJECTL_SIM_PURE=1``, a fresh process) and the ratio printed; ``--no-pure`` skips that.
 
-Run: ``.venv/bin/python benchmarks/engine.py [--games N] [--jobs J]``. Seeds are fresh every run
-(reused seeds would make every cache hit and inflate the figures); the root seed is printed.
+Run: ``.venv/bin/python benchmarks/engine.py [--games N] [--jobs J] [--warm W]``. Seeds are
+fresh every run (reused seeds would make every cache hit and inflate the figures); the root seed
+is printed. ``--warm W`` also times N games on new deals after W games on other deals.
 The one-core figures are the CPU time of one process (other processes don't count; on a shared
 virtual machine a busy host still slows it, see docs/benchmarks.md); the machine figure is
 ``J`` processes (default 2, this machine's cores) playing fresh games at once, by wall time, so it
@@ -51,8 +52,14 @@ def _play(seeds: np.ndarray) -> tuple[Counter[str], int, float, float, float]:
     return reasons, actions, cpu, start, time.time()
 
 
-def bench_games(n_games: int, root: int) -> float:
-    """Print the one-core figures; return the actions per second."""
+def bench_games(n_games: int, root: int, warm: int = 0) -> float:
+    """Print the one-core figures; return the actions per second (of the first games).
+
+    The first ``n_games`` of a process pay for the tables its engine fills as it meets new
+    positions (the tiling index above all). With ``warm``, the process then plays ``warm`` games
+    on other deals and ``n_games`` more on deals new to it: a study's worker past its first
+    games, whose deals are all new too (no game is played twice, so no cache answers a whole
+    game)."""
     seeds = np.random.SeedSequence(root).generate_state(n_games)
     reasons, actions, cpu, start, end = _play(seeds)
     elapsed = end - start
@@ -60,6 +67,14 @@ def bench_games(n_games: int, root: int) -> float:
         f"games:        {n_games / cpu:8.1f} random 2-player games/s on one core "
         f"({n_games} games, {n_games / elapsed:.1f}/s wall)"
     )
+    if warm:
+        later = np.random.SeedSequence(root).spawn(1)[0].generate_state(warm + n_games)
+        _play(later[:warm])
+        _, _, warm_cpu, _, _ = _play(later[warm:])
+        print(
+            f"warm:         {n_games / warm_cpu:8.1f} random 2-player games/s on one core "
+            f"({n_games} new games after {warm} on other deals)"
+        )
     print(f"actions:      {actions / cpu:8.0f} actions/s ({actions / n_games:.0f} per game)")
     share = reasons["rules"] / n_games
     print(f"ended by the rules: {share:.1%} ({dict(reasons)})")
@@ -159,13 +174,16 @@ def main() -> None:
         "--jobs", type=int, default=2, help="processes for the machine figure (0: skip it)"
     )
     parser.add_argument("--no-pure", action="store_true", help="skip the pure Python comparison")
+    parser.add_argument(
+        "--warm", type=int, default=0, metavar="W", help="also time new games after W others"
+    )
     parser.add_argument("--games-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
     print(f"root seed {root}")
     built = compiled()
     print(f"build:        {'compiled hot loop (mypyc)' if built else 'pure Python'}")
-    rate = bench_games(args.games, root)
+    rate = bench_games(args.games, root, args.warm)
     if args.games_only:
         return
     if built and not args.no_pure:
