@@ -1,9 +1,11 @@
-"""The checkout's benchmark scripts loaded as modules, and their command lines run in the test's
-own process (their output captured by pytest's ``capsys``)."""
+"""The checkout's benchmark scripts loaded as modules, their command lines run in the test's own
+process (their output captured by pytest's ``capsys``), and a written command line's options
+read back (the model recipes' commands)."""
 
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,3 +33,14 @@ def run_main(
         code = module.main()
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def flags(command: str) -> dict[str, list[str]]:
+    """Return a command's options and their values (an option given twice: both values)."""
+    words = shlex.split(command)
+    out: dict[str, list[str]] = {}
+    for i, w in enumerate(words):
+        if w.startswith("--"):
+            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
+            out.setdefault(w, []).append(value)
+    return out

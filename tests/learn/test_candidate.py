@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 import pytest
+from script_util import flags
 
 from bots.value_model import SHIPPED, load_model
 
 RECIPES = sorted(SHIPPED.parent.glob("candidate-*.recipe.json"))
-
-
-def flags(command: str) -> dict[str, list[str]]:
-    words = shlex.split(command)
-    out: dict[str, list[str]] = {}
-    for i, w in enumerate(words):
-        if w.startswith("--"):
-            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
-            out.setdefault(w, []).append(value)
-    return out
 
 
 def test_there_is_a_candidate() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from script_util import flags
 
 from bots.value_model import SHIPPED, load_model
 
@@ -20,17 +21,6 @@ RECIPE = SHIPPED.parent / "value.recipe.json"
 
 def recipe() -> dict:
     return json.loads(RECIPE.read_text())
-
-
-def flags(command: str) -> dict[str, list[str]]:
-    """Return a command's options and their values (an option given twice: both values)."""
-    words = shlex.split(command)
-    out: dict[str, list[str]] = {}
-    for i, w in enumerate(words):
-        if w.startswith("--"):
-            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
-            out.setdefault(w, []).append(value)
-    return out
 
 
 def test_the_recipe_names_the_shipped_file_s_hash() -> None:
