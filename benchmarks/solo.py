@@ -108,7 +108,9 @@ class Clairvoyant(MCTSBot):
         return self.truth.copy()
 
 
-def play_seen(rules: Rules, seed: int, bot: Any, clairvoyant: bool) -> tuple[GameState, float, int]:
+def play_seen(
+    rules: Rules, seed: int | np.random.SeedSequence, bot: Any, clairvoyant: bool
+) -> tuple[GameState, float, int]:
     """Play one solo game as ``play_game`` deals it; return the final state, the bot's CPU
     seconds and its decisions. A clairvoyant bot is shown the true state before each decision."""
     deal_rng, (rng,) = game_seeds(seed, 1)

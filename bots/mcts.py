@@ -745,7 +745,8 @@ class MCTSBot(Bot):
 
     def _world(self, view: GameState, rng: random.Random) -> GameState:
         """Return a full state consistent with ``view``, what its seat can't see dealt with
-        ``rng`` (a determinization; ``tools/solo_ceiling.py`` overrides it to see the deck)."""
+        ``rng`` (a determinization; ``benchmarks/solo.py``'s ``Clairvoyant`` overrides it to see
+        the deck)."""
         return determinize(view, rng)
 
     def _settle(self, state: GameState, rng: random.Random) -> None:

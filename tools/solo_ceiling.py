@@ -20,7 +20,7 @@ mastermind's mean score and the win rate with its Wilson interval, and the mean 
 from __future__ import annotations
 
 import argparse
-import random
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -31,36 +31,20 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import numpy as np  # noqa: E402
 
-from bots import MCTSBot, make_bot  # noqa: E402
+from bots import make_bot  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
 from projectl_sim.analysis.stats import wilson  # noqa: E402
-from projectl_sim.engine import OVER, GameState, deal, new_game  # noqa: E402
-from projectl_sim.sim.play import game_seeds  # noqa: E402
 
 
-class Clairvoyant(MCTSBot):
-    """MCTS whose worlds are the true game: it sees the deck (analysis only)."""
-
-    name = "clairvoyant"
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.truth: GameState | None = None
-
-    def _world(self, view: GameState, rng: random.Random) -> GameState:
-        assert self.truth is not None
-        return self.truth.copy()
-
-
-def play(rules: Rules, seed: np.random.SeedSequence, bot: Any, clairvoyant: bool) -> GameState:
-    """Play one solo game, as ``play_game`` deals it, the bot seeing the true state if asked."""
-    deal_rng, (rng,) = game_seeds(seed, 1)
-    state = new_game(rules, setup=deal(rules, deal_rng))
-    while state.phase != OVER:
-        if clairvoyant:
-            bot.truth = state
-        state.step(0, bot(state.view(0), rng))
-    return state
+def _solo_benchmark() -> Any:
+    """Return ``benchmarks/solo.py`` as a module: its ``Clairvoyant`` and ``play_seen`` are the
+    ones this tool plays (one cheating search, one game loop, for both)."""
+    path = _HERE.parent / "benchmarks" / "solo.py"
+    spec = importlib.util.spec_from_file_location("solo_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> None:
@@ -77,12 +61,13 @@ def main() -> None:
     seeds = np.random.SeedSequence(args.seed).spawn(args.games)
     spec = "mcts:" + args.spec
     template = make_bot(spec)  # parses and checks the parameters
+    solo = _solo_benchmark()
     scores, opponent, wins = [], [], 0
     start = time.process_time()
     for s in seeds:
         given = {k: template.options[k] for k in template.given}  # defaults stay defaults
-        bot = Clairvoyant(**given) if not args.honest else make_bot(spec)
-        state = play(rules, s, bot, not args.honest)
+        bot = solo.Clairvoyant(**given) if not args.honest else make_bot(spec)
+        state = solo.play_seen(rules, s, bot, not args.honest)[0]
         scores.append(state.final_scores()[0])
         opponent.append(state.opponent_score())
         wins += bool(state.winners())
