@@ -28,6 +28,7 @@ from mypy_extensions import mypyc_attr
 from bots.base import Bot
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
+from projectl_sim.engine.moves import shuffle
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
@@ -42,24 +43,6 @@ def _pick(rand: Callable[[], float], n: int) -> int:
     # ``rand`` is the rng's bound ``random``, looked up once a decision (compiled, a method
     # call by name looks it up each time: several hundred instructions)
     return int(rand() * n)
-
-
-def _shuffle(rng: random.Random, items: list[Any]) -> None:
-    """Shuffle ``items`` as ``rng.shuffle(items)`` does, the same permutation from the same
-    draws: ``Random.shuffle``'s loop and its ``_randbelow`` (by ``getrandbits``), compiled (the
-    interpreted loop costs several hundred instructions an item). A subclass of ``Random`` may
-    draw otherwise: it shuffles itself."""
-    if type(rng) is not random.Random:
-        rng.shuffle(items)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        items[i], items[j] = items[j], items[i]
 
 
 def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
@@ -310,7 +293,7 @@ class RandomBot(Bot):
             if not rest or index.exists_owned(rest, avail):
                 return t.place(group[1], group[2], mask)
         places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
-        _shuffle(rng, places)
+        shuffle(rng, places)
         for empty, card, piece, mask in places:
             rest = empty & ~mask
             if not rest or index.exists_owned(rest, avail):

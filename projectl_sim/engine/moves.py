@@ -13,7 +13,7 @@ import itertools
 import math
 import random
 from collections.abc import Iterator, Sequence
-from typing import Final
+from typing import Any, Final
 
 from projectl_sim.engine.actions import (
     BLACK,
@@ -171,7 +171,7 @@ def determinize(state: StateData, rng: random.Random) -> StateData:
         slots = [q for q in hidden for _ in state.piles[q]]
         whites = min(len(slots), max(0, len(pools[0]) - in_decks[0]))
         colours = [0] * whites + [1] * (len(slots) - whites)
-        _shuffle(rng, colours)
+        shuffle(rng, colours)
         drawn = [
             _sample(rng, pools[colour], min(colours.count(colour), len(pools[colour])))
             for colour in (0, 1)
@@ -391,7 +391,7 @@ def _randbelow(rng: random.Random, n: int) -> int:
     return r
 
 
-def _shuffle(rng: random.Random, items: list[int]) -> None:
+def shuffle(rng: random.Random, items: list[Any]) -> None:
     """Shuffle ``items`` as ``rng.shuffle(items)`` does: the same permutation from the same
     draws, compiled (the interpreted loop costs several hundred instructions an item). A
     subclass of ``Random`` may draw otherwise: it shuffles itself."""

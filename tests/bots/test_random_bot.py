@@ -7,10 +7,11 @@ import random
 import pytest
 
 from bots import make_bot
-from bots.random_bot import _shuffle, best_finish, finish_gain, with_credits
+from bots.random_bot import best_finish, finish_gain, with_credits
 from projectl_sim import Rules, play_game
 from projectl_sim.engine import FINISHING, GameState, finish_options
 from projectl_sim.engine.actions import Finish
+from projectl_sim.engine.moves import shuffle
 
 
 class Reseeded(random.Random):
@@ -25,7 +26,7 @@ def test_shuffle_gives_randoms_permutation_from_the_same_draws() -> None:
         for seed in range(4):
             ours, theirs = list(range(n)), list(range(n))
             a, b = random.Random(seed * 1000 + n), random.Random(seed * 1000 + n)
-            _shuffle(a, ours)
+            shuffle(a, ours)
             b.shuffle(theirs)
             assert ours == theirs
             assert a.random() == b.random()  # as many draws made
@@ -33,7 +34,7 @@ def test_shuffle_gives_randoms_permutation_from_the_same_draws() -> None:
 
 def test_shuffle_leaves_a_subclass_of_random_to_its_own_shuffle() -> None:
     items = [1, 2, 3]
-    _shuffle(Reseeded(0), items)
+    shuffle(Reseeded(0), items)
     assert items == [3, 2, 1]
 
 

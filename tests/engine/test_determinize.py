@@ -10,7 +10,7 @@ import pytest
 from state_util import play_steps, snapshot
 
 from projectl_sim.engine import OVER, GameState
-from projectl_sim.engine.moves import _sample, _shuffle, redeal, unseen_cards
+from projectl_sim.engine.moves import _sample, redeal, shuffle, unseen_cards
 from projectl_sim.engine.phases import HIDDEN
 from projectl_sim.engine.state_data import put
 from projectl_sim.rules import Rules
@@ -57,7 +57,7 @@ def test_sample_and_shuffle_draw_as_random_does() -> None:
             items = list(population)
             expected = list(population)
             a, b = random.Random(seed), random.Random(seed)
-            _shuffle(a, items)
+            shuffle(a, items)
             b.shuffle(expected)
             assert items == expected and a.getstate() == b.getstate()
     with pytest.raises(ValueError):
@@ -76,7 +76,7 @@ class Biased(random.Random):
 
 def test_a_subclass_of_random_draws_its_own_way() -> None:
     items = [1, 2, 3]
-    _shuffle(Biased(0), items)
+    shuffle(Biased(0), items)
     assert items == [3, 2, 1]
     assert _sample(Biased(0), [5, 6, 7], 2) == [5, 6]
 
