@@ -93,7 +93,6 @@ from mypy_extensions import mypyc_attr
 from bots._state import (
     OVER,
     PLAY,
-    active_credits,
     determinize,
     solo_table,
 )
@@ -101,15 +100,14 @@ from bots.base import Bot
 from bots.endgame import solo_endgame
 from bots.features import Plan, hidden_piles, mean_unseen_points, position_features
 from bots.greedy import SOLO_PARAMS, GreedyBot
-from bots.heuristics import CostModel, Weights, candidate_actions, cost_model, remaining_actions
+from bots.heuristics import CostModel, Weights, cost_model, remaining_actions
 from bots.params import OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value import MODEL_PARAMS, check_model, model_spec, settle, shortlist
+from bots.value import MODEL_PARAMS, check_model, model_spec, searched_candidates, settle, shortlist
 from bots.value_model import ValueModel
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Reward
 from projectl_sim.errors import UsageError
-from projectl_sim.expansions.finesse import Insert
 
 _Key = tuple[Any, ...]
 
@@ -849,14 +847,7 @@ class MCTSBot(Bot):
 
     def _candidates(self, state: GameState, model: CostModel) -> list[Action]:
         """Return the actions to search, the greedy choice first."""
-        cands = candidate_actions(state, self.weights, model)
-        if active_credits(state, state.current) >= state.rules.insert_cost:
-            cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
-        g = self.greedy.choose_with_insert(state)
-        if g is not None:
-            if g in cands:
-                cands.remove(g)
-            cands.insert(0, g)
+        cands = searched_candidates(state, self.greedy, model, self.weights)
         if not cands:
             cands = state.legal_actions(master="none")
         elif self.places > 0:

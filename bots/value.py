@@ -103,9 +103,13 @@ def model_spec(model: ValueModel, path: str) -> list[str]:
     return [*items, f"hash={model.hash}"]
 
 
-def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Action]:
-    """Return the actions the value search compares: the heuristic's, the greedy choice first."""
-    cands = candidate_actions(state, _WEIGHTS, model)
+def searched_candidates(
+    state: GameState, greedy: GreedyBot, model: CostModel, weights: Weights = _WEIGHTS
+) -> list[Action]:
+    """Return the heuristic's candidates (by ``weights``; Finesse: each as an Insert too), the
+    greedy choice first; empty when there are none (``candidates`` then falls back to every
+    legal action). ``mcts`` searches the same, by its own weights."""
+    cands = candidate_actions(state, weights, model)
     if active_credits(state, state.current) >= state.rules.insert_cost:
         cands += [Insert(a) for a in cands]  # Finesse: each candidate as an Insert too
     g = greedy.choose_with_insert(state)
@@ -113,6 +117,12 @@ def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Ac
         if g in cands:
             cands.remove(g)
         cands.insert(0, g)
+    return cands
+
+
+def candidates(state: GameState, greedy: GreedyBot, model: CostModel) -> list[Action]:
+    """Return the actions the value search compares: the heuristic's, the greedy choice first."""
+    cands = searched_candidates(state, greedy, model)
     if not cands:
         cands = state.legal_actions(master="none")
     return cands
