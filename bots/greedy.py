@@ -65,9 +65,9 @@ from bots.heuristics import (
     largest_step,
 )
 from bots.params import OneOf, Param, Range
-from bots.random_bot import completing_places, finish_gain, with_credits
+from bots.random_bot import best_finish, completing_places
 from bots.solo_sense import after_take, mastermind_forecast
-from projectl_sim.engine import GameState, finish_options
+from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import (
     Action,
     Finish,
@@ -735,16 +735,9 @@ class GreedyBot(Bot):
         return best
 
     def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
-        best: Finish | None = None
-        best_gain = 0
-        for a in finish_options(view):
-            assert isinstance(a, Finish)
-            g = finish_gain(view, a)
-            if best is None or g > best_gain:
-                best, best_gain = a, g
-        if best is None or best_gain <= 0:
-            return Finish(())
-        return with_credits(view, best)
+        # the first option of the most finish_gain, paid with Credits (none if it gains nothing):
+        # the random bot's choice, made from counts without listing the options
+        return best_finish(view)
 
 
 def spare_supply(model: CostModel, supply: list[int], targets: list[Target]) -> list[int]:

@@ -32,7 +32,7 @@ from projectl_sim.engine.moves import shuffle
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
-from projectl_sim.tiling.fill import tiling_index
+from projectl_sim.tiling.fill import fewest_pieces, tiling_index
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
 TAKE_BASIC: Final = TakeBasic()  # an immutable action: one object serves every decision
@@ -114,7 +114,13 @@ def best_finish(view: GameState) -> Finish:
     none gains a point: the choice of ``max(finish_options(view), key=...)`` without listing the
     options. Each puzzle's cheapest vector and each subset's gain come from counts
     (``TilingIndex.cheapest``, by a search: a region met once at a game's end is not indexed);
-    only the chosen subset's placements are made."""
+    only the chosen subset's placements are made.
+
+    A subset is planned only if it could gain more than the best so far: its points less the
+    fewest pieces its puzzles need (beyond what Credits pay) bound its gain, since a puzzle's plan
+    with what the earlier puzzles leave has at least the pieces of its plan with the whole supply,
+    which has at least ``fewest_pieces``. A puzzle's plan with the whole supply is made when a
+    subset first needs it, and a plan with what is left once per puzzle and counts."""
     t = view.tables
     p = view.current
     supply = view.placeable_supply(p)
@@ -122,26 +128,49 @@ def best_finish(view: GameState) -> Finish:
     slots = view.slots[p]
     n = len(slots)
     empties = [t.recess[card] & ~filled for card, filled, _ in slots]
-    # each puzzle's cheapest plan with the whole supply (None: none), as finish_options plans it
-    whole = [index.cheapest(empty, supply) for empty in empties]
     per_puzzle = 2 if view.rules.unfinished_penalty else 1
     fin = credits(view)
     paying = fin.active[p] if fin is not None else 0
     already = 0  # a puzzle with no empty cell counts in every option's gain, Finish(()) too
+    points = [0] * n  # the points a subset gains by completing each puzzle
     for i in range(n):
-        if not empties[i]:
+        if empties[i]:
+            points[i] = t.points[slots[i][0]]
+        else:
             already += per_puzzle * t.points[slots[i][0]]
+    # each puzzle's cheapest plan with the whole supply (None: none), as finish_options plans it,
+    # made when first needed; until then ``fewest`` bounds its pieces
+    whole: list[int | None] = [None] * n
+    planned = [False] * n
+    fewest = [fewest_pieces(index, empty, supply) for empty in empties]
+    owned = index.owned(supply)  # packed once for every plan with the whole supply
+    replans: dict[tuple[int, ...], int | None] = {}
     best_gain = already
     best: list[tuple[int, int]] = []  # (slot, vector) of the best option so far
     n_pieces = len(supply)
     for size in range(n, 0, -1):
         for subset in itertools.combinations(range(n), size):
+            gained = 0
+            least = 0
+            for i in subset:
+                gained += points[i]
+                least += fewest[i]
+            if already + per_puzzle * gained - max(0, least - paying) <= best_gain:
+                continue  # cannot gain more than the best so far (nor the same and come first)
             left = supply[:]
             chosen: list[tuple[int, int]] = []
             pieces = 0
-            points = 0
             ok = True
             for i in subset:
+                if not planned[i]:
+                    planned[i] = True
+                    whole[i] = index.cheapest_owned(empties[i], owned)
+                    w = whole[i]
+                    if w is None:
+                        fewest[i] = 26  # more than any plan: every subset with it is passed
+                    else:
+                        least += index.size(w) - fewest[i]
+                        fewest[i] = index.size(w)
                 v = whole[i]
                 if v is None:
                     ok = False
@@ -149,8 +178,16 @@ def best_finish(view: GameState) -> Finish:
                 need = index.unpack(v)
                 for k in range(n_pieces):
                     if need[k] > left[k]:
-                        # the whole supply's plan needs what an earlier puzzle took: plan again
-                        v = index.cheapest(empties[i], left)
+                        # the whole supply's plan needs what an earlier puzzle took: plan again,
+                        # unless the subset cannot beat the best even with the fewest pieces
+                        if already + per_puzzle * gained - max(0, least - paying) <= best_gain:
+                            ok = False
+                            break
+                        key = (i, *left)
+                        if key in replans:
+                            v = replans[key]
+                        else:
+                            v = replans[key] = index.cheapest_owned(empties[i], index.owned(left))
                         if v is None:
                             ok = False
                         else:
@@ -163,11 +200,10 @@ def best_finish(view: GameState) -> Finish:
                     left[k] -= need[k]
                 chosen.append((i, v))
                 pieces += index.size(v)
-                if empties[i]:
-                    points += t.points[slots[i][0]]
+                least += index.size(v) - fewest[i]
             if not ok:
                 continue
-            gain = already + per_puzzle * points - pieces + min(pieces, paying)
+            gain = already + per_puzzle * gained - pieces + min(pieces, paying)
             if gain > best_gain:
                 best_gain = gain
                 best = chosen

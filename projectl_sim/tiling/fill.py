@@ -66,13 +66,15 @@ _WITNESS_CAP = 500_000
 # random games). A random game adds a few hundred vectors once the common regions are in.
 GAME_MAX_VECTORS = 1_000_000
 # ``cheapest`` searches regions of at most this many cells and indexes larger ones: the search's
-# nodes grow fast with the cells (a random game's last holes, 1,000 games: 17 nodes a region of 8
-# cells, 156 of 12, 2,600 of a whole 16-cell recess), and the large regions are mostly a puzzle's
-# whole recess, the same few again and again, which the index builds once.
-SEARCH_MAX_CELLS = 12
-# ... and gives a region up after this many nodes (a few regions take thousands: those the index
-# builds once, and keeps, where the search would go again at every meeting)
-SEARCH_MAX_NODES = 256
+# nodes grow fast with the cells (the random bot's Finishing Touches after 300 games, nodes a
+# region: a median of 21 for 8 cells, 73 for 12, 110 for 14, 1,000 for a whole 16-cell recess),
+# and the regions of 16 cells are mostly a puzzle's whole recess, the same few again and again,
+# which the index builds once, where one of 13-15 cells is a partly filled puzzle met once, whose
+# building cost several times its search. (At most 15: the search's keys count in 4-bit fields.)
+SEARCH_MAX_CELLS = 15
+# ... and gives a region up after this many nodes (the index builds it once, and keeps it, where
+# the search would go again at every meeting; after 300 games, none of 2,000 regions took more)
+SEARCH_MAX_NODES = 1024
 GAME_MAX_WITNESSES = 100_000
 
 
@@ -151,12 +153,9 @@ class TilingIndex:
         # pieces by level, largest first, and the level-1 pieces (the bounds of ``_least``)
         self._largest_first = tuple(sorted(range(n), key=lambda i: -cat.levels[i]))
         self._singles = tuple(i for i in range(n) if cat.levels[i] == 1)
-        # ``_at`` largest pieces first, a level's pieces in catalogue order: the search meets
-        # the fewest pieces first, and among those the least packed value (fewest copies of
-        # the later pieces), so that its bound is tight early
-        self._at_largest = tuple(
-            tuple(sorted(entries, key=lambda e: (-cat.levels[e[0]], e[0]))) for entries in self._at
-        )
+        # the search of ``cheapest``: its key's field width and its table (``_search_table``)
+        self._key_bits = _search_key_bits(n)
+        self._at_largest = _search_table(cat, self._key_bits)
         self.clear()
 
     def clear(self) -> None:
@@ -406,9 +405,12 @@ class TilingIndex:
         packed value; the key of a sum is the sum of the keys), bounded from the start by the
         witness of ``exists``. For regions met once (a puzzle's last holes at the end of a
         game), where building the vector set costs many times the search."""
+        return self.cheapest_owned(empty, self._owned(counts))
+
+    def cheapest_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> Vector | None:
+        """Return ``cheapest(empty, counts)`` for counts already packed by ``owned``."""
         if not empty:
             return 0
-        owned = self._owned(counts)
         if self._memo.get(empty) is not None or empty.bit_count() > SEARCH_MAX_CELLS:
             return self.first_owned(empty, owned)
         if not self.exists_owned(empty, owned):
@@ -416,24 +418,35 @@ class TilingIndex:
         packed = owned[0]
         guards = self._guards
         witness = self._witness.get(empty)
-        one = 1 << self._key_shift
+        n = len(self._shifts)
+        bits = self._key_bits
+        one = 1 << bits * n
         if witness is not None and (packed - witness) & guards == guards:
-            self._best = witness + (witness % _DIGIT_SUM_MOD) * one
+            best = 0
+            pieces = 0
+            for i, c in enumerate(witness.to_bytes(n, "little")):  # the witness's key
+                best += c << bits * i
+                pieces += c
+            self._best = best + pieces * one
         else:  # (unreachable: exists_owned has just remembered a witness within the counts)
             self._best = 26 * one
-        left = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        left = [b & _COUNT_MAX for b in packed.to_bytes(n, "little")]
         self._nodes = SEARCH_MAX_NODES
         self._least(empty, 0, left, one)
         if self._nodes < 0:  # past its budget: the index answers (and keeps the region)
             return self.first_owned(empty, owned)
         best = self._best
-        return best & (one - 1) if best < 26 * one else None
+        if best >= 26 * one:
+            return None
+        field = (1 << bits) - 1
+        return int.from_bytes(bytes([best >> bits * i & field for i in range(n)]), "little")
 
     def _least(self, mask: Mask25, key: int, left: list[int], one: int) -> None:
         """Lower ``self._best`` to the least key of ``key`` plus a tiling of ``mask`` within
-        ``left``, largest pieces first (``_at_largest``). A branch stops once it cannot go below
-        the best: the rest needs at least the pieces that cover its cells taking the largest
-        left first, and a level-1 piece for each of its cells with no empty neighbour."""
+        ``left``, largest pieces first (``_at_largest``; keys in ``_search_key_bits`` fields, one
+        piece is ``one``). A branch stops once it cannot go below the best: the rest needs a
+        level-1 piece for each of its cells with no empty neighbour, and for its other cells at
+        least the pieces that cover them taking the largest of the other pieces left first."""
         if not mask:
             if key < self._best:
                 self._best = key
@@ -444,26 +457,35 @@ class TilingIndex:
         lone = mask & ~(
             mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
         )
+        need = mask.bit_count()
+        pieces = 0
+        spare = 0  # the level-1 pieces the lone cells take
         if lone:
             singles = 0
             for piece in self._singles:
                 singles += left[piece]
-            if lone.bit_count() > singles:
+            pieces = lone.bit_count()
+            if pieces > singles:
                 return
-        need = mask.bit_count()
-        pieces = 0
+            # a piece on a lone cell covers nothing else: the other cells take other pieces
+            need -= pieces
+            spare = pieces
         levels = self._levels
         for piece in self._largest_first:
+            if need <= 0:
+                break
             have = left[piece]
+            level = levels[piece]
+            if level == 1 and spare:
+                kept = have if have < spare else spare
+                have -= kept
+                spare -= kept
             if have:
-                level = levels[piece]
                 take = (need + level - 1) // level
                 if take > have:
                     take = have
                 pieces += take
                 need -= take * level
-                if need <= 0:
-                    break
         if need > 0 or key + pieces * one >= self._best:
             return
         for piece, unit, masks in self._at_largest[(mask & -mask).bit_length() - 1]:
@@ -868,3 +890,58 @@ def why_not(cat: Catalogue, empty: Mask25, counts: Sequence[int]) -> str:
         else "no tiling fits these pieces"
     )
     return f"{start}: the closest, {_named(cat, need)}, lacks {_named(cat, lack)}"
+
+
+# -- the search of ``TilingIndex.cheapest`` -----------------------------------------------------
+def _search_key_bits(n: int) -> int:
+    """Return the bits of a field of ``cheapest``'s search key for ``n`` piece types.
+
+    The key is ``first``'s sort key (the pieces above the counts, each piece's count in a field
+    of its own) in narrower fields: a tiling of at most ``SEARCH_MAX_CELLS`` cells holds fewer than
+    ``2**bits`` of any piece, and fewer pieces in all, so no field overflows and keys order and add
+    as the packed vectors do. Narrow, a key fits a machine word (compiled, a short int, below
+    2**62) where the packed one is a boxed long at every step of the search.
+    """
+    bits = SEARCH_MAX_CELLS.bit_length()
+    return bits if bits * (n + 1) <= 60 else _FIELD_BITS
+
+
+def _search_table(
+    cat: Catalogue, bits: int
+) -> tuple[tuple[tuple[int, int, tuple[Mask25, ...]], ...], ...]:
+    """Return, per cell, ``((piece, its unit in the search key, placements), ...)`` for the search
+    of ``cheapest``: only the placements whose lowest cell is that cell (the search places on the
+    lowest empty cell, where any other placement covers a filled cell), largest pieces first and a
+    level's pieces in catalogue order: the search meets the fewest pieces first, and among those
+    the least packed value (fewest copies of the later pieces), so that its bound is tight early."""
+    table = []
+    for cell in range(25):
+        entries = []
+        for piece, masks in enumerate(cat.placements_at[cell]):
+            lowest = tuple(m for m in masks if _lowest_cell(m) == cell)
+            if lowest:
+                entries.append((piece, 1 << bits * piece, lowest))
+        entries.sort(key=lambda e: (-cat.levels[e[0]], e[0]))
+        table.append(tuple(entries))
+    return tuple(table)
+
+
+def fewest_pieces(index: TilingIndex, empty: Mask25, counts: Sequence[int]) -> int:
+    """Return a lower bound on the pieces of any tiling of ``empty`` within ``counts``: the fewest
+    that cover as many cells, largest first (26, more than any tiling has, when all of them cover
+    too few)."""
+    need = empty.bit_count()
+    pieces = 0
+    levels = index._levels
+    for piece in index._largest_first:
+        if need <= 0:
+            break
+        have = counts[piece]
+        if have > 0:
+            level = levels[piece]
+            take = (need + level - 1) // level
+            if take > have:
+                take = have
+            pieces += take
+            need -= take * level
+    return pieces if need <= 0 else 26

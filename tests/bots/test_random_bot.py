@@ -74,3 +74,25 @@ def test_best_finish_is_the_listed_options_best(options: dict) -> None:
     for seed in range(40):
         play_game(rules, [make_bot("random")] * rules.players, seed, on_step=compare)
     assert seen[0] >= 30 and seen[1] >= 10, seen  # many end positions, many with a plan
+
+
+@pytest.mark.parametrize(
+    "options", [{"players": 2}, {"players": 3, "expansions": ("finesse", "ghost_piece")}]
+)
+def test_greedys_finishing_touches_are_the_listed_options_best(options: dict) -> None:
+    rules = Rules(**options)
+    greedy = make_bot("greedy")
+    seen = [0, 0]
+
+    def compare(state: GameState, _p: int, _a: object) -> None:
+        if state.phase == FINISHING:
+            view = state.view(state.current)
+            ours = greedy.finishing_touches(view, random.Random(0))
+            listed = _listed_best(view)
+            assert ours == listed and type(ours) is type(listed)
+            seen[0] += 1
+            seen[1] += bool(ours.placements)
+
+    for seed in range(12):
+        play_game(rules, [make_bot("greedy")] * rules.players, seed, on_step=compare)
+    assert seen[0] >= 20 and seen[1] >= 1, seen  # greedy rarely leaves a puzzle to finish

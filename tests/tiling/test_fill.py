@@ -365,6 +365,60 @@ def test_cheapest_answers_like_first_and_leaves_small_regions_unindexed(cat: Cat
     assert TilingIndex(cat).cheapest(0, [0] * len(cat.pieces)) == 0
 
 
+def test_cheapest_narrow_and_wide_keys_and_budget_agree(
+    cat: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(31)
+    wide = TilingIndex(cat)  # the search's keys in the packed vectors' own 8-bit fields
+    wide._key_bits = fill._FIELD_BITS
+    wide._at_largest = fill._search_table(cat, fill._FIELD_BITS)
+    assert TilingIndex(cat)._key_bits == 4  # nine pieces: every key fits a machine word
+    for puzzle in cat.puzzles:
+        for _ in range(6):
+            counts = [rng.randint(0, 3) for _ in cat.pieces]
+            empty = puzzle.recess & rng.getrandbits(25) | (puzzle.recess & -puzzle.recess)
+            expected = tiling_index(cat).first(empty, counts)
+            assert wide.cheapest(empty, counts) == expected
+            starved = TilingIndex(cat)  # a search given up at once: the index answers
+            with monkeypatch.context() as patch:
+                patch.setattr(fill, "SEARCH_MAX_NODES", 0)
+                assert starved.cheapest_owned(empty, starved.owned(counts)) == expected
+            assert starved.stored_masks > 1 or expected is None or empty.bit_count() < 2
+
+
+def test_search_table_holds_the_placements_whose_lowest_cell_it_is(cat: Catalogue) -> None:
+    table = fill._search_table(cat, 4)
+    for cell in range(25):
+        listed = {(piece, m) for piece, _, masks in table[cell] for m in masks}
+        expected = {
+            (piece, m)
+            for piece, masks in enumerate(cat.placements_at[cell])
+            for m in masks
+            if (m & -m).bit_length() - 1 == cell
+        }
+        assert listed == expected
+        levels = [cat.pieces[piece].level for piece, _, _ in table[cell]]
+        assert levels == sorted(levels, reverse=True)  # largest pieces first
+        assert all(unit == 1 << 4 * piece for piece, unit, _ in table[cell])
+
+
+def test_fewest_pieces_bounds_the_cheapest_tiling(cat: Catalogue) -> None:
+    rng = random.Random(37)
+    index = tiling_index(cat)
+    bounded = 0
+    for puzzle in cat.puzzles:
+        for _ in range(8):
+            counts = [rng.randint(0, 3) for _ in cat.pieces]
+            empty = puzzle.recess & rng.getrandbits(25)
+            v = index.first(empty, counts)
+            bound = fill.fewest_pieces(index, empty, counts)
+            if v is not None:
+                assert bound <= index.size(v)
+                bounded += bound == index.size(v)
+    assert bounded > 50  # often exact
+    assert fill.fewest_pieces(index, 0b111, [0] * len(cat.pieces)) == 26  # nothing covers it
+
+
 def test_placements_searched_are_the_indexed_plans_placements(cat: Catalogue) -> None:
     rng = random.Random(29)
     index = tiling_index(cat)
