@@ -29,12 +29,14 @@ from bots.base import Bot
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, Master, Place, TakeBasic
 from projectl_sim.engine.moves import shuffle
+from projectl_sim.engine.state import Slot
 from projectl_sim.expansions.ambassador_pack import Ambassador, ambassadors, sample_ambassador
 from projectl_sim.expansions.finesse import Insert, credits, finish_paying, paid_credits
 from projectl_sim.expansions.ghost_piece import Ghost, ghosts, sample_ghost
-from projectl_sim.tiling.fill import fewest_pieces, tiling_index
+from projectl_sim.tiling.fill import TilingIndex, fewest_pieces, tiling_index
 
 Owned = tuple[int, int, int]  # counts packed by TilingIndex.owned
+FitGroups = tuple[tuple[int, tuple[int, ...]], ...]  # Tables.fit_groups: (piece, masks) in order
 TAKE_BASIC: Final = TakeBasic()  # an immutable action: one object serves every decision
 
 
@@ -45,40 +47,87 @@ def _pick(rand: Callable[[], float], n: int) -> int:
     return int(rand() * n)
 
 
-def _leaves_fillable(view: GameState, card: int, filled: int, mask: int, avail: Owned) -> bool:
-    t = view.tables
-    rest = t.recess[card] & ~filled & ~mask
-    return not rest or tiling_index(t.cat).exists_owned(rest, avail)
+def _count(pieces: list[int]) -> int:
+    """Return how many pieces a supply holds (``sum``: compiled, a call into the interpreter)."""
+    n = 0
+    for c in pieces:
+        n += c
+    return n
 
 
-def _obtainable(view: GameState) -> Owned:
+def _filled(slots: list[Slot], card: int) -> int:
+    """Return the filled cells of the unfinished puzzle ``card`` among a player's slots."""
+    for c, filled, _ in slots:
+        if c == card:
+            return filled
+    raise KeyError(card)
+
+
+def _nth(fits: list[FitGroups], supply: list[int], r: int) -> tuple[int, int, int]:
+    """Return the ``r``-th placement of an owned piece in the puzzles' fit groups (puzzles in
+    order, then piece order, then mask order), as (slot, piece, mask): the order a list of every
+    such placement would have."""
+    for i in range(len(fits)):
+        for piece, masks in fits[i]:
+            if supply[piece]:
+                n = len(masks)
+                if r < n:
+                    return i, piece, masks[r]
+                r -= n
+    raise IndexError(r)
+
+
+def _leaves_fillable(
+    view: GameState, index: TilingIndex, card: int, filled: int, mask: int, avail: Owned
+) -> bool:
+    rest = view.tables.recess[card] & ~filled & ~mask
+    return not rest or index.exists_owned(rest, avail)
+
+
+def _obtainable(view: GameState, index: TilingIndex) -> Owned:
     """Return the pieces owned or obtainable (supply plus reserve), packed for the index."""
     p = view.current
     supply = view.placeable_supply(p)
     reserve = view.reserve
     # an index loop: compiled, zip(strict=True) is a call into the interpreter's zip
-    avail = [supply[i] + reserve[i] for i in range(len(supply))]
+    n = len(supply)
+    avail = [0] * n  # filled by index: compiled, a comprehension appends item by item
+    for i in range(n):
+        avail[i] = supply[i] + reserve[i]
     # Level-1 pieces are the scarcest resource of random play (every stranded single cell
     # eats one): only monos already owned count as obtainable for the holes a piece leaves.
-    avail[view.tables.mono] = view.supply[p][view.tables.mono]
+    mono = view.tables.mono
+    avail[mono] = view.supply[p][mono]
     gs = ghosts(view)
     if gs is not None:  # Ghost Piece: a ghost comes only as a reward
         for g in gs.tables.ghosts:
             avail[g] = supply[g]
-    return tiling_index(view.tables.cat).owned(avail)
+    return index.owned(avail)
 
 
 def completing_places(view: GameState) -> list[Place]:
     """Return the Place actions that complete a puzzle of the player to move."""
     t = view.tables
     p = view.current
-    supply = view.placeable_supply(p)
-    out = []
+    out: list[Place] = []
+    # Asked at every decision of the random bot, and mostly no empty region is a piece's shape:
+    # a region of more cells than the largest piece is skipped without the look-up (boxing the
+    # mask and hashing it cost ten times counting its cells), and the placeable supply is read
+    # only for a region that is a shape.
+    most = t.max_cells
     for card, filled, _ in view.slots[p]:
         empty = t.recess[card] & ~filled
-        for piece in t.piece_of_mask.get(empty, ()):
-            if supply[piece]:
-                out.append(t.place(card, piece, empty))
+        rest = empty
+        for _ in range(most):
+            rest &= rest - 1  # drop the lowest cell
+        if rest:
+            continue  # more cells than any piece
+        pieces = t.piece_of_mask.get(empty)
+        if pieces is not None:
+            supply = view.placeable_supply(p)
+            for piece in pieces:
+                if supply[piece]:
+                    out.append(t.place(card, piece, empty))
     return out
 
 
@@ -260,7 +309,7 @@ class RandomBot(Bot):
             kinds.append(7)  # Ghost Piece: the Ghost action (only when a ghost is held)
         rand = rng.random
         while kinds:
-            kind = kinds.pop(_pick(rand, len(kinds)))  # uniform over the kinds left
+            kind = kinds.pop(int(rand() * len(kinds)))  # uniform over the kinds left (_pick)
             action: Action | None
             if kind == 0:
                 acts: list[Action] = view.take_actions()
@@ -284,7 +333,7 @@ class RandomBot(Bot):
                     return action
                 continue
             if acts:
-                return acts[_pick(rand, len(acts))]
+                return acts[int(rand() * len(acts))]
         # Everything left strands a hole: any legal action is still better than none.
         return rng.choice(view.legal_actions(master="none"))
 
@@ -293,42 +342,44 @@ class RandomBot(Bot):
         supply = view.placeable_supply(p)
         # With no level-1 piece left in the reserve, placing the last piece of the supply leaves
         # nothing to upgrade or take: only the supply itself is obtainable then.
-        if sum(supply) == 1 and view.basic_piece() is None:
+        if _count(supply) == 1 and view.basic_piece() is None:
             return None
         t = view.tables
-        cat = t.cat
         recess = t.recess
-        # (the card's empty cells, card, piece, the piece's placements in them); the placements
-        # per empty region are cached by the catalogue, and a Place is looked up only for the
-        # one drawn (``Tables.place``: shared objects). Hot loop: everything inlined, nothing
-        # listed that isn't needed.
-        groups = []
+        slots = view.slots[p]
+        # Each puzzle's fitting pieces with their placements (``fit_groups``: cached, shared),
+        # kept per puzzle; the owned pieces' placements are counted, and a draw walks them again
+        # (``_nth``) rather than listing a tuple per piece (made and freed each decision). A
+        # Place is looked up only for the one chosen (``Tables.place``: shared objects).
+        fits = []
         total = 0
-        for card, filled, _ in view.slots[view.current]:
-            empty = recess[card] & ~filled
-            for piece, masks in t.fit_groups(card, empty):
+        for card, filled, _ in slots:
+            groups = t.fit_groups(card, recess[card] & ~filled)
+            fits.append(groups)
+            for piece, masks in groups:
                 if supply[piece]:
-                    groups.append((empty, card, piece, masks))
                     total += len(masks)
         if not total:
             return None
-        avail = _obtainable(view)
-        index = tiling_index(cat)  # its method called on it: a native call once compiled
+        index = tiling_index(t.cat)  # its method called on it: a native call once compiled
+        avail = _obtainable(view, index)
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
         rand = rng.random
         for _ in range(6):
-            r = int(rand() * total)
-            for group in groups:
-                masks = group[3]
-                if r < len(masks):
-                    break
-                r -= len(masks)
-            mask = masks[r]
-            rest = group[0] & ~mask  # what the placement leaves empty: it must stay fillable
+            i, piece, mask = _nth(fits, supply, int(rand() * total))
+            card, filled, _ = slots[i]
+            rest = recess[card] & ~filled & ~mask  # what the placement leaves empty: fillable?
             if not rest or index.exists_owned(rest, avail):
-                return t.place(group[1], group[2], mask)
-        places = [(empty, card, piece, m) for empty, card, piece, masks in groups for m in masks]
+                return t.place(card, piece, mask)
+        places = []
+        for i in range(len(fits)):
+            card, filled, _ = slots[i]
+            empty = recess[card] & ~filled
+            for piece, masks in fits[i]:
+                if supply[piece]:
+                    for m in masks:
+                        places.append((empty, card, piece, m))
         shuffle(rng, places)
         for empty, card, piece, mask in places:
             rest = empty & ~mask
@@ -337,35 +388,45 @@ class RandomBot(Bot):
         return None
 
     def _master(self, view: GameState, rng: random.Random) -> Master | None:
-        if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
+        if len(view.slots[view.current]) < 2 or _count(view.supply[view.current]) < 2:
             return None  # no Master of two pieces or more: don't sample one
         m = view.sample_master(rng)
         return m if m is not None and self._sensible(view, m) else None
 
     def _ambassador(self, view: GameState, rng: random.Random) -> Ambassador | None:
-        if len(view.slots[view.current]) < 2 or sum(view.supply[view.current]) < 2:
+        if len(view.slots[view.current]) < 2 or _count(view.supply[view.current]) < 2:
             return None  # as for Master: two pieces or more
         m = sample_ambassador(view, rng)
         return m if m is not None and self._sensible(view, m) else None
 
     def _sensible(self, view: GameState, m: Master | Ambassador) -> bool:
         """Return whether a sampled Master or Ambassador places 2+ pieces, stranding no hole."""
-        if len(m.placements) < 2:
+        placements = m.placements
+        if len(placements) < 2:
             return False  # a one-piece Master is a Place that wastes the Master
-        if sum(view.supply[view.current]) == len(m.placements) and view.basic_piece() is None:
+        if _count(view.supply[view.current]) == len(placements) and view.basic_piece() is None:
             return False  # would empty the supply with nothing left to take
-        filled = {card: f for card, f, _ in view.slots[view.current]}
-        avail = _obtainable(view)
-        return all(_leaves_fillable(view, c, filled[c], mask, avail) for c, _, mask in m.placements)
+        index = tiling_index(view.tables.cat)
+        avail = _obtainable(view, index)
+        slots = view.slots[view.current]
+        for card, _, mask in placements:
+            if not _leaves_fillable(view, index, card, _filled(slots, card), mask, avail):
+                return False
+        return True
 
     def _ghost(self, view: GameState, rng: random.Random) -> Ghost | None:
         g = sample_ghost(view, rng)
         if g is None or not g.placements:
             return g
-        filled = {card: f for card, f, _ in view.slots[view.current]}
-        avail = _obtainable(view)
+        slots = view.slots[view.current]
+        index = tiling_index(view.tables.cat)
+        avail = _obtainable(view, index)
         kept = tuple(
-            pl for pl in g.placements if _leaves_fillable(view, pl[0], filled[pl[0]], pl[2], avail)
+            [
+                pl
+                for pl in g.placements
+                if _leaves_fillable(view, index, pl[0], _filled(slots, pl[0]), pl[2], avail)
+            ]
         )
         return Ghost(g.ghost, g.take, kept)
 

@@ -65,14 +65,15 @@ def sample_recycle(state: StateData, rng: random.Random) -> Recycle | None:
     total = weight + (_factorial(len(black)) if black else 0)
     if not total:
         return None
-    colour = WHITE if rng.random() * total < weight else BLACK
-    row = state.rows[colour]
+    rand = rng.random  # looked up once (compiled, a call by name looks it up each time)
+    colour = WHITE if rand() * total < weight else BLACK
+    row = white if colour == WHITE else black
     if len(row) >= len(_ORDERS):  # a row longer than the rulebook's (a rules parameter)
         shuffled = list(row)
         rng.shuffle(shuffled)
         return Recycle(colour, tuple(shuffled))
     orders = _ORDERS[len(row)]
-    order = orders[int(rng.random() * len(orders))]  # uniform: cheaper than a shuffle
+    order = orders[int(rand() * len(orders))]  # uniform: cheaper than a shuffle
     return _recycle(colour, tuple([row[i] for i in order]))
 
 
@@ -124,7 +125,7 @@ def sample_master(state: StateData, rng: random.Random, p_each: float = 0.75) ->
 def sample_placements(state: StateData, rng: random.Random, p_each: float) -> tuple[Placement, ...]:
     """Return random placements of Master's kind (empty when none was drawn)."""
     t = state.tables
-    left = state.placeable_supply(state.current)[:]
+    left: list[int] = state.placeable_supply(state.current)[:]  # typed: native arithmetic
     chosen: list[Placement] = []
     rand = rng.random  # looked up once (compiled, a call by name looks it up each time)
     for card, filled, _ in state.slots[state.current]:
@@ -304,16 +305,31 @@ def upgrade_actions(state: StateData) -> list[Action]:
     reserve = state.reserve
     supply = state.supply[state.current]
     acts: list[Action] = []
-    if all(reserve):  # nothing out: the targets are fixed per piece given
-        full = t.upgrade_full
-        for give, held in enumerate(supply):
-            if held:
-                acts.extend(full[give])
+    # loops, not all() nor a list per piece given: compiled, all() of a list is a call into the
+    # interpreter, and this runs at a third of a random game's decisions
+    full = True
+    for count in reserve:
+        if not count:
+            full = False
+            break
+    if full:  # nothing out: the targets are fixed per piece given
+        fixed = t.upgrade_full
+        for give in range(len(supply)):
+            if supply[give]:
+                acts.extend(fixed[give])
         return acts
     for give in range(t.n_pieces):
         if supply[give]:
+            # upgrade_targets, inlined
             by_get = t.upgrade_by_give[give]
-            acts.extend([by_get[get] for get in upgrade_targets(state, give, reserve)])
+            shortage = 1
+            for p in t.upgrade_up[give]:
+                if reserve[p]:
+                    shortage = 0
+                    break
+            for get in t.upgrade_targets[give][shortage]:
+                if reserve[get]:
+                    acts.append(by_get[get])
     return acts
 
 

@@ -64,6 +64,8 @@ class Tables(Sealed):
         # the catalogue's mask -> pieces of that shape, read in hot loops: a native field here
         # rather than an attribute of the (plain Python) catalogue
         self.piece_of_mask: dict[Mask25, tuple[int, ...]] = cat.piece_of_mask
+        # the most cells of a piece: a region with more is no piece's shape (no look-up needed)
+        self.max_cells = max(len(p.cells) for p in cat.pieces)
         self.take_actions = tuple(Take(c) for c in range(len(cat.puzzles)))
         # blind takes by deck (white, black, the solo puzzle deck)
         self.take_deck_actions = tuple(TakeDeck(colour) for colour in range(3))
@@ -139,16 +141,44 @@ class Tables(Sealed):
         loops of play then skip those pieces)."""
         hit = self.group_cache.get(empty)
         if hit is None:
-            # the puzzle's own placements (cached per recess) that lie in the empty cells
-            groups = []
-            for piece, masks in enumerate(self.cat.fits(self.recess[card])):
-                inside = tuple([m for m in masks if m & empty == m])
-                if inside:
-                    groups.append((piece, inside))
-            hit = tuple(groups)
+            hit = self._fit_groups_new(card, empty)
+        return hit
+
+    def _fit_groups_new(
+        self, card: int, empty: Mask25
+    ) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
+        """``fit_groups`` for a region not cached: the recess's own groups filtered (a random game
+        meets about fifteen new regions, each asked about again at later decisions)."""
+        recess = self.recess[card]
+        whole = self.group_cache.get(recess)
+        if whole is None:
+            # the puzzle's own placements (cached per recess by the catalogue), once per recess
+            made = []
+            for piece, masks in enumerate(self.cat.fits(recess)):
+                if masks:
+                    made.append((piece, masks))
+            whole = tuple(made)
             if len(self.group_cache) > 300_000:
                 wipe(self.group_cache)
-            put(self.group_cache, empty, hit)
+            put(self.group_cache, recess, whole)
+            if empty == recess:
+                return whole
+        groups = []
+        for piece, masks in whole:
+            # count first: a piece whose every placement fits is shared, not copied, and one
+            # with none makes no tuple (masks are boxed again when listed: an allocation each)
+            n = 0
+            for m in masks:
+                if m & empty == m:
+                    n += 1
+            if n == len(masks):
+                groups.append((piece, masks))
+            elif n:
+                groups.append((piece, tuple([m for m in masks if m & empty == m])))
+        hit = tuple(groups)
+        if len(self.group_cache) > 300_000:
+            wipe(self.group_cache)
+        put(self.group_cache, empty, hit)
         return hit
 
     def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from bots import make_bot
-from bots.random_bot import best_finish, finish_gain, with_credits
+from bots.random_bot import _nth, best_finish, completing_places, finish_gain, with_credits
 from projectl_sim import Rules, play_game
-from projectl_sim.engine import FINISHING, GameState, finish_options
-from projectl_sim.engine.actions import Finish
+from projectl_sim.engine import FINISHING, PLAY, GameState, finish_options
+from projectl_sim.engine.actions import Finish, Place
 from projectl_sim.engine.moves import shuffle
 
 
@@ -96,3 +96,44 @@ def test_greedys_finishing_touches_are_the_listed_options_best(options: dict) ->
     for seed in range(12):
         play_game(rules, [make_bot("greedy")] * rules.players, seed, on_step=compare)
     assert seen[0] >= 20 and seen[1] >= 1, seen  # greedy rarely leaves a puzzle to finish
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"players": 2}, {"players": 2, "expansions": ("ghost_piece", "phoenix")}],
+)
+def test_completing_places_and_the_place_draw_follow_the_listing(options: dict) -> None:
+    """``completing_places`` is every listed Place that fills its puzzle, in the listing's order;
+    the Place draw's r-th placement (``_nth``) is the r-th of the owned pieces' placements listed
+    puzzle by puzzle, then by piece, then by mask."""
+    rules = Rules(**options)
+    seen = [0, 0]
+
+    def compare(state: GameState, _p: int, _a: object) -> None:
+        if state.phase != PLAY:
+            return
+        view = state.view(state.current)
+        t = view.tables
+        slots = view.slots[view.current]
+        supply = view.placeable_supply(view.current)
+        empty = {card: t.recess[card] & ~filled for card, filled, _ in slots}
+        listed = [a for a in view.place_actions() if isinstance(a, Place)]
+        assert completing_places(view) == [a for a in listed if a.mask == empty[a.card]]
+        seen[0] += bool(completing_places(view))
+        fits = [t.fit_groups(card, empty[card]) for card, _, _ in slots]
+        drawn = [
+            (i, piece, m)
+            for i in range(len(slots))
+            for piece, masks in fits[i]
+            if supply[piece]
+            for m in masks
+        ]
+        assert [(slots[i][0], piece, m) for i, piece, m in drawn] == [
+            (a.card, a.piece, a.mask) for a in listed
+        ]
+        assert [_nth(fits, supply, r) for r in range(len(drawn))] == drawn
+        seen[1] += len(drawn)
+
+    for seed in range(12):
+        play_game(rules, [make_bot("random")] * rules.players, seed, on_step=compare)
+    assert seen[0] >= 20 and seen[1] >= 10_000, seen

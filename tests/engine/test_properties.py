@@ -101,6 +101,7 @@ def test_upgrade_and_basic_piece_follow_the_rulings_for_any_reserve(
                 expected.add((give, get))
     listed = [(a.give, a.get) for a in state.upgrade_actions()]  # type: ignore[attr-defined]
     assert len(listed) == len(set(listed)) and set(listed) == expected
+    assert listed == sorted(listed)  # by piece given, then taken: the random bot draws by index
     mono = state.tables.mono
     basic = [p for p in range(9) if reserve[p] and levels[p] == 1] or [
         p for p in range(9) if reserve[p] and levels[p] == 2

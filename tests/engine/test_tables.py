@@ -6,6 +6,8 @@ equal to the action it stands for (records, checks and bots compare actions by v
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from projectl_sim.engine.actions import BLACK, PUZZLE, WHITE, Place, TakeDeck, Upgrade
@@ -42,3 +44,35 @@ def test_upgrades_and_blind_takes_are_the_actions_they_name(tables: Tables) -> N
         TakeDeck(PUZZLE),
     ]
     assert tables.piece_of_mask is tables.cat.piece_of_mask
+
+
+def _groups_by_definition(tables: Tables, card: int, empty: int) -> tuple:
+    """Every piece with a placement inside ``empty``, each with those placements, in order."""
+    out = []
+    for piece, masks in enumerate(tables.cat.fits(tables.recess[card])):
+        inside = tuple(m for m in masks if m & empty == m)
+        if inside:
+            out.append((piece, inside))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("recess_first", [False, True])
+def test_fit_groups_are_the_placements_inside_the_region(recess_first: bool) -> None:
+    # a fresh Tables (empty caches): a region is asked before its recess, or after it
+    tables = Tables(base_catalogue())
+    rng = random.Random(5)
+    for card in range(0, len(tables.recess), 3):
+        recess = tables.recess[card]
+        cells = [1 << c for c in range(25) if recess >> c & 1]
+        if recess_first:
+            assert tables.fit_groups(card, recess) == _groups_by_definition(tables, card, recess)
+        for _ in range(6):
+            empty = sum(rng.sample(cells, rng.randint(1, len(cells))))
+            expected = _groups_by_definition(tables, card, empty)
+            assert tables.fit_groups(card, empty) == expected
+            assert tables.fit_groups(card, empty) is tables.fit_groups(card, empty)  # cached
+        assert tables.fit_groups(card, recess) == _groups_by_definition(tables, card, recess)
+
+
+def test_max_cells_is_the_largest_piece(tables: Tables) -> None:
+    assert tables.max_cells == max(bin(m).count("1") for m in tables.piece_of_mask) == 4
