@@ -419,7 +419,7 @@ def shuffle(rng: random.Random, items: list[Any]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _sample(rng: random.Random, population: list[int], k: int) -> list[int]:
+def _sample(rng: random.Random, population: list[Any], k: int) -> list[Any]:
     """Return ``rng.sample(population, k)``: the same cards from the same draws (both branches of
     ``Random.sample``: a pool for small populations, a set of taken places for large ones; the
     tests compare them on this interpreter), compiled; a subclass of ``Random`` samples itself.

@@ -41,7 +41,11 @@ from projectl_sim.engine.actions import (
     Place,
     Placement,
     Recycle,
+    Reward,
+    Take,
     TakeBasic,
+    TakeDeck,
+    Upgrade,
     describe,
 )
 from projectl_sim.engine.hooks import hooks_of
@@ -90,6 +94,91 @@ from projectl_sim.tiling.fill import plan, tiling_index
 # interpreted module is looked up in this module's dictionary at each use)
 _FINISH: Final = Finish
 _PLACE: Final = Place
+_RECYCLE: Final = Recycle
+_TAKE: Final = Take
+_TAKE_DECK: Final = TakeDeck
+_UPGRADE: Final = Upgrade
+_TAKE_BASIC: Final = TakeBasic
+_MASTER: Final = Master
+_REWARD: Final = Reward
+
+
+def _kind(action: Action) -> str:
+    """Return ``action.kind``: the base game's classes by their type (an identity test of a
+    compiled static), where reading the class attribute of an action (not a native class) is a
+    call into the interpreter; a subclass or an expansion's action by the attribute."""
+    cls = type(action)
+    if cls is _PLACE:
+        return "place"
+    if cls is _RECYCLE:
+        return "recycle"
+    if cls is _TAKE:
+        return "take"
+    if cls is _UPGRADE:
+        return "upgrade"
+    if cls is _TAKE_BASIC:
+        return "take_basic"
+    if cls is _MASTER:
+        return "master"
+    if cls is _TAKE_DECK:
+        return "take_deck"
+    if cls is _REWARD:
+        return "reward"
+    return action.kind
+
+
+class _Cards:
+    """A catalogue's puzzles as each game's deal, setup and record read them: a ``Puzzle``'s
+    fields are Python attributes (a few hundred instructions a read), these are native."""
+
+    def __init__(self, cat: Catalogue) -> None:
+        self.cat = cat
+        self.ids: tuple[str, ...] = tuple(p.id for p in cat.puzzles)
+        self.colours: tuple[str, ...] = tuple(p.colour for p in cat.puzzles)
+        self.index: dict[str, int] = {pid: card for card, pid in enumerate(self.ids)}
+        # the ids of each colour's puzzles in catalogue order (``Catalogue.of_colour``)
+        self.white: tuple[str, ...] = tuple(self.ids[c] for c in cat.of_colour("white"))
+        self.black: tuple[str, ...] = tuple(self.ids[c] for c in cat.of_colour("black"))
+        self.copies: tuple[int, ...] = tuple(p.copies for p in cat.pieces)
+
+
+class _Numbers:
+    """The numbers of one ``Rules`` that the turn flow reads at every Recycle and round end (a
+    field of the frozen ``Rules`` is a Python attribute, a few hundred instructions a read)."""
+
+    def __init__(self, rules: Rules | None) -> None:
+        self.rules = rules
+        self.row_size = rules.row_size if rules is not None else 0
+        self.max_rounds = rules.max_rounds if rules is not None else 0
+        self.stall_rounds = rules.stall_rounds if rules is not None else 0
+
+
+# the last rules' numbers (a process plays one Rules after another): replaced whole, and holding
+# its Rules, so an identity test is an equality test
+_LAST_NUMBERS: Final = [_Numbers(None)]
+
+
+def _numbers(rules: Rules) -> _Numbers:
+    """Return ``rules``' ``_Numbers``."""
+    last = _LAST_NUMBERS[0]
+    if last.rules is rules:
+        return last
+    made = _Numbers(rules)
+    _LAST_NUMBERS[0] = made
+    return made
+
+
+# catalogue id -> its _Cards (each holds its catalogue, so an id is never reused while kept)
+_CARDS: Final[dict[int, _Cards]] = {}
+
+
+def _cards(cat: Catalogue) -> _Cards:
+    """Return ``cat``'s ``_Cards`` (made on its first game)."""
+    hit = _CARDS.get(id(cat))
+    if hit is not None and hit.cat is cat:
+        return hit
+    made = _CARDS[id(cat)] = _Cards(cat)
+    return made
 
 
 # open to subclasses: a variant of a user's own, loaded from a file, is one (``registry``)
@@ -145,7 +234,7 @@ class GameState(StateData):
         # parameter of Rules): a module constant's speed, not a Python attribute's
         self.max_unfinished = rules.max_unfinished
         self.actions_per_turn = rules.actions_per_turn
-        self.reserve = [p.copies for p in cat.pieces]
+        self.reserve = list(_cards(cat).copies)
         self.supply = [[0] * t.n_pieces for _ in range(n)]
         for pid in rules.starting_supply:
             i = cat.piece_index(pid)
@@ -478,7 +567,18 @@ class GameState(StateData):
         """``step`` without its check: for an action the engine itself listed or drew for
         ``player``, the player to move, in this very state (a bot's promise:
         ``Bot.draws_legal_actions``)."""
-        if type(action) is not _PLACE and isinstance(action, _FINISH):
+        # the base game's Play actions by their type first: an isinstance of a class that is not
+        # native is a call into the interpreter (about 250 instructions)
+        cls = type(action)
+        if (
+            cls is not _PLACE
+            and cls is not _RECYCLE
+            and cls is not _TAKE
+            and cls is not _UPGRADE
+            and cls is not _TAKE_BASIC
+            and cls is not _MASTER
+            and isinstance(action, _FINISH)
+        ):
             self._finish(player, action)
         else:
             self.apply(action)
@@ -490,7 +590,7 @@ class GameState(StateData):
         for x in hooks.before_apply:
             if x.before_apply(self, action):
                 return
-        kind = action.kind
+        kind = _kind(action)
         p = self.current
         counts = True
         if kind == "place":
@@ -618,7 +718,7 @@ class GameState(StateData):
 
     def row_size(self) -> int:
         """*Variant*: return how many face-up cards a full row holds."""
-        return self.rules.row_size
+        return _numbers(self.rules).row_size
 
     def row_sets(self) -> list[list[tuple[int, ...]]]:
         """*Variant*: return every pair of [white, black] rows on the table, as dealt."""
@@ -743,11 +843,12 @@ class GameState(StateData):
         ends = final
         for x in self.hooks.ends_game_at_round_end:
             ends = ends or x.ends_game_at_round_end(self)
+        numbers = _numbers(self.rules)
         if ends:
             self._start_finishing()
-        elif self.round >= self.rules.max_rounds:
+        elif self.round >= numbers.max_rounds:
             self._end_game(END_MAX_ROUNDS)
-        elif self.round - self.last_progress_round >= self.rules.stall_rounds:
+        elif self.round - self.last_progress_round >= numbers.stall_rounds:
             self._end_game(END_STALL)
         else:
             self.round += 1
@@ -781,24 +882,25 @@ class GameState(StateData):
     def deal_table(cls, rules: Rules, rng: random.Random) -> dict[str, Any]:
         """*Variant*: deal the table of a setup (the base game: shuffled white deck, a random
         black deck of the player count's size, a random first player)."""
-        cat = rules.catalogue
-        white = [cat.puzzles[c].id for c in cat.of_colour("white")]
-        black = [cat.puzzles[c].id for c in cat.of_colour("black")]
+        cards = _cards(rules.catalogue)
+        white = list(cards.white)
+        black = list(cards.black)
         if rules.added_puzzles:  # dealt in afterwards (dealing.deal_added)
             white = [pid for pid in white if pid not in rules.added_puzzles]
             black = [pid for pid in black if pid not in rules.added_puzzles]
-        rng.shuffle(white)
-        black = rng.sample(black, rules.black_deck_size)
+        # rng.shuffle and rng.sample: the same draws, compiled
+        moves.shuffle(rng, white)
+        black = moves._sample(rng, black, rules.black_deck_size)
         first = rng.randrange(rules.players)
         return {"first_player": first, "white_deck": white, "black_deck": black}
 
     def table_json(self) -> dict[str, Any]:
         """*Variant*: return the table part of the setup of a game that has not moved yet."""
-        cat = self.rules.catalogue
+        ids = _cards(self.rules.catalogue).ids
         return {
             "first_player": self.first_player,
-            "white_deck": [cat.puzzles[c].id for c in self.rows[WHITE] + self.decks[WHITE]],
-            "black_deck": [cat.puzzles[c].id for c in self.rows[BLACK] + self.decks[BLACK]],
+            "white_deck": [ids[c] for c in self.rows[WHITE] + self.decks[WHITE]],
+            "black_deck": [ids[c] for c in self.rows[BLACK] + self.decks[BLACK]],
         }
 
     def variant_result(self, result: dict[str, Any]) -> None:
@@ -895,14 +997,14 @@ def finish_options(state: GameState) -> list[Action]:
 def parse_setup(setup: dict[str, Any], rules: Rules) -> tuple[int, list[int], list[int]]:
     """Return ``(first player, white deck, black deck)`` of a base-game setup (cards top first);
     raise ``RecordError`` for a malformed one."""
-    cat = rules.catalogue
+    cards = _cards(rules.catalogue)
     if not isinstance(setup, dict):
         raise RecordError("setup must be an object")
     first = setup.get("first_player")
     if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < rules.players:
         raise RecordError(f"setup.first_player must be a seat 0-{rules.players - 1}, got {first!r}")
     decks = []
-    seen: set[str] = set()
+    seen = [False] * len(cards.ids)  # by card: an id is one card's
     for colour in COLOURS:
         key = f"{colour}_deck"
         ids = setup.get(key)
@@ -910,15 +1012,14 @@ def parse_setup(setup: dict[str, Any], rules: Rules) -> tuple[int, list[int], li
             raise RecordError(f"setup.{key} must be a list of puzzle ids")
         deck = []
         for pid in ids:
-            try:
-                card = cat.puzzle_index(pid)
-            except KeyError:
-                raise RecordError(f"setup.{key}: unknown puzzle {pid!r}") from None
-            if cat.puzzles[card].colour != colour:
+            card = cards.index.get(pid, -1) if isinstance(pid, str) else -1
+            if card < 0:
+                raise RecordError(f"setup.{key}: unknown puzzle {pid!r}")
+            if cards.colours[card] != colour:
                 raise RecordError(f"setup.{key}: {pid} is not a {colour} puzzle")
-            if pid in seen:
+            if seen[card]:
                 raise RecordError(f"setup.{key}: {pid} appears twice")
-            seen.add(pid)
+            seen[card] = True
             deck.append(card)
         decks.append(deck)
     return first, decks[0], decks[1]

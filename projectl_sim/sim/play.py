@@ -177,37 +177,62 @@ _CONSTS_A: Final = _hash_consts(_INIT_A, _MULT_A, 32)
 _CONSTS_B: Final = _hash_consts(_INIT_B, _MULT_B, 2)
 
 
+class _Mixed:
+    """A SeedSequence hash's pool after the entropy words of a child: the same for every child of
+    one seed whose spawn key has as many words, so a game's children hash the entropy once."""
+
+    def __init__(self, entropy: list[int], key_words: int) -> None:
+        if key_words and len(entropy) < _POOL_SIZE:
+            entropy = entropy + [0] * (_POOL_SIZE - len(entropy))
+        self.key_words = key_words
+        self.start = len(entropy)  # the data index of the spawn key's first word
+        steps = _POOL_SIZE * (_POOL_SIZE - 1) + _POOL_SIZE * max(
+            len(entropy) + key_words, _POOL_SIZE
+        )
+        consts = _CONSTS_A if steps < len(_CONSTS_A) else _hash_consts(_INIT_A, _MULT_A, steps)
+        self.consts = consts
+        pool = [0] * _POOL_SIZE
+        k = 0  # the hash's step
+        for i in range(_POOL_SIZE):
+            v = _mul32((entropy[i] if i < len(entropy) else 0) ^ consts[k], consts[k + 1])
+            k += 1
+            pool[i] = v ^ (v >> 16)
+        for i_src in range(len(entropy)):
+            k = _mix(pool, pool[i_src] if i_src < _POOL_SIZE else entropy[i_src], i_src, consts, k)
+        self.pool = pool
+        self.step = k
+
+    def child_rng(self, key: list[int]) -> random.Random:
+        """Return the rng of the child whose spawn key is ``key`` (``key_words`` words)."""
+        pool = self.pool[:]
+        k = self.step
+        for i in range(len(key)):
+            # a key word's data index is at least the pool's size (the entropy is padded)
+            k = _mix(pool, key[i], self.start + i, self.consts, k)
+        # generate_state(2, uint64)[0]: the first two state words, the first the low half
+        low = _mul32(pool[0] ^ _CONSTS_B[0], _CONSTS_B[1])
+        high = _mul32(pool[1] ^ _CONSTS_B[1], _CONSTS_B[2])
+        return random.Random((low ^ (low >> 16)) | (high ^ (high >> 16)) << 32)
+
+
+def _mix(pool: list[int], value: int, i_src: int, consts: tuple[int, ...], k: int) -> int:
+    """Mix the data word ``value`` at index ``i_src`` into every other pool word; return the
+    hash's step after it."""
+    for i_dst in range(_POOL_SIZE):
+        if i_src == i_dst:
+            continue  # (an index beyond the pool is never a pool word's)
+        v = _mul32(value ^ consts[k], consts[k + 1])
+        k += 1
+        v ^= v >> 16
+        m = (_mul32(_MIX_MULT_L, pool[i_dst]) - _mul32(_MIX_MULT_R, v)) & _MASK32
+        pool[i_dst] = m ^ (m >> 16)
+    return k
+
+
 def _child_rng(entropy: list[int], key: list[int]) -> random.Random:
     """Return ``rng_from_seed(SeedSequence(entropy, spawn_key=key))``, with ``entropy`` and
     ``key`` as their 32-bit words."""
-    if key and len(entropy) < _POOL_SIZE:
-        entropy = entropy + [0] * (_POOL_SIZE - len(entropy))
-    data = entropy + key
-    steps = _POOL_SIZE * (_POOL_SIZE - 1) + _POOL_SIZE * max(len(data), _POOL_SIZE)
-    consts = _CONSTS_A if steps < len(_CONSTS_A) else _hash_consts(_INIT_A, _MULT_A, steps)
-    pool = [0] * _POOL_SIZE
-    k = 0  # the hash's step
-    for i in range(_POOL_SIZE):
-        v = _mul32((data[i] if i < len(data) else 0) ^ consts[k], consts[k + 1])
-        k += 1
-        pool[i] = v ^ (v >> 16)
-    for i_src in range(len(data)):
-        for i_dst in range(_POOL_SIZE):
-            if i_src < _POOL_SIZE:
-                if i_src == i_dst:
-                    continue
-                v = pool[i_src]
-            else:
-                v = data[i_src]
-            v = _mul32(v ^ consts[k], consts[k + 1])
-            k += 1
-            v ^= v >> 16
-            m = (_mul32(_MIX_MULT_L, pool[i_dst]) - _mul32(_MIX_MULT_R, v)) & _MASK32
-            pool[i_dst] = m ^ (m >> 16)
-    # generate_state(2, uint64)[0]: the first two state words, the first the low half
-    low = _mul32(pool[0] ^ _CONSTS_B[0], _CONSTS_B[1])
-    high = _mul32(pool[1] ^ _CONSTS_B[1], _CONSTS_B[2])
-    return random.Random((low ^ (low >> 16)) | (high ^ (high >> 16)) << 32)
+    return _Mixed(entropy, len(key)).child_rng(key)
 
 
 def game_seeds(
@@ -222,9 +247,12 @@ def game_seeds(
         # a game's seed, as runs give it: numpy's children, computed without numpy
         entropy = _words(seed)
         first = 1 + replicate * players if replicate else 1
-        return _child_rng(entropy, [0]), [
-            _child_rng(entropy, _words(first + p)) for p in range(players)
-        ]
+        mixed = _Mixed(entropy, 1)  # the keys below 2**32 are one word: the entropy hashed once
+        seats = []
+        for p in range(players):
+            key = _words(first + p)
+            seats.append(mixed.child_rng(key) if len(key) == 1 else _child_rng(entropy, key))
+        return mixed.child_rng([0]), seats
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     children = ss.spawn(1 + players)
     if replicate:
