@@ -32,17 +32,19 @@ Placement = tuple[int, Mask25]  # (piece index, placement mask)
 Vector = int  # a packed piece-count vector, _FIELD_BITS bits per piece index
 Solver = Literal["index", "cpsat"]
 
-# One byte per piece type: seven bits for the count (a tiling of at most 25 cells uses at most 25
-# of a piece) and the top bit as the guard of the borrow test. A byte per field lets the owned
-# counts be packed in C, ``int.from_bytes(bytes(counts))``, which is most of a query's cost
-# otherwise; owned counts above 127 are clamped, which changes no answer.
+# Six bits per piece type: five for the count (a tiling of at most 25 cells uses at most 25 of a
+# piece) and the top bit as the guard of the borrow test. Nine base pieces take 54 bits, and the
+# sort key's number of pieces (``_build``) sits above them: every vector and key of the base
+# game fits a machine word, which compiled code adds and compares inline (mypyc's short ints
+# hold 62 bits; a byte per field made them 72-bit longs, every operation a call and an
+# allocation). Owned counts above 31 are clamped, which changes no answer.
 # (Final: compiled, the hot loops read them as constants, not from the module's namespace)
-_FIELD_BITS: Final = 8
+_FIELD_BITS: Final = 6
 _FIELD: Final = (1 << _FIELD_BITS) - 1
 _GUARD: Final = 1 << (_FIELD_BITS - 1)
 _COUNT_MAX: Final = _GUARD - 1
-# The base-256 digits of a vector sum to its number of pieces, and a digit sum is congruent to the
-# number modulo 255 (casting out nines, in base 256); at most 25 pieces < 255 makes it exact.
+# The base-64 digits of a vector sum to its number of pieces, and a digit sum is congruent to the
+# number modulo 63 (casting out nines, in base 64); at most 25 pieces < 63 makes it exact.
 _DIGIT_SUM_MOD: Final = _FIELD
 
 # Memo bound, in stored vectors (about 50 bytes each, measured 48 with their tuples: 250 MB),
@@ -190,7 +192,7 @@ class TilingIndex:
 
     # -- packing -------------------------------------------------------------------------------
     def pack(self, counts: Sequence[int]) -> Vector:
-        """Return the packed vector of per-piece counts (each must be 0..127)."""
+        """Return the packed vector of per-piece counts (each must be 0..31)."""
         v = 0
         for c, s in zip(counts, self._shifts, strict=True):
             if not 0 <= c <= _COUNT_MAX:
@@ -211,20 +213,28 @@ class TilingIndex:
         """Return the owned counts packed with their guard bits, and how many pieces and cells."""
         # Each field holds the clamped count with its guard bit set, so subtracting a vector never
         # borrows across fields, and a field's guard survives exactly when owned >= needed.
-        try:
-            raw = int.from_bytes(bytes(counts), "little")
-        except ValueError:  # a count outside 0..255
-            raw = self._guards
-        if raw & self._guards or len(counts) != len(self._levels):
-            if len(counts) != len(self._levels):
-                raise ValueError(f"expected {len(self._levels)} counts, got {len(counts)}")
-            counts = [0 if c < 0 else c if c < _COUNT_MAX else _COUNT_MAX for c in counts]
-            raw = int.from_bytes(bytes(counts), "little")
-        cells = 0  # a loop, not sum(map(mul, ...)) nor zip: compiled, it is native arithmetic
         levels = self._levels
+        shifts = self._shifts
+        if len(counts) != len(levels):
+            raise ValueError(f"expected {len(levels)} counts, got {len(counts)}")
+        raw = 0
+        pieces = 0
+        cells = 0  # a loop, not sum(map(mul, ...)) nor zip: compiled, it is native arithmetic
         for i in range(len(levels)):
-            cells += counts[i] * levels[i]
-        return raw | self._guards, sum(counts), cells
+            c = counts[i]
+            if c < 0:
+                c = 0
+            elif c > _COUNT_MAX:
+                c = _COUNT_MAX
+            raw |= c << shifts[i]
+            pieces += c
+            cells += c * levels[i]
+        return raw | self._guards, pieces, cells
+
+    def _counts(self, packed: Vector) -> list[int]:
+        """Return the counts of a packed vector as small ints, guard bits dropped (a search tests
+        them at every step, where a test of the packed int costs a shift and a mask)."""
+        return [packed >> s & _COUNT_MAX for s in self._shifts]
 
     # -- the index -----------------------------------------------------------------------------
     def vectors(self, empty: Mask25) -> tuple[Vector, ...]:
@@ -365,9 +375,7 @@ class TilingIndex:
         witness = self._witness.get(empty)
         if witness is not None and (packed - witness) & guards == guards:
             return True
-        # the counts as small ints (a byte per field, the guard bit dropped): the search tests
-        # them at every step, where a test of the packed int is a long-integer operation
-        counts = [b & _COUNT_MAX for b in packed.to_bytes(len(self._shifts), "little")]
+        counts = self._counts(packed)
         rest = self._search(empty, packed, set(), counts)
         if rest is None:
             return False
@@ -424,13 +432,15 @@ class TilingIndex:
         if witness is not None and (packed - witness) & guards == guards:
             best = 0
             pieces = 0
-            for i, c in enumerate(witness.to_bytes(n, "little")):  # the witness's key
+            wanted = self._counts(witness)  # the witness's key
+            for i in range(n):
+                c = wanted[i]
                 best += c << bits * i
                 pieces += c
             self._best = best + pieces * one
         else:  # (unreachable: exists_owned has just remembered a witness within the counts)
             self._best = 26 * one
-        left = [b & _COUNT_MAX for b in packed.to_bytes(n, "little")]
+        left = self._counts(packed)
         self._nodes = SEARCH_MAX_NODES
         self._least(empty, 0, left, one)
         if self._nodes < 0:  # past its budget: the index answers (and keeps the region)
@@ -439,7 +449,11 @@ class TilingIndex:
         if best >= 26 * one:
             return None
         field = (1 << bits) - 1
-        return int.from_bytes(bytes([best >> bits * i & field for i in range(n)]), "little")
+        shifts = self._shifts
+        v = 0
+        for i in range(n):
+            v |= (best >> bits * i & field) << shifts[i]
+        return v
 
     def _least(self, mask: Mask25, key: int, left: list[int], one: int) -> None:
         """Lower ``self._best`` to the least key of ``key`` plus a tiling of ``mask`` within
