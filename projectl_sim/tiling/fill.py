@@ -84,6 +84,15 @@ def _lowest_cell(mask: Mask25) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+def _cells(mask: Mask25) -> int:
+    """Return the number of cells of a mask (of at most 32 cells): ``mask.bit_count()``, which
+    compiled is a method call by name (about 290 instructions), in a dozen native operations."""
+    m = mask - (mask >> 1 & 0x55555555)
+    m = (m & 0x33333333) + (m >> 2 & 0x33333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F
+    return (m * 0x01010101) >> 24 & 0xFF
+
+
 _LEFT_COLUMN: Final = 1 | 1 << 5 | 1 << 10 | 1 << 15 | 1 << 20  # the first cell of each row
 _RIGHT_COLUMN: Final = _LEFT_COLUMN << 4
 
@@ -296,7 +305,7 @@ class TilingIndex:
         if vecs is None:
             vecs = self.vectors(empty)
         owned, pieces, cells = self._owned(counts)
-        if cells < empty.bit_count() or not vecs:
+        if cells < _cells(empty) or not vecs:
             return (), owned
         ends = self._ends.get(empty)
         if ends is None:
@@ -325,7 +334,7 @@ class TilingIndex:
         if not empty:
             return 0
         packed, pieces, cells = owned
-        if cells < empty.bit_count():
+        if cells < _cells(empty):
             return None
         vecs = self._memo.get(empty)
         if vecs is None:
@@ -355,7 +364,7 @@ class TilingIndex:
     def exists_owned(self, empty: Mask25, owned: tuple[Vector, int, int]) -> bool:
         """Return ``exists(empty, counts)`` for counts already packed by ``owned``."""
         packed, _, cells = owned
-        if cells < empty.bit_count():
+        if cells < _cells(empty):
             return False
         # Almost every region that fails in play fails here: more lone cells than level-1 pieces
         # (isolated_cells, inlined: this runs several times per random Place). Far cheaper than
@@ -367,7 +376,7 @@ class TilingIndex:
             singles = 0
             for shift in self._single_shifts:
                 singles += packed >> shift & _COUNT_MAX
-            if lone.bit_count() > singles:
+            if _cells(lone) > singles:
                 return False
         if self._memo.get(empty) is not None:
             return self.first_owned(empty, owned) is not None

@@ -199,6 +199,22 @@ def test_pack_round_trips_and_rejects_out_of_range(cat: Catalogue) -> None:
         index.pack((32, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
+def test_a_base_vector_and_its_sort_key_fit_a_machine_word(cat: Catalogue) -> None:
+    # compiled, an int of at most 62 bits is arithmetic in a register; a longer one is an object
+    # allocated at every operation (the index's hot loops add, subtract and compare vectors)
+    index = TilingIndex(cat)
+    widest = max(v for puzzle in cat.puzzles for v in index.vectors(puzzle.recess))
+    assert widest < 1 << index._key_shift and 26 << index._key_shift < 1 << 62
+    owned = index.owned([31] * NINE)[0]
+    assert owned < 1 << 62 and index.unpack(owned) == (63,) * NINE  # every guard bit set
+
+
+def test_cells_counts_a_masks_cells() -> None:
+    rng = random.Random(11)
+    for mask in [0, 1, (1 << 25) - 1, (1 << 32) - 1, *(rng.getrandbits(25) for _ in range(500))]:
+        assert fill._cells(mask) == mask.bit_count()
+
+
 def test_a_tiny_memo_bound_keeps_answers_and_stays_bounded(cat: Catalogue) -> None:
     small = TilingIndex(cat, max_vectors=2_000)
     big = TilingIndex(cat)
