@@ -428,7 +428,7 @@ class TilingIndex:
         """Return ``cheapest(empty, counts)`` for counts already packed by ``owned``."""
         if not empty:
             return 0
-        if self._memo.get(empty) is not None or empty.bit_count() > SEARCH_MAX_CELLS:
+        if self._memo.get(empty) is not None or _cells(empty) > SEARCH_MAX_CELLS:
             return self.first_owned(empty, owned)
         if not self.exists_owned(empty, owned):
             return None
@@ -437,7 +437,10 @@ class TilingIndex:
         witness = self._witness.get(empty)
         n = len(self._shifts)
         bits = self._key_bits
-        one = 1 << bits * n
+        # the pieces' field (a shift: compiled, a product with a factor above 2**30 is a boxed
+        # long operation even when it fits a machine word)
+        shift = bits * n
+        one = 1 << shift
         if witness is not None and (packed - witness) & guards == guards:
             best = 0
             pieces = 0
@@ -446,16 +449,16 @@ class TilingIndex:
                 c = wanted[i]
                 best += c << bits * i
                 pieces += c
-            self._best = best + pieces * one
+            self._best = best + (pieces << shift)
         else:  # (unreachable: exists_owned has just remembered a witness within the counts)
-            self._best = 26 * one
+            self._best = 26 << shift
         left = self._counts(packed)
         self._nodes = SEARCH_MAX_NODES
-        self._least(empty, 0, left, one)
+        self._least(empty, 0, left, one, shift)
         if self._nodes < 0:  # past its budget: the index answers (and keeps the region)
             return self.first_owned(empty, owned)
         best = self._best
-        if best >= 26 * one:
+        if best >= 26 << shift:
             return None
         field = (1 << bits) - 1
         shifts = self._shifts
@@ -464,12 +467,12 @@ class TilingIndex:
             v |= (best >> bits * i & field) << shifts[i]
         return v
 
-    def _least(self, mask: Mask25, key: int, left: list[int], one: int) -> None:
+    def _least(self, mask: Mask25, key: int, left: list[int], one: int, shift: int) -> None:
         """Lower ``self._best`` to the least key of ``key`` plus a tiling of ``mask`` within
-        ``left``, largest pieces first (``_at_largest``; keys in ``_search_key_bits`` fields, one
-        piece is ``one``). A branch stops once it cannot go below the best: the rest needs a
-        level-1 piece for each of its cells with no empty neighbour, and for its other cells at
-        least the pieces that cover them taking the largest of the other pieces left first."""
+        ``left``, largest pieces first (``_at_largest``; keys in ``_search_key_bits`` fields, a
+        piece adds ``one``, ``1 << shift``). A branch stops once it cannot go below the best: the
+        rest needs a level-1 piece for each of its cells with no empty neighbour, and for its
+        other cells at least the pieces that cover them taking the largest other pieces first."""
         if not mask:
             if key < self._best:
                 self._best = key
@@ -480,14 +483,14 @@ class TilingIndex:
         lone = mask & ~(
             mask << 5 | mask >> 5 | (mask & ~_RIGHT_COLUMN) << 1 | (mask & ~_LEFT_COLUMN) >> 1
         )
-        need = mask.bit_count()
+        need = _cells(mask)
         pieces = 0
         spare = 0  # the level-1 pieces the lone cells take
         if lone:
             singles = 0
             for piece in self._singles:
                 singles += left[piece]
-            pieces = lone.bit_count()
+            pieces = _cells(lone)
             if pieces > singles:
                 return
             # a piece on a lone cell covers nothing else: the other cells take other pieces
@@ -509,16 +512,18 @@ class TilingIndex:
                     take = have
                 pieces += take
                 need -= take * level
-        if need > 0 or key + pieces * one >= self._best:
+        if need > 0 or key + (pieces << shift) >= self._best:
             return
         for piece, unit, masks in self._at_largest[(mask & -mask).bit_length() - 1]:
-            if left[piece]:
+            have = left[piece]
+            if have:
                 step = key + unit + one
                 for m in masks:
                     if m & mask == m:
-                        left[piece] -= 1
-                        self._least(mask ^ m, step, left, one)
-                        left[piece] += 1
+                        # (assigned, not ``-=``: compiled, an augmented item is a generic op)
+                        left[piece] = have - 1
+                        self._least(mask ^ m, step, left, one, shift)
+                        left[piece] = have
                         if self._nodes < 0:
                             return
 
@@ -953,7 +958,7 @@ def fewest_pieces(index: TilingIndex, empty: Mask25, counts: Sequence[int]) -> i
     """Return a lower bound on the pieces of any tiling of ``empty`` within ``counts``: the fewest
     that cover as many cells, largest first (26, more than any tiling has, when all of them cover
     too few)."""
-    need = empty.bit_count()
+    need = _cells(empty)
     pieces = 0
     levels = index._levels
     for piece in index._largest_first:
