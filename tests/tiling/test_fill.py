@@ -418,12 +418,6 @@ def test_search_table_holds_the_placements_whose_lowest_cell_it_is(cat: Catalogu
         assert all(unit == 1 << 4 * piece for piece, unit, _ in table[cell])
 
 
-def test_count_cells_is_bit_count() -> None:
-    rng = random.Random(41)
-    for mask in [0, (1 << 25) - 1, *(rng.getrandbits(25) for _ in range(2000))]:
-        assert fill._count_cells(mask) == mask.bit_count()
-
-
 def test_fewest_pieces_bounds_the_cheapest_tiling(cat: Catalogue) -> None:
     rng = random.Random(37)
     index = tiling_index(cat)
