@@ -121,6 +121,11 @@ def test_solo_pairs_the_bots_by_deal(
     result = strength._solo(tmp_path / "solo")
     assert result["points_diff"][0] == pytest.approx((by["greedy"] - by["random"]).mean())
     assert result["points_a"] == pytest.approx(by["greedy"].mean())
+    # the CPU a game: the seat's decisions' CPU over its games (the ms a decision times them)
+    rows = seats[seats["bot_spec"] == "greedy"]
+    cpu = (rows["decision_cpu_mean"] * rows["decisions"]).sum()
+    assert result["s_a"] == pytest.approx(cpu / 3) and result["s_a"] > 0
+    assert f"{result['s_a']:.2f} s/game" in out
 
 
 def test_bad_setting_is_one_line(
