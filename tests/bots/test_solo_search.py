@@ -89,3 +89,17 @@ def test_the_search_takes_the_best_mean_over_the_same_worlds() -> None:
 def test_bad_parameters_are_refused(spec: str) -> None:
     with pytest.raises(UsageError):
         make_bot(spec)
+
+
+def test_halving_drops_the_worse_half_after_each_quarter() -> None:
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    takes = view.take_actions()
+    assert len(takes) >= 4
+    full, halved = SoloSearchBot(worlds=8), SoloSearchBot(worlds=8, halving=2)
+    full._search(view, takes, random.Random(3))
+    halved._search(view, takes, random.Random(3))
+    n = len(takes)
+    # a quarter of the worlds for all, the next quarter for half, the last half for a quarter
+    assert full.rollouts == 8 * n
+    assert halved.rollouts == 2 * n + 2 * ((n + 1) // 2) + 4 * (((n + 1) // 2 + 1) // 2)
