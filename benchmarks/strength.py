@@ -277,8 +277,9 @@ def _solo(run_dir: Path) -> dict[str, Any]:
     """Return each bot's solo win rate and A's points minus B's, paired by deal."""
     seats, manifest = _seats(run_dir)
     a_name, b_name = (c["lineup"][0] for c in manifest["configs"][:2])
-    a = seats[seats["bot"] == a_name].set_index("deal")
-    b = seats[seats["bot"] == b_name].set_index("deal")
+    # each bot's seats by its line-up as given (a file's bot goes by its class name in ``bot``)
+    a = seats[seats["lineup"] == a_name].set_index("deal")
+    b = seats[seats["lineup"] == b_name].set_index("deal")
     both = a.index.intersection(b.index)
     a, b = a.loc[both], b.loc[both]
     return {

@@ -189,3 +189,22 @@ def test_an_expansion_the_spec_would_drop_is_refused(
     )
     assert code == 2 and err.count("\n") == 1 and "endless_white_deck=true" in err
     assert not (tmp_path / "00").exists()  # nothing played
+
+
+def test_solo_finds_a_spec_with_parameters_by_its_line_up(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot's ``bot`` column is its name (``greedy``), its line-up the spec as given."""
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--solo",
+        "greedy:deny=0.5",
+        "random",
+    )
+    assert code == 0 and "solo (normal), 2 deals" in out
+    assert strength._solo(tmp_path / "solo")["deals"] == 2
