@@ -23,7 +23,7 @@ machine and its load, and a rating on the bots it was fitted with):
   intervals, not to the point.
 - ``BENCHMARKS``: CPU only, bots the ladder leaves out for their cost (docs/how-to/
   which-players.md and docs/benchmarks.md: ``benchmarks/bots.py``, ``benchmarks/decisions.py``).
-- ``SOLO``: solo at Normal only (``benchmarks/solo.py --bot``, docs/benchmarks.md), for a bot
+- ``SOLO``: solo at Normal only (``benchmarks/strength.py --solo``, docs/benchmarks.md), for a bot
   that searches in solo alone: its CPU a decision there, on the compiled build of a loaded
   2-core machine (elsewhere it plays, and costs, as greedy).
 - ``STRENGTH``: a head-to-head match on shared deals, seats swapped (``benchmarks/strength.py``;
@@ -57,8 +57,8 @@ HEURISTICS = (
     "--jobs 1 --seed 3 --out ladder"
 )
 SOLO = (
-    "benchmarks/solo.py --games 60 --seed 1 --bot greedy --bot solosearch (compiled, load "
-    "about 20; docs/benchmarks.md)"
+    "benchmarks/strength.py --solo solosearch greedy --games 400 --seed 53 --jobs 1 (compiled, "
+    "load about 25; docs/benchmarks.md)"
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
@@ -143,10 +143,10 @@ MEASURED: tuple[Measured, ...] = (
     Measured("builder", 0.054, HEURISTICS, -140.0, -186.0, -95.0),
     Measured(
         "solosearch",
-        33.1,
+        55.5,
         SOLO,
-        note="solo only (elsewhere it is greedy): won 26.7% [17.1%, 39.0%] of 60 Normal deals "
-        "where greedy won 15.0%, +0.08 points [-0.46, +0.63] a game",
+        note="solo only (elsewhere it is greedy): won 29.2% [24.8%, 33.7%] of 400 Normal deals "
+        "where greedy won 15.2%, -0.26 points [-0.49, -0.02] a game",
     ),
     Measured("random", 0.014, HEURISTICS, note="never won a game: below every other bot"),
     Measured("mcts", 170.0, BENCHMARKS, iterations=200),
