@@ -277,8 +277,9 @@ def _solo(run_dir: Path) -> dict[str, Any]:
     """Return each bot's solo win rate and A's points minus B's, paired by deal."""
     seats, manifest = _seats(run_dir)
     a_name, b_name = (c["lineup"][0] for c in manifest["configs"][:2])
-    a = seats[seats["bot"] == a_name].set_index("deal")
-    b = seats[seats["bot"] == b_name].set_index("deal")
+    # each bot's seats by its line-up as given (a file's bot goes by its class name in ``bot``)
+    a = seats[seats["lineup"] == a_name].set_index("deal")
+    b = seats[seats["lineup"] == b_name].set_index("deal")
     both = a.index.intersection(b.index)
     a, b = a.loc[both], b.loc[both]
     return {
@@ -292,7 +293,14 @@ def _solo(run_dir: Path) -> dict[str, Any]:
         "points_diff": _interval(a["score"] - b["score"]),
         "ms_a": _ms(a),
         "ms_b": _ms(b),
+        "s_a": _s_game(a),
+        "s_b": _s_game(b),
     }
+
+
+def _s_game(rows: Any) -> float:
+    """Return the CPU seconds a game the seat's decisions took (over its games)."""
+    return float((rows["decision_cpu_mean"] * rows["decisions"]).sum() / max(1, len(rows)))
 
 
 def _solo_line(a: str, b: str, r: dict[str, Any]) -> str:
@@ -304,8 +312,10 @@ def _solo_line(a: str, b: str, r: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"solo ({r['difficulty']}), {r['deals']} deals each played by both bots",
-            f"  A {a}: wins {ci(r['win_a'])}, points {r['points_a']:.2f}, {r['ms_a']:.2f} ms/dec",
-            f"  B {b}: wins {ci(r['win_b'])}, points {r['points_b']:.2f}, {r['ms_b']:.2f} ms/dec",
+            f"  A {a}: wins {ci(r['win_a'])}, points {r['points_a']:.2f}, "
+            f"{r['ms_a']:.2f} ms/dec, {r['s_a']:.2f} s/game",
+            f"  B {b}: wins {ci(r['win_b'])}, points {r['points_b']:.2f}, "
+            f"{r['ms_b']:.2f} ms/dec, {r['s_b']:.2f} s/game",
             f"  A - B: wins {ci(r['win_diff'])}, points {ci(r['points_diff'], pct=False)}",
         ]
     )

@@ -31,6 +31,7 @@ from bots.mcts import MCTSBot
 from bots.params import OneOf, Range, check_value
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
 from bots.random_bot import RandomBot
+from bots.solo_search import SoloSearchBot
 from bots.value import ValueBot
 from projectl_sim.errors import ProjectLError, UsageError, closest, unknown_name
 
@@ -45,6 +46,7 @@ REGISTRY: dict[str, type[Bot]] = {
         RecyclerBot,
         MCTSBot,
         ValueBot,
+        SoloSearchBot,
     )
 }
 BUILTIN = dict(REGISTRY)
@@ -335,6 +337,7 @@ __all__ = [
     "RecyclerBot",
     "RusherBot",
     "SetterBot",
+    "SoloSearchBot",
     "ValueBot",
     "bot_class",
     "declared_name",

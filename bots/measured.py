@@ -23,6 +23,9 @@ machine and its load, and a rating on the bots it was fitted with):
   intervals, not to the point.
 - ``BENCHMARKS``: CPU only, bots the ladder leaves out for their cost (docs/how-to/
   which-players.md and docs/benchmarks.md: ``benchmarks/bots.py``, ``benchmarks/decisions.py``).
+- ``SOLO``: solo at Normal only (``benchmarks/strength.py --solo``, docs/benchmarks.md), for a bot
+  that searches in solo alone: its CPU a decision there, on the compiled build of a loaded
+  2-core machine (elsewhere it plays, and costs, as greedy).
 - ``STRENGTH``: a head-to-head match on shared deals, seats swapped (``benchmarks/strength.py``;
   docs/benchmarks.md), for a bot not on the ladder: its note says whom it played and how it
   scored, its CPU is the same run's, on the compiled build of a loaded 2-core machine.
@@ -52,6 +55,10 @@ PREVIOUS = (
 HEURISTICS = (
     "projectl-sim ladder --bots greedy,random,builder,setter,recycler,rusher --games 100 "
     "--jobs 1 --seed 3 --out ladder"
+)
+SOLO = (
+    "benchmarks/strength.py --solo solosearch greedy --games 400 --seed 53 --jobs 1 (compiled, "
+    "load about 25; docs/benchmarks.md)"
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
@@ -134,6 +141,13 @@ MEASURED: tuple[Measured, ...] = (
     Measured("recycler", 0.146, HEURISTICS, -67.0, -112.0, -23.0),
     Measured("setter", 0.048, HEURISTICS, -93.0, -138.0, -49.0),
     Measured("builder", 0.054, HEURISTICS, -140.0, -186.0, -95.0),
+    Measured(
+        "solosearch",
+        55.5,
+        SOLO,
+        note="solo only (elsewhere it is greedy): won 29.2% [24.8%, 33.7%] of 400 Normal deals "
+        "where greedy won 15.2%, -0.26 points [-0.49, -0.02] a game",
+    ),
     Measured("random", 0.014, HEURISTICS, note="never won a game: below every other bot"),
     Measured("mcts", 170.0, BENCHMARKS, iterations=200),
     Measured("mcts:iterations=800", 594.0, BENCHMARKS, iterations=800),

@@ -121,6 +121,11 @@ def test_solo_pairs_the_bots_by_deal(
     result = strength._solo(tmp_path / "solo")
     assert result["points_diff"][0] == pytest.approx((by["greedy"] - by["random"]).mean())
     assert result["points_a"] == pytest.approx(by["greedy"].mean())
+    # the CPU a game: the seat's decisions' CPU over its games (the ms a decision times them)
+    rows = seats[seats["bot_spec"] == "greedy"]
+    cpu = (rows["decision_cpu_mean"] * rows["decisions"]).sum()
+    assert result["s_a"] == pytest.approx(cpu / 3) and result["s_a"] > 0
+    assert f"{result['s_a']:.2f} s/game" in out
 
 
 def test_bad_setting_is_one_line(
@@ -184,3 +189,22 @@ def test_an_expansion_the_spec_would_drop_is_refused(
     )
     assert code == 2 and err.count("\n") == 1 and "endless_white_deck=true" in err
     assert not (tmp_path / "00").exists()  # nothing played
+
+
+def test_solo_finds_a_spec_with_parameters_by_its_line_up(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot's ``bot`` column is its name (``greedy``), its line-up the spec as given."""
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--out",
+        str(tmp_path),
+        "--games",
+        "2",
+        "--solo",
+        "greedy:deny=0.5",
+        "random",
+    )
+    assert code == 0 and "solo (normal), 2 deals" in out
+    assert strength._solo(tmp_path / "solo")["deals"] == 2

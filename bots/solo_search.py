@@ -1,0 +1,140 @@
+"""A solo player that chooses its takes by playing each one out in many deals of the unseen deck.
+
+In solo the mastermind is deterministic given the table (rulings, Solo variant), so what decides
+a take is what it does to the mastermind's coming takes, and those hang on the cards that refill
+the grid, which the player cannot see. ``solosearch`` plays as greedy, except where a take is
+chosen (``when=take``: where greedy's own choice is a take; ``when=always``: wherever a take is
+legal, greedy's choice then a candidate too): there it deals ``worlds`` orders of the unseen deck
+from its view (the unseen cards are a known multiset, whites on top of blacks), plays every
+candidate (each take of the grid, the blind draw, greedy's choice) in each of the same worlds,
+greedy playing on to the end against the mastermind, and takes the candidate with the best mean
+of a win (1) plus ``margin`` a point of final margin over the mastermind. A flat search over
+determinizations (perfect-information Monte Carlo), with common deals across the candidates so
+that their differences are not the deals'. ``halving`` rounds drop the worse half of the
+candidates after each quarter of the worlds (0: every candidate meets every world).
+
+It reads the rules in force (difficulty, ``solo_unlock``, Finesse Solo's two takes) through the
+game it copies, sees only its view (the deck order is dealt, never read), and outside solo, or
+once the deck is empty (greedy's exact end search takes over), it is greedy.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from bots._state import OVER, determinize, solo_table
+from bots.base import Bot
+from bots.greedy import GreedyBot
+from bots.params import OneOf, Param, Range
+from bots.value import settle
+from projectl_sim.engine import GameState
+from projectl_sim.engine.actions import Action, Finish, TakeDeck
+
+
+def _is_take(action: Action, takes: list[Action]) -> bool:
+    return action in takes or isinstance(action, TakeDeck)
+
+
+class SoloSearchBot(Bot):
+    name = "solosearch"
+    summary = (
+        "solo: greedy, each take chosen by playing every take out to the end in many deals of "
+        "the unseen deck (wins, then margin over the mastermind)"
+    )
+    params: ClassVar[dict[str, Param]] = {
+        "worlds": (
+            16,
+            "deals of the unseen deck a searched decision plays each candidate in",
+            Range(1, 100_000),
+        ),
+        "when": (
+            "take",
+            "search where greedy's choice is a take (take) or wherever a take is legal (always)",
+            OneOf("take", "always"),
+        ),
+        "margin": (
+            0.05,
+            "value of a point of final margin over the mastermind (a win is worth 1)",
+            Range(0.0),
+        ),
+        "halving": (
+            0,
+            "after each of this many quarters of the worlds drop the worse half (0: none)",
+            Range(0, 3),
+        ),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.worlds = int(self.options["worlds"])
+        self.always = self.options["when"] == "always"
+        self.margin = float(self.options["margin"])
+        self.halving = int(self.options["halving"])
+        self.greedy = GreedyBot()  # the bot's own play where it does not search (end search on)
+        self.rollout = GreedyBot(endgame=0)  # the rollouts' play (no end search: too dear)
+        self.searches = 0  # decisions searched over this bot's life (for benchmarks)
+        self.rollouts = 0
+
+    # -- the protocol --------------------------------------------------------------------------
+    def act(self, view: GameState, rng: random.Random) -> Action:
+        choice = self.greedy.act(view, rng)
+        if solo_table(view) is None or view.cards_to_trigger() == 0:
+            return choice  # not solo, or the deck is out: greedy (its end search) decides
+        takes = view.take_actions()
+        if not takes or (not self.always and not _is_take(choice, takes)):
+            return choice
+        cands = [choice] + [a for a in takes if a != choice]
+        if len(cands) == 1:
+            return choice
+        return self._search(view, cands, rng)
+
+    def choose_reward(self, view: GameState, options: tuple[int, ...], rng: random.Random) -> int:
+        return self.greedy.choose_reward(view, options, rng)
+
+    def choose_level_up(self, view: GameState, rng: random.Random) -> Action:
+        return self.greedy.choose_level_up(view, rng)
+
+    def finishing_touches(self, view: GameState, rng: random.Random) -> Finish:
+        return self.greedy.finishing_touches(view, rng)
+
+    # -- the search ----------------------------------------------------------------------------
+    def _search(self, view: GameState, cands: list[Action], rng: random.Random) -> Action:
+        """Return the candidate with the best mean value over the same dealt worlds (ties: the
+        earlier candidate, greedy's choice first)."""
+        self.searches += 1
+        worlds = [(determinize(view, rng), rng.getrandbits(32)) for _ in range(self.worlds)]
+        totals = [0.0] * len(cands)
+        alive = list(range(len(cands)))
+        rounds = self.halving
+        # the worlds' share of each round: a quarter each for the halving rounds, the rest last
+        bounds = [len(worlds) * (r + 1) // 4 for r in range(rounds)] + [len(worlds)]
+        start = 0
+        for end in bounds:
+            for i in alive:
+                for world, seed in worlds[start:end]:
+                    totals[i] += self._play_out(world, cands[i], seed)
+            start = end
+            if end < len(worlds) and len(alive) > 1:
+                alive.sort(key=lambda i: (-totals[i], i))
+                alive = sorted(alive[: (len(alive) + 1) // 2])
+        best = max(alive, key=lambda i: (totals[i], -i))
+        return cands[best]
+
+    def _play_out(self, world: GameState, action: Action, seed: int) -> float:
+        """Play ``action`` in a copy of ``world``, then greedy to the end; return its value."""
+        self.rollouts += 1
+        state = world.copy()
+        rng = random.Random(seed)
+        state.apply(action)
+        greedy = self.rollout
+        while True:
+            settle(state, greedy, rng)
+            if state.phase == OVER:
+                break
+            step = greedy.choose_with_insert(state)
+            if step is None:
+                step = rng.choice(state.legal_actions(master="none"))
+            state.apply(step)
+        margin = float(state.final_scores()[0] - state.opponent_score())
+        return (1.0 if state.winners() else 0.0) + self.margin * margin

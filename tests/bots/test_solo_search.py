@@ -1,0 +1,105 @@
+"""The solo search (``solosearch``): greedy outside its takes, legal, blind to the deck order."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots import make_bot
+from bots.solo_search import SoloSearchBot
+from projectl_sim import Rules, play_game
+from projectl_sim.engine import OVER, deal, new_game
+from projectl_sim.engine.actions import Take, TakeDeck
+from projectl_sim.errors import UsageError
+
+
+def _solo_state(seed: int, actions: int, **rules: object):
+    """Return a solo game after ``actions`` of greedy's actions (seeded deal)."""
+    r = Rules(players=1, variant="solo", **rules)
+    state = new_game(r, setup=deal(r, random.Random(seed)))
+    greedy = make_bot("greedy")
+    rng = random.Random(seed)
+    for _ in range(actions):
+        state.step(0, greedy(state.view(0), rng))
+    return state
+
+
+def test_outside_solo_it_plays_as_greedy() -> None:
+    rules = Rules(players=2)
+    a = play_game(rules, [make_bot("solosearch"), make_bot("greedy")], 3).record_json()
+    b = play_game(rules, [make_bot("greedy"), make_bot("greedy")], 3).record_json()
+    assert a["actions"] == b["actions"] and a["actions"]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [{}, {"difficulty": "unbeatable", "solo_unlock": "pass"}, {"expansions": {"finesse"}}],
+    ids=["normal", "unbeatable-pass", "finesse-solo"],
+)
+def test_it_plays_solo_games_to_the_end_legally(rules: dict) -> None:
+    bot = SoloSearchBot(worlds=2)
+    outcome = play_game(Rules(players=1, variant="solo", **rules), [bot], 5, record=False)
+    assert outcome.state.phase == OVER
+    assert bot.searches > 0 and bot.rollouts >= 2 * bot.searches
+
+
+def test_the_deck_order_never_reaches_its_choice() -> None:
+    """Two games alike but for the order of the unseen deck get the same answer."""
+    state = _solo_state(11, 4)
+    other = state.view(0).determinize(random.Random(99))  # the same table, the deck re-dealt
+    assert other.decks != state.decks
+    bot = SoloSearchBot(worlds=4, when="always")
+    mine = bot(state.view(0), random.Random(1))
+    assert bot.searches == 1
+    assert SoloSearchBot(worlds=4, when="always")(other.view(0), random.Random(1)) == mine
+
+
+def test_it_searches_only_the_takes_and_keeps_greedys_choice_on_a_tie() -> None:
+    state = _solo_state(11, 0)
+    bot = SoloSearchBot(worlds=3, margin=0.0)
+    rng = random.Random(2)
+    choice = bot(state.view(0), rng)
+    greedy = make_bot("greedy")(state.view(0), random.Random(2))
+    if isinstance(greedy, (Take, TakeDeck)):
+        assert bot.searches == 1
+        assert isinstance(choice, (Take, TakeDeck))
+    else:
+        assert bot.searches == 0 and choice == greedy
+
+
+def test_the_search_takes_the_best_mean_over_the_same_worlds() -> None:
+    """Searched with the deck played out, each candidate's value is the mean over the worlds,
+    so the chosen one is never worse than greedy's own choice in those worlds."""
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    takes = view.take_actions()
+    bot = SoloSearchBot(worlds=6)
+    worlds_rng = random.Random(8)
+    best = bot._search(view, takes, worlds_rng)
+    worlds_rng = random.Random(8)
+    worlds = [(view.determinize(worlds_rng), worlds_rng.getrandbits(32)) for _ in range(6)]
+    value = {a: sum(bot._play_out(w, a, s) for w, s in worlds) for a in takes}
+    assert value[best] == max(value.values())
+
+
+@pytest.mark.parametrize(
+    "spec", ["solosearch:worlds=0", "solosearch:when=never", "solosearch:margin=-1"]
+)
+def test_bad_parameters_are_refused(spec: str) -> None:
+    with pytest.raises(UsageError):
+        make_bot(spec)
+
+
+def test_halving_drops_the_worse_half_after_each_quarter() -> None:
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    takes = view.take_actions()
+    assert len(takes) >= 4
+    full, halved = SoloSearchBot(worlds=8), SoloSearchBot(worlds=8, halving=2)
+    full._search(view, takes, random.Random(3))
+    halved._search(view, takes, random.Random(3))
+    n = len(takes)
+    # a quarter of the worlds for all, the next quarter for half, the last half for a quarter
+    assert full.rollouts == 8 * n
+    assert halved.rollouts == 2 * n + 2 * ((n + 1) // 2) + 4 * (((n + 1) // 2 + 1) // 2)
