@@ -194,14 +194,36 @@ def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
     return True
 
 
+def _model(spec: str) -> str:
+    """Return the model a spec names (its ``model=``), or "" for the shipped one."""
+    for part in spec.partition(":")[2].split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "model":
+            return value.strip()
+    return ""
+
+
 def measured(spec: str) -> Measured | None:
-    """Return the row measured for exactly this spec (parameters in any order), or None."""
+    """Return the row measured for exactly this spec (parameters in any order) on its model (a
+    spec that names none: the shipped one), or None."""
     name, params = _params(spec)
+    model = _model(spec)
     for row in MEASURED:
         row_name, row_params = _params(row.spec)
-        if row_name == name and _same(row_params, params):
+        if row_name == name and _same(row_params, params) and _model(row.spec) == model:
             return row
     return None
+
+
+def _priced(spec: str) -> Measured | None:
+    """Return the row that prices a spec: its own, else the same bot's on the shipped model (a
+    model of the same network costs what the shipped one does)."""
+    found = measured(spec)
+    if found is None and _model(spec):
+        name, _, rest = spec.partition(":")
+        kept = [p for p in rest.split(",") if p.partition("=")[0].strip() not in ("model", "hash")]
+        found = measured(f"{name}:{','.join(kept)}" if kept else name)
+    return found
 
 
 def rows_of(name: str) -> list[Measured]:
@@ -218,9 +240,10 @@ def cost_ms(spec: str) -> float | None:
     rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
     faster for greedy lines, whose k-th visit replays k actions: 5.4 times the CPU from 32 to
     128 on the ladder); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs
-    what its default does.
+    what its default does; a spec on another model (``model=``) what the same spec on the
+    shipped one does, when that one's own is not measured (the models share one network size).
     """
-    found = measured(spec)
+    found = _priced(spec)
     if found is not None:
         return found.cpu_ms
     name, params = _params(spec)
