@@ -137,3 +137,17 @@ def test_a_row_is_its_models_and_another_model_costs_what_the_shipped_one_does()
     assert cost_ms(mine) == shipped.cpu_ms
     for row in MEASURED:  # each row's model is its own: its spec finds it back
         assert measured(row.spec) is row, row.spec
+
+
+def test_the_candidate_models_searches_are_rated_by_the_joint_fit_and_say_so() -> None:
+    from bots.measured import CANDIDATE, JOINT, rating_text
+
+    rows = [r for r in MEASURED if r.source == JOINT]
+    assert rows and all(f"model={CANDIDATE}" in r.spec for r in rows)
+    for row in rows:
+        assert measured(row.spec) is row and row.rating is not None
+        assert rating_text(row).endswith("on the ladder refitted with it")
+        # the shipped model's row of the same search is another row
+        shipped = row.spec.replace(f",model={CANDIDATE}", "")
+        assert measured(shipped) is not row
+    assert "--ladder" in JOINT and "benchmarks/strength.py" in JOINT
