@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/strength.py --out DIR [--games N] [--seed S] [--jobs J]
 [--players N] [--variant V] [--expansions E] (--pair A B)... | --scaling TEMPLATE --budgets 8,32,128
-| --solo A B [--difficulty D]``, or ``strength.py --pair A B --pool DIR...``.
+| --solo A B [--difficulty D]``, or ``strength.py --pair A B --pool DIR...``, or
+``strength.py --ladder DIR... [--anchor SPEC]``.
 
 Each pair plays ``--games`` 2-player games, every deal under both seatings (the runner's round
 robin, resumable: ``DIR/NN``), and prints bot A's score share with its 95% interval over deals
@@ -25,6 +26,11 @@ averaged over its B opponents, so 50% is even at any player count; its win share
 it (an even table gives 1/N). ``--solo A B`` plays each deal of the solo variant (``--difficulty``)
 once with each bot: its win rates, and A's points minus B's paired by deal. ``--pool DIR...``
 reads finished (or stopped) runs of one pair instead of playing, and pools their deals.
+
+``--ladder DIR...`` places the players of several runs on one scale, as ``projectl-sim ladder``
+rates its own round robin: one joint Plackett-Luce fit over every finished game of the runs (a
+ladder's ``OUT/run`` and the matches that add players to it), on the Elo scale with ``--anchor``
+(greedy) at 0, each bot's CPU a decision beside (the runs' seats tables, weighted by decisions).
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ def main() -> int:
     ap.add_argument("--bias", metavar="TEMPLATE")
     ap.add_argument("--solo", nargs=2, metavar=("A", "B"))
     ap.add_argument("--pool", nargs="+", type=Path, metavar="DIR")
+    ap.add_argument("--ladder", nargs="+", type=Path, metavar="DIR")
+    ap.add_argument("--anchor", default="greedy", help="--ladder's bot at 0 (a spec as rated)")
     ap.add_argument("--budgets", default="8,32")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--variant", default="standard")
@@ -72,6 +80,8 @@ def main() -> int:
         ap.error("--games must be at least 2")
     if args.bias:
         return _bias(args.bias, [int(b) for b in args.budgets.split(",")], args.games, args.seed)
+    if args.ladder:
+        return _ladder(args.ladder, args.anchor)
     if args.pool:
         if len(args.pair) != 1:
             ap.error("--pool reads the runs of one --pair A B")
@@ -180,6 +190,30 @@ def _play(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:
         tables.read_manifest(run_dir)
     if not runner.run(None if resume else spec, run_dir, resume=resume, options=options).complete:
         raise UsageError(f"{run_dir}: the run did not complete; run the command again to finish")
+
+
+def _ladder(run_dirs: list[Path], anchor: str) -> int:
+    """Print one joint ladder over the runs' games (the ladder's fit and table), ``anchor`` at 0."""
+    import pandas as pd
+
+    from projectl_sim.errors import ProjectLError
+    from projectl_sim.experiments.ladder import format_ladder, ladder_table
+
+    parts = []
+    try:
+        for k, run_dir in enumerate(run_dirs):
+            seats = _seats(run_dir)[0]
+            parts.append(seats.assign(run=k))  # game ids repeat from one run to the next
+    except ProjectLError as exc:
+        print(f"strength.py: {exc}", file=sys.stderr)
+        return 2
+    seats = pd.concat(parts, ignore_index=True)
+    if anchor not in set(seats["bot"]):
+        rated = ", ".join(sorted(set(seats["bot"])))
+        print(f"strength.py: --anchor {anchor!r} is not a rated bot ({rated})", file=sys.stderr)
+        return 2
+    print(format_ladder(ladder_table(seats, anchor)))
+    return 0
 
 
 def _seats(run_dir: Path) -> tuple[Any, dict[str, Any]]:

@@ -30,6 +30,12 @@ machine and its load, and a rating on the bots it was fitted with):
   docs/benchmarks.md), for a bot not on the ladder: its note says whom it played and how it
   scored, its CPU is the same run's, on the compiled build of a loaded 2-core machine.
 
+- ``JOINT``: bots placed on the ladder after it was built, on another model (a spec's ``model=``;
+  a row is its model's): one joint fit over the ladder's own run, a small ladder run that adds
+  them against its cheaper rungs and head-to-head matches with its top rungs, all on the
+  compiled build of a loaded 2-core machine (load 20-25). The ladder's rows refitted so moved by
+  at most 19 points (the flat search +363 [+324, +402] there).
+
 A spec names the parameters it sets to other than their defaults (``mcts:leaf=value,width=0``
 is ``mcts:leaf=value``), as the ladder's table does.
 """
@@ -59,6 +65,16 @@ HEURISTICS = (
 SOLO = (
     "benchmarks/strength.py --solo solosearch greedy --games 400 --seed 53 --jobs 1 (compiled, "
     "load about 25; docs/benchmarks.md)"
+)
+CANDIDATE = "candidate-a0bf61a97e76"  # the model shipped beside the default one (session 59)
+JOINT = (
+    "benchmarks/strength.py --ladder LADDER/run ADD/run RUN... (one joint fit, greedy = 0): the "
+    "ladder's run (LADDER); projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
+    f"mcts:leaf=value,iterations=128,model={CANDIDATE},mcts:leaf=value,iterations=100,"
+    f"model={CANDIDATE} --games 100 --jobs 2 --seed 603 --out ADD; and benchmarks/strength.py "
+    "--pair A B --games 400 --seed 601 --jobs 1 of each candidate search against the same search "
+    "on the shipped model, and of iterations=100 against the flat search (seeds 601, 3, 4) "
+    '(docs/benchmarks.md, "The candidate model in the searches, and on the ladder")'
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
@@ -126,6 +142,33 @@ MEASURED: tuple[Measured, ...] = (
         note="not on the ladder: it won 57.2% [52.9%, 61.6%] of 400 games against "
         "mcts:leaf=value,iterations=128",
         iterations=512,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=128,model={CANDIDATE}",
+        13.138,
+        JOINT,
+        456.0,
+        415.0,
+        497.0,
+        iterations=128,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=100,model={CANDIDATE}",
+        9.948,
+        JOINT,
+        449.0,
+        410.0,
+        489.0,
+        iterations=100,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=128,tree=turn,model={CANDIDATE}",
+        9.456,
+        JOINT,
+        408.0,
+        356.0,
+        460.0,
+        iterations=128,
     ),
     Measured("value:rollouts=2", 6.264, PREVIOUS, 217.0, 173.0, 263.0),
     Measured("mcts:leaf=value,width=2", 5.571, PREVIOUS, 290.0, 244.0, 337.0, iterations=32),
@@ -208,14 +251,36 @@ def _same(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
     return True
 
 
+def _model(spec: str) -> str:
+    """Return the model a spec names (its ``model=``), or "" for the shipped one."""
+    for part in spec.partition(":")[2].split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "model":
+            return value.strip()
+    return ""
+
+
 def measured(spec: str) -> Measured | None:
-    """Return the row measured for exactly this spec (parameters in any order), or None."""
+    """Return the row measured for exactly this spec (parameters in any order) on its model (a
+    spec that names none: the shipped one), or None."""
     name, params = _params(spec)
+    model = _model(spec)
     for row in MEASURED:
         row_name, row_params = _params(row.spec)
-        if row_name == name and _same(row_params, params):
+        if row_name == name and _same(row_params, params) and _model(row.spec) == model:
             return row
     return None
+
+
+def _priced(spec: str) -> Measured | None:
+    """Return the row that prices a spec: its own, else the same bot's on the shipped model (a
+    model of the same network costs what the shipped one does)."""
+    found = measured(spec)
+    if found is None and _model(spec):
+        name, _, rest = spec.partition(":")
+        kept = [p for p in rest.split(",") if p.partition("=")[0].strip() not in ("model", "hash")]
+        found = measured(f"{name}:{','.join(kept)}" if kept else name)
+    return found
 
 
 def rows_of(name: str) -> list[Measured]:
@@ -232,9 +297,10 @@ def cost_ms(spec: str) -> float | None:
     rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
     faster for greedy lines, whose k-th visit replays k actions: 5.4 times the CPU from 32 to
     128 on the ladder); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs
-    what its default does.
+    what its default does; a spec on another model (``model=``) what the same spec on the
+    shipped one does, when that one's own is not measured (the models share one network size).
     """
-    found = measured(spec)
+    found = _priced(spec)
     if found is not None:
         return found.cpu_ms
     name, params = _params(spec)
@@ -283,8 +349,9 @@ def rating_text(row: Measured) -> str:
         return row.note or "not on the ladder"
     if row.low == row.high == row.rating:
         return f"{row.rating:+.0f} ({row.note})" if row.note else f"{row.rating:+.0f}"
-    where = " on the previous ladder" if row.source == PREVIOUS else ""
-    return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]{where}"
+    where = {PREVIOUS: " on the previous ladder", JOINT: " on the ladder refitted with it"}
+    where_text = where.get(row.source, "")
+    return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]{where_text}"
 
 
 __all__ = [

@@ -125,3 +125,29 @@ def test_an_estimate_counts_every_seat_and_says_what_it_could_not_price() -> Non
     seconds, unknown = estimate_seconds([("mine.py:Mine", "greedy")] * 2, [10, 10], jobs=1)
     assert unknown == ["mine.py:Mine"]
     assert seconds == pytest.approx(20 * (GAME_MS + DECISIONS_PER_SEAT * cost_ms("greedy")) / 1000)
+
+
+def test_a_row_is_its_models_and_another_model_costs_what_the_shipped_one_does() -> None:
+    """A spec naming another model is another bot's strength (no row of the shipped model's
+    answers for it) at the shipped model's cost (the same network)."""
+    shipped = measured("mcts:leaf=value,iterations=128")
+    assert shipped is not None and shipped.source == LADDER
+    mine = "mcts:leaf=value,iterations=128,model=mine/value.json,hash=0123456789ab"
+    assert measured(mine) is None
+    assert cost_ms(mine) == shipped.cpu_ms
+    for row in MEASURED:  # each row's model is its own: its spec finds it back
+        assert measured(row.spec) is row, row.spec
+
+
+def test_the_candidate_models_searches_are_rated_by_the_joint_fit_and_say_so() -> None:
+    from bots.measured import CANDIDATE, JOINT, rating_text
+
+    rows = [r for r in MEASURED if r.source == JOINT]
+    assert rows and all(f"model={CANDIDATE}" in r.spec for r in rows)
+    for row in rows:
+        assert measured(row.spec) is row and row.rating is not None
+        assert rating_text(row).endswith("on the ladder refitted with it")
+        # the shipped model's row of the same search is another row
+        shipped = row.spec.replace(f",model={CANDIDATE}", "")
+        assert measured(shipped) is not row
+    assert "--ladder" in JOINT and "benchmarks/strength.py" in JOINT

@@ -208,3 +208,16 @@ def test_solo_finds_a_spec_with_parameters_by_its_line_up(
     )
     assert code == 0 and "solo (normal), 2 deals" in out
     assert strength._solo(tmp_path / "solo")["deals"] == 2
+
+
+def test_ladder_fits_the_runs_games_jointly_and_refuses_an_unrated_anchor(
+    strength: Any, three: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _main(strength, capsys, "--ladder", str(three), str(three))
+    assert code == 0 and out.startswith("ratings: Elo, greedy = 0")
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    # the same run twice: its 6 games counted once from each run, not merged by their game ids
+    assert rows["greedy"][-2] == rows["random"][-2] == "12"
+    assert float(rows["greedy"][-1]) > float(rows["random"][-1]) > 0  # CPU a decision beside
+    code, _, err = _main(strength, capsys, "--ladder", str(three), "--anchor", "value")
+    assert code == 2 and err.count("\n") == 1 and "'value' is not a rated bot" in err
