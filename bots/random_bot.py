@@ -118,7 +118,7 @@ def completing_places(view: GameState) -> list[Place]:
     for card, filled, _ in view.slots[p]:
         empty = t.recess[card] & ~filled
         rest = empty
-        for _ in range(most):
+        for _cell in range(most):  # (not ``_``: typed as the slot's third item above, boxed)
             rest &= rest - 1  # drop the lowest cell
         if rest:
             continue  # more cells than any piece
@@ -353,8 +353,10 @@ class RandomBot(Bot):
         # Place is looked up only for the one chosen (``Tables.place``: shared objects).
         fits = []
         total = 0
-        for card, filled, _ in slots:
-            groups = t.fit_groups(card, recess[card] & ~filled)
+        for card, filled, placed in slots:
+            empty = recess[card] & ~filled
+            # the region before the puzzle's last placement: a new region is filtered from it
+            groups = t.fit_groups(card, empty, empty | placed[-1][1] if placed else 0)
             fits.append(groups)
             for piece, masks in groups:
                 if supply[piece]:
@@ -366,7 +368,7 @@ class RandomBot(Bot):
         # A few uniform draws (without listing every placement) find a good one almost always;
         # then scan them all in a random order so that "no good placement" is exact.
         rand = rng.random
-        for _ in range(6):
+        for _draw in range(6):
             i, piece, mask = _nth(fits, supply, int(rand() * total))
             card, filled, _ = slots[i]
             rest = recess[card] & ~filled & ~mask  # what the placement leaves empty: fillable?

@@ -128,10 +128,12 @@ def sample_placements(state: StateData, rng: random.Random, p_each: float) -> tu
     left: list[int] = state.placeable_supply(state.current)[:]  # typed: native arithmetic
     chosen: list[Placement] = []
     rand = rng.random  # looked up once (compiled, a call by name looks it up each time)
-    for card, filled, _ in state.slots[state.current]:
+    for card, filled, placed in state.slots[state.current]:
         if rand() >= p_each and chosen:
             continue
-        groups = t.fit_groups(card, t.recess[card] & ~filled)
+        empty = t.recess[card] & ~filled
+        # the region before the puzzle's last placement: a new region is filtered from it
+        groups = t.fit_groups(card, empty, empty | placed[-1][1] if placed else 0)
         # uniform over this puzzle's placements of the pieces left, without listing them
         total = 0
         for piece, masks in groups:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import cast
 
 from projectl_sim.catalogue import SPECIAL_REWARD_CODES, SPECIAL_REWARD_LEVELS, Catalogue, Mask25
 from projectl_sim.engine.actions import Place, Recycle, Reward, Take, TakeDeck, Upgrade
@@ -135,20 +136,55 @@ class Tables(Sealed):
         self.group_cache: dict[Mask25, tuple[tuple[int, tuple[Mask25, ...]], ...]] = ReadOnlyDict()
         self.seal()  # shared by every game and view of the catalogue: read-only from here
 
-    def fit_groups(self, card: int, empty: Mask25) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
+    def fit_groups(
+        self, card: int, empty: Mask25, parent: Mask25 = 0
+    ) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
         """Return the pieces that fit in a puzzle's empty cells, each with its placements there,
         in piece order (``Catalogue.fits_in`` less the pieces that don't fit; cached: the hot
-        loops of play then skip those pieces)."""
+        loops of play then skip those pieces). ``parent``, a region holding ``empty`` (the
+        puzzle's empty cells before its last placement), is a hint: a region not cached yet is
+        found by filtering the parent's groups when they are cached, else the recess's."""
         hit = self.group_cache.get(empty)
         if hit is None:
-            hit = self._fit_groups_new(card, empty)
+            hit = self._fit_groups_new(card, empty, parent)
         return hit
 
     def _fit_groups_new(
-        self, card: int, empty: Mask25
+        self, card: int, empty: Mask25, parent: Mask25
     ) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
-        """``fit_groups`` for a region not cached: the recess's own groups filtered (a random game
-        meets about fifteen new regions, each asked about again at later decisions)."""
+        """``fit_groups`` for a region not cached (a random game meets about fifteen new regions,
+        each asked about again at later decisions): a superset's groups filtered, the parent's
+        (a few dozen placements) when cached, else the recess's (a few hundred)."""
+        whole = None
+        if parent and parent & empty == empty:
+            whole = self.group_cache.get(parent)
+        if whole is None:
+            whole = self._recess_groups(card)
+            if empty == self.recess[card]:
+                return whole
+        groups = []
+        for piece, masks in whole:
+            # the masks kept as the objects the superset's tuple holds (``boxed``, the same
+            # tuple typed as objects): compiled, a mask read as an int and listed is boxed
+            # again, an allocation each; a piece whose every placement fits shares the tuple
+            boxed: tuple[object, ...] = masks
+            kept: list[object] = []
+            for j in range(len(masks)):
+                m = masks[j]
+                if m & empty == m:
+                    kept.append(boxed[j])
+            if len(kept) == len(masks):
+                groups.append((piece, masks))
+            elif kept:
+                groups.append((piece, cast(tuple[Mask25, ...], tuple(kept))))
+        hit = tuple(groups)
+        if len(self.group_cache) > 300_000:
+            wipe(self.group_cache)
+        put(self.group_cache, empty, hit)
+        return hit
+
+    def _recess_groups(self, card: int) -> tuple[tuple[int, tuple[Mask25, ...]], ...]:
+        """Return ``fit_groups`` of a puzzle's whole recess (cached)."""
         recess = self.recess[card]
         whole = self.group_cache.get(recess)
         if whole is None:
@@ -161,25 +197,7 @@ class Tables(Sealed):
             if len(self.group_cache) > 300_000:
                 wipe(self.group_cache)
             put(self.group_cache, recess, whole)
-            if empty == recess:
-                return whole
-        groups = []
-        for piece, masks in whole:
-            # count first: a piece whose every placement fits is shared, not copied, and one
-            # with none makes no tuple (masks are boxed again when listed: an allocation each)
-            n = 0
-            for m in masks:
-                if m & empty == m:
-                    n += 1
-            if n == len(masks):
-                groups.append((piece, masks))
-            elif n:
-                groups.append((piece, tuple([m for m in masks if m & empty == m])))
-        hit = tuple(groups)
-        if len(self.group_cache) > 300_000:
-            wipe(self.group_cache)
-        put(self.group_cache, empty, hit)
-        return hit
+        return whole
 
     def recycle_actions(self, colour: int, row: tuple[int, ...]) -> tuple[Recycle, ...]:
         """Return every Recycle of a row: one per drawing order (cached)."""

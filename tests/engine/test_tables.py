@@ -74,5 +74,24 @@ def test_fit_groups_are_the_placements_inside_the_region(recess_first: bool) -> 
         assert tables.fit_groups(card, recess) == _groups_by_definition(tables, card, recess)
 
 
+def test_fit_groups_of_a_new_region_from_its_parent_are_the_placements_inside_it() -> None:
+    # the parent hint (the region before the last placement) cached, not cached, or wrong (not a
+    # superset: ignored): the same groups
+    tables = Tables(base_catalogue())
+    rng = random.Random(8)
+    for card in range(0, len(tables.recess), 2):
+        recess = tables.recess[card]
+        cells = [1 << c for c in range(25) if recess >> c & 1]
+        for _ in range(6):
+            parent = sum(rng.sample(cells, rng.randint(2, len(cells))))
+            if rng.random() < 0.7:
+                tables.fit_groups(card, parent)  # cached
+            empty = parent & ~(1 << rng.choice([c for c in range(25) if parent >> c & 1]))
+            hint = parent if rng.random() < 0.8 else recess & ~empty  # a wrong hint now and then
+            assert tables.fit_groups(card, empty, hint) == _groups_by_definition(
+                tables, card, empty
+            )
+
+
 def test_max_cells_is_the_largest_piece(tables: Tables) -> None:
     assert tables.max_cells == max(bin(m).count("1") for m in tables.piece_of_mask) == 4
