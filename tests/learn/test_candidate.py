@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from script_util import flags
 
@@ -43,3 +44,43 @@ def test_a_candidate_recipe_names_its_file_and_the_fit_that_wrote_it(path: Path)
     total = rows["all, each counted 3 times in the fit"]
     assert [sum(p[0] for p in parts), sum(p[1] for p in parts)] == total
     assert t["extra_rows"] == total[1] * t["extra_weight"]
+
+
+FIRST_GAMES = [
+    (path, name)
+    for path in RECIPES
+    for name in json.loads(path.read_text())["data"].get("first games", {})
+]
+
+
+@pytest.mark.parametrize("path,name", FIRST_GAMES, ids=lambda x: getattr(x, "name", x))
+def test_an_oracle_command_cut_to_its_first_game_writes_the_file_s_first_rows(
+    path: Path, name: str, tmp_path: Path
+) -> None:
+    """The oracle command that wrote ``name``, cut to its first game, writes the first rows of
+    the file the candidate was fitted on (their count and digest are in its recipe): it fails
+    when the games' bots or the scored candidates drift from those the data was made with."""
+    import hashlib
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    r = json.loads(path.read_text())
+    check = r["data"]["first games"][name]
+    command = next(c for c in r["commands"] if flags(c).get("--out") == [name])
+    words = shlex.split(command)
+    assert words[:2] == ["python", "tools/value_oracle.py"]
+    words[words.index("--games") + 1] = "1"  # the games are played before any is scored
+    argv = [sys.executable, str(root / "tools" / "value_oracle.py"), *words[2:]]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with np.load(tmp_path / name) as rows:
+        digest = hashlib.sha256()
+        digest.update(np.round(rows["x"], 6).tobytes())
+        digest.update(rows["margin"].tobytes())
+        digest.update(rows["win"].tobytes())
+        assert len(rows["x"]) == check["rows"]
+    assert digest.hexdigest() == check["sha256 of x rounded to 6 decimals, margin, win"]
