@@ -176,7 +176,7 @@ def determinize(state: StateData, rng: random.Random) -> StateData:
         colours = [0] * whites + [1] * (len(slots) - whites)
         shuffle(rng, colours)
         drawn = [
-            _sample(rng, pools[colour], min(colours.count(colour), len(pools[colour])))
+            sample(rng, pools[colour], min(colours.count(colour), len(pools[colour])))
             for colour in (0, 1)
         ]
         piles: dict[int, list[int]] = {q: [] for q in hidden}
@@ -198,7 +198,7 @@ def determinize(state: StateData, rng: random.Random) -> StateData:
     decks = []
     for colour, (d, kb) in enumerate(zip(g.decks, g.known_bottom, strict=True)):
         n_hidden = len(d) - kb
-        decks.append(tuple(_sample(rng, unseen_cards(g, colour), n_hidden)) + d[n_hidden:])
+        decks.append(tuple(sample(rng, unseen_cards(g, colour), n_hidden)) + d[n_hidden:])
     g.decks = tuple(decks)
     for x in g.hooks.redeal_block:
         g.blocks[x.slot] = x.redeal_block(g, g.blocks[x.slot], rng)
@@ -421,7 +421,7 @@ def shuffle(rng: random.Random, items: list[Any]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _sample(rng: random.Random, population: list[Any], k: int) -> list[Any]:
+def sample(rng: random.Random, population: list[Any], k: int) -> list[Any]:
     """Return ``rng.sample(population, k)``: the same cards from the same draws (both branches of
     ``Random.sample``: a pool for small populations, a set of taken places for large ones; the
     tests compare them on this interpreter), compiled; a subclass of ``Random`` samples itself.

@@ -890,7 +890,7 @@ class GameState(StateData):
             black = [pid for pid in black if pid not in rules.added_puzzles]
         # rng.shuffle and rng.sample: the same draws, compiled
         moves.shuffle(rng, white)
-        black = moves._sample(rng, black, rules.black_deck_size)
+        black = moves.sample(rng, black, rules.black_deck_size)
         first = rng.randrange(rules.players)
         return {"first_player": first, "white_deck": white, "black_deck": black}
 

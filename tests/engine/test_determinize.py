@@ -10,7 +10,7 @@ import pytest
 from state_util import play_steps, snapshot
 
 from projectl_sim.engine import OVER, GameState
-from projectl_sim.engine.moves import _sample, redeal, shuffle, unseen_cards
+from projectl_sim.engine.moves import redeal, sample, shuffle, unseen_cards
 from projectl_sim.engine.phases import HIDDEN
 from projectl_sim.engine.state_data import put
 from projectl_sim.rules import Rules
@@ -52,7 +52,7 @@ def test_sample_and_shuffle_draw_as_random_does() -> None:
             population = [3 * i + 1 for i in range(n)]
             for k in sorted({0, min(1, n), n // 3, n // 2, max(0, n - 1), n}):
                 a, b = random.Random(seed), random.Random(seed)
-                assert _sample(a, population, k) == b.sample(population, k)
+                assert sample(a, population, k) == b.sample(population, k)
                 assert a.getstate() == b.getstate()
             items = list(population)
             expected = list(population)
@@ -61,7 +61,7 @@ def test_sample_and_shuffle_draw_as_random_does() -> None:
             b.shuffle(expected)
             assert items == expected and a.getstate() == b.getstate()
     with pytest.raises(ValueError):
-        _sample(random.Random(1), [1, 2], 3)
+        sample(random.Random(1), [1, 2], 3)
 
 
 class Biased(random.Random):
@@ -78,7 +78,7 @@ def test_a_subclass_of_random_draws_its_own_way() -> None:
     items = [1, 2, 3]
     shuffle(Biased(0), items)
     assert items == [3, 2, 1]
-    assert _sample(Biased(0), [5, 6, 7], 2) == [5, 6]
+    assert sample(Biased(0), [5, 6, 7], 2) == [5, 6]
 
 
 @pytest.mark.parametrize(
