@@ -23,11 +23,11 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from bots._state import OVER, determinize, solo_table
+from bots._state import determinize, solo_table
 from bots.base import Bot
 from bots.greedy import GreedyBot
 from bots.params import OneOf, Param, Range
-from bots.value import settle
+from bots.value import play_out
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import Action, Finish, TakeDeck
 
@@ -127,14 +127,6 @@ class SoloSearchBot(Bot):
         state = world.copy()
         rng = random.Random(seed)
         state.apply(action)
-        greedy = self.rollout
-        while True:
-            settle(state, greedy, rng)
-            if state.phase == OVER:
-                break
-            step = greedy.choose_with_insert(state)
-            if step is None:
-                step = rng.choice(state.legal_actions(master="none"))
-            state.apply(step)
+        play_out(state, self.rollout, rng)
         margin = float(state.final_scores()[0] - state.opponent_score())
         return (1.0 if state.winners() else 0.0) + self.margin * margin

@@ -244,6 +244,23 @@ def settle(state: GameState, greedy: GreedyBot, rng: random.Random) -> None:
             state.apply(greedy.finishing_touches(state, rng))
 
 
+def play_out(
+    state: GameState, greedy: GreedyBot, rng: random.Random, max_actions: int = MAX_ROLLOUT_ACTIONS
+) -> None:
+    """Play ``state`` on with ``greedy`` in every seat (``settle`` answering the rest) until the
+    game is over or ``max_actions`` actions were played (a stalled table)."""
+    steps = 0
+    while state.phase != OVER and steps < max_actions:
+        settle(state, greedy, rng)
+        if state.phase == OVER:
+            break
+        action = greedy.choose_with_insert(state)
+        if action is None:
+            action = rng.choice(state.legal_actions(master="none"))
+        state.apply(action)
+        steps += 1
+
+
 def final_margin(state: GameState, player: int) -> float:
     """Return ``player``'s final margin over the best rival (solo: the mastermind)."""
     scores = state.final_scores()
@@ -487,17 +504,7 @@ class ValueBot(Bot):
     def _play_out(self, state: GameState, rng: random.Random, me: int) -> float:
         """Play ``state`` to the end with the base heuristic in every seat; return its value to
         ``me`` (the win share plus ``margin`` times the margin per 10 points)."""
-        base = self.greedy
-        steps = 0
-        while state.phase != OVER and steps < MAX_ROLLOUT_ACTIONS:
-            settle(state, base, rng)
-            if state.phase == OVER:
-                break
-            action = base.choose_with_insert(state)
-            if action is None:
-                action = rng.choice(state.legal_actions(master="none"))
-            state.apply(action)
-            steps += 1
+        play_out(state, self.greedy, rng)
         if state.phase != OVER:
             return 0.0  # a rollout that does not end (a stalled table) counts as nothing
         winners = state.winners()

@@ -44,7 +44,7 @@ from bots import make_bot  # noqa: E402
 from bots.features import hidden_piles, mean_unseen_points, position_features  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.heuristics import cost_model  # noqa: E402
-from bots.value import final_margin, scored_candidates, settle  # noqa: E402
+from bots.value import final_margin, play_out, scored_candidates  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.engine import OVER, PLAY, GameState  # noqa: E402
 from projectl_sim.engine.actions import Action  # noqa: E402
@@ -55,16 +55,7 @@ def rollout(
     state: GameState, greedy: GreedyBot, rng: random.Random, me: int
 ) -> tuple[float, float]:
     """Play ``state`` to the end with greedy in every seat; return ``me``'s win share, margin."""
-    steps = 0
-    while state.phase != OVER and steps < 5000:
-        settle(state, greedy, rng)
-        if state.phase == OVER:
-            break
-        action = greedy.choose_with_insert(state)
-        if action is None:
-            action = rng.choice(state.legal_actions(master="none"))
-        state.apply(action)
-        steps += 1
+    play_out(state, greedy, rng, 5000)
     winners = state.winners()
     share = 1.0 / len(winners) if me in winners else 0.0
     return share, final_margin(state, me)
