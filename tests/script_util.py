@@ -4,12 +4,16 @@ read back (the model recipes' commands)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 
@@ -44,3 +48,18 @@ def flags(command: str) -> dict[str, list[str]]:
             value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("--") else ""
             out.setdefault(w, []).append(value)
     return out
+
+
+def oracle_rows(argv: list[str], root: Path, out: Path) -> tuple[int, str]:
+    """Run the oracle command ``argv`` (the checkout ``root`` on its path) in ``out``'s folder;
+    return how many rows it wrote to ``out`` and their digest as the model recipes record it
+    (sha256 of x rounded to 6 decimals, margin, win)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(argv, cwd=out.parent, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with np.load(out) as rows:
+        digest = hashlib.sha256()
+        digest.update(np.round(rows["x"], 6).tobytes())
+        digest.update(rows["margin"].tobytes())
+        digest.update(rows["win"].tobytes())
+        return len(rows["x"]), digest.hexdigest()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
-from script_util import flags
+from script_util import flags, oracle_rows
 
 from bots.value_model import SHIPPED, load_model
 
@@ -60,10 +59,7 @@ def test_an_oracle_command_cut_to_its_first_game_writes_the_file_s_first_rows(
     """The oracle command that wrote ``name``, cut to its first game, writes the first rows of
     the file the candidate was fitted on (their count and digest are in its recipe): it fails
     when the games' bots or the scored candidates drift from those the data was made with."""
-    import hashlib
-    import os
     import shlex
-    import subprocess
     import sys
 
     root = Path(__file__).resolve().parents[2]
@@ -74,13 +70,6 @@ def test_an_oracle_command_cut_to_its_first_game_writes_the_file_s_first_rows(
     assert words[:2] == ["python", "tools/value_oracle.py"]
     words[words.index("--games") + 1] = "1"  # the games are played before any is scored
     argv = [sys.executable, str(root / "tools" / "value_oracle.py"), *words[2:]]
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    with np.load(tmp_path / name) as rows:
-        digest = hashlib.sha256()
-        digest.update(np.round(rows["x"], 6).tobytes())
-        digest.update(rows["margin"].tobytes())
-        digest.update(rows["win"].tobytes())
-        assert len(rows["x"]) == check["rows"]
-    assert digest.hexdigest() == check["sha256 of x rounded to 6 decimals, margin, win"]
+    rows, digest = oracle_rows(argv, root, tmp_path / name)
+    assert rows == check["rows"]
+    assert digest == check["sha256 of x rounded to 6 decimals, margin, win"]

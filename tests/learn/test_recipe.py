@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from script_util import flags
+from script_util import flags, oracle_rows
 
 from bots.value_model import SHIPPED, load_model
 
@@ -154,20 +154,12 @@ def test_the_first_oracle_command_gives_the_shipped_rows_of_its_first_game(tmp_p
     """The 2-player oracle command, cut to its first game, writes the rows the shipped model was
     fitted on (their count and digest are in the recipe): it fails when the command's candidate
     list drifts from the one the data was made with (value's defaults changed since)."""
-    import hashlib
 
     r = recipe()
     command = next(c for c in r["commands"] if flags(c)["--out"] == ["roll2.npz"])
     check = r["data"]["roll2.npz's first game"]
     argv = [sys.executable, *small(command, 1, 4)]
     assert "--spec" in argv  # the list is named, not value's defaults of the day
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    with np.load(tmp_path / "roll2.npz") as rows:
-        digest = hashlib.sha256()
-        digest.update(np.round(rows["x"], 6).tobytes())
-        digest.update(rows["margin"].tobytes())
-        digest.update(rows["win"].tobytes())
-        assert len(rows["x"]) == check["rows"]
-    assert digest.hexdigest() == check["sha256 of x rounded to 6 decimals, margin, win"]
+    rows, digest = oracle_rows(argv, ROOT, tmp_path / "roll2.npz")
+    assert rows == check["rows"]
+    assert digest == check["sha256 of x rounded to 6 decimals, margin, win"]
