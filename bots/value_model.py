@@ -18,7 +18,8 @@ that does not fit the one before), or holding a number that is not finite or out
 (``LIMITS``: a diverged fit or an edited file) is one line naming what is wrong (``UsageError``),
 when the file is read: such a model never plays.
 
-The shipped model is ``projectl_sim/data/models/value.json``.
+The shipped model is ``projectl_sim/data/models/value.json``; the models kept beside it (candidates,
+and the one that shipped before it) are played by their bare names.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ SHIPPED = Path(__file__).resolve().parent.parent / "projectl_sim" / "data" / "mo
 HASH_DIGITS = 12
 OUTPUTS = ["win", "margin"]
 # The range of each kind of number a model file holds: (low, high, the range in words). A fit's
-# weights are a few units (the shipped model's are below 2: the inputs are standardised and the
+# weights are a few units (the shipped model's are below 2.5: the inputs are standardised and the
 # fit penalises large weights), so a number far outside is a diverged fit or an edited file, whose
 # bot would play nonsense under a real bot's name: it is refused when the file is read.
 LIMITS: dict[str, tuple[float, float, str]] = {
@@ -117,7 +118,8 @@ _LOADED: dict[tuple[str, int, int], ValueModel] = {}
 def model_path(name: str) -> Path:
     """Return the file a ``model=`` value names: "" or "shipped" the shipped model; a bare name
     (no folder, no suffix) of a model file shipped beside it, such as a candidate's
-    ``candidate-a0bf61a97e76``, that file; anything else a path."""
+    ``candidate-a0bf61a97e76`` or the previous default ``previous-1f4245d84f5c``, that file;
+    anything else a path."""
     if name in ("", "shipped"):
         return SHIPPED
     if name and Path(name).name == name and not Path(name).suffix:

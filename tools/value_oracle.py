@@ -49,6 +49,7 @@ from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.engine import OVER, PLAY, GameState  # noqa: E402
 from projectl_sim.engine.actions import Action  # noqa: E402
 from projectl_sim.learn.value import Positions  # noqa: E402
+from projectl_sim.sim.spec import split_lineup  # noqa: E402
 
 
 def rollout(
@@ -103,7 +104,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--spec", default="value")
     parser.add_argument(
-        "--seats", default="greedy", help="the games' bots, comma-separated, cycled over seats"
+        "--seats",
+        default="greedy",
+        help="the games' bots, comma-separated, cycled over seats (a key=value item belongs to "
+        "the bot before it)",
     )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -120,7 +124,7 @@ def main() -> None:
         if state.phase == PLAY and pick.random() * args.every < 1.0:
             views.append(state.view(state.current))
 
-    seats = args.seats.split(",")
+    seats = split_lineup(args.seats)
     for g in range(args.games):
         specs = [seats[(g + q) % len(seats)] for q in range(args.players)]
         play_game(

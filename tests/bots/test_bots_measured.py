@@ -85,7 +85,7 @@ def test_a_spec_that_spells_out_a_default_is_the_bot_without_it() -> None:
     the docs with it: both are the one measured row, and a set default is not a new bot."""
     flat = measured("mcts:leaf=value,iterations=128,tree=turn,width=0")
     assert flat is not None and flat.source == LADDER
-    assert measured("mcts:iterations=128,tree=turn,leaf=value,hash=1f4245d84f5c") is flat
+    assert measured(f"mcts:iterations=128,tree=turn,leaf=value,hash={LADDER_MODEL}") is flat
     assert measured("mcts:leaf=value,iterations=32,places=2") is measured("mcts:leaf=value")
     assert measured("mcts:iterations=200") is measured("mcts")  # the rollout search's default
     assert measured("mcts:leaf=value,width=2") is not measured("mcts:leaf=value")

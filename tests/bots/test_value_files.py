@@ -392,3 +392,61 @@ def test_a_shipped_candidate_is_named_by_its_bare_name(tmp_path: Path, monkeypat
         make_bot("value:model=candidate-000000000000")
     (tmp_path / "mine").write_text("{}")  # a user's file without a suffix: still a path
     assert model_path("mine") == tmp_path / "mine"
+
+
+def _game_digest(spec: str, seed: int = 5) -> str:
+    """Return the SHA-256 of a seeded 2-player game of ``spec`` against greedy, action by action
+    in record form."""
+    import hashlib
+
+    from projectl_sim import Rules, play_game
+
+    outcome = play_game(Rules(players=2), [make_bot(spec), make_bot("greedy")], seed)
+    actions = [
+        json.dumps(a, sort_keys=True, separators=(",", ":"))
+        for a in outcome.record_json()["actions"]
+    ]
+    return hashlib.sha256("\n".join(actions).encode()).hexdigest()
+
+
+# seed 5, value against greedy: the previous model's game as `value` played it while that model
+# shipped (main's compiled build at d34385c), and the shipped model's
+PREVIOUS_GAME = "4ff796b7fc36576c0647e30128744b7f6f83e00c72455cde41dc7037d7374c13"
+SHIPPED_GAME = "f3b2c618e4f77053e272b6092afd85e30dc079cd0bb7ba41e4e04f82ca18c8dd"
+
+
+def test_the_previous_model_plays_as_it_did_when_it_shipped(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """``model=previous-1f4245d84f5c`` (the default until the switch, kept byte for byte) and a
+    path to its file load the same model, and a seeded game plays the actions the default
+    ``value`` played with it; the shipped default plays another game on that deal."""
+    from bots.value_model import SHIPPED
+
+    monkeypatch.chdir(tmp_path)
+    name = "previous-1f4245d84f5c"
+    bot = make_bot(f"value:model={name}")
+    assert bot.model.hash == "1f4245d84f5c" != load_model("").hash
+    assert repr(bot) == f"value:model={name},hash=1f4245d84f5c"
+    by_path = make_bot(f"value:model={SHIPPED.parent / (name + '.json')},hash=1f4245d84f5c")
+    assert by_path.model is bot.model
+    assert _game_digest(f"value:model={name}") == PREVIOUS_GAME
+    assert _game_digest("value") == SHIPPED_GAME != PREVIOUS_GAME
+
+
+def test_each_model_file_beside_the_shipped_one_has_its_recipe_or_is_the_shipped_file() -> None:
+    """Every model file shipped in the package is trained by a recipe beside it, except a former
+    candidate's name kept for the shipped file (the same bytes: its specs and records play on)."""
+    from bots.value_model import SHIPPED
+
+    folder = SHIPPED.parent
+    models = [p for p in folder.glob("*.json") if not p.name.endswith(".recipe.json")]
+    models = [p for p in models if p.name != "calibration.json"]
+    aliases = []
+    for path in models:
+        if (folder / f"{path.stem}.recipe.json").is_file():
+            continue
+        assert path.read_bytes() == SHIPPED.read_bytes(), f"{path.name}: no recipe"
+        assert path.stem == f"candidate-{load_model(path.stem).hash}"
+        aliases.append(path.stem)
+    assert len(aliases) <= 1  # the shipped file under the candidate's name it shipped as

@@ -1,4 +1,5 @@
-"""Candidate models kept beside the shipped one: each with a recipe that names it and trains it."""
+"""Models kept beside the shipped one (candidates, and the models that shipped before it): each
+with a recipe that names it and trains it."""
 
 from __future__ import annotations
 
@@ -10,21 +11,25 @@ from script_util import flags, oracle_rows
 
 from bots.value_model import SHIPPED, load_model
 
-RECIPES = sorted(SHIPPED.parent.glob("candidate-*.recipe.json"))
+CANDIDATES = sorted(SHIPPED.parent.glob("candidate-*.recipe.json"))
+PREVIOUS = sorted(SHIPPED.parent.glob("previous-*.recipe.json"))
+RECIPES = CANDIDATES + PREVIOUS
 
 
-def test_there_is_a_candidate() -> None:
-    assert RECIPES
+def test_there_is_a_candidate_and_the_model_that_shipped_before() -> None:
+    assert CANDIDATES and PREVIOUS
 
 
 @pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.name)
-def test_a_candidate_recipe_names_its_file_and_the_fit_that_wrote_it(path: Path) -> None:
+def test_a_kept_model_s_recipe_names_its_file_and_the_fit_that_wrote_it(path: Path) -> None:
     r = json.loads(path.read_text())
     model = load_model(str(path.parent / r["model"]))
+    kind = path.name.split("-", 1)[0]  # candidate or previous
     assert model.hash == r["hash"]
-    assert r["model"] == f"candidate-{r['hash']}.json"
-    assert path.name == f"candidate-{r['hash']}.recipe.json"
-    assert r["hash"] != load_model("").hash  # a candidate, not the shipped model
+    assert r["model"] == f"{kind}-{r['hash']}.json"
+    assert path.name == f"{kind}-{r['hash']}.recipe.json"
+    assert load_model(f"{kind}-{r['hash']}") is model  # by its bare name
+    assert r["hash"] != load_model("").hash  # not the shipped model
     fit = flags(r["commands"][-1])
     t = model.training
     assert [Path(p).name for p in fit["--extra-positions"]] == t["extra_positions"]
@@ -45,9 +50,10 @@ def test_a_candidate_recipe_names_its_file_and_the_fit_that_wrote_it(path: Path)
     assert t["extra_rows"] == total[1] * t["extra_weight"]
 
 
+# the shipped model's recipe too: its oracle commands are checked the same way
 FIRST_GAMES = [
     (path, name)
-    for path in RECIPES
+    for path in [SHIPPED.parent / "value.recipe.json", *RECIPES]
     for name in json.loads(path.read_text())["data"].get("first games", {})
 ]
 
@@ -57,8 +63,9 @@ def test_an_oracle_command_cut_to_its_first_game_writes_the_file_s_first_rows(
     path: Path, name: str, tmp_path: Path
 ) -> None:
     """The oracle command that wrote ``name``, cut to its first game, writes the first rows of
-    the file the candidate was fitted on (their count and digest are in its recipe): it fails
-    when the games' bots or the scored candidates drift from those the data was made with."""
+    the file the model was fitted on (their count and digest are in its recipe): it fails when
+    the games' bots (a model named in ``--seats``) or the scored candidates drift from those the
+    data was made with."""
     import shlex
     import sys
 
