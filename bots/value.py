@@ -43,7 +43,7 @@ from bots.greedy import SOLO_PARAMS, GreedyBot
 from bots.heuristics import UNREACHABLE, CostModel, Weights, candidate_actions, cost_model
 from bots.params import Matches, OneOf, Param, Range
 from bots.policies import BuilderBot, RecyclerBot, RusherBot, SetterBot
-from bots.value_model import ValueModel, load_model, model_name
+from bots.value_model import ValueModel, kept_name, load_model, model_name
 from projectl_sim.engine import GameState
 from projectl_sim.engine.actions import (
     Action,
@@ -90,9 +90,11 @@ def check_model(owner: str, path: str, digest: str) -> ValueModel:
     model = load_model(path)
     if digest and digest != model.hash:
         where = path if path else "the shipped model"
+        kept = kept_name(digest)  # a former default or a candidate, shipped beside it
+        plays = f"; model={kept} plays that one" if kept else ""
         raise UsageError(
             f"bot {owner}: hash={digest} names another model than {where} (its hash is "
-            f"{model.hash}): a table made with another model file"
+            f"{model.hash}): a table made with another model file{plays}"
         )
     return model
 

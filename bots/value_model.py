@@ -136,6 +136,15 @@ def model_name(path: Path) -> str:
     return str(path)
 
 
+def kept_name(digest: str) -> str:
+    """Return the bare name of a model file kept beside the shipped one for the hash ``digest``
+    (``previous-1f4245d84f5c``: files are named by their hash), or "" when there is none."""
+    if len(digest) != HASH_DIGITS or not all(c in "0123456789abcdef" for c in digest):
+        return ""
+    found = sorted(SHIPPED.parent.glob(f"*-{digest}.json"))
+    return found[0].stem if found else ""
+
+
 def load_model(name: str = "") -> ValueModel:
     """Return the model a ``model=`` value names, read once per process (per file version)."""
     path = model_path(name)
@@ -317,6 +326,7 @@ __all__ = [
     "FORMAT",
     "SHIPPED",
     "ValueModel",
+    "kept_name",
     "load_model",
     "model_name",
     "model_path",

@@ -420,7 +420,9 @@ def test_the_previous_model_plays_as_it_did_when_it_shipped(
 ) -> None:
     """``model=previous-1f4245d84f5c`` (the default until the switch, kept byte for byte) and a
     path to its file load the same model, and a seeded game plays the actions the default
-    ``value`` played with it; the shipped default plays another game on that deal."""
+    ``value`` played with it; the shipped default plays another game on that deal. A spec that
+    names its hash without the file, as tables did while it shipped, is refused in one line
+    naming the file that plays it."""
     from bots.value_model import SHIPPED
 
     monkeypatch.chdir(tmp_path)
@@ -430,6 +432,9 @@ def test_the_previous_model_plays_as_it_did_when_it_shipped(
     assert repr(bot) == f"value:model={name},hash=1f4245d84f5c"
     by_path = make_bot(f"value:model={SHIPPED.parent / (name + '.json')},hash=1f4245d84f5c")
     assert by_path.model is bot.model
+    # a spec of the days it shipped (its hash, no file) is refused, saying what plays it
+    with pytest.raises(UsageError, match=f"model={name} plays that one"):
+        make_bot("value:hash=1f4245d84f5c")
     assert _game_digest(f"value:model={name}") == PREVIOUS_GAME
     assert _game_digest("value") == SHIPPED_GAME != PREVIOUS_GAME
 
