@@ -8,15 +8,23 @@ of its decisions took in those games. ``projectl-sim bots`` prints them beside e
 starts, about how long it will take (``cost_ms``; ``estimate_seconds``).
 
 Where the figures come from (rerun the commands to refresh them; CPU figures depend on the
-machine and its load, and a rating on the bots it was fitted with):
+machine and its load, and a rating on the bots it was fitted with). A row's spec names its model
+(``model=``) when it is not the shipped one, ``LADDER_MODEL``: a bare spec is the shipped model's.
 
-- ``LADDER``: the ladder table of docs/how-to/which-players.md, the shipped value model
-  ``LADDER_MODEL``, 100 games a pair, on the compiled build of a shared 2-core machine at a
-  load of 20-25 (its CPU figures are the deciding process's CPU time, which such a load
+- ``LADDER``: the ladder table of docs/how-to/which-players.md, on the shipped value model
+  ``LADDER_MODEL`` (and, as its reference rung, today's flat search on the model shipped before
+  it, ``PREVIOUS_MODEL``), 100 games a pair, on the compiled build of a shared 2-core machine
+  at a load of 16-20 (its CPU figures are the deciding process's CPU time, which such a load
   inflates).
-- ``PREVIOUS``: the ladder before it (the same command and seed over other bots, when
-  ``width=2`` was ``leaf=value``'s default and before ``value``'s ``takes=4``), for the bots
-  the new one leaves out. Its ``value`` rated +204 [+160, +250] there.
+- ``EXTENDED``: a bot the ladder left out for its cost, placed on it by one joint fit over the
+  ladder's run and that bot's head-to-head matches with the ladder's top rungs
+  (``benchmarks/strength.py --ladder``), on the same machine and model.
+- ``PREVIOUS``: the ladder before it, on ``PREVIOUS_MODEL`` (the same command and seed over
+  greedy, rusher, value, ``mcts:leaf=value`` at 32 and 128 iterations and the flat search), for
+  the bots the new one leaves out; their specs name that model.
+- ``OLDER``: the ladder before that, on ``PREVIOUS_MODEL`` too (the same command and seed over
+  other bots, when ``width=2`` was ``leaf=value``'s default and before ``value``'s ``takes=4``),
+  for the bots neither later ladder has.
 - ``HEURISTICS``: the same command over the other heuristics, on the pure-Python build of a
   shared 2-core machine. Its ``greedy`` and ``rusher`` rows are left out (the ladder's stand);
   its ``rusher`` rated +83 [+38, +130] there: ratings from two fits agree within their
@@ -27,14 +35,14 @@ machine and its load, and a rating on the bots it was fitted with):
   that searches in solo alone: its CPU a decision there, on the compiled build of a loaded
   2-core machine (elsewhere it plays, and costs, as greedy).
 - ``STRENGTH``: a head-to-head match on shared deals, seats swapped (``benchmarks/strength.py``;
-  docs/benchmarks.md), for a bot not on the ladder: its note says whom it played and how it
-  scored, its CPU is the same run's, on the compiled build of a loaded 2-core machine.
-
-- ``JOINT``: bots placed on the ladder after it was built, on another model (a spec's ``model=``;
-  a row is its model's): one joint fit over the ladder's own run, a small ladder run that adds
-  them against its cheaper rungs and head-to-head matches with its top rungs, all on the
-  compiled build of a loaded 2-core machine (load 20-25). The ladder's rows refitted so moved by
-  at most 19 points (the flat search +363 [+324, +402] there).
+  docs/benchmarks.md), for a bot not on the ladder, on ``PREVIOUS_MODEL``: its note says whom it
+  played and how it scored, its CPU is the same run's, on the compiled build of a loaded 2-core
+  machine.
+- ``JOINT``: bots placed on the previous ladder after it was built, on another model (a spec's
+  ``model=``; a row is its model's): one joint fit over that ladder's run, a small ladder run
+  that adds them against its cheaper rungs and head-to-head matches with its top rungs, all on
+  the compiled build of a loaded 2-core machine (load 20-25). The ladder's rows refitted so
+  moved by at most 19 points (the flat search +363 [+324, +402] there).
 
 A spec names the parameters it sets to other than their defaults (``mcts:leaf=value,width=0``
 is ``mcts:leaf=value``), as the ladder's table does.
@@ -46,17 +54,30 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-LADDER_MODEL = "1f4245d84f5c"  # the value model the ladder's learned bots played with
+LADDER_MODEL = "9271b03f1f1c"  # the shipped value model, which the ladder's learned bots played
+PREVIOUS_MODEL = "previous-1f4245d84f5c"  # the model shipped before it, beside it by that name
 LADDER = (
-    "projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
-    "mcts:leaf=value,iterations=128,mcts:leaf=value,iterations=128,tree=turn,width=0 "
+    "projectl-sim ladder --bots greedy,rusher,value,value:places=0,mcts:leaf=value,"
+    "mcts:leaf=value,iterations=100,mcts:leaf=value,iterations=128,tree=turn,width=0,"
+    f"mcts:leaf=value,iterations=128,tree=turn,width=0,model={PREVIOUS_MODEL} "
     f"--games 100 --jobs 2 --seed 3 --out ladder (model {LADDER_MODEL}; "
     "docs/how-to/which-players.md)"
 )
+EXTENDED = (
+    "benchmarks/strength.py --ladder LADDER/run ADD/00 ADD/01 ADD/02 ADD/03 (one joint fit, "
+    "greedy = 0) after benchmarks/strength.py --out ADD --games 100 --seed 3 --jobs 1 --pair "
+    '"mcts:leaf=value,iterations=128" B for B the flat search on each model, '
+    '"mcts:leaf=value,iterations=100" and "mcts:leaf=value" (docs/how-to/which-players.md)'
+)
 PREVIOUS = (
+    "projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
+    "mcts:leaf=value,iterations=128,mcts:leaf=value,iterations=128,tree=turn,width=0 "
+    f"--games 100 --jobs 2 --seed 3 --out ladder (model 1f4245d84f5c, now {PREVIOUS_MODEL})"
+)
+OLDER = (
     "projectl-sim ladder --bots greedy,rusher,value,value:rollouts=2,mcts:leaf=value,width=2,"
     "mcts:leaf=value,iterations=200,width=2 --games 100 --jobs 1 --seed 3 --out ladder "
-    f"(model {LADDER_MODEL}; run when width=2 was leaf=value's default)"
+    f"(model 1f4245d84f5c, now {PREVIOUS_MODEL}; run when width=2 was leaf=value's default)"
 )
 HEURISTICS = (
     "projectl-sim ladder --bots greedy,random,builder,setter,recycler,rusher --games 100 "
@@ -66,21 +87,22 @@ SOLO = (
     "benchmarks/strength.py --solo solosearch greedy --games 400 --seed 53 --jobs 1 (compiled, "
     "load about 25; docs/benchmarks.md)"
 )
-CANDIDATE = "candidate-a0bf61a97e76"  # the model shipped beside the default one (session 59)
+CANDIDATE = "candidate-a0bf61a97e76"  # a model shipped beside the default one (session 59)
 JOINT = (
     "benchmarks/strength.py --ladder LADDER/run ADD/run RUN... (one joint fit, greedy = 0): the "
-    "ladder's run (LADDER); projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
+    "previous ladder's run (PREVIOUS, model 1f4245d84f5c); projectl-sim ladder --bots "
+    "greedy,rusher,value,mcts:leaf=value,"
     f"mcts:leaf=value,iterations=128,model={CANDIDATE},mcts:leaf=value,iterations=100,"
     f"model={CANDIDATE} --games 100 --jobs 2 --seed 603 --out ADD; and benchmarks/strength.py "
     "--pair A B --games 400 --seed 601 --jobs 1 of each candidate search against the same search "
-    "on the shipped model, and of iterations=100 against the flat search (seeds 601, 3, 4) "
+    "on model 1f4245d84f5c, and of iterations=100 against its flat search (seeds 601, 3, 4) "
     '(docs/benchmarks.md, "The candidate model in the searches, and on the ladder")'
 )
 BENCHMARKS = "benchmarks/bots.py and benchmarks/decisions.py (docs/benchmarks.md)"
 STRENGTH = (
     "benchmarks/strength.py --out DIR --games 200 --seed 3 (and --seed 4) --jobs 1 (2) --pair "
     '"mcts:leaf=value,iterations=100" "mcts:leaf=value,iterations=128,tree=turn" (compiled, '
-    "load 13-25, pooled over the deals of both); --scaling "
+    "load 13-25, pooled over the deals of both; model 1f4245d84f5c, shipped then); --scaling "
     '"mcts:leaf=value,tree=full,width=0,iterations={it}" --budgets 128,512 (docs/benchmarks.md, '
     '"Search that scales")'
 )
@@ -112,35 +134,73 @@ class Measured:
 
 
 MEASURED: tuple[Measured, ...] = (
-    Measured("greedy", 0.027, LADDER, 0.0, 0.0, 0.0, note="the anchor"),
-    Measured("rusher", 0.055, LADDER, 99.0, 52.0, 146.0),
-    Measured("value", 0.503, LADDER, 188.0, 142.0, 236.0),
-    Measured("mcts:leaf=value", 3.033, LADDER, 317.0, 269.0, 368.0, iterations=32),
-    Measured("mcts:leaf=value,iterations=128", 16.315, LADDER, 378.0, 328.0, 430.0, iterations=128),
+    Measured("greedy", 0.018, LADDER, 0.0, 0.0, 0.0, note="the anchor"),
+    Measured("rusher", 0.04, LADDER, 99.0, 54.0, 144.0),
+    Measured("value", 0.359, LADDER, 274.0, 229.0, 320.0),
+    Measured("value:places=0", 0.699, LADDER, 312.0, 267.0, 358.0),
+    Measured("mcts:leaf=value", 2.441, LADDER, 426.0, 380.0, 474.0, iterations=32),
+    Measured("mcts:leaf=value,iterations=100", 10.096, LADDER, 446.0, 399.0, 494.0, iterations=100),
     Measured(
         "mcts:leaf=value,iterations=128,tree=turn",
-        12.481,
+        9.419,
         LADDER,
-        345.0,
-        296.0,
-        397.0,
+        436.0,
+        389.0,
+        484.0,
         iterations=128,
     ),
     Measured(
-        "mcts:leaf=value,iterations=100",
+        f"mcts:leaf=value,iterations=128,tree=turn,model={PREVIOUS_MODEL}",
+        9.341,
+        LADDER,
+        366.0,
+        320.0,
+        412.0,
+        iterations=128,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=128",
+        12.985,
+        EXTENDED,
+        460.0,
+        407.0,
+        514.0,
+        iterations=128,
+    ),
+    Measured(f"value:model={PREVIOUS_MODEL}", 0.503, PREVIOUS, 188.0, 142.0, 236.0),
+    Measured(
+        f"mcts:leaf=value,model={PREVIOUS_MODEL}",
+        3.033,
+        PREVIOUS,
+        317.0,
+        269.0,
+        368.0,
+        iterations=32,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=128,model={PREVIOUS_MODEL}",
+        16.315,
+        PREVIOUS,
+        378.0,
+        328.0,
+        430.0,
+        iterations=128,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=100,model={PREVIOUS_MODEL}",
         12.49,
         STRENGTH,
-        note="not on the ladder: it won 60.8% [55.9%, 65.4%] of 400 games against "
-        "mcts:leaf=value,iterations=128,tree=turn (the flat search, 12.2 ms a decision: "
-        "equal CPU)",
+        note="not on a ladder: it won 60.8% [55.9%, 65.4%] of 400 games against "
+        f"mcts:leaf=value,iterations=128,tree=turn,model={PREVIOUS_MODEL} (the flat search, "
+        "12.2 ms a decision: equal CPU)",
         iterations=100,
     ),
     Measured(
-        "mcts:leaf=value,iterations=512",
+        f"mcts:leaf=value,iterations=512,model={PREVIOUS_MODEL}",
         163.8,
         STRENGTH,
-        note="not on the ladder: it won 57.2% [52.9%, 61.6%] of 400 games against "
-        "mcts:leaf=value,iterations=128",
+        note="not on a ladder: it won 57.2% [52.9%, 61.6%] of 400 games against "
+        f"mcts:leaf=value,iterations=128,model={PREVIOUS_MODEL}",
         iterations=512,
     ),
     Measured(
@@ -170,12 +230,20 @@ MEASURED: tuple[Measured, ...] = (
         460.0,
         iterations=128,
     ),
-    Measured("value:rollouts=2", 6.264, PREVIOUS, 217.0, 173.0, 263.0),
-    Measured("mcts:leaf=value,width=2", 5.571, PREVIOUS, 290.0, 244.0, 337.0, iterations=32),
+    Measured(f"value:rollouts=2,model={PREVIOUS_MODEL}", 6.264, OLDER, 217.0, 173.0, 263.0),
     Measured(
-        "mcts:leaf=value,iterations=200,width=2",
+        f"mcts:leaf=value,width=2,model={PREVIOUS_MODEL}",
+        5.571,
+        OLDER,
+        290.0,
+        244.0,
+        337.0,
+        iterations=32,
+    ),
+    Measured(
+        f"mcts:leaf=value,iterations=200,width=2,model={PREVIOUS_MODEL}",
         43.227,
-        PREVIOUS,
+        OLDER,
         223.0,
         179.0,
         268.0,
@@ -273,13 +341,19 @@ def measured(spec: str) -> Measured | None:
 
 
 def _priced(spec: str) -> Measured | None:
-    """Return the row that prices a spec: its own, else the same bot's on the shipped model (a
-    model of the same network costs what the shipped one does)."""
+    """Return the row that prices a spec: its own, else the same bot's on another model (the
+    models share one network size, so one costs what another does): the shipped model's row
+    first, then the others in ``MEASURED``'s order."""
     found = measured(spec)
-    if found is None and _model(spec):
-        name, _, rest = spec.partition(":")
-        kept = [p for p in rest.split(",") if p.partition("=")[0].strip() not in ("model", "hash")]
-        found = measured(f"{name}:{','.join(kept)}" if kept else name)
+    if found is None:
+        name, params = _params(spec)
+        same = [
+            row
+            for row in MEASURED
+            if _params(row.spec)[0] == name and _same(_params(row.spec)[1], params)
+        ]
+        same.sort(key=lambda row: _model(row.spec) != "")  # stable: the shipped model's first
+        found = same[0] if same else None
     return found
 
 
@@ -297,8 +371,8 @@ def cost_ms(spec: str) -> float | None:
     rollout search and the ``width=2`` tree, 32 to 200 iterations costing 7.8 times the CPU, and
     faster for greedy lines, whose k-th visit replays k actions: 5.4 times the CPU from 32 to
     128 on the ladder); ``time=S`` is S seconds a decision; a heuristic (``FLAT_COST``) costs
-    what its default does; a spec on another model (``model=``) what the same spec on the
-    shipped one does, when that one's own is not measured (the models share one network size).
+    what its default does; a spec not measured on its model what the same spec on another model
+    does (the models share one network size: ``_priced``).
     """
     found = _priced(spec)
     if found is not None:
@@ -310,17 +384,19 @@ def cost_ms(spec: str) -> float | None:
     if seconds is not None and float(seconds) > 0:
         return float(seconds) * 1000
     iterations = params.pop("iterations", None)
-    best: tuple[float, float] | None = None  # (distance in log iterations, the scaled cost)
+    # (distance in log iterations, another model's row, the scaled cost): the nearest budget,
+    # the spec's own model's row where two are as near
+    best: tuple[float, bool, float] | None = None
     for row in rows_of(name):
         row_params = _params(row.spec)[1]
         measured_at = float(row_params.pop("iterations", None) or row.iterations or 0)
         if row.iterations is None or not _same(row_params, params):
             continue
         wanted = float(iterations) if iterations is not None else row.iterations
-        distance = abs(math.log(wanted / measured_at))
-        if best is None or distance < best[0]:
-            best = (distance, row.cpu_ms * wanted / measured_at)
-    return None if best is None else best[1]
+        key = (abs(math.log(wanted / measured_at)), _model(row.spec) != _model(spec))
+        if best is None or key < best[:2]:
+            best = (*key, row.cpu_ms * wanted / measured_at)
+    return None if best is None else best[2]
 
 
 def estimate_seconds(
@@ -344,12 +420,18 @@ def estimate_seconds(
 
 def rating_text(row: Measured) -> str:
     """Return a row's rating as ``+183 [+109, +261]`` (or its note when it has none), saying so
-    when it is the previous ladder's."""
+    when another ladder's fit gave it (the previous one, an older one, or the previous one refitted
+    with more bots)."""
     if row.rating is None:
         return row.note or "not on the ladder"
     if row.low == row.high == row.rating:
         return f"{row.rating:+.0f} ({row.note})" if row.note else f"{row.rating:+.0f}"
-    where = {PREVIOUS: " on the previous ladder", JOINT: " on the ladder refitted with it"}
+    where = {
+        PREVIOUS: " on the previous ladder",
+        OLDER: " on an older ladder",
+        EXTENDED: " on the ladder refitted with it",
+        JOINT: " on the previous ladder refitted with it",
+    }
     where_text = where.get(row.source, "")
     return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]{where_text}"
 
@@ -358,6 +440,7 @@ __all__ = [
     "DECISIONS_PER_SEAT",
     "LADDER_MODEL",
     "MEASURED",
+    "PREVIOUS_MODEL",
     "Measured",
     "cost_ms",
     "estimate_seconds",

@@ -472,12 +472,15 @@ def refreshed(text: str, played: Played) -> str:
 
 def _ladder_rows(path: Path) -> list[str]:
     """Return the ladder table of a ``projectl-sim ladder`` results file (its ``ladder.csv``):
-    best first, the value model's hash named once in the header."""
+    best first, the shipped value model's hash named once in the header (a bot on another model
+    keeps its ``model=`` in its row)."""
     import pandas as pd
 
     table = pd.read_csv(path).sort_values("rating", ascending=False, kind="stable")
-    hashes = sorted({b.split("hash=")[1] for b in table["bot"] if "hash=" in b})
-    model = f" (model `{', '.join(hashes)}`)" if hashes else ""
+    bots = [str(b) for b in table["bot"] if "hash=" in str(b)]
+    hashes = sorted({b.split("hash=")[1] for b in bots if "model=" not in b})
+    named = " unless its row names another" if any("model=" in b for b in bots) else ""
+    model = f" (model `{', '.join(hashes)}`{named})" if hashes else ""
     rows = [
         f"| bot{model} | rating | 95% interval | games | CPU ms a decision |",
         "|---|---:|---:|---:|---:|",

@@ -82,25 +82,28 @@ def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
     ax.set_xlabel("CPU time per decision (ms, log scale)")
     ax.set_ylabel(f"rating ({_scale(table)})")
     names = [str(b) for b in finite["bot"]]
-    hashes = sorted({h for h in (_model_hash(b) for b in names) if h})
+    # the hashes of the bots that name no model (the shipped one's); a bot that names its model
+    # (``model=``) is told by that name
+    hashes = sorted({h for h in (_model_hash(b) for b in names if "model=" not in b) if h})
+    named = any("model=" in b for b in names)
     # one model for all: its hash once, in the title; several: each name keeps its own
     title = "Skill ladder: strength against cost"
     if len(hashes) == 1:
-        title += f" (value model #{hashes[0]})"
+        title += f" (value model #{hashes[0]}{' unless named' if named else ''})"
     ax.set_title(title)
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.margins(x=0.25, y=0.12)
     # names beside the points where they fit (the strongest first), never over each other; a
     # name that fits nowhere gives way to the point's rank, spelled out in the key below
     order = np.argsort(-y)
-    short = [_short(b, len(hashes) == 1) for b in names]
+    short = [_short(b, len(hashes) == 1 or "model=" in b) for b in names]
     plots.place_labels(ax, [(short[k], x[k], y[k]) for k in order], 8)
     placed = {t.get_text() for t in ax.texts}
     missing = [k for k in order if short[k] not in placed]
     if missing:
         rank = {k: i + 1 for i, k in enumerate(order)}
         plots.place_labels(ax, [(str(rank[k]), x[k], y[k]) for k in missing], 8)
-        key = "; ".join(f"{rank[k]}: {short[k]}" for k in missing)
+        key = "\n".join(f"{rank[k]}: {short[k]}" for k in missing)  # one a line: long names
         ax.set_xlabel(ax.get_xlabel() + "\n" + key, fontsize=8)
     return ax
 

@@ -370,6 +370,36 @@ def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key()
     assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
 
 
+def test_a_ladder_chart_with_a_bot_on_another_model_names_it_by_its_model() -> None:
+    """The shipped model's hash once, in the title; a bot that names its model keeps that name
+    (not its hash) beside its point or in the key, one key line a name, inside the figure."""
+    import pandas as pd
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from projectl_sim.experiments.ladder import plot_ladder_cost
+
+    new, old = "9271b03f1f1c", "1f4245d84f5c"
+    flat = "mcts:iterations=128,tree=turn,leaf=value"
+    rows = [
+        (f"mcts:iterations=100,leaf=value,hash={new}", 446, 399, 494, 10.1),
+        (f"{flat},hash={new}", 436, 389, 484, 9.42),
+        (f"{flat},model=previous-{old},hash={old}", 366, 320, 412, 9.34),
+        (f"value:hash={new}", 274, 229, 320, 0.36),
+        ("greedy", 0, 0, 0, 0.018),
+    ]
+    table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
+    ax = plot_ladder_cost(table)
+    fig = ax.get_figure()
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    shown = " ".join(t.get_text() for t in ax.texts) + " " + ax.get_xlabel()
+    assert f"#{new} unless named" in ax.get_title() and new not in shown and old + "," not in shown
+    assert f"{flat},model=previous-{old}" in shown and "#" not in shown
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
+    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+
+
 def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table() -> None:
     """Solo: the rival block holds the mastermind's next take (held_value: the points of the
     puzzle the rules' mastermind takes next, ``mastermind_choice``) and its takes over the
