@@ -27,6 +27,15 @@ it (an even table gives 1/N). ``--solo A B`` plays each deal of the solo variant
 once with each bot: its win rates, and A's points minus B's paired by deal. ``--pool DIR...``
 reads finished (or stopped) runs of one pair instead of playing, and pools their deals.
 
+``--converge TEMPLATE --budgets 12,48,192,768`` asks whether a budget still changes a search's
+choices (the flat search's root: ``mcts:leaf=value,tree=turn``): at every 8th decision of
+``--games`` self-play games of ``value`` it runs the spec at each budget from one seed, and a
+reference that visits every root candidate ``--reference`` times in common worlds at the
+search's own depth and again one turn of the searching seat deeper. It prints how often two
+budgets choose alike, and how often each budget picks each reference's best (with the search's
+greedy prior) and what it gives up against it (its regret, in the search's value), with 95%
+intervals over decisions.
+
 ``--ladder DIR...`` places the players of several runs on one scale, as ``projectl-sim ladder``
 rates its own round robin: one joint Plackett-Luce fit over every finished game of the runs (a
 ladder's ``OUT/run`` and the matches that add players to it), on the Elo scale with ``--anchor``
@@ -56,6 +65,8 @@ def main() -> int:
     ap.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"))
     ap.add_argument("--scaling", metavar="TEMPLATE")
     ap.add_argument("--bias", metavar="TEMPLATE")
+    ap.add_argument("--converge", metavar="TEMPLATE")
+    ap.add_argument("--reference", type=int, default=64, help="--converge: worlds a candidate")
     ap.add_argument("--solo", nargs=2, metavar=("A", "B"))
     ap.add_argument("--pool", nargs="+", type=Path, metavar="DIR")
     ap.add_argument("--ladder", nargs="+", type=Path, metavar="DIR")
@@ -80,6 +91,11 @@ def main() -> int:
         ap.error("--games must be at least 2")
     if args.bias:
         return _bias(args.bias, [int(b) for b in args.budgets.split(",")], args.games, args.seed)
+    if args.converge:
+        if args.reference < 2:
+            ap.error("--reference must be at least 2")
+        budgets = [int(b) for b in args.budgets.split(",")]
+        return _converge(args.converge, budgets, args.games, args.seed, args.reference)
     if args.ladder:
         return _ladder(args.ladder, args.anchor)
     if args.pool:
@@ -414,6 +430,111 @@ def _bias(template: str, budgets: list[int], games: int, seed: int) -> int:
             f"{1000 * cpu / max(1.0, calls):8.2f}",
             flush=True,
         )
+    return 0
+
+
+def _converge(template: str, budgets: list[int], games: int, seed: int, worlds: int) -> int:
+    """Print how often budgets choose alike and how close each comes to the references' best."""
+    import random
+
+    import numpy as np
+
+    from bots import make_bot
+    from bots.mcts import MCTSBot, _Node
+    from projectl_sim.engine import PLAY
+    from projectl_sim.rules import Rules
+    from projectl_sim.sim.play import play_game
+
+    class Probe(MCTSBot):
+        """The search, then each root candidate visited ``worlds`` times from a fresh root."""
+
+        deeper = 0  # turns of the searching seat added to every leaf
+
+        def _leaf_values(self, state: Any, rng: Any, model: Any, turn_ends: int = 1) -> Any:
+            return super()._leaf_values(state, rng, model, turn_ends + self.deeper)
+
+        def _search_halving(self, root, cands, view, worlds_, rng, model, stop):  # type: ignore[no-untyped-def]
+            done, best = super()._search_halving(root, cands, view, worlds_, rng, model, stop)
+            self.reference = {}
+            if self.deeper >= 0 and self.reference_worlds:
+                fresh = _Node(view.n)
+                for _ in range(self.reference_worlds):
+                    for a in cands:
+                        self._iterate(fresh, a, view, worlds_, rng, model, stop)
+                me = view.current
+                self.reference = {
+                    a: fresh.children[a].w[me] / fresh.children[a].n
+                    + (self.prior if a == cands[0] else 0.0)
+                    for a in cands
+                }
+            return done, best
+
+    rules = Rules(players=2)
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(games)]
+    views: list[Any] = []
+    count = [0]
+    for game_seed in seeds:
+
+        def note(state: Any, seat: int, action: Any) -> None:
+            if state.phase == PLAY:
+                count[0] += 1
+                if count[0] % 8 == 0:
+                    views.append(state.view(state.current))
+
+        play_game(
+            rules, [make_bot("value"), make_bot("value")], game_seed, record=False, on_step=note
+        )
+    choices: list[list[Any]] = []
+    refs: list[list[dict[Any, float]]] = []
+    cpu = [0.0] * len(budgets)
+    for i, view in enumerate(views):
+        row, ref = [], []
+        for j, it in enumerate(budgets):
+            bot = Probe(**make_bot(template.format(it=it)).options)
+            bot.reference_worlds = 0
+            start = time.process_time()
+            row.append(bot(view, random.Random(i)))
+            cpu[j] += time.process_time() - start
+        for deeper in (0, 1):
+            bot = Probe(**make_bot(template.format(it=budgets[0])).options)
+            bot.reference_worlds, bot.deeper = worlds, deeper
+            bot(view, random.Random(i))
+            ref.append(bot.reference)
+        if ref[0]:  # searched (more than one candidate)
+            choices.append(row)
+            refs.append(ref)
+    n = len(choices)
+    if not n:
+        print("strength.py: no searched decision", file=sys.stderr)
+        return 2
+
+    def share(hits: list[bool]) -> str:
+        # the share with its 95% Wilson interval
+        k, m, z = sum(hits), len(hits), 1.96
+        p = k / m
+        mid = (p + z * z / (2 * m)) / (1 + z * z / m)
+        half = z * math.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+        return f"{100 * p:5.1f}% [{100 * (mid - half):5.1f}, {100 * (mid + half):5.1f}]"
+
+    print(f"{template}: {n} decisions of {games} value games, reference {worlds} worlds each")
+    for j in range(1, len(budgets)):
+        same = [c[j] == c[j - 1] for c in choices]
+        print(f"  the same choice at {budgets[j - 1]} and {budgets[j]}: {share(same)}")
+    for d, label in ((0, "at the search's depth"), (1, "one turn deeper")):
+        print(f"  reference {label}:")
+        for j, it in enumerate(budgets):
+            hits, regret = [], []
+            for c, r in zip(choices, refs, strict=True):
+                values = r[d]
+                best = max(values.values())
+                hits.append(values[c[j]] == best)
+                regret.append(best - values[c[j]])
+            m = float(np.mean(regret))
+            half = 1.96 * float(np.std(regret)) / math.sqrt(n)
+            print(
+                f"    {it:5d} iterations ({1000 * cpu[j] / len(views):6.1f} ms): picks its best "
+                f"{share(hits)}, regret {m:.4f} [{m - half:.4f}, {m + half:.4f}]"
+            )
     return 0
 
 

@@ -50,6 +50,14 @@ its budget, where a tree that also tried other actions below the root (``width=2
 strength with it and ``tree=turn,width=0`` (the line ends with the searching seat's turn: more
 visits only average more worlds) stopped gaining from about 48 iterations.
 
+That flat search (``tree=turn,width=0``) stops because its depth is fixed: past about 200
+iterations more worlds at the same depth seldom change its choice (it has converged to the
+evaluation's ranking one turn on), and that ranking is the ceiling. ``deepen=D`` gives it a
+depth schedule: a root candidate's visits from the D-th on are scored one turn of the searching
+seat further on (greedy play through the others' turns and its own), one turn more every D
+visits, so the candidates that sequential halving keeps, which get most of a big budget, are
+scored deeper and deeper; a search whose candidates never reach D visits is unchanged.
+
 Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
 ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
 ceil(log2 K) rounds; each round gives its share evenly to the candidates left, then keeps the
@@ -383,6 +391,14 @@ class MCTSBot(Bot):
             "candidate; 2 with leaf=value)",
             Range(0, 30),
         ),
+        "deepen": (
+            0,
+            "the flat search (leaf=value,tree=turn): a root candidate's visits from the "
+            "deepen-th on are scored one turn of the searching seat further on, and one more "
+            "every deepen visits after (greedy play through them), so a budget past deepen "
+            "visits a candidate buys depth instead of more worlds at one depth (0 = never)",
+            Range(0),
+        ),
         **MODEL_PARAMS,
     }
 
@@ -404,6 +420,7 @@ class MCTSBot(Bot):
         self._private = 0  # the seats whose piles the searching seat's view hides
         self._root = 0  # the searching seat
         self.prior = float(self.options["prior"])
+        self.deepen = _check_deepen(self.name, self.options)
         self.places = int(self.options["places"])
         self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])
@@ -732,7 +749,7 @@ class MCTSBot(Bot):
             # the horizon counts from the leaf: deeper trees still see as far past their leaves
             stop = float(state.turn + self._horizon() * view.n)
         if self.value_model is not None:
-            values = self._leaf_values(state, rng, model)
+            values = self._leaf_values(state, rng, model, self._flat_turn_ends(k))
         else:
             values = self._rollout(state, rng, model, stop, cast)
         for nd in path:
@@ -740,6 +757,13 @@ class MCTSBot(Bot):
             w = nd.w
             for p, v in enumerate(values):
                 w[p] += v
+
+    def _flat_turn_ends(self, visit: int) -> int:
+        """Return how many ends of the searching seat's turns a root candidate's ``visit``-th
+        visit (from 0) plays its leaf through: 1, and with ``deepen`` one more every ``deepen``
+        visits (the flat search's depth schedule; a small budget's visits are unchanged)."""
+        d = self.deepen
+        return 1 + visit // d if d else 1
 
     def _world(self, view: GameState, rng: random.Random) -> GameState:
         """Return a full state consistent with ``view``, what its seat can't see dealt with
@@ -853,6 +877,14 @@ class MCTSBot(Bot):
         elif self.places > 0:
             cands = shortlist(cands, model.levels, self.places)
         return cands
+
+
+def _check_deepen(name: str, options: dict[str, Any]) -> int:
+    """Return ``deepen``, refused where it means nothing (only the flat search deepens)."""
+    deepen = int(options["deepen"])
+    if deepen and (options["leaf"] != "value" or options["tree"] != "turn"):
+        raise UsageError(f"bot {name}: deepen= needs leaf=value and tree=turn (the flat search)")
+    return deepen
 
 
 def _better_checked(checks: dict[Action, list[float]], alive: list[Action]) -> list[Action]:

@@ -364,3 +364,51 @@ def test_a_learned_leaf_plays_on_through_as_many_ends_of_the_searching_seats_tur
         played = 0 if turn_ends == 0 else 1 + (turn_ends - 1) * players
         next_seat = me if turn_ends == 0 else (me + 1) % players
         assert set(seen) == {(played, next_seat)}
+
+
+def test_deepen_is_the_flat_searchs_and_is_refused_elsewhere() -> None:
+    """deepen= schedules the flat search's depth (leaf=value,tree=turn); elsewhere it would
+    mean nothing, so a spec that gives it there is a usage error; the spec names it."""
+    for spec in ("mcts:deepen=8", "mcts:leaf=value,deepen=8", "mcts:tree=turn,deepen=8"):
+        with pytest.raises(UsageError, match="deepen"):
+            make_bot(spec)
+    bot = make_bot("mcts:leaf=value,tree=turn,deepen=8")
+    assert "deepen=8" in repr(bot)
+    assert repr(make_bot(repr(bot))) == repr(bot)
+    assert "deepen" not in repr(make_bot("mcts:leaf=value,tree=turn"))
+
+
+def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visits() -> None:
+    """With deepen=D a root candidate's k-th visit (from 0) plays its leaf through 1 + k // D
+    ends of the searching seat's turns: the visits below D as without it, the rest deeper."""
+    seen: list[tuple[int, int]] = []  # (the candidate's visit, turn ends asked)
+
+    class Counted(MCTSBot):
+        def _iterate(self, root, pick, view, worlds, rng, model, stop):  # type: ignore[no-untyped-def]
+            child = root.children.get(pick)
+            self.visit = child.n if child is not None else 0
+            super()._iterate(root, pick, view, worlds, rng, model, stop)
+
+        def _leaf_values(
+            self, state: GameState, rng: random.Random, model: object, ends: int = 1
+        ) -> list[float]:
+            seen.append((self.visit, ends))
+            return super()._leaf_values(state, rng, model, ends)  # type: ignore[arg-type]
+
+    state = _midgame(2, 3, 9)
+    bot = Counted(leaf="value", tree="turn", iterations=60, deepen=3, places=0)
+    bot(state.view(state.current), random.Random(5))
+    assert max(v for v, _ in seen) >= 6
+    assert all(ends == 1 + v // 3 for v, ends in seen)
+
+
+def test_a_search_whose_candidates_stay_below_deepen_visits_decides_as_without_it() -> None:
+    """deepen only changes the visits from the D-th on: with D above any candidate's visits the
+    same seeds give the same decisions as the flat search without it."""
+    for seed in (1, 2, 3):
+        state = _midgame(2, seed, 7 + seed)
+        view = state.view(state.current)
+        flat = make_bot("mcts:leaf=value,tree=turn,iterations=24")
+        deep = make_bot("mcts:leaf=value,tree=turn,iterations=24,deepen=24")
+        assert flat(view, random.Random(seed)) == deep(view, random.Random(seed))
+        assert flat.root_value == deep.root_value
