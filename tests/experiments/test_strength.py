@@ -221,3 +221,52 @@ def test_ladder_fits_the_runs_games_jointly_and_refuses_an_unrated_anchor(
     assert float(rows["greedy"][-1]) > float(rows["random"][-1]) > 0  # CPU a decision beside
     code, _, err = _main(strength, capsys, "--ladder", str(three), "--anchor", "value")
     assert code == 2 and err.count("\n") == 1 and "'value' is not a rated bot" in err
+
+
+def test_converge_compares_budgets_with_the_references(
+    strength: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    template = "mcts:leaf=value,tree=turn,iterations={it}"
+    code, out, _ = _main(
+        strength,
+        capsys,
+        "--converge",
+        template,
+        "--budgets",
+        "4,8",
+        "--games",
+        "2",
+        "--reference",
+        "2",
+        "--seed",
+        "5",
+    )
+    assert code == 0
+    head, *rest = out.splitlines()
+    decisions = int(head.split(": ")[1].split()[0])
+    assert decisions >= 1 and "reference 2 worlds each" in head
+    assert any("the same choice at 4 and 8" in line for line in rest)
+    # each budget against each reference (its own depth, one turn deeper), a share in [0, 100]
+    picks = [line for line in rest if "picks its best" in line]
+    assert len(picks) == 4
+    for line in picks:
+        share = float(line.split("picks its best")[1].split("%")[0])
+        assert 0.0 <= share <= 100.0
+
+
+def test_converge_refuses_a_reference_of_one_world(
+    strength: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        _main(
+            strength,
+            capsys,
+            "--converge",
+            "mcts:leaf=value,tree=turn,iterations={it}",
+            "--budgets",
+            "4,8",
+            "--reference",
+            "1",
+        )
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.splitlines()[-1].endswith("--reference must be at least 2")
