@@ -48,7 +48,14 @@ candidates near the root, where the evaluation is what it was trained to be; a l
 further down the game, towards greedy rollouts to the end. The search's strength then grows with
 its budget, where a tree that also tried other actions below the root (``width=2``) lost
 strength with it and ``tree=turn,width=0`` (the line ends with the searching seat's turn: more
-visits only average more worlds) stopped gaining from about 48 iterations.
+visits only average more worlds) stopped gaining from about 48 iterations. Each visit is a new
+world, though, and the worlds' lines part where their draws differ (a row refilled from the deck
+changes the next greedy take): a visit stops at the first node its world adds, so past about a
+dozen visits a candidate's leaves stay some 3 turns down the game. ``reach`` sends the k-th
+visit on at least reach x k actions (new nodes on the way), and ``worlds=W`` cycles the visits
+through W deals, so a world revisited replays its own line from the nodes it made (each
+greedy choice is kept per node and world) and adds to it: deeper lines for less. Greedy lines
+score each leaf for the searching seat alone, the only value they compare.
 
 Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
 ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
