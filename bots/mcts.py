@@ -48,7 +48,14 @@ candidates near the root, where the evaluation is what it was trained to be; a l
 further down the game, towards greedy rollouts to the end. The search's strength then grows with
 its budget, where a tree that also tried other actions below the root (``width=2``) lost
 strength with it and ``tree=turn,width=0`` (the line ends with the searching seat's turn: more
-visits only average more worlds) stopped gaining from about 48 iterations.
+visits only average more worlds) stopped gaining from about 48 iterations. Each visit is a new
+world, though, and the worlds' lines part where their draws differ (a row refilled from the deck
+changes the next greedy take): a visit stops at the first node its world adds, so past about a
+dozen visits a candidate's leaves stay some 3 turns down the game. ``reach`` sends the k-th
+visit on at least reach x k actions (new nodes on the way), and ``worlds=W`` cycles the visits
+through W deals, so a world revisited replays its own line from the nodes it made (each
+greedy choice is kept per node and world) and adds to it: deeper lines for less. Greedy lines
+score each leaf for the searching seat alone, the only value they compare.
 
 That flat search (``tree=turn,width=0``) stops because its depth is fixed: past about 200
 iterations more worlds at the same depth seldom change its choice (it has converged to the
@@ -365,6 +372,20 @@ class MCTSBot(Bot):
             "deeper each visit)",
             Range(0.0),
         ),
+        "reach": (
+            0.0,
+            "leaf=value, greedy lines: a root candidate's k-th visit is played at least "
+            "reach x k actions down its greedy line before the leaf (new tree nodes on the way, "
+            "so the world's next visit replays them); 0 = one node more a visit, where the "
+            "worlds' lines part (the rows' draws) they stop about 3 turns deep",
+            Range(0.0, 8.0),
+        ),
+        "worlds": (
+            0,
+            "the deals a root candidate's visits cycle through: its k-th visit plays in world "
+            "k mod worlds (0 = a new world each visit); a world revisited extends its own line",
+            Range(0),
+        ),
         "scale": (
             2.0,
             "points of margin per logistic unit when a leaf becomes a win chance",
@@ -422,6 +443,19 @@ class MCTSBot(Bot):
         self.prior = float(self.options["prior"])
         self.deepen = _check_deepen(self.name, self.options)
         self.places = int(self.options["places"])
+        self.reach = float(self.options["reach"])
+        self.cycle = int(self.options["worlds"])
+        if (self.reach > 0 or self.cycle > 0) and self.value_model is None:
+            raise UsageError(f"bot {self.name}: reach= and worlds= need leaf=value")
+        # greedy lines (tree=full, width=0, the learned leaf): no node below the root compares
+        # values, and the root compares the searching seat's only, so a leaf is scored for that
+        # seat alone (the same decisions; the others' rows were a third of a leaf's cost at 2
+        # players and more at 3-4)
+        self._mover_only = (
+            self.value_model is not None
+            and float(self.options["width"]) == 0.0
+            and self.options["tree"] == "full"
+        )
         self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])
         # the rollouts' policies never search solo's end (every rollout would pay for it); the bot
@@ -710,7 +744,8 @@ class MCTSBot(Bot):
         if child is None:
             child = root.children[pick] = _Node(view.n)
         k = child.n
-        if k == len(worlds):
+        w_index = k % self.cycle if self.cycle else k
+        if w_index == len(worlds):
             worlds.append(self._world(view, rng))
             if self.pool:
                 # rollout=mixed: who plays each seat in this world's rollouts, drawn with the
@@ -718,15 +753,17 @@ class MCTSBot(Bot):
                 self._casts.append(
                     [self.pool[int(rng.random() * len(self.pool))] for _ in range(view.n)]
                 )
-        state = worlds[k].copy()
-        cast = self._casts[k] if self.pool else None
+        state = worlds[w_index].copy()
+        cast = self._casts[w_index] if self.pool else None
         state.apply(pick)
         node = child
         path = [root, child]
         fresh = k == 0
         leaf_anchor = self.options["anchor"] == "leaf"
         own_turn = o["tree"] == "turn"
-        while not fresh:
+        # reach: the visit goes on down the line, past a new node, to reach x k actions
+        target = int(self.reach * k)
+        while not fresh or len(path) - 2 < target:
             self._settle(state, rng)
             if state.phase == OVER or (state.turn >= stop and not leaf_anchor):
                 break
@@ -831,6 +868,12 @@ class MCTSBot(Bot):
         assert vm is not None
         scale = float(self.options["scale"])
         memo: dict[tuple[int, ...], Plan] = {}  # each seat's plans, planned once for all views
+        if self._mover_only:
+            row = position_features(state, me, self._private & ~(1 << me), self._per_card, memo)
+            win, margin = vm.evaluate_rows([row])[0]
+            values = [0.0] * state.n
+            values[me] = 0.5 * win + 0.5 * _logistic(margin / scale)
+            return values
         rows = [
             position_features(state, p, self._private & ~(1 << p), self._per_card, memo)
             for p in range(state.n)

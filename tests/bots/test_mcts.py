@@ -293,19 +293,22 @@ def test_the_learned_leaf_has_its_own_defaults_and_the_spec_says_what_differs() 
     assert "places" not in repr(make_bot("mcts:leaf=value"))
 
 
+@pytest.mark.parametrize("shape", ["", "tree=turn,"])
 @pytest.mark.parametrize("players", [2, 3])
 def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat(
-    players: int,
+    players: int, shape: str
 ) -> None:
     """leaf=value plays each leaf on to the end of one of the searching seat's turns before the
     evaluation sees it: its features then say the seat has no action left this turn and every
     other seat plays before it (scored at whichever seat's turn end the leaf fell in, a deeper
-    leaf was worth less for that alone, and the search lost 95% of its games to greedy)."""
+    leaf was worth less for that alone, and the search lost 95% of its games to greedy). Greedy
+    lines (the default shape) score the searching seat alone; the flat search every seat."""
     import copy
 
     from bots.features import FEATURE_NAMES
 
-    bot = make_bot("mcts:leaf=value,iterations=40,places=0,prior=0")
+    bot = make_bot(f"mcts:leaf=value,{shape}iterations=40,places=0,prior=0")
+    mover_only = shape == ""
     seen: list[list[list[float]]] = []
     model = copy.copy(bot.value_model)
     real = model.evaluate_rows
@@ -326,10 +329,84 @@ def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat
         bot(state.view(me), random.Random(seed))
         searched += len(seen)
         for rows in seen:
-            assert len(rows) == players
-            assert rows[me][turn_actions] == 0.0
-            assert rows[me][wait] == players - 1
+            assert len(rows) == (1 if mover_only else players)
+            mine = rows[0] if mover_only else rows[me]
+            assert mine[turn_actions] == 0.0
+            assert mine[wait] == players - 1
     assert searched > 20
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_greedy_lines_scoring_the_mover_alone_decide_as_scoring_every_seat(players: int) -> None:
+    """Below the root greedy lines compare no values and the root compares the searching seat's,
+    so a leaf scored for that seat alone gives the same choice and the same root value (to
+    rounding)."""
+    for seed in (1, 2, 3):
+        state = _midgame(players, seed, 12 + 7 * seed)
+        view = state.view(state.current)
+        alone = make_bot("mcts:leaf=value,iterations=30")
+        every = make_bot("mcts:leaf=value,iterations=30")
+        assert alone._mover_only
+        every._mover_only = False
+        assert alone(view, random.Random(seed)) == every(view, random.Random(seed))
+        # the same to rounding: numpy's product of one row and of several differ in the last bit
+        assert alone.root_value == pytest.approx(every.root_value, rel=1e-12, abs=1e-12)
+    assert not make_bot("mcts:leaf=value,tree=turn")._mover_only
+    assert not make_bot("mcts:leaf=value,width=1")._mover_only
+
+
+def _searched_root(spec: str, state: GameState, seed: int) -> tuple[MCTSBot, object, int]:
+    """Search ``state`` with ``spec``; return the bot, its root and the worlds it dealt."""
+    kept: list[object] = []
+    dealt = [0]
+
+    class Kept(MCTSBot):
+        def _search_halving(self, root, *args):  # type: ignore[no-untyped-def]
+            kept.append(root)
+            return super()._search_halving(root, *args)
+
+        def _world(self, view, rng):  # type: ignore[no-untyped-def]
+            dealt[0] += 1
+            return super()._world(view, rng)
+
+    base = make_bot(spec)
+    bot = Kept(**{k: v for k, v in base.options.items() if k in base.given})
+    bot(state.view(state.current), random.Random(seed))
+    return bot, kept[0], dealt[0]
+
+
+def _depth(node: object) -> int:
+    children = node.children  # type: ignore[attr-defined]
+    return 1 + max((_depth(ch) for ch in children.values()), default=0) if children else 0
+
+
+@pytest.mark.parametrize("reach", [1.0, 2.0])
+def test_a_reaching_visit_goes_reach_times_its_visits_down_the_greedy_line(reach: float) -> None:
+    for seed in (1, 2):
+        state = _midgame(2, seed, 9)
+        _, root, _ = _searched_root(f"mcts:leaf=value,iterations=60,reach={reach}", state, seed)
+        visits = [ch.n for ch in root.children.values()]  # type: ignore[attr-defined]
+        assert max(visits) >= 8
+        for ch in root.children.values():  # type: ignore[attr-defined]
+            # the last visit (the n-th, k = n - 1) went reach x k actions below the candidate
+            assert _depth(ch) >= int(reach * (ch.n - 1))
+    # the default shape's lines part between worlds and stop short of that
+    state = _midgame(2, 1, 9)
+    _, root, _ = _searched_root("mcts:leaf=value,iterations=60", state, 1)
+    assert any(_depth(ch) < ch.n - 1 for ch in root.children.values())  # type: ignore[attr-defined]
+
+
+def test_worlds_cycles_the_visits_through_that_many_deals() -> None:
+    state = _midgame(2, 3, 20)
+    _, root, dealt = _searched_root("mcts:leaf=value,iterations=60,worlds=4", state, 3)
+    assert dealt == 4 and max(ch.n for ch in root.children.values()) > 4  # type: ignore[attr-defined]
+    _, root, dealt = _searched_root("mcts:leaf=value,iterations=60", state, 3)
+    assert dealt == max(ch.n for ch in root.children.values())  # type: ignore[attr-defined]
+    assert "worlds=4" in repr(make_bot("mcts:leaf=value,worlds=4,reach=1.5"))
+    assert "reach=1.5" in repr(make_bot("mcts:leaf=value,worlds=4,reach=1.5"))
+    for spec in ("mcts:reach=1", "mcts:worlds=3"):
+        with pytest.raises(UsageError, match="need leaf=value"):
+            make_bot(spec)
 
 
 @pytest.mark.parametrize("turn_ends", [0, 1, 2])
