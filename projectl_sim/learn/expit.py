@@ -28,6 +28,17 @@ it is already there, so a killed training goes on where it stopped:
    default) and the lower end of its 95% interval over deals is above 50% (a 100-game gate
    resolves about 9 points either way); ``generation.json`` says which, with the interval.
 
+**Rollout labels** (``labels="rollouts"``, ``train-value --generations G --labels rollouts``):
+the player of steps 1 and 4 is ``player`` (the value bot) on the current model; step 2 scores,
+at about one of its Play decisions in ``every``, every candidate ``scorer`` compares, each
+after-state played to the end ``2 R`` times by greedy (``learn.rollouts``, the rows
+``tools/value_oracle.py`` writes; ``rollouts.npz``, each row's ``game`` its decision's number);
+step 3 fits afresh as the one-off training does (``learn.value.fit``, seed ``seed``) on the
+outcome rows' training games (``base``, its held-out games by ``seed``) plus the ``extra`` rows
+and the last ``window`` generations' rollout rows, each added row counted ``extra_weight``
+times: a recipe's fit with the generations' rows added. This is the labelling that made
+candidate models beat the shipped one by hand (``docs/benchmarks.md``).
+
 Seeds: generation ``g``'s seeds (self-play, labelling, fit, gate) are drawn from
 ``SeedSequence([seed, g])``; the runner spawns each game's seed from its root seed in the parent,
 so the same ``seed`` gives the same positions, models and hashes for any ``jobs`` and backend.
