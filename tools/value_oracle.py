@@ -8,8 +8,8 @@ and, at about one Play decision in ``--every``, scores every candidate the value
 (``bots.value.scored_candidates`` with the bot's ``places`` and ``takes``, the greedy choice
 first, each turn finished the greedy way) by ``2 R`` greedy rollouts to the end, common to the
 candidates (rollout ``r`` deals the same hidden cards and uses the same random stream for
-each). A candidate's rollout
-value is its mean win share (ties: the mean margin / 100 on top).
+each; ``projectl_sim.learn.rollouts``, which expert iteration labels with too). A candidate's
+rollout value is its mean win share (ties: the mean margin / 100 on top).
 
 Printed, with 95% intervals over the positions:
 
@@ -41,54 +41,13 @@ import numpy as np  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 from bots import make_bot  # noqa: E402
-from bots.features import hidden_piles, mean_unseen_points, position_features  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
-from bots.heuristics import cost_model  # noqa: E402
-from bots.value import final_margin, play_out, scored_candidates  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
-from projectl_sim.engine import OVER, PLAY, GameState  # noqa: E402
+from projectl_sim.engine import PLAY, GameState  # noqa: E402
 from projectl_sim.engine.actions import Action  # noqa: E402
+from projectl_sim.learn.rollouts import decision_rows, score_position  # noqa: E402
 from projectl_sim.learn.value import Positions  # noqa: E402
 from projectl_sim.sim.spec import split_lineup  # noqa: E402
-
-
-def rollout(
-    state: GameState, greedy: GreedyBot, rng: random.Random, me: int
-) -> tuple[float, float]:
-    """Play ``state`` to the end with greedy in every seat; return ``me``'s win share, margin."""
-    play_out(state, greedy, rng, 5000)
-    winners = state.winners()
-    share = 1.0 / len(winners) if me in winners else 0.0
-    return share, final_margin(state, me)
-
-
-def score_position(
-    view: GameState, bot, greedy: GreedyBot, rollouts: int, seed: int
-) -> tuple[list[Action], np.ndarray, np.ndarray, list[float], list[list[float]]]:
-    """Return the candidates, their rollout win shares and margins (candidates x 2R), the
-    bot's values of them and their after-states' features (from the first world)."""
-    model = cost_model(view)
-    cands = scored_candidates(view, greedy, model, bot.places, bot.takes, bot.upgrades, bot.basic)
-    me = view.current
-    hidden = hidden_piles(view)
-    per_card = mean_unseen_points(view) if hidden else 0.0
-    wins = np.zeros((len(cands), 2 * rollouts))
-    margins = np.zeros((len(cands), 2 * rollouts))
-    feats: list[list[float]] = []
-    values: list[float] = []
-    for r in range(2 * rollouts):
-        world = view.determinize(random.Random(seed * 7919 + r))
-        afters = [bot._after(world, a, random.Random(seed + r)) for a in cands]
-        if r == 0:
-            values = bot.values(afters, me, hidden, per_card)
-            values[0] += bot.prior
-            feats = [
-                position_features(s, me, hidden, per_card) if s.phase != OVER else []
-                for s in afters
-            ]
-        for i, s in enumerate(afters):
-            wins[i, r], margins[i, r] = rollout(s, greedy, random.Random(seed * 31 + r), me)
-    return cands, wins, margins, values, feats
 
 
 def main() -> None:
@@ -149,12 +108,11 @@ def main() -> None:
         bot_gain.append(float(wins[choice].mean() - wins[0].mean()))
         if len(cands) > 2 and np.std(full) > 0 and np.std(values) > 0:
             rho.append(float(spearmanr(values, full)[0]))
-        for i, f in enumerate(feats):
-            if f:
-                rows_x.append(f)
-                rows_win.append(wins[i].mean())
-                rows_margin.append(margins[i].mean())
-                rows_game.append(k)
+        x, win, margin = decision_rows(wins, margins, feats)
+        rows_x += x
+        rows_win += win
+        rows_margin += margin
+        rows_game += [k] * len(x)
         if (k + 1) % 20 == 0:
             print(
                 f"{k + 1}/{len(views)} positions, {time.process_time() - t0:.0f} CPU s", flush=True

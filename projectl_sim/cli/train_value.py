@@ -34,7 +34,14 @@ the current one in --gate-games games on shared deals (each dealt twice, seats s
 lower end of the score's 95% interval above 50%. Each
 generation's runs, positions, model, accuracy and gate are in OUT/gen-NNN (generation.json sums
 it up); the same command again goes on where a killed one stopped, and a larger --generations
-grows it."""
+grows it.
+
+With --labels rollouts the generation's player is --player (default value) on the current model
+instead: at one of its Play decisions in --every, every candidate of --scorer is played to the
+end 2R times by greedy (--rollouts R; tools/value_oracle.py's rows), and the next model is fitted
+afresh as the one-off training fits (--positions FILE's outcome rows, their held-out games by
+--seed, plus the --extra-positions rows and the last --window generations' rollout rows, each
+added row counted --extra-weight times); the gate is --player on each model."""
 
 
 # The numeric flags, each with its range (projectl_sim.cli.numbers). The upper bounds keep a
@@ -120,6 +127,14 @@ EXPIT_NUMBERS: tuple[Number, ...] = (
     ),
     Number("--window", int, 3, Range(1, 100), "generations of positions each fit reads", "K"),
     Number("--players", int, (2, 3, 4), Range(2, 4), "standard player counts, e.g. 2,3,4", items=3),
+    Number(
+        "--rollouts",
+        int,
+        2,
+        Range(1, 1000),
+        "--labels rollouts: R, each candidate valued by 2R greedy rollouts",
+        metavar="R",
+    ),
 )
 
 
@@ -142,18 +157,40 @@ def cmd_expit(args: argparse.Namespace) -> int:
     from projectl_sim.learn.expit import Plan, iterate
 
     check_numbers(args, EXPIT_NUMBERS)
-    for flag, given in (("--positions", args.positions), ("--curve", args.curve)):
-        if given:
-            raise UsageError(f"{flag} is the one-off training's; --generations plays its own")
+    rollouts = args.labels == "rollouts"
+    if args.curve:
+        raise UsageError("--curve is the one-off training's; --generations plays its own")
+    if args.positions and not rollouts:
+        raise UsageError("--positions is --labels rollouts' (the fit's outcome rows)")
+    if rollouts and not args.positions:
+        raise UsageError(
+            "--labels rollouts needs --positions FILE: the outcome rows the fit holds games out "
+            "of (a train-value run's positions.npz)"
+        )
+    if args.extra_weight != 1 and not rollouts:
+        raise UsageError("--extra-weight is --labels rollouts' with --generations")
+    if not rollouts:
+        for flag in ("--player", "--scorer", "--rollouts"):
+            dest = flag.lstrip("-")
+            if getattr(args, dest) != dict((*EXPIT_FLAGS, ("--rollouts", 2)))[flag]:
+                raise UsageError(f"{flag} is --labels rollouts'")
+    for flag, path in [("--positions", args.positions)] + [
+        ("--extra-positions", p) for p in args.extra_positions or ()
+    ]:
+        if path and not Path(path).is_file():
+            raise UsageError(f"{flag} {path}: no such file")
     variants = tuple(dict.fromkeys(v.strip() for v in args.variants.split(",")))
     for v in variants:
         if v not in ("standard", "solo", "line_clear"):
             raise UsageError(f"--variants: {v!r} is none of standard, solo, line_clear")
     start = ""
     if args.start_model:
-        if not Path(args.start_model).is_file():
-            raise UsageError(f"--start-model {args.start_model}: no such file")
-        start = str(Path(args.start_model).resolve())
+        from bots.value_model import model_name, model_path
+
+        path = model_path(args.start_model)
+        if not path.is_file():
+            raise UsageError(f"--start-model {args.start_model}: no such file or shipped model")
+        start = model_name(path)  # a shipped file by its bare name: the same plan anywhere
     plan = Plan(
         generations=args.generations,
         games=args.selfplay_games,
@@ -172,6 +209,11 @@ def cmd_expit(args: argparse.Namespace) -> int:
         test_share=args.test_share,
         fresh=args.fresh,
         anchor=args.anchor,
+        labels=args.labels,
+        player=args.player,
+        scorer=args.scorer,
+        rollouts=args.rollouts,
+        extra_weight=args.extra_weight,
     )
     echo = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     gens = iterate(
@@ -181,6 +223,7 @@ def cmd_expit(args: argparse.Namespace) -> int:
         backend=args.backend,
         scheduler=args.scheduler,
         extra=[Path(name) for name in args.extra_positions or ()],
+        base=Path(args.positions) if args.positions else None,
         quiet=args.quiet,
         echo=echo,
     )
@@ -202,6 +245,9 @@ EXPIT_FLAGS: tuple[tuple[str, Any], ...] = (
     ("--anchor", False),
     ("--backend", "local"),
     ("--scheduler", None),
+    ("--labels", "search"),
+    ("--player", "value"),
+    ("--scorer", "value:places=2,upgrades=0"),
 )
 
 
@@ -306,6 +352,26 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="--generations: rows no search labelled take the current model's values as "
         "targets (not the final result)",
+    )
+    tv.add_argument(
+        "--labels",
+        default="search",
+        choices=("search", "rollouts"),
+        help="--generations: what labels the rows: the search's values at its positions, or "
+        "rollouts: every candidate of --scorer at --player's own decisions valued by greedy "
+        "rollouts, fitted with --positions and --extra-positions as the one-off training fits",
+    )
+    tv.add_argument(
+        "--player",
+        default="value",
+        metavar="SPEC",
+        help="--labels rollouts: the player of the self-play and the gate (the model appended)",
+    )
+    tv.add_argument(
+        "--scorer",
+        default="value:places=2,upgrades=0",
+        metavar="SPEC",
+        help="--labels rollouts: the value bot whose candidates are scored",
     )
     tv.add_argument("--backend", default="local", help="--generations: the runner's backend")
     tv.add_argument("--scheduler", help="--generations: the Dask scheduler's address")

@@ -28,6 +28,17 @@ it is already there, so a killed training goes on where it stopped:
    default) and the lower end of its 95% interval over deals is above 50% (a 100-game gate
    resolves about 9 points either way); ``generation.json`` says which, with the interval.
 
+**Rollout labels** (``labels="rollouts"``, ``train-value --generations G --labels rollouts``):
+the player of steps 1 and 4 is ``player`` (the value bot) on the current model; step 2 scores,
+at about one of its Play decisions in ``every``, every candidate ``scorer`` compares, each
+after-state played to the end ``2 R`` times by greedy (``learn.rollouts``, the rows
+``tools/value_oracle.py`` writes; ``rollouts.npz``, each row's ``game`` its decision's number);
+step 3 fits afresh as the one-off training does (``learn.value.fit``, seed ``seed``) on the
+outcome rows' training games (``base``, its held-out games by ``seed``) plus the ``extra`` rows
+and the last ``window`` generations' rollout rows, each added row counted ``extra_weight``
+times: a recipe's fit with the generations' rows added. This is the labelling that made
+candidate models beat the shipped one by hand (``docs/benchmarks.md``).
+
 Seeds: generation ``g``'s seeds (self-play, labelling, fit, gate) are drawn from
 ``SeedSequence([seed, g])``; the runner spawns each game's seed from its root seed in the parent,
 so the same ``seed`` gives the same positions, models and hashes for any ``jobs`` and backend.
@@ -82,9 +93,20 @@ class Plan:
     # every seat's row takes the search's value for that seat (the chosen candidate's mean for
     # each player: one value per player), not only the mover's
     every_seat: bool = True
+    # what labels the positions: "search" (the search's values at its positions) or "rollouts"
+    # (``learn.rollouts``: every candidate of ``scorer`` at ``player``'s own decisions, each
+    # after-state valued by 2 x ``rollouts`` greedy rollouts to the end)
+    labels: str = "search"
+    player: str = "value"  # rollouts: the player of the self-play and the gate (model appended)
+    scorer: str = "value:places=2,upgrades=0"  # rollouts: whose candidates are scored
+    rollouts: int = 2  # rollouts: R, 2R rollouts a candidate
+    extra_weight: int = 1  # rollouts: each added row (extra, generations') counts K times
 
     def search(self, model: str) -> str:
-        """Return the search player's spec on ``model`` (a model file's path)."""
+        """Return the search player's spec on ``model`` (a model file's path): with rollout
+        labels, ``player`` on it."""
+        if self.labels == "rollouts":
+            return on_model(self.player, model)
         return SEARCH.format(iterations=self.iterations) + f",model={model}"
 
     def training(self) -> dict[str, Any]:
@@ -95,6 +117,11 @@ class Plan:
         out["expansions"] = ["+".join(e) or "none" for e in self.expansions]
         out["hidden"] = list(self.hidden)
         return out
+
+
+def on_model(spec: str, model: str) -> str:
+    """Return bot ``spec`` with ``model=`` set to ``model``."""
+    return f"{spec}{',' if ':' in spec else ':'}model={model}"
 
 
 @dataclass
@@ -337,6 +364,112 @@ def positions(
     return pos, np.asarray(margins, dtype=np.float64)
 
 
+ROLLOUTS_FILE = "rollouts.npz"  # with rollout labels: a generation's rows
+
+
+def rollout_game(
+    record: dict[str, Any], scorer: Any, every: int, rollouts: int, seed: int, game: int
+) -> tuple[list[tuple[list[list[float]], list[float], list[float]]], int, str, str]:
+    """Replay one record; at about one Play decision in ``every`` (chance drawn from ``seed``
+    and ``game``), score every candidate ``scorer`` compares by greedy rollouts
+    (``learn.rollouts``); return each scored decision's rows (features, win shares, margins),
+    the game's player count, expansion label (``learn.value``'s) and variant."""
+    from bots.greedy import GreedyBot
+    from projectl_sim.engine import PLAY
+    from projectl_sim.engine.record import replay
+    from projectl_sim.learn.rollouts import decision_rows, score_position
+
+    pick = random.Random(seed ^ game)
+    views: list[tuple[Any, int]] = []
+
+    def on_step(state: Any, seat: int, action: Any) -> None:
+        if state.phase == PLAY and pick.random() * every < 1.0:
+            views.append((state.view(state.current), pick.getrandbits(31) + 1))
+
+    state = replay(record, on_step=on_step).state
+    greedy = GreedyBot(endgame=0)
+    out = []
+    for view, key in views:
+        _, wins, margins, _, feats = score_position(view, scorer, greedy, rollouts, key)
+        out.append(decision_rows(wins, margins, feats))
+    table = "+".join(sorted(state.rules.expansions)) or "base"
+    return out, state.n, table, state.rules.variant
+
+
+def _rollout_batch(
+    paths: list[tuple[int, str]], spec: str, every: int, rollouts: int, seed: int
+) -> list[tuple[Any, ...]]:
+    from bots import make_bot
+    from projectl_sim.engine.record import read_record
+
+    # a scorer per game: a game's rows never depend on which games shared its worker
+    return [
+        rollout_game(read_record(p), make_bot(spec), every, rollouts, seed, game)
+        for game, p in paths
+    ]
+
+
+def rollout_positions(
+    plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
+) -> Any:
+    """Return the rollout-labelled rows of the self-play runs' records (game order), each
+    row's ``game`` its decision's number (as ``tools/value_oracle.py`` numbers them)."""
+    from joblib import Parallel, delayed
+
+    from bots.features import FEATURE_NAMES
+    from projectl_sim.learn.value import Positions, split_evenly
+
+    paths: list[tuple[int, str]] = []
+    for run in runs:
+        for path in sorted((run / "records").glob("game-*.json")):
+            paths.append((len(paths), str(path)))
+    spec = on_model(plan.scorer, model)
+    started = time.monotonic()
+    results: list[tuple[Any, ...]] = []
+    # a game takes a second or more to score: progress (and its ETA) every twentieth of them
+    chunks = split_evenly(paths, max(jobs * 4, 20))
+    args = (spec, plan.every, plan.rollouts, seed)
+    for k in range(0, len(chunks), jobs):
+        batch = chunks[k : k + jobs]
+        if jobs == 1:
+            results += [r for c in batch for r in _rollout_batch(c, *args)]
+        else:
+            parts = Parallel(n_jobs=jobs)(delayed(_rollout_batch)(c, *args) for c in batch)
+            results += [r for part in parts for r in part]
+        eta = _eta(started, len(results), len(paths))
+        say(f"scored decisions of {len(results)}/{len(paths)} games by rollouts{eta}")
+    x: list[list[float]] = []
+    win: list[float] = []
+    margin: list[float] = []
+    decision: list[int] = []
+    players: list[int] = []
+    table: list[str] = []
+    variant: list[str] = []
+    k = 0
+    for decisions, n, t, v in results:
+        for fx, fw, fm in decisions:
+            x += fx
+            win += fw
+            margin += fm
+            decision += [k] * len(fx)
+            players += [n] * len(fx)
+            table += [t] * len(fx)
+            variant += [v] * len(fx)
+            k += 1
+    rows = len(x)
+    return Positions(
+        x=np.asarray(x, dtype=np.float64).reshape(-1, len(FEATURE_NAMES)),
+        game=np.asarray(decision, dtype=np.int64),
+        players=np.asarray(players, dtype=np.int64),
+        margin=np.asarray(margin, dtype=np.float64),
+        win=np.asarray(win, dtype=np.float64),
+        old_margin=np.zeros(rows),
+        root_value=np.full(rows, np.nan),
+        table=np.asarray(table, dtype=str),
+        variant=np.asarray(variant, dtype=str),
+    )
+
+
 def _eta(started: float, done: int, total: int) -> str:
     if not done or done >= total:
         return ""
@@ -515,6 +648,19 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def _check_spec(flag: str, spec: str, scorer: bool = False) -> None:
+    """Refuse, in one line naming ``flag``, a bot spec that names no bot (the scorer: no value
+    bot)."""
+    from bots import make_bot
+
+    try:
+        bot = make_bot(spec)
+    except UsageError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if scorer and not hasattr(bot, "scored"):
+        raise UsageError(f"{flag} {spec}: not a value bot, the one whose candidates are scored")
+
+
 def _read_generation(path: Path) -> Generation:
     try:
         data = json.loads(path.read_text())
@@ -532,6 +678,8 @@ def _check_plan(out: Path, plan: Plan) -> None:
             theirs = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
             raise UsageError(f"{path}: not an expert iteration's plan ({exc})") from None
+        # a plan written before a field was added holds that field's default
+        theirs = {**Plan().training(), **theirs}
         grown = {k: v for k, v in theirs.items() if k != "generations"}
         if grown != {k: v for k, v in mine.items() if k != "generations"}:
             key = next(k for k in mine if k != "generations" and theirs.get(k) != mine[k])
@@ -550,27 +698,53 @@ def iterate(
     backend: str = "local",
     scheduler: str | None = None,
     extra: Sequence[Path] = (),
+    base: Path | None = None,
     quiet: bool = False,
     echo: Callable[[str], None] | None = None,
 ) -> list[Generation]:
-    """Run (or go on with) the expert iteration of ``plan`` in ``out``; return its generations."""
+    """Run (or go on with) the expert iteration of ``plan`` in ``out``; return its generations.
+
+    With rollout labels, each generation's fit is the one-off training's (``learn.value``) on
+    ``base``'s outcome rows (its held-out games by ``plan.seed``) plus the ``extra`` rows and
+    the last ``window`` generations' rollout rows, each added row counted ``extra_weight``
+    times: a recipe's fit (``train-value --positions BASE --extra-positions ...``) with the
+    generations' rows added."""
     from bots.value_model import load_model, model_path
     from projectl_sim.learn.value import Positions, joined, require_fit_library, sole_writer
 
     require_fit_library()
     say = echo or (lambda line: None)
-    start = plan.start or str(model_path(""))
+    if plan.labels not in ("search", "rollouts"):
+        raise UsageError(f"labels {plan.labels!r}: search or rollouts")
+    if plan.labels == "rollouts" and base is None:
+        raise UsageError(
+            "rollout labels need the outcome rows the fit holds games out of: --positions FILE "
+            "(a train-value run's positions.npz)"
+        )
+    if plan.labels == "search" and base is not None:
+        raise UsageError("--positions is rollout labels' (--labels rollouts); search plays its own")
+    start = str(model_path(plan.start))
     load_model(start)  # a bad start model: one line before anything is played
+    _check_spec("--player" if plan.labels == "rollouts" else "the search", plan.search(start))
+    if plan.labels == "rollouts":
+        _check_spec("--scorer", on_model(plan.scorer, start), scorer=True)
+    read = None if base is None else Positions.load(base, "--positions")
     more = None
     for path in extra:
         rows = Positions.load(path, "--extra-positions")
         more = joined(more, rows) if more is not None else rows
+    inputs = {
+        "base": read,
+        "base_name": None if base is None else base.name,
+        "extra": more,
+        "extra_names": [p.name for p in extra],
+    }
     out.mkdir(parents=True, exist_ok=True)
     options = _options(jobs, backend, scheduler, quiet)
     done: list[Generation] = []
     with sole_writer(out):
         _check_plan(out, plan)
-        incumbent = str(Path(start).resolve())
+        incumbent = start
         spent: list[float] = []
         for g in range(1, plan.generations + 1):
             gen_dir = out / GEN_FORMAT.format(g)
@@ -584,7 +758,7 @@ def iterate(
                 continue
             began = time.monotonic()
             try:
-                gen = _generation(plan, g, gen_dir, incumbent, options, jobs, more, out, say)
+                gen = _generation(plan, g, gen_dir, incumbent, options, jobs, inputs, out, say)
             except KeyboardInterrupt:
                 # the runner's own advice names its run folder; the training goes on as a whole
                 raise RunInterrupted(
@@ -614,23 +788,11 @@ def _generation(
     incumbent: str,
     options: Any,
     jobs: int,
-    more: Any,
+    inputs: dict[str, Any],
     out: Path,
     say: Callable[[str], None],
 ) -> Generation:
-    import csv
-
-    from bots.value_model import load_model, write_model
-    from projectl_sim.learn.value import (
-        ACCURACY_COLUMNS,
-        MARGIN_SCALE,
-        accuracy,
-        check_fit,
-        fit,
-        held_out,
-        joined,
-        write_csv,
-    )
+    from bots.value_model import load_model
 
     s = seeds(plan, g)
     seconds: dict[str, float] = {}
@@ -639,73 +801,29 @@ def _generation(
     say(f"generation {g}: self-play with {Path(incumbent).name} ({load_model(incumbent).hash})")
     runs = self_play(plan, incumbent, gen_dir, s["selfplay"], options)
     seconds["selfplay"] = round(time.monotonic() - t, 1)
-    pos_path = gen_dir / "positions.npz"
-    t = time.monotonic()
-    if pos_path.exists():
-        pos, search_margin = _read_positions(gen_dir)
+    seconds["selfplay_bot_cpu"] = round(sum(_bot_cpu(run) for run in runs), 1)
+    rollouts = plan.labels == "rollouts"
+    t, c = time.monotonic(), time.process_time()
+    if rollouts:
+        pos, search_margin = _rollout_step(plan, runs, incumbent, gen_dir, s, jobs, say), None
     else:
-        pos, search_margin = positions(plan, runs, incumbent, s["label"], jobs, say)
-        if not len(pos):
-            raise UsageError(
-                f"generation {g}: its games gave no positions (one Play decision in --every "
-                f"{plan.every} is searched): play more --games, or lower --every"
-            )
-        tmp = gen_dir / f".{os.getpid()}.{SEARCH_FILE}"
-        np.savez_compressed(tmp, margin=search_margin)
-        os.replace(tmp, gen_dir / SEARCH_FILE)
-        tmp = gen_dir / f".{os.getpid()}.positions.npz"
-        pos.save(tmp)
-        os.replace(tmp, pos_path)  # last: the step is done once its positions are in place
+        pos, search_margin = _search_step(plan, g, runs, incumbent, gen_dir, s, jobs, say)
     seconds["label"] = round(time.monotonic() - t, 1)
+    seconds["label_cpu"] = round(time.process_time() - c, 1)
     model_file = gen_dir / "model.json"
-    t = time.monotonic()
+    t, c = time.monotonic(), time.process_time()
     if not model_file.exists():
-        test = held_out(pos, plan.test_share, s["fit"])
-        anchor = load_model(incumbent) if plan.anchor else None
-        train = ~test
-        rows = targets(
-            pos.subset(train),
-            plan.mix,
-            anchor,
-            None if search_margin is None else search_margin[train],
-        )
-        for back in range(g - 1, max(0, g - plan.window), -1):
-            older, older_margin = _read_positions(out / GEN_FORMAT.format(back))
-            rows = joined(rows, targets(older, plan.mix, anchor, older_margin))
-        rows = joined(rows, more)
-        if len(rows) < 50:
-            raise UsageError(
-                f"generation {g}: only {len(rows)} training positions: play more "
-                "--selfplay-games, or lower --every"
-            )
-        if plan.fresh:
-            mean, scale, layers = fit(rows, plan.hidden, s["fit"])
+        if rollouts:
+            _rollout_fit(plan, g, pos, incumbent, gen_dir, s, inputs, out)
         else:
-            mean, scale, layers = fine_tune(incumbent, rows, s["fit"])
-        check_fit(layers)
-        training = {
-            "method": "expert iteration (projectl_sim.learn.expit)",
-            "generation": g,
-            "parent": load_model(incumbent).hash,
-            "seeds": s,
-            # the plan without its length: a generation's model is the same in a longer run
-            "plan": {k: v for k, v in plan.training().items() if k != "generations"},
-            "fit_rows": len(rows),
-            "data": data_summary(pos),
-        }
-        tmp = gen_dir / f".{os.getpid()}.model.json"
-        write_model(tmp, mean, scale, layers, MARGIN_SCALE, training)
-        acc = accuracy(load_model(str(tmp)), pos.subset(test))
-        write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
-        # the incumbent on the same held-out games: what the generation's fit changed
-        acc = accuracy(load_model(incumbent), pos.subset(test))
-        write_csv(gen_dir / "accuracy_parent.csv", acc, ACCURACY_COLUMNS, csv)
-        os.replace(tmp, model_file)
+            _search_fit(plan, g, pos, search_margin, incumbent, gen_dir, s, inputs["extra"], out)
     seconds["fit"] = round(time.monotonic() - t, 1)
+    seconds["fit_cpu"] = round(time.process_time() - c, 1)
     candidate = load_model(str(model_file))
     t = time.monotonic()
     result = gate(plan, str(model_file.resolve()), incumbent, gen_dir, s["gate"], options)
     seconds["gate"] = round(time.monotonic() - t, 1)
+    seconds["gate_bot_cpu"] = round(_bot_cpu(gen_dir / "gate"), 1)
     return Generation(
         generation=g,
         incumbent=incumbent,
@@ -714,9 +832,227 @@ def _generation(
         # "beats": the share reaches the rule and its interval's lower end clears an even match
         kept=bool(result["share"] >= plan.gate_share and result["ci_low"] > 0.5),
         gate=result,
-        data=data_summary(pos),
+        data=rollout_summary(pos) if rollouts else data_summary(pos),
         seconds=seconds,
     )
+
+
+def _bot_cpu(run_dir: Path) -> float:
+    """Return the CPU seconds a run's bots spent deciding (its seats' mean x decisions)."""
+    from projectl_sim.sim.summary import read_run
+
+    seats, _ = read_run(run_dir)
+    return float((seats["decision_cpu_mean"] * seats["decisions"]).sum())
+
+
+def _save(pos: Any, path: Path) -> None:
+    tmp = path.with_name(f".{os.getpid()}.{path.name}")
+    pos.save(tmp)
+    os.replace(tmp, path)
+
+
+def _search_step(
+    plan: Plan,
+    g: int,
+    runs: list[Path],
+    incumbent: str,
+    gen_dir: Path,
+    s: dict[str, int],
+    jobs: int,
+    say: Callable[[str], None],
+) -> tuple[Any, np.ndarray | None]:
+    """Return the generation's searched positions (played and written once)."""
+    pos_path = gen_dir / "positions.npz"
+    if pos_path.exists():
+        return _read_positions(gen_dir)
+    pos, search_margin = positions(plan, runs, incumbent, s["label"], jobs, say)
+    if not len(pos):
+        raise UsageError(
+            f"generation {g}: its games gave no positions (one Play decision in --every "
+            f"{plan.every} is searched): play more --games, or lower --every"
+        )
+    tmp = gen_dir / f".{os.getpid()}.{SEARCH_FILE}"
+    np.savez_compressed(tmp, margin=search_margin)
+    os.replace(tmp, gen_dir / SEARCH_FILE)
+    _save(pos, pos_path)  # last: the step is done once its positions are in place
+    return pos, search_margin
+
+
+def _rollout_step(
+    plan: Plan,
+    runs: list[Path],
+    incumbent: str,
+    gen_dir: Path,
+    s: dict[str, int],
+    jobs: int,
+    say: Callable[[str], None],
+) -> Any:
+    """Return the generation's rollout-labelled rows (scored and written once)."""
+    from projectl_sim.learn.value import Positions
+
+    path = gen_dir / ROLLOUTS_FILE
+    if path.exists():
+        return Positions.load(path)
+    pos = rollout_positions(plan, runs, incumbent, s["label"], jobs, say)
+    _save(pos, path)
+    return pos
+
+
+def rollout_summary(pos: Any) -> dict[str, Any]:
+    """Return what a generation's rollout rows hold: decisions and rows per table."""
+    per: dict[str, list[int]] = {}
+    seen: set[int] = set()
+    for d, n, v, t in zip(
+        pos.game.tolist(),
+        pos.players.tolist(),
+        pos.variant.tolist(),
+        pos.table.tolist(),
+        strict=True,
+    ):
+        key = f"{n}p {v} {t}"
+        part = per.setdefault(key, [0, 0])
+        part[0] += d not in seen
+        part[1] += 1
+        seen.add(d)
+    return {
+        "decisions": len(seen),
+        "rows": len(pos),
+        "per_table (decisions, rows)": dict(sorted(per.items())),
+        "rollout_win_mean": round(float(np.mean(pos.win)), 4) if len(pos) else None,
+    }
+
+
+def _write_fit(
+    gen_dir: Path,
+    mean: Any,
+    scale: Any,
+    layers: Any,
+    training: dict[str, Any],
+    test: Any,
+    incumbent: str,
+) -> None:
+    """Write the candidate and its accuracy (and the incumbent's) on the held-out rows ``test``:
+    the model last, so the step is done once it is in place."""
+    import csv
+
+    from bots.value_model import load_model, write_model
+    from projectl_sim.learn.value import (
+        ACCURACY_COLUMNS,
+        MARGIN_SCALE,
+        accuracy,
+        check_fit,
+        write_csv,
+    )
+
+    check_fit(layers)
+    tmp = gen_dir / f".{os.getpid()}.model.json"
+    write_model(tmp, mean, scale, layers, MARGIN_SCALE, training)
+    acc = accuracy(load_model(str(tmp)), test)
+    write_csv(gen_dir / "accuracy.csv", acc, ACCURACY_COLUMNS, csv)
+    # the incumbent on the same held-out games: what the generation's fit changed
+    acc = accuracy(load_model(incumbent), test)
+    write_csv(gen_dir / "accuracy_parent.csv", acc, ACCURACY_COLUMNS, csv)
+    os.replace(tmp, gen_dir / "model.json")
+
+
+def _search_fit(
+    plan: Plan,
+    g: int,
+    pos: Any,
+    search_margin: np.ndarray | None,
+    incumbent: str,
+    gen_dir: Path,
+    s: dict[str, int],
+    more: Any,
+    out: Path,
+) -> None:
+    from bots.value_model import load_model
+    from projectl_sim.learn.value import fit, held_out, joined
+
+    test = held_out(pos, plan.test_share, s["fit"])
+    anchor = load_model(incumbent) if plan.anchor else None
+    train = ~test
+    rows = targets(
+        pos.subset(train),
+        plan.mix,
+        anchor,
+        None if search_margin is None else search_margin[train],
+    )
+    for back in range(g - 1, max(0, g - plan.window), -1):
+        older, older_margin = _read_positions(out / GEN_FORMAT.format(back))
+        rows = joined(rows, targets(older, plan.mix, anchor, older_margin))
+    rows = joined(rows, more)
+    if len(rows) < 50:
+        raise UsageError(
+            f"generation {g}: only {len(rows)} training positions: play more "
+            "--selfplay-games, or lower --every"
+        )
+    if plan.fresh:
+        mean, scale, layers = fit(rows, plan.hidden, s["fit"])
+    else:
+        mean, scale, layers = fine_tune(incumbent, rows, s["fit"])
+    training = {
+        "method": "expert iteration (projectl_sim.learn.expit)",
+        "generation": g,
+        "parent": load_model(incumbent).hash,
+        "seeds": s,
+        # the plan without its length: a generation's model is the same in a longer run
+        "plan": {k: v for k, v in plan.training().items() if k != "generations"},
+        "fit_rows": len(rows),
+        "data": data_summary(pos),
+    }
+    _write_fit(gen_dir, mean, scale, layers, training, pos.subset(test), incumbent)
+
+
+def _rollout_fit(
+    plan: Plan,
+    g: int,
+    pos: Any,
+    incumbent: str,
+    gen_dir: Path,
+    s: dict[str, int],
+    inputs: dict[str, Any],
+    out: Path,
+) -> None:
+    """Fit the candidate as the one-off training fits (``learn.value.fit``, seed ``plan.seed``)
+    on the outcome rows' training games plus the extra rows and the window's rollout rows,
+    each added row counted ``extra_weight`` times."""
+    from bots.value_model import load_model
+    from projectl_sim.learn.value import Positions, _library, fit, held_out, joined, weighted
+
+    base = inputs["base"]
+    test = held_out(base, plan.test_share, plan.seed)
+    train_pos, test_pos = base.subset(~test), base.subset(test)
+    added = inputs["extra"]
+    gens: dict[str, int] = {}
+    for back in range(max(1, g - plan.window + 1), g + 1):
+        name = GEN_FORMAT.format(back)
+        rows = pos if back == g else Positions.load(out / name / ROLLOUTS_FILE)
+        gens[f"{name}/{ROLLOUTS_FILE}"] = len(rows)
+        added = joined(added, rows) if added is not None else rows
+    added = weighted(added, plan.extra_weight)
+    training = {
+        "method": "expert iteration, rollout labels (projectl_sim.learn.expit)",
+        "generation": g,
+        "parent": load_model(incumbent).hash,
+        "seeds": s,
+        "plan": {k: v for k, v in plan.training().items() if k != "generations"},
+        # the one-off training's entries (learn.value.train), the fit it is
+        "games": len(np.unique(train_pos.game)),
+        "positions": len(train_pos),
+        "held_out_games": len(np.unique(test_pos.game)),
+        "seed": plan.seed,
+        "positions_from": inputs["base_name"],
+        "extra_positions": inputs["extra_names"],
+        "generation_rows": gens,
+        "extra_rows": 0 if added is None else len(added),
+        "extra_weight": plan.extra_weight,
+        "hidden": list(plan.hidden),
+        "library": _library(),
+        "data": rollout_summary(pos),
+    }
+    mean, scale, layers = fit(joined(train_pos, added), plan.hidden, plan.seed)
+    _write_fit(gen_dir, mean, scale, layers, training, test_pos, incumbent)
 
 
 __all__ = [
@@ -727,6 +1063,9 @@ __all__ = [
     "iterate",
     "label_game",
     "match",
+    "rollout_game",
+    "rollout_positions",
+    "rollout_summary",
     "seeds",
     "targets",
 ]

@@ -674,8 +674,7 @@ def _train(
         say(f"{len(pos)} positions of {len(np.unique(pos.game))} games")
     test = held_out(pos, test_share, seed)
     train_pos, test_pos = pos.subset(~test), pos.subset(test)
-    if more is not None and extra_weight > 1:
-        more = more.subset(np.repeat(np.arange(len(more)), extra_weight))
+    more = weighted(more, extra_weight)
     training = {
         "games": len(np.unique(train_pos.game)),
         "positions": len(train_pos),
@@ -830,6 +829,14 @@ def require_fit_library() -> None:
         raise UsageError(
             "train-value needs scikit-learn: pip install 'projectl-sim[train]'"
         ) from None
+
+
+def weighted(more: Positions | None, weight: int) -> Positions | None:
+    """Return ``more`` with each row repeated ``weight`` times in place (how ``--extra-weight``
+    counts the added rows in the fit)."""
+    if more is None or weight <= 1:
+        return more
+    return more.subset(np.repeat(np.arange(len(more)), weight))
 
 
 def joined(pos: Positions, more: Positions | None) -> Positions:
