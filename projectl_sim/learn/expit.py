@@ -1018,7 +1018,7 @@ def _rollout_fit(
     on the outcome rows' training games plus the extra rows and the window's rollout rows,
     each added row counted ``extra_weight`` times."""
     from bots.value_model import load_model
-    from projectl_sim.learn.value import Positions, _library, fit, held_out, joined, weighted
+    from projectl_sim.learn.value import Positions, fit, fit_library, held_out, joined, weighted
 
     base = inputs["base"]
     test = held_out(base, plan.test_share, plan.seed)
@@ -1048,7 +1048,7 @@ def _rollout_fit(
         "extra_rows": 0 if added is None else len(added),
         "extra_weight": plan.extra_weight,
         "hidden": list(plan.hidden),
-        "library": _library(),
+        "library": fit_library(),
         "data": rollout_summary(pos),
     }
     mean, scale, layers = fit(joined(train_pos, added), plan.hidden, plan.seed)

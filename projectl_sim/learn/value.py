@@ -540,6 +540,7 @@ __all__ = [
     "collect",
     "draw_configs",
     "fit",
+    "fit_library",
     "held_out",
     "joined",
     "play_positions",
@@ -695,7 +696,7 @@ def _train(
             else {}
         ),
         "hidden": list(hidden),
-        "library": _library(),
+        "library": fit_library(),
     }
     mean, scale, layers = fit(joined(train_pos, more), hidden, seed)
     check_fit(layers)
@@ -851,7 +852,8 @@ def joined(pos: Positions, more: Positions | None) -> Positions:
     return Positions(**parts)
 
 
-def _library() -> str:
+def fit_library() -> str:
+    """Return the library (and its version) that fits a model, as a model file records it."""
     import sklearn
 
     return f"scikit-learn {sklearn.__version__} MLPRegressor"
