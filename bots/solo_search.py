@@ -136,7 +136,7 @@ class SoloSearchBot(Bot):
         self.searches += 1
         self.hidden = hidden_piles(view)
         self.per_card = mean_unseen_points(view) if self.hidden else 0.0
-        worlds = [(determinize(view, rng), rng.getrandbits(32)) for _ in range(self.worlds)]
+        worlds = [(self._world(view, rng), rng.getrandbits(32)) for _ in range(self.worlds)]
         totals = [0.0] * len(cands)
         alive = list(range(len(cands)))
         rounds = self.halving
@@ -155,6 +155,10 @@ class SoloSearchBot(Bot):
             totals[0] += self.prior * len(worlds)
         best = max(alive, key=lambda i: (totals[i], -i))
         return cands[best]
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        """Return one full state consistent with ``view``: the unseen deck dealt with ``rng``."""
+        return determinize(view, rng)
 
     def _play_out(self, world: GameState, action: Action, seed: int) -> float:
         """Play ``action`` in a copy of ``world``, then greedy to the end; return its value."""
