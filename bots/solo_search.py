@@ -11,7 +11,10 @@ greedy playing on to the end against the mastermind, and takes the candidate wit
 of a win (1) plus ``margin`` a point of final margin over the mastermind. A flat search over
 determinizations (perfect-information Monte Carlo), with common deals across the candidates so
 that their differences are not the deals'. ``halving`` rounds drop the worse half of the
-candidates after each quarter of the worlds (0: every candidate meets every world).
+candidates after each quarter of the worlds (0: every candidate meets every world). ``soft``
+scores a world's win as a logistic of its margin instead of 0 or 1; ``prior`` is a bonus of
+greedy's own choice that another candidate must beat; ``leaf=N`` stops each play-out N of the
+player's turns on and asks the value model (``model``, ``hash``) instead of playing to the end.
 
 It reads the rules in force (difficulty, ``solo_unlock``, Finesse Solo's two takes) through the
 game it copies, sees only its view (the deck order is dealt, never read), and outside solo, or
@@ -33,6 +36,7 @@ from bots.value import MAX_ROLLOUT_ACTIONS, MODEL_PARAMS, check_model, play_out,
 from bots.value_model import ValueModel
 from projectl_sim.engine import OVER, PLAY, GameState
 from projectl_sim.engine.actions import Action, Finish, TakeDeck
+from projectl_sim.errors import UsageError
 
 
 def _is_take(action: Action, takes: list[Action]) -> bool:
@@ -97,9 +101,13 @@ class SoloSearchBot(Bot):
         self.leaf = int(self.options["leaf"])
         self.prior = float(self.options["prior"])
         self.model: ValueModel | None = None
+        path, digest = str(self.options["model"]), str(self.options["hash"])
         if self.leaf > 0:
-            path, digest = str(self.options["model"]), str(self.options["hash"])
             self.model = check_model(self.name, path, digest)
+        elif path or digest:
+            raise UsageError(
+                f"bot {self.name}: model= and hash= name the leaf's model: give leaf=N"
+            )
         self.hidden = 0  # the view's hidden piles and unseen cards' mean points (the features')
         self.per_card = 0.0
         self.greedy = GreedyBot()  # the bot's own play where it does not search (end search on)

@@ -84,7 +84,15 @@ def test_the_search_takes_the_best_mean_over_the_same_worlds() -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["solosearch:worlds=0", "solosearch:when=never", "solosearch:margin=-1"]
+    "spec",
+    [
+        "solosearch:worlds=0",
+        "solosearch:when=never",
+        "solosearch:margin=-1",
+        "solosearch:soft=-1",
+        "solosearch:model=candidate-9271b03f1f1c",  # a model without a leaf that reads it
+        "solosearch:leaf=1,hash=000000000000",
+    ],
 )
 def test_bad_parameters_are_refused(spec: str) -> None:
     with pytest.raises(UsageError):
