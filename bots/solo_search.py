@@ -32,7 +32,14 @@ from bots.base import Bot
 from bots.features import hidden_piles, mean_unseen_points, position_features
 from bots.greedy import GreedyBot
 from bots.params import OneOf, Param, Range
-from bots.value import MAX_ROLLOUT_ACTIONS, MODEL_PARAMS, check_model, play_out, settle
+from bots.value import (
+    MAX_ROLLOUT_ACTIONS,
+    MODEL_PARAMS,
+    check_model,
+    model_spec,
+    play_out,
+    settle,
+)
 from bots.value_model import ValueModel
 from projectl_sim.engine import OVER, PLAY, GameState
 from projectl_sim.engine.actions import Action, Finish, TakeDeck
@@ -114,6 +121,18 @@ class SoloSearchBot(Bot):
         self.rollout = GreedyBot(endgame=0)  # the rollouts' play (no end search: too dear)
         self.searches = 0  # decisions searched over this bot's life (for benchmarks)
         self.rollouts = 0
+
+    def __repr__(self) -> str:
+        # a leaf's model is named by its file and hash (as ``mcts:leaf=value`` names it), so a
+        # table's line stays one model after the shipped file changes
+        items = [
+            f"{k}={v}"
+            for k, v in self.options.items()
+            if k not in MODEL_PARAMS and v != self.params[k][0]
+        ]
+        if self.model is not None:
+            items += model_spec(self.model, str(self.options["model"]))
+        return self.name + (":" + ",".join(items) if items else "")
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:

@@ -153,3 +153,13 @@ def test_a_value_leaf_scores_the_position_turns_later_with_the_model() -> None:
     assert world.turn == view.turn  # the world itself is not played on
     outcome = play_game(Rules(players=1, variant="solo"), [bot], 5, record=False)
     assert outcome.state.phase == OVER and bot.searches > 0
+
+
+def test_its_name_gives_the_non_default_options_and_a_leafs_model_by_hash() -> None:
+    assert repr(make_bot("solosearch")) == "solosearch"
+    assert (
+        repr(make_bot("solosearch:prior=0.05,when=always")) == "solosearch:when=always,prior=0.05"
+    )
+    leaf = make_bot("solosearch:leaf=1,model=candidate-9271b03f1f1c")
+    assert repr(leaf) == "solosearch:leaf=1,model=candidate-9271b03f1f1c,hash=9271b03f1f1c"
+    assert repr(make_bot(repr(leaf))) == repr(leaf)  # the name is a spec of the same bot
