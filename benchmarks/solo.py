@@ -19,7 +19,8 @@ deals Finesse Solo's tiles with the Finesse Ambassador Pack's (``finesse_ambassa
 wins with their Wilson interval, its mean points, its wins and points minus the first line's
 paired by deal (95% t intervals), the mastermind's mean points and the CPU it took, a decision
 and a game. ``--clairvoyant PARAMS`` (repeatable) adds a line for the ``mcts`` search with those
-parameters (e.g. ``iterations=200``) whose every world is the true game: it sees the deck order,
+parameters (e.g. ``iterations=200``; ``solosearch`` or ``solosearch:PARAMS``: that search)
+whose every world is the true game: it sees the deck order,
 so every refill of the grid and every blind draw is known and the solo game is a one-player
 planning problem against a deterministic mastermind. It cheats, so it is never a player: it
 lives here, and its figure is a ceiling for what the same search reaches seeing only its view
@@ -43,6 +44,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 import numpy as np  # noqa: E402
 
 from bots import MCTSBot, make_bot  # noqa: E402
+from bots.solo_search import SoloSearchBot  # noqa: E402
 from projectl_sim import Rules, play_game  # noqa: E402
 from projectl_sim.analysis.stats import mean_interval, wilson  # noqa: E402
 from projectl_sim.engine import OVER, GameState, deal, new_game  # noqa: E402
@@ -108,6 +110,20 @@ class Clairvoyant(MCTSBot):
         return self.truth.copy()
 
 
+class ClairvoyantSolo(SoloSearchBot):
+    """``solosearch`` whose every world is the true game (benchmark only: it cheats)."""
+
+    name = "clairvoyant-solosearch"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.truth: GameState | None = None
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        assert self.truth is not None
+        return self.truth.copy()
+
+
 def play_seen(
     rules: Rules, seed: int | np.random.SeedSequence, bot: Any, clairvoyant: bool
 ) -> tuple[GameState, float, int]:
@@ -129,6 +145,9 @@ def play_seen(
 
 def make_player(label: str) -> tuple[Any, bool]:
     """Return a fresh bot for a curve line and whether it sees the deck."""
+    if label.startswith("clairvoyant:solosearch"):
+        template = make_bot(label.split(":", 1)[1])  # parses and checks the parameters
+        return ClairvoyantSolo(**{k: template.options[k] for k in template.given}), True
     if label.startswith("clairvoyant:"):
         template = make_bot("mcts:" + label.split(":", 1)[1])  # parses and checks the parameters
         return Clairvoyant(**{k: template.options[k] for k in template.given}), True

@@ -11,7 +11,10 @@ greedy playing on to the end against the mastermind, and takes the candidate wit
 of a win (1) plus ``margin`` a point of final margin over the mastermind. A flat search over
 determinizations (perfect-information Monte Carlo), with common deals across the candidates so
 that their differences are not the deals'. ``halving`` rounds drop the worse half of the
-candidates after each quarter of the worlds (0: every candidate meets every world).
+candidates after each quarter of the worlds (0: every candidate meets every world). ``soft``
+scores a world's win as a logistic of its margin instead of 0 or 1; ``prior`` is a bonus of
+greedy's own choice that another candidate must beat; ``leaf=N`` stops each play-out N of the
+player's turns on and asks the value model (``model``, ``hash``) instead of playing to the end.
 
 It reads the rules in force (difficulty, ``solo_unlock``, Finesse Solo's two takes) through the
 game it copies, sees only its view (the deck order is dealt, never read), and outside solo, or
@@ -20,16 +23,27 @@ once the deck is empty (greedy's exact end search takes over), it is greedy.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, ClassVar
 
 from bots._state import determinize, solo_table
 from bots.base import Bot
+from bots.features import hidden_piles, mean_unseen_points, position_features
 from bots.greedy import GreedyBot
 from bots.params import OneOf, Param, Range
-from bots.value import play_out
-from projectl_sim.engine import GameState
+from bots.value import (
+    MAX_ROLLOUT_ACTIONS,
+    MODEL_PARAMS,
+    check_model,
+    model_spec,
+    play_out,
+    settle,
+)
+from bots.value_model import ValueModel
+from projectl_sim.engine import OVER, PLAY, GameState
 from projectl_sim.engine.actions import Action, Finish, TakeDeck
+from projectl_sim.errors import UsageError
 
 
 def _is_take(action: Action, takes: list[Action]) -> bool:
@@ -58,6 +72,25 @@ class SoloSearchBot(Bot):
             "value of a point of final margin over the mastermind (a win is worth 1)",
             Range(0.0),
         ),
+        "soft": (
+            0.0,
+            "score a world's win as a logistic of the margin with this scale in points (0: a win "
+            "is 1, a loss 0)",
+            Range(0.0),
+        ),
+        "prior": (
+            0.0,
+            "bonus of greedy's own choice in the mean (another candidate must beat it by this)",
+            Range(0.0),
+        ),
+        "leaf": (
+            0,
+            "0: play each candidate out to the end; N: play on N of the player's turns (the "
+            "mastermind's replies and their refills dealt by the world), then score the position "
+            "with the value model",
+            Range(0, 100),
+        ),
+        **MODEL_PARAMS,
         "halving": (
             0,
             "after each of this many quarters of the worlds drop the worse half (0: none)",
@@ -71,10 +104,35 @@ class SoloSearchBot(Bot):
         self.always = self.options["when"] == "always"
         self.margin = float(self.options["margin"])
         self.halving = int(self.options["halving"])
+        self.soft = float(self.options["soft"])
+        self.leaf = int(self.options["leaf"])
+        self.prior = float(self.options["prior"])
+        self.model: ValueModel | None = None
+        path, digest = str(self.options["model"]), str(self.options["hash"])
+        if self.leaf > 0:
+            self.model = check_model(self.name, path, digest)
+        elif path or digest:
+            raise UsageError(
+                f"bot {self.name}: model= and hash= name the leaf's model: give leaf=N"
+            )
+        self.hidden = 0  # the view's hidden piles and unseen cards' mean points (the features')
+        self.per_card = 0.0
         self.greedy = GreedyBot()  # the bot's own play where it does not search (end search on)
         self.rollout = GreedyBot(endgame=0)  # the rollouts' play (no end search: too dear)
         self.searches = 0  # decisions searched over this bot's life (for benchmarks)
         self.rollouts = 0
+
+    def __repr__(self) -> str:
+        # a leaf's model is named by its file and hash (as ``mcts:leaf=value`` names it), so a
+        # table's line stays one model after the shipped file changes
+        items = [
+            f"{k}={v}"
+            for k, v in self.options.items()
+            if k not in MODEL_PARAMS and v != self.params[k][0]
+        ]
+        if self.model is not None:
+            items += model_spec(self.model, str(self.options["model"]))
+        return self.name + (":" + ",".join(items) if items else "")
 
     # -- the protocol --------------------------------------------------------------------------
     def act(self, view: GameState, rng: random.Random) -> Action:
@@ -103,7 +161,9 @@ class SoloSearchBot(Bot):
         """Return the candidate with the best mean value over the same dealt worlds (ties: the
         earlier candidate, greedy's choice first)."""
         self.searches += 1
-        worlds = [(determinize(view, rng), rng.getrandbits(32)) for _ in range(self.worlds)]
+        self.hidden = hidden_piles(view)
+        self.per_card = mean_unseen_points(view) if self.hidden else 0.0
+        worlds = [(self._world(view, rng), rng.getrandbits(32)) for _ in range(self.worlds)]
         totals = [0.0] * len(cands)
         alive = list(range(len(cands)))
         rounds = self.halving
@@ -118,8 +178,14 @@ class SoloSearchBot(Bot):
             if end < len(worlds) and len(alive) > 1:
                 alive.sort(key=lambda i: (-totals[i], i))
                 alive = sorted(alive[: (len(alive) + 1) // 2])
+        if 0 in alive:  # greedy's choice is the first candidate
+            totals[0] += self.prior * len(worlds)
         best = max(alive, key=lambda i: (totals[i], -i))
         return cands[best]
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        """Return one full state consistent with ``view``: the unseen deck dealt with ``rng``."""
+        return determinize(view, rng)
 
     def _play_out(self, world: GameState, action: Action, seed: int) -> float:
         """Play ``action`` in a copy of ``world``, then greedy to the end; return its value."""
@@ -127,6 +193,37 @@ class SoloSearchBot(Bot):
         state = world.copy()
         rng = random.Random(seed)
         state.apply(action)
+        if self.model is not None:
+            return self._leaf(state, rng)
         play_out(state, self.rollout, rng)
+        return self._ended(state)
+
+    def _ended(self, state: GameState) -> float:
+        """Return what an ended world is worth: a win (``soft``: a logistic of the margin) plus
+        ``margin`` a point of final margin."""
         margin = float(state.final_scores()[0] - state.opponent_score())
+        if self.soft > 0.0:
+            # a win needs a margin of 1 or more (a tie goes to the mastermind): centred at 0.5
+            return 1.0 / (1.0 + math.exp(-(margin - 0.5) / self.soft)) + self.margin * margin
         return (1.0 if state.winners() else 0.0) + self.margin * margin
+
+    def _leaf(self, state: GameState, rng: random.Random) -> float:
+        """Play ``state`` on with greedy until ``leaf`` more of the player's turns have begun (or
+        the end); return its value: the model's win chance and margin there (ended: the real)."""
+        assert self.model is not None
+        target = state.turn + self.leaf
+        steps = 0
+        while state.phase != OVER and steps < MAX_ROLLOUT_ACTIONS:
+            settle(state, self.rollout, rng)
+            if state.phase == OVER or (state.turn >= target and state.phase == PLAY):
+                break
+            action = self.rollout.choose_with_insert(state)
+            if action is None:
+                action = rng.choice(state.legal_actions(master="none"))
+            state.apply(action)
+            steps += 1
+        if state.phase == OVER:
+            return self._ended(state)
+        row = position_features(state, 0, self.hidden, self.per_card, {})
+        win, margin = self.model.evaluate_rows([row])[0]
+        return win + self.margin * margin

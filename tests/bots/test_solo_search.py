@@ -84,7 +84,15 @@ def test_the_search_takes_the_best_mean_over_the_same_worlds() -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["solosearch:worlds=0", "solosearch:when=never", "solosearch:margin=-1"]
+    "spec",
+    [
+        "solosearch:worlds=0",
+        "solosearch:when=never",
+        "solosearch:margin=-1",
+        "solosearch:soft=-1",
+        "solosearch:model=candidate-9271b03f1f1c",  # a model without a leaf that reads it
+        "solosearch:leaf=1,hash=000000000000",
+    ],
 )
 def test_bad_parameters_are_refused(spec: str) -> None:
     with pytest.raises(UsageError):
@@ -103,3 +111,55 @@ def test_halving_drops_the_worse_half_after_each_quarter() -> None:
     # a quarter of the worlds for all, the next quarter for half, the last half for a quarter
     assert full.rollouts == 8 * n
     assert halved.rollouts == 2 * n + 2 * ((n + 1) // 2) + 4 * (((n + 1) // 2 + 1) // 2)
+
+
+def test_soft_scores_a_world_by_a_logistic_of_the_margin() -> None:
+    """``soft`` turns a world's win into a logistic of its margin (centred half a point above a
+    tie, which the mastermind wins): a one-point win is worth more than a half, a tie less."""
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    world = view.determinize(random.Random(5))
+    take = view.take_actions()[0]
+    hard, soft = SoloSearchBot(margin=0.0), SoloSearchBot(margin=0.0, soft=2.0)
+    end = world.copy()
+    end.apply(take)
+    from bots.value import play_out
+
+    play_out(end, hard.rollout, random.Random(6))
+    margin = end.final_scores()[0] - end.opponent_score()
+    value = soft._play_out(world, take, 6)
+    assert 0.0 < value < 1.0
+    assert (value > 0.5) == (margin >= 1) == (hard._play_out(world, take, 6) == 1.0)
+
+
+def test_the_prior_keeps_greedys_choice_unless_beaten_by_it() -> None:
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    takes = view.take_actions()
+    assert SoloSearchBot(worlds=4, prior=100.0)._search(view, takes, random.Random(8)) == takes[0]
+
+
+def test_a_value_leaf_scores_the_position_turns_later_with_the_model() -> None:
+    """``leaf=N`` stops each play-out when N more of the player's turns have begun and asks the
+    model; the play-out is shorter than one to the end, and the game still ends legally."""
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    world = view.determinize(random.Random(5))
+    take = view.take_actions()[0]
+    bot = SoloSearchBot(leaf=1, worlds=2)
+    assert bot.model is not None
+    value = bot._play_out(world, take, 3)
+    assert -100.0 < value < 100.0
+    assert world.turn == view.turn  # the world itself is not played on
+    outcome = play_game(Rules(players=1, variant="solo"), [bot], 5, record=False)
+    assert outcome.state.phase == OVER and bot.searches > 0
+
+
+def test_its_name_gives_the_non_default_options_and_a_leafs_model_by_hash() -> None:
+    assert repr(make_bot("solosearch")) == "solosearch"
+    assert (
+        repr(make_bot("solosearch:prior=0.05,when=always")) == "solosearch:when=always,prior=0.05"
+    )
+    leaf = make_bot("solosearch:leaf=1,model=candidate-9271b03f1f1c")
+    assert repr(leaf) == "solosearch:leaf=1,model=candidate-9271b03f1f1c,hash=9271b03f1f1c"
+    assert repr(make_bot(repr(leaf))) == repr(leaf)  # the name is a spec of the same bot

@@ -107,3 +107,21 @@ def test_a_clairvoyant_game_ends(solo: Any) -> None:
     bot, sees = solo.make_player("clairvoyant:iterations=2,work=50")
     state, cpu, decisions = solo.play_seen(SOLO, 8, bot, sees)
     assert state.phase == OVER and decisions > 0 and cpu >= 0
+
+
+def test_the_clairvoyant_solo_search_plays_its_takes_in_the_true_game(solo: Any) -> None:
+    deal_rng, _ = game_seeds(5, 1)
+    state = new_game(SOLO, setup=deal(SOLO, deal_rng))
+    seer, sees = solo.make_player("clairvoyant:solosearch:worlds=1,when=always")
+    assert sees and seer.name == "clairvoyant-solosearch" and seer.worlds == 1 and seer.always
+    seer.truth = state
+    world = seer._world(state.view(0), random.Random(1))
+    assert world.decks == state.decks and world is not state
+    honest, sees = solo.make_player("solosearch:worlds=1")
+    assert not sees
+    guesses = {
+        tuple(map(tuple, honest._world(state.view(0), random.Random(r)).decks)) for r in range(4)
+    }
+    assert len(guesses) > 1
+    end, _, decisions = solo.play_seen(SOLO, 8, seer, True)
+    assert end.phase == OVER and decisions > 0 and seer.searches > 0
