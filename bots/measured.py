@@ -19,6 +19,8 @@ machine and its load, and a rating on the bots it was fitted with). A row's spec
 - ``EXTENDED``: a bot the ladder left out for its cost, placed on it by one joint fit over the
   ladder's run and that bot's head-to-head matches with the ladder's top rungs
   (``benchmarks/strength.py --ladder``), on the same machine and model.
+- ``TOP``: the strongest search at the flat search's CPU, placed on the ladder the same way
+  by its matches with today's flat search on ``PREVIOUS_MODEL`` (1,600 games).
 - ``PREVIOUS``: the ladder before it, on ``PREVIOUS_MODEL`` (the same command and seed over
   greedy, rusher, value, ``mcts:leaf=value`` at 32 and 128 iterations and the flat search), for
   the bots the new one leaves out; their specs name that model.
@@ -68,6 +70,12 @@ EXTENDED = (
     "greedy = 0) after benchmarks/strength.py --out ADD --games 100 --seed 3 --jobs 1 --pair "
     '"mcts:leaf=value,iterations=128" B for B the flat search on each model, '
     '"mcts:leaf=value,iterations=100" and "mcts:leaf=value" (docs/how-to/which-players.md)'
+)
+TOP = (
+    "benchmarks/strength.py --ladder LADDER/run ADD/00..03 M/00... (one joint fit, greedy = 0) "
+    "over the ladder's run, EXTENDED's matches and 1,600 games of benchmarks/strength.py --pair "
+    '"mcts:leaf=value,iterations=115,prior=0.05,worlds=8" (the flat search on '
+    f"{PREVIOUS_MODEL}) --games 400 --seed S --jobs 1, seeds 614-620 (docs/how-to/which-players.md)"
 )
 PREVIOUS = (
     "projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
@@ -166,6 +174,16 @@ MEASURED: tuple[Measured, ...] = (
         407.0,
         514.0,
         iterations=128,
+    ),
+    Measured(
+        "mcts:leaf=value,iterations=115,prior=0.05,worlds=8",
+        8.641,
+        TOP,
+        536.0,
+        487.0,
+        586.0,
+        iterations=115,
+        note="+167 [+148, +186] over the flat search on the previous model at 0.95 times its CPU",
     ),
     Measured(f"value:model={PREVIOUS_MODEL}", 0.503, PREVIOUS, 188.0, 142.0, 236.0),
     Measured(
@@ -435,7 +453,7 @@ def estimate_seconds(
 def rating_text(row: Measured) -> str:
     """Return a row's rating as ``+183 [+109, +261]`` (or its note when it has none), saying so
     when another ladder's fit gave it (the previous one, an older one, or the previous one refitted
-    with more bots)."""
+    with more bots), and its note after it."""
     if row.rating is None:
         return row.note or "not on the ladder"
     if row.low == row.high == row.rating:
@@ -444,9 +462,12 @@ def rating_text(row: Measured) -> str:
         PREVIOUS: " on the previous ladder",
         OLDER: " on an older ladder",
         EXTENDED: " on the ladder refitted with it",
+        TOP: " on the ladder refitted with it",
         JOINT: " on the previous ladder refitted with it",
     }
     where_text = where.get(row.source, "")
+    if row.note:
+        where_text += f" ({row.note})"
     return f"{row.rating:+.0f} [{row.low:+.0f}, {row.high:+.0f}]{where_text}"
 
 

@@ -193,3 +193,19 @@ def test_a_search_the_ladder_left_out_is_placed_on_it_by_a_joint_fit_and_says_so
     assert "--ladder LADDER/run" in EXTENDED and "--pair" in EXTENDED
     # it is priced by its own row, and a budget near it is scaled from it
     assert cost_ms("mcts:leaf=value,iterations=200") == pytest.approx(row.cpu_ms * 200 / 128)
+
+
+def test_the_top_at_equal_cpu_says_its_rise_over_the_previous_flat_search() -> None:
+    """The strongest search at the flat search's CPU: rated by the joint fit over its matches
+    with the flat search on the previous model, and ``bots`` prints that rise beside it."""
+    from bots.measured import PREVIOUS_MODEL, TOP, rating_text
+
+    row = measured("mcts:leaf=value,worlds=8,prior=0.05,iterations=115")
+    assert row is not None and row.source == TOP and row.rating is not None
+    flat = measured(f"mcts:leaf=value,iterations=128,tree=turn,model={PREVIOUS_MODEL}")
+    assert flat is not None and flat.rating is not None
+    # the rise printed in the note is the two rows' difference, to within the fits' rounding
+    rise = float(row.note.split()[0])
+    assert abs(rise - (row.rating - flat.rating)) <= 5
+    assert rating_text(row).endswith(f"({row.note})") and "flat search" in row.note
+    assert row.cpu_ms < flat.cpu_ms  # placed at equal CPU or less
