@@ -230,8 +230,11 @@ def _searcher(spec: str) -> Any:
             self.pick = pick
             super()._iterate(root, pick, *args)
 
-        def _leaf_values(self, state: Any, rng: random.Random, model: Any) -> list[float]:
-            values = super()._leaf_values(state, rng, model)  # plays ``state`` on to the leaf
+        def _leaf_values(
+            self, state: Any, rng: random.Random, model: Any, turn_ends: int = 1
+        ) -> list[float]:
+            # plays ``state`` on to the leaf
+            values = super()._leaf_values(state, rng, model, turn_ends)
             if state.phase == OVER:
                 out = [_final(state, p) for p in range(state.n)]
             else:
@@ -312,37 +315,53 @@ def _label_batch(
     ]
 
 
-def positions(
-    plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
-) -> tuple[Any, np.ndarray]:
-    """Return the searched positions of the self-play runs' records (game order), and each
-    row's search margin (NaN: not searched)."""
+def _games_in_batches(
+    runs: Sequence[Path],
+    jobs: int,
+    parts: int,
+    work: Callable[..., list[tuple[Any, ...]]],
+    args: tuple[Any, ...],
+    say: Callable[[str], None],
+    progress: str,
+) -> list[tuple[Any, ...]]:
+    """Return ``work(games, *args)``'s rows for the runs' records in game order, the games split
+    in ``parts`` batches played ``jobs`` at a time; after each, ``progress`` (its ``{done}`` and
+    ``{total}`` the games) is said with the ETA."""
     from joblib import Parallel, delayed
 
-    from bots.features import FEATURE_NAMES
-    from projectl_sim.learn.value import COLUMNS, Positions, split_evenly
+    from projectl_sim.learn.value import split_evenly
 
     paths: list[tuple[int, str]] = []
     for run in runs:
         for path in sorted((run / "records").glob("game-*.json")):
             paths.append((len(paths), str(path)))
-    spec = plan.search(model)
     started = time.monotonic()
     results: list[tuple[Any, ...]] = []
-    chunks = split_evenly(paths, jobs * 4)
+    chunks = split_evenly(paths, parts)
     for k in range(0, len(chunks), jobs):
         batch = chunks[k : k + jobs]
         if jobs == 1:
-            results += [
-                r for c in batch for r in _label_batch(c, spec, plan.every, seed, plan.every_seat)
-            ]
+            results += [r for c in batch for r in work(c, *args)]
         else:
-            parts = Parallel(n_jobs=jobs)(
-                delayed(_label_batch)(c, spec, plan.every, seed, plan.every_seat) for c in batch
-            )
-            results += [r for part in parts for r in part]
+            done = Parallel(n_jobs=jobs)(delayed(work)(c, *args) for c in batch)
+            results += [r for part in done for r in part]
         eta = _eta(started, len(results), len(paths))
-        say(f"searched positions of {len(results)}/{len(paths)} games{eta}")
+        say(progress.format(done=len(results), total=len(paths)) + eta)
+    return results
+
+
+def positions(
+    plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
+) -> tuple[Any, np.ndarray]:
+    """Return the searched positions of the self-play runs' records (game order), and each
+    row's search margin (NaN: not searched)."""
+
+    from bots.features import FEATURE_NAMES
+    from projectl_sim.learn.value import COLUMNS, Positions
+
+    args = (plan.search(model), plan.every, seed, plan.every_seat)
+    progress = "searched positions of {done}/{total} games"
+    results = _games_in_batches(runs, jobs, jobs * 4, _label_batch, args, say, progress)
     feats = [row for r in results for row in r[0]]
     metas = [row for r in results for row in r[1]]
     margins = [m for r in results for m in r[2]]
@@ -414,30 +433,15 @@ def rollout_positions(
 ) -> Any:
     """Return the rollout-labelled rows of the self-play runs' records (game order), each
     row's ``game`` its decision's number (as ``tools/value_oracle.py`` numbers them)."""
-    from joblib import Parallel, delayed
 
     from bots.features import FEATURE_NAMES
-    from projectl_sim.learn.value import Positions, split_evenly
+    from projectl_sim.learn.value import Positions
 
-    paths: list[tuple[int, str]] = []
-    for run in runs:
-        for path in sorted((run / "records").glob("game-*.json")):
-            paths.append((len(paths), str(path)))
-    spec = on_model(plan.scorer, model)
-    started = time.monotonic()
-    results: list[tuple[Any, ...]] = []
+    args = (on_model(plan.scorer, model), plan.every, plan.rollouts, seed)
     # a game takes a second or more to score: progress (and its ETA) every twentieth of them
-    chunks = split_evenly(paths, max(jobs * 4, 20))
-    args = (spec, plan.every, plan.rollouts, seed)
-    for k in range(0, len(chunks), jobs):
-        batch = chunks[k : k + jobs]
-        if jobs == 1:
-            results += [r for c in batch for r in _rollout_batch(c, *args)]
-        else:
-            parts = Parallel(n_jobs=jobs)(delayed(_rollout_batch)(c, *args) for c in batch)
-            results += [r for part in parts for r in part]
-        eta = _eta(started, len(results), len(paths))
-        say(f"scored decisions of {len(results)}/{len(paths)} games by rollouts{eta}")
+    parts = max(jobs * 4, 20)
+    progress = "scored decisions of {done}/{total} games by rollouts"
+    results = _games_in_batches(runs, jobs, parts, _rollout_batch, args, say, progress)
     x: list[list[float]] = []
     win: list[float] = []
     margin: list[float] = []
