@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from script_util import flags, oracle_rows
 
@@ -86,39 +85,3 @@ def test_an_oracle_command_cut_to_its_first_game_writes_the_file_s_first_rows(
     rows, digest = oracle_rows(argv, root, tmp_path / name)
     assert rows == check["rows"]
     assert digest == check["sha256 of x rounded to 6 decimals, margin, win"]
-
-
-GENERATED = [p for p in RECIPES if "first self-play game" in json.loads(p.read_text())["data"]]
-
-
-@pytest.mark.parametrize("path", GENERATED, ids=lambda p: p.name)
-def test_an_expert_iteration_s_first_game_scored_again_gives_its_first_rows(path: Path) -> None:
-    """The first self-play game of the generation that labelled a candidate's rows, played again
-    from its seed by the seats its record names and scored as the generation scored it, gives
-    the first rows of that generation's file (their count and digest are in the recipe): it
-    fails when the player, the scored candidates or the rollouts drift from the data's."""
-    import hashlib
-
-    from bots import make_bot
-    from projectl_sim import Rules, play_game
-    from projectl_sim.learn.expit import Plan, on_model, rollout_game
-
-    r = json.loads(path.read_text())
-    check = r["data"]["first self-play game"]
-    training = load_model(str(path.parent / r["model"])).training
-    fields = {k: v for k, v in training["plan"].items() if k in Plan.__dataclass_fields__}
-    plan = Plan(**{**fields, "players": tuple(fields["players"]), "expansions": ((),)})
-    seats = check["seats"]
-    assert len(seats) == check["players"]
-    assert all(s.startswith(on_model(plan.player, check["model"])) for s in seats)
-    rules = Rules(players=check["players"])
-    record = play_game(rules, [make_bot(s) for s in seats], check["seed"]).record.to_json()
-    scorer = make_bot(on_model(plan.scorer, check["model"]))
-    decisions, *_ = rollout_game(record, scorer, plan.every, plan.rollouts, check["label seed"], 0)
-    x = np.asarray([row for d in decisions for row in d[0]])
-    digest = hashlib.sha256()
-    digest.update(np.round(x, 6).tobytes())
-    digest.update(np.asarray([m for d in decisions for m in d[2]]).tobytes())
-    digest.update(np.asarray([w for d in decisions for w in d[1]]).tobytes())
-    assert len(x) == check["rows"]
-    assert digest.hexdigest() == check["sha256 of x rounded to 6 decimals, margin, win"]
