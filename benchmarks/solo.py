@@ -96,32 +96,29 @@ def cell(
     )
 
 
-class Clairvoyant(MCTSBot):
-    """The ``mcts`` search whose every world is the true game (benchmark only: it cheats)."""
+class _SeesTheTruth:
+    """A search whose every world is the true game (benchmark only: it cheats): ``play_seen``
+    sets ``truth`` before each decision, and the search's ``_world`` hook copies it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.truth: GameState | None = None
+
+    def _world(self, view: GameState, rng: random.Random) -> GameState:
+        assert self.truth is not None
+        return self.truth.copy()
+
+
+class Clairvoyant(_SeesTheTruth, MCTSBot):
+    """The ``mcts`` search that sees the true game."""
 
     name = "clairvoyant"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.truth: GameState | None = None
 
-    def _world(self, view: GameState, rng: random.Random) -> GameState:
-        assert self.truth is not None
-        return self.truth.copy()
-
-
-class ClairvoyantSolo(SoloSearchBot):
-    """``solosearch`` whose every world is the true game (benchmark only: it cheats)."""
+class ClairvoyantSolo(_SeesTheTruth, SoloSearchBot):
+    """``solosearch`` that sees the true game."""
 
     name = "clairvoyant-solosearch"
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.truth: GameState | None = None
-
-    def _world(self, view: GameState, rng: random.Random) -> GameState:
-        assert self.truth is not None
-        return self.truth.copy()
 
 
 def play_seen(
