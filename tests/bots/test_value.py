@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -283,9 +284,8 @@ def test_extra_rows_train_but_are_never_held_out(tmp_path: Path) -> None:
 
 
 def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from projectl_sim.experiments.ladder import ladder, plot_ladder_cost
+    from projectl_sim.experiments.ladder import ladder
     from projectl_sim.sim.runner import RunOptions
 
     table = ladder(
@@ -308,13 +308,8 @@ def test_the_ladder_rates_bots_on_one_scale_with_their_cost(tmp_path: Path) -> N
         options=RunOptions(jobs=1, quiet=True),
     )  # resumed: nothing more to play
     assert again["rating"].tolist() == table["rating"].tolist()
-    ax = plot_ladder_cost(table)
-    fig = ax.get_figure()
-    FigureCanvasAgg(fig)
-    fig.canvas.draw()
-    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
-    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
-    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+    _, fig = _drawn_ladder(table)
+    _assert_inside(fig)
 
 
 def test_the_learning_curve_says_how_many_games_each_fit_trained_on(tmp_path: Path) -> None:
@@ -341,9 +336,6 @@ def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key()
     its point gets the point's rank there and its name in the key under the axis; the one model
     hash is in the title, not in every name; nothing drawn leaves the figure."""
     import pandas as pd
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from projectl_sim.experiments.ladder import plot_ladder_cost
 
     h = "1f4245d84f5c"
     rows = [
@@ -355,28 +347,20 @@ def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key()
         ("greedy", 0, 0, 0, 0.034),
     ]
     table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
-    ax = plot_ladder_cost(table)
-    fig = ax.get_figure()
-    FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    ax, fig = _drawn_ladder(table)
     beside = {t.get_text() for t in ax.texts}
     key = ax.get_xlabel()
     assert h in ax.get_title() and not any(h in name for name in beside) and h not in key
     for rank, (spec, *_rest) in enumerate(rows, start=1):
         name = spec.replace(":hash=" + h, "").replace(",hash=" + h, "")
         assert name in beside or (str(rank) in beside and f"{rank}: {name}" in key), name
-    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
-    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
-    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+    _assert_inside(fig)
 
 
 def test_a_ladder_chart_with_a_bot_on_another_model_names_it_by_its_model() -> None:
     """The shipped model's hash once, in the title; a bot that names its model keeps that name
     (not its hash) beside its point or in the key, one key line a name, inside the figure."""
     import pandas as pd
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from projectl_sim.experiments.ladder import plot_ladder_cost
 
     new, old = "9271b03f1f1c", "1f4245d84f5c"
     flat = "mcts:iterations=128,tree=turn,leaf=value"
@@ -388,16 +372,11 @@ def test_a_ladder_chart_with_a_bot_on_another_model_names_it_by_its_model() -> N
         ("greedy", 0, 0, 0, 0.018),
     ]
     table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
-    ax = plot_ladder_cost(table)
-    fig = ax.get_figure()
-    FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    ax, fig = _drawn_ladder(table)
     shown = " ".join(t.get_text() for t in ax.texts) + " " + ax.get_xlabel()
     assert f"#{new} unless named" in ax.get_title() and new not in shown and old + "," not in shown
     assert f"{flat},model=previous-{old}" in shown and "#" not in shown
-    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
-    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
-    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
+    _assert_inside(fig)
 
 
 def test_solo_features_see_the_mastermind_s_coming_takes_from_the_public_table() -> None:
@@ -545,3 +524,23 @@ def test_the_shortlist_keeps_the_first_upgrades_it_is_allowed() -> None:
 
     play_game(Rules(players=2), [make_bot("greedy"), make_bot("greedy")], 9, on_step=check)
     assert max(offered) > 1  # decisions with more Upgrades than one are cut
+
+
+def _drawn_ladder(table: Any) -> tuple[Any, Any]:
+    """Return the ladder chart of ``table`` drawn on an Agg canvas: its axes and figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from projectl_sim.experiments.ladder import plot_ladder_cost
+
+    ax = plot_ladder_cost(table)
+    fig = ax.get_figure()
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return ax, fig
+
+
+def _assert_inside(fig: Any) -> None:
+    """Every drawn thing (text, key, points) lies inside the figure: nothing clipped."""
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01
+    assert drawn.x1 <= fig.get_figwidth() + 0.01 and drawn.y1 <= fig.get_figheight() + 0.01
