@@ -403,7 +403,9 @@ class ValueBot(Bot):
             state, self.greedy, model, self.places, self.takes, self.upgrades, self.basic
         )
 
-    def _after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
+    def after(self, world: GameState, action: Action, rng: random.Random) -> GameState:
+        """Return the state this bot scores ``action`` of ``world`` by: a copy after it, settled,
+        and (``finish``) the rest of its seat's turn played the base heuristic's way."""
         # with ``finish``, the rest of the turn the greedy way: every candidate is scored at the
         # same point, the turn's end, with greedy's follow-through of it
         return turn_after(world, action, self.greedy, rng, bool(self.finish))
@@ -445,7 +447,7 @@ class ValueBot(Bot):
         hidden = hidden_piles(view)
         per_card = mean_unseen_points(view) if hidden else 0.0
         world = determinize(view, rng)
-        states = [self._after(world, a, rng) for a in cands]
+        states = [self.after(world, a, rng) for a in cands]
         values = self.values(states, me, hidden, per_card)
         values[0] += self.prior  # the greedy choice is first
         if self.rollouts > 0:
@@ -465,7 +467,7 @@ class ValueBot(Bot):
             s = states[i]
             if s.phase == PLAY and s.current == me:
                 for b in self.scored(s, model):
-                    follow.append(self._after(s, b, rng))
+                    follow.append(self.after(s, b, rng))
                     owner.append(i)
         if follow:
             deep = [-1e9] * len(cands)
@@ -495,7 +497,7 @@ class ValueBot(Bot):
             seed = rng.getrandbits(62)
             world = determinize(view, random.Random(seed))
             for i in order:
-                state = self._after(world, cands[i], random.Random(seed + 1))
+                state = self.after(world, cands[i], random.Random(seed + 1))
                 total[i] += self._play_out(state, random.Random(seed + 2), me)
         best = order[0]
         for i in order:
@@ -523,7 +525,7 @@ class ValueBot(Bot):
         hidden = hidden_piles(view)
         per_card = mean_unseen_points(view) if hidden else 0.0
         world = determinize(view, rng)
-        states = [self._after(world, Reward(piece), rng) for piece in options]
+        states = [self.after(world, Reward(piece), rng) for piece in options]
         values = self.values(states, me, hidden, per_card)
         best = 0
         for i in range(1, len(values)):

@@ -1,7 +1,7 @@
 """Structure the import contracts cannot see, read from the source: every package of the
-checkout is in pyproject's list, so a wheel holds it, and no module takes another module's private
-names. (The contracts count the imports made only for annotations too:
-``exclude_type_checking_imports = false``.)
+checkout is in pyproject's list, so a wheel holds it, no module takes another module's private
+names, and no package calls the private methods of another package's objects. (The contracts count
+the imports made only for annotations too: ``exclude_type_checking_imports = false``.)
 """
 
 from __future__ import annotations
@@ -111,3 +111,80 @@ def test_the_private_name_check_sees_both_forms() -> None:
         "projectl_sim.learn.value._hidden",
         "runner._stderr",
     ]
+
+
+def _private_defs(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """Return the private methods a module's classes define, and every private function or
+    method it defines."""
+    methods: set[str] = set()
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and _private(item.name):
+                    methods.add(item.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _private(node.name):
+            defined.add(node.name)
+    return methods, defined
+
+
+def _borrowed_private_methods(sources: dict[Path, str]) -> list[str]:
+    """Return every ``x._m`` in ``sources`` (path -> text) where ``_m`` is a private method of a
+    class of another package and no function of the caller's own package has that name; ``self``,
+    ``cls`` and ``super()`` are the object's own. By name, not type: a package's private names
+    are its own (the engine's modules share the state's hooks), and a name both packages define
+    counts as the caller's."""
+    trees = {path: ast.parse(text) for path, text in sources.items()}
+    methods: dict[Path, set[str]] = {}  # package folder -> private methods its classes define
+    defined: dict[Path, set[str]] = {}  # package folder -> its private functions and methods
+    for path, tree in trees.items():
+        mine, every = _private_defs(tree)
+        methods.setdefault(path.parent, set()).update(mine)
+        defined.setdefault(path.parent, set()).update(every)
+    found = []
+    for path, tree in trees.items():
+        others = set().union(*(m for pkg, m in methods.items() if pkg != path.parent))
+        foreign = others - defined[path.parent]
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr in foreign):
+                continue
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if isinstance(owner, ast.Call) and ast.unparse(owner.func) == "super":
+                continue
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            found.append(f"{where}: {ast.unparse(owner)}.{node.attr}")
+    return found
+
+
+def test_no_package_calls_another_packages_private_methods() -> None:
+    sources = {p: p.read_text() for top in PACKAGES for p in (ROOT / top).rglob("*.py")}
+    found = _borrowed_private_methods(sources)
+    assert not found, (
+        "private methods called from another package (give them public names):\n" + "\n".join(found)
+    )
+
+
+def test_the_private_method_check_sees_a_call_from_another_package() -> None:
+    bot = (
+        "class Scorer:\n"
+        "    def _after(self, s):\n"
+        "        return s\n"
+        "    def act(self, s):\n"
+        "        return self._after(s)\n"
+    )
+    caller = (
+        "from bots.scorer import Scorer\n"
+        "class Mine(Scorer):\n"
+        "    def act(self, s):\n"
+        "        return super()._after(s)\n"
+        "def label(bot, s):\n"
+        "    return bot._after(s)\n"
+    )
+    sources = {
+        ROOT / "bots" / "scorer.py": bot,
+        ROOT / "bots" / "rival.py": "def turn(bot, s):\n    return bot._after(s)\n",
+        ROOT / "projectl_sim" / "learn" / "probe.py": caller,
+    }
+    assert _borrowed_private_methods(sources) == ["projectl_sim/learn/probe.py:6: bot._after"]

@@ -57,7 +57,7 @@ def score_position(
     values: list[float] = []
     for r in range(2 * rollouts):
         world = view.determinize(random.Random(seed * 7919 + r))
-        afters = [bot._after(world, a, random.Random(seed + r)) for a in cands]
+        afters = [bot.after(world, a, random.Random(seed + r)) for a in cands]
         if r == 0:
             values = bot.values(afters, me, hidden, per_card)
             values[0] += bot.prior

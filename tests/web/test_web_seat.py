@@ -107,7 +107,7 @@ def test_the_hint_scores_a_candidate_at_the_state_the_value_bot_does(tmp_path: P
     world = view.determinize(random.Random(3))
     for action in candidates(view, bot.greedy, cost_model(view))[:5]:
         mine = turn_after(world, action, bot.greedy, random.Random(4), bool(bot.finish))
-        its = bot._after(world, action, random.Random(4))  # the bot's own (a test may look)
+        its = bot.after(world, action, random.Random(4))  # the bot's own
         assert state_json(mine) == state_json(its)
 
 
