@@ -94,16 +94,17 @@ def plot_ladder_cost(table: pd.DataFrame, ax: Any = None) -> Any:
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.margins(x=0.25, y=0.12)
     # names beside the points where they fit (the strongest first), never over each other; a
-    # name that fits nowhere gives way to the point's rank, spelled out in the key below
+    # name that fits nowhere gives way to a number, spelled out in the key below: the key's
+    # lines numbered 1, 2, 3 in the points' order (strongest first), the named points skipped
     order = np.argsort(-y)
     short = [_short(b, len(hashes) == 1 or "model=" in b) for b in names]
     plots.place_labels(ax, [(short[k], x[k], y[k]) for k in order], 8)
     placed = {t.get_text() for t in ax.texts}
     missing = [k for k in order if short[k] not in placed]
     if missing:
-        rank = {k: i + 1 for i, k in enumerate(order)}
-        plots.place_labels(ax, [(str(rank[k]), x[k], y[k]) for k in missing], 8)
-        key = "\n".join(f"{rank[k]}: {short[k]}" for k in missing)  # one a line: long names
+        number = {k: i + 1 for i, k in enumerate(missing)}
+        plots.place_labels(ax, [(str(number[k]), x[k], y[k]) for k in missing], 8)
+        key = "\n".join(f"{number[k]}: {short[k]}" for k in missing)  # one a line: long names
         ax.set_xlabel(ax.get_xlabel() + "\n" + key, fontsize=8)
     return ax
 

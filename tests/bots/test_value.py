@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -333,8 +334,8 @@ def test_the_learning_curve_says_how_many_games_each_fit_trained_on(tmp_path: Pa
 
 def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key() -> None:
     """The docs' ladder: six bots, two of them close in cost; a name that fits nowhere beside
-    its point gets the point's rank there and its name in the key under the axis; the one model
-    hash is in the title, not in every name; nothing drawn leaves the figure."""
+    its point gets a number there and its name in the key under the axis; the one model hash is
+    in the title, not in every name; nothing drawn leaves the figure."""
     import pandas as pd
 
     h = "1f4245d84f5c"
@@ -351,9 +352,48 @@ def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key()
     beside = {t.get_text() for t in ax.texts}
     key = ax.get_xlabel()
     assert h in ax.get_title() and not any(h in name for name in beside) and h not in key
-    for rank, (spec, *_rest) in enumerate(rows, start=1):
+    numbered = dict(_key(ax))
+    for spec, *_rest in rows:
         name = spec.replace(":hash=" + h, "").replace(",hash=" + h, "")
-        assert name in beside or (str(rank) in beside and f"{rank}: {name}" in key), name
+        assert name in beside or (name in numbered and numbered[name] in beside), name
+    _assert_inside(fig)
+
+
+def test_the_ladder_chart_s_key_numbers_the_points_it_names_1_2_3() -> None:
+    """The docs' ladder and two rows the chart leaves out (no rating, no CPU time): the key
+    numbers the points without a name beside them 1, 2, 3 strongest first, though a named point
+    sits among them, and each number is drawn at its own bot's point."""
+    import pandas as pd
+
+    new, old = "9271b03f1f1c", "1f4245d84f5c"
+    flat = "mcts:iterations=128,tree=turn,leaf=value"
+    rows = [
+        (f"mcts:iterations=100,leaf=value,hash={new}", 446, 399, 494, 10.1),
+        (f"{flat},hash={new}", 436, 389, 484, 9.42),
+        (f"mcts:leaf=value,hash={new}", 426, 380, 474, 2.44),
+        (f"{flat},model=previous-{old},hash={old}", 366, 320, 412, 9.34),
+        (f"mcts:iterations=400,leaf=value,hash={new}", np.nan, np.nan, np.nan, 40.0),
+        (f"value:places=0,hash={new}", 312, 267, 358, 0.70),
+        (f"value:hash={new}", 274, 229, 320, 0.36),
+        ("rusher", 99, 54, 144, 0.040),
+        ("random", -400, -500, -300, 0.0),
+        ("greedy", 0, 0, 0, 0.018),
+    ]
+    table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
+    ax, fig = _drawn_ladder(table)
+    key = _key(ax)
+    assert [number for _, number in key] == [str(i) for i in range(1, len(key) + 1)]
+    drawn = [(t.get_text(), tuple(t.xy)) for t in ax.texts]
+    names = [text for text, _ in drawn]
+    # each bot's name on the chart (the one model's hash in the title) and its point
+    point = {re.sub(r"[:,]hash=\w+", "", spec): (cpu, rating) for spec, rating, *_, cpu in rows}
+    ranked = list(point)[:4]  # the four strongest, close in cost: not all named beside
+    assert len(key) >= 2 and ranked[2] in names  # a named point among the numbered ones
+    assert [name for name, _ in key] == [name for name in ranked if name not in names]
+    for name, number in key:
+        assert [xy for text, xy in drawn if text == number] == [point[name]], (name, number)
+    shown = " ".join(names) + ax.get_xlabel()
+    assert "iterations=400" not in shown and "random" not in shown  # the rows left out
     _assert_inside(fig)
 
 
@@ -537,6 +577,12 @@ def _drawn_ladder(table: Any) -> tuple[Any, Any]:
     FigureCanvasAgg(fig)
     fig.canvas.draw()
     return ax, fig
+
+
+def _key(ax: Any) -> list[tuple[str, str]]:
+    """Return the ladder chart's key under its axis: (bot's name, its number) a line."""
+    lines = ax.get_xlabel().splitlines()[1:]  # the axis's name first
+    return [(name, number) for number, name in (line.split(": ", 1) for line in lines)]
 
 
 def _assert_inside(fig: Any) -> None:
