@@ -303,30 +303,33 @@ def label_game(
     return feats, meta, search_margin, table, rules.variant
 
 
-def _label_batch(
-    paths: list[tuple[int, str]], spec: str, every: int, seed: int, every_seat: bool
+def _each_game(
+    paths: list[tuple[int, str]],
+    per_game: Callable[..., tuple[Any, ...]],
+    make: Callable[[str], Any],
+    spec: str,
+    options: dict[str, Any],
 ) -> list[tuple[Any, ...]]:
+    """Return ``per_game(record, bot, game=game, **options)`` for each (game, path) of a batch,
+    the bot made by ``make(spec)`` afresh for each game."""
     from projectl_sim.engine.record import read_record
 
     # a bot per game: a game's rows never depend on which games shared its worker
-    return [
-        label_game(read_record(p), _searcher(spec), every, seed, game, every_seat)
-        for game, p in paths
-    ]
+    return [per_game(read_record(p), make(spec), game=game, **options) for game, p in paths]
 
 
 def _games_in_batches(
     runs: Sequence[Path],
     jobs: int,
     parts: int,
-    work: Callable[..., list[tuple[Any, ...]]],
-    args: tuple[Any, ...],
+    work: tuple[Callable[..., tuple[Any, ...]], Callable[[str], Any], str, dict[str, Any]],
     say: Callable[[str], None],
     progress: str,
 ) -> list[tuple[Any, ...]]:
-    """Return ``work(games, *args)``'s rows for the runs' records in game order, the games split
-    in ``parts`` batches played ``jobs`` at a time; after each, ``progress`` (its ``{done}`` and
-    ``{total}`` the games) is said with the ETA."""
+    """Return the rows of ``work`` (``_each_game``'s per-game function, bot maker, spec and
+    options) for the runs' records in game order, the games split in ``parts`` batches played
+    ``jobs`` at a time; after each, ``progress`` (its ``{done}`` and ``{total}`` the games) is
+    said with the ETA."""
     from joblib import Parallel, delayed
 
     from projectl_sim.learn.value import split_evenly
@@ -341,9 +344,9 @@ def _games_in_batches(
     for k in range(0, len(chunks), jobs):
         batch = chunks[k : k + jobs]
         if jobs == 1:
-            results += [r for c in batch for r in work(c, *args)]
+            results += [r for c in batch for r in _each_game(c, *work)]
         else:
-            done = Parallel(n_jobs=jobs)(delayed(work)(c, *args) for c in batch)
+            done = Parallel(n_jobs=jobs)(delayed(_each_game)(c, *work) for c in batch)
             results += [r for part in done for r in part]
         eta = _eta(started, len(results), len(paths))
         say(progress.format(done=len(results), total=len(paths)) + eta)
@@ -359,9 +362,10 @@ def positions(
     from bots.features import FEATURE_NAMES
     from projectl_sim.learn.value import COLUMNS, Positions
 
-    args = (plan.search(model), plan.every, seed, plan.every_seat)
+    options = {"every": plan.every, "seed": seed, "every_seat": plan.every_seat}
+    work = (label_game, _searcher, plan.search(model), options)
     progress = "searched positions of {done}/{total} games"
-    results = _games_in_batches(runs, jobs, jobs * 4, _label_batch, args, say, progress)
+    results = _games_in_batches(runs, jobs, jobs * 4, work, say, progress)
     feats = [row for r in results for row in r[0]]
     metas = [row for r in results for row in r[1]]
     margins = [m for r in results for m in r[2]]
@@ -415,33 +419,22 @@ def rollout_game(
     return out, state.n, table, state.rules.variant
 
 
-def _rollout_batch(
-    paths: list[tuple[int, str]], spec: str, every: int, rollouts: int, seed: int
-) -> list[tuple[Any, ...]]:
-    from bots import make_bot
-    from projectl_sim.engine.record import read_record
-
-    # a scorer per game: a game's rows never depend on which games shared its worker
-    return [
-        rollout_game(read_record(p), make_bot(spec), every, rollouts, seed, game)
-        for game, p in paths
-    ]
-
-
 def rollout_positions(
     plan: Plan, runs: Sequence[Path], model: str, seed: int, jobs: int, say: Callable[[str], None]
 ) -> Any:
     """Return the rollout-labelled rows of the self-play runs' records (game order), each
     row's ``game`` its decision's number (as ``tools/value_oracle.py`` numbers them)."""
 
+    from bots import make_bot
     from bots.features import FEATURE_NAMES
     from projectl_sim.learn.value import Positions
 
-    args = (on_model(plan.scorer, model), plan.every, plan.rollouts, seed)
+    options = {"every": plan.every, "rollouts": plan.rollouts, "seed": seed}
+    work = (rollout_game, make_bot, on_model(plan.scorer, model), options)
     # a game takes a second or more to score: progress (and its ETA) every twentieth of them
     parts = max(jobs * 4, 20)
     progress = "scored decisions of {done}/{total} games by rollouts"
-    results = _games_in_batches(runs, jobs, parts, _rollout_batch, args, say, progress)
+    results = _games_in_batches(runs, jobs, parts, work, say, progress)
     x: list[list[float]] = []
     win: list[float] = []
     margin: list[float] = []
