@@ -332,6 +332,21 @@ def test_the_learning_curve_says_how_many_games_each_fit_trained_on(tmp_path: Pa
     assert float(lines[-1]["corr"]) == pytest.approx(out["accuracy"][0]["corr"])
 
 
+# the docs' ladder (docs/data/ladder.csv, rounded): bot, rating, its interval, CPU ms a decision
+NEW, OLD = "9271b03f1f1c", "1f4245d84f5c"  # the shipped model's hash and the previous one's
+FLAT = "mcts:iterations=128,tree=turn,leaf=value"
+DOCS_LADDER = [
+    (f"mcts:iterations=100,leaf=value,hash={NEW}", 446, 399, 494, 10.1),
+    (f"{FLAT},hash={NEW}", 436, 389, 484, 9.42),
+    (f"mcts:leaf=value,hash={NEW}", 426, 380, 474, 2.44),
+    (f"{FLAT},model=previous-{OLD},hash={OLD}", 366, 320, 412, 9.34),
+    (f"value:places=0,hash={NEW}", 312, 267, 358, 0.70),
+    (f"value:hash={NEW}", 274, 229, 320, 0.36),
+    ("rusher", 99, 54, 144, 0.040),
+    ("greedy", 0, 0, 0, 0.018),
+]
+
+
 def test_every_bot_on_the_ladder_chart_is_named_beside_its_point_or_in_its_key() -> None:
     """The docs' ladder: six bots, two of them close in cost; a name that fits nowhere beside
     its point gets a number there and its name in the key under the axis; the one model hash is
@@ -365,19 +380,10 @@ def test_the_ladder_chart_s_key_numbers_the_points_it_names_1_2_3() -> None:
     sits among them, and each number is drawn at its own bot's point."""
     import pandas as pd
 
-    new, old = "9271b03f1f1c", "1f4245d84f5c"
-    flat = "mcts:iterations=128,tree=turn,leaf=value"
     rows = [
-        (f"mcts:iterations=100,leaf=value,hash={new}", 446, 399, 494, 10.1),
-        (f"{flat},hash={new}", 436, 389, 484, 9.42),
-        (f"mcts:leaf=value,hash={new}", 426, 380, 474, 2.44),
-        (f"{flat},model=previous-{old},hash={old}", 366, 320, 412, 9.34),
-        (f"mcts:iterations=400,leaf=value,hash={new}", np.nan, np.nan, np.nan, 40.0),
-        (f"value:places=0,hash={new}", 312, 267, 358, 0.70),
-        (f"value:hash={new}", 274, 229, 320, 0.36),
-        ("rusher", 99, 54, 144, 0.040),
+        *DOCS_LADDER,
+        (f"mcts:iterations=400,leaf=value,hash={NEW}", np.nan, np.nan, np.nan, 40.0),
         ("random", -400, -500, -300, 0.0),
-        ("greedy", 0, 0, 0, 0.018),
     ]
     table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
     ax, fig = _drawn_ladder(table)
@@ -402,20 +408,12 @@ def test_a_ladder_chart_with_a_bot_on_another_model_names_it_by_its_model() -> N
     (not its hash) beside its point or in the key, one key line a name, inside the figure."""
     import pandas as pd
 
-    new, old = "9271b03f1f1c", "1f4245d84f5c"
-    flat = "mcts:iterations=128,tree=turn,leaf=value"
-    rows = [
-        (f"mcts:iterations=100,leaf=value,hash={new}", 446, 399, 494, 10.1),
-        (f"{flat},hash={new}", 436, 389, 484, 9.42),
-        (f"{flat},model=previous-{old},hash={old}", 366, 320, 412, 9.34),
-        (f"value:hash={new}", 274, 229, 320, 0.36),
-        ("greedy", 0, 0, 0, 0.018),
-    ]
+    rows = [DOCS_LADDER[i] for i in (0, 1, 3, 5, 7)]
     table = pd.DataFrame(rows, columns=["bot", "rating", "ci_low", "ci_high", "cpu_ms"])
     ax, fig = _drawn_ladder(table)
     shown = " ".join(t.get_text() for t in ax.texts) + " " + ax.get_xlabel()
-    assert f"#{new} unless named" in ax.get_title() and new not in shown and old + "," not in shown
-    assert f"{flat},model=previous-{old}" in shown and "#" not in shown
+    assert f"#{NEW} unless named" in ax.get_title() and NEW not in shown and OLD + "," not in shown
+    assert f"{FLAT},model=previous-{OLD}" in shown and "#" not in shown
     _assert_inside(fig)
 
 
