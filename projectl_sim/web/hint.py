@@ -16,7 +16,7 @@ from typing import Any
 
 from bots.features import hidden_piles, mean_unseen_points
 from bots.heuristics import cost_model
-from bots.value import ValueBot, turn_after
+from bots.value import ValueBot
 from projectl_sim.engine import PLAY, GameState
 from projectl_sim.engine.actions import to_json
 
@@ -43,7 +43,7 @@ def value_hint(bot: ValueBot, view: GameState, rng: random.Random) -> dict[str, 
 
     hidden = hidden_piles(view)
     per_card = mean_unseen_points(view) if hidden else 0.0
-    after = [turn_after(world, a, bot.greedy, rng, bool(bot.finish)) for a in cands]
+    after = [bot.after(world, a, rng) for a in cands]
     values = bot.values(after, me, hidden, per_card)
     values[0] += bot.prior  # the greedy choice (first) must be beaten by the prior, as in the bot
     ranked = sorted(zip(values, range(len(cands)), strict=True), key=lambda v: (-v[0], v[1]))
