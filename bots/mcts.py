@@ -55,7 +55,9 @@ dozen visits a candidate's leaves stay some 3 turns down the game. ``reach`` sen
 visit on at least reach x k actions (new nodes on the way), and ``worlds=W`` cycles the visits
 through W deals, so a world revisited replays its own line from the nodes it made (each
 greedy choice is kept per node and world) and adds to it: deeper lines for less. Greedy lines
-score each leaf for the searching seat alone, the only value they compare.
+and the flat search score each leaf for the searching seat alone, the only value they compare
+(no node below the root compares values in greedy lines, and every node of the flat search's
+tree is the searching seat's).
 
 That flat search (``tree=turn,width=0``) stops because its depth is fixed: past about 200
 iterations more worlds at the same depth seldom change its choice (it has converged to the
@@ -447,14 +449,13 @@ class MCTSBot(Bot):
         self.cycle = int(self.options["worlds"])
         if (self.reach > 0 or self.cycle > 0) and self.value_model is None:
             raise UsageError(f"bot {self.name}: reach= and worlds= need leaf=value")
-        # greedy lines (tree=full, width=0, the learned leaf): no node below the root compares
-        # values, and the root compares the searching seat's only, so a leaf is scored for that
-        # seat alone (the same decisions; the others' rows were a third of a leaf's cost at 2
-        # players and more at 3-4)
-        self._mover_only = (
-            self.value_model is not None
-            and float(self.options["width"]) == 0.0
-            and self.options["tree"] == "full"
+        # the learned leaf in greedy lines (width=0: no node below the root compares values) or
+        # in the flat search (tree=turn: every node below the root is the searching seat's), and
+        # the root compares the searching seat's values only, so a leaf is scored for that seat
+        # alone (the same decisions; the others' rows were a third of a leaf's cost at 2 players
+        # and more at 3-4)
+        self._mover_only = self.value_model is not None and (
+            float(self.options["width"]) == 0.0 or self.options["tree"] == "turn"
         )
         self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])

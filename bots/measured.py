@@ -20,7 +20,7 @@ machine and its load, and a rating on the bots it was fitted with). A row's spec
   ladder's run and that bot's head-to-head matches with the ladder's top rungs
   (``benchmarks/strength.py --ladder``), on the same machine and model.
 - ``TOP``: the strongest search at the flat search's CPU, placed on the ladder the same way
-  by its matches with today's flat search on ``PREVIOUS_MODEL`` (1,600 games).
+  by its matches with today's flat search on ``PREVIOUS_MODEL`` (2,800 games).
 - ``PREVIOUS``: the ladder before it, on ``PREVIOUS_MODEL`` (the same command and seed over
   greedy, rusher, value, ``mcts:leaf=value`` at 32 and 128 iterations and the flat search), for
   the bots the new one leaves out; their specs name that model.
@@ -73,9 +73,10 @@ EXTENDED = (
 )
 TOP = (
     "benchmarks/strength.py --ladder LADDER/run ADD/00..03 M/00... (one joint fit, greedy = 0) "
-    "over the ladder's run, EXTENDED's matches and 1,600 games of benchmarks/strength.py --pair "
+    "over the ladder's run, EXTENDED's matches and 2,800 games of benchmarks/strength.py --pair "
     '"mcts:leaf=value,iterations=115,prior=0.05,worlds=8" (the flat search on '
-    f"{PREVIOUS_MODEL}) --games 400 --seed S --jobs 1, seeds 614-620 (docs/how-to/which-players.md)"
+    f"{PREVIOUS_MODEL}) --games 400 --seed S --jobs 1, seeds 614-620 and 630-632 "
+    "(docs/how-to/which-players.md)"
 )
 PREVIOUS = (
     "projectl-sim ladder --bots greedy,rusher,value,mcts:leaf=value,"
@@ -177,13 +178,13 @@ MEASURED: tuple[Measured, ...] = (
     ),
     Measured(
         "mcts:leaf=value,iterations=115,prior=0.05,worlds=8",
-        8.641,
+        8.778,
         TOP,
-        536.0,
-        487.0,
-        586.0,
+        519.0,
+        472.0,
+        567.0,
         iterations=115,
-        note="+167 [+148, +186] over the flat search on the previous model at 0.95 times its CPU",
+        note="+149 [+135, +164] over the flat search on the previous model at 0.95 times its CPU",
     ),
     Measured(f"value:model={PREVIOUS_MODEL}", 0.503, PREVIOUS, 188.0, 142.0, 236.0),
     Measured(

@@ -293,7 +293,7 @@ def test_the_learned_leaf_has_its_own_defaults_and_the_spec_says_what_differs() 
     assert "places" not in repr(make_bot("mcts:leaf=value"))
 
 
-@pytest.mark.parametrize("shape", ["", "tree=turn,"])
+@pytest.mark.parametrize("shape", ["", "tree=turn,", "width=1,"])
 @pytest.mark.parametrize("players", [2, 3])
 def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat(
     players: int, shape: str
@@ -302,13 +302,14 @@ def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat
     evaluation sees it: its features then say the seat has no action left this turn and every
     other seat plays before it (scored at whichever seat's turn end the leaf fell in, a deeper
     leaf was worth less for that alone, and the search lost 95% of its games to greedy). Greedy
-    lines (the default shape) score the searching seat alone; the flat search every seat."""
+    lines (the default shape) and the flat search score the searching seat alone; a tree that
+    chooses for every seat below the root (width=1) scores every seat."""
     import copy
 
     from bots.features import FEATURE_NAMES
 
     bot = make_bot(f"mcts:leaf=value,{shape}iterations=40,places=0,prior=0")
-    mover_only = shape == ""
+    mover_only = shape != "width=1,"
     seen: list[list[list[float]]] = []
     model = copy.copy(bot.value_model)
     real = model.evaluate_rows
@@ -336,23 +337,32 @@ def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat
     assert searched > 20
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mcts:leaf=value,iterations=30",
+        "mcts:leaf=value,iterations=40,tree=turn",
+        "mcts:leaf=value,iterations=40,tree=turn,deepen=4",
+    ],
+)
 @pytest.mark.parametrize("players", [2, 3])
-def test_greedy_lines_scoring_the_mover_alone_decide_as_scoring_every_seat(players: int) -> None:
-    """Below the root greedy lines compare no values and the root compares the searching seat's,
-    so a leaf scored for that seat alone gives the same choice and the same root value (to
-    rounding)."""
+def test_scoring_the_mover_alone_decides_as_scoring_every_seat(players: int, spec: str) -> None:
+    """Below the root greedy lines compare no values, every node of the flat search's tree is
+    the searching seat's, and the root compares that seat's values, so a leaf scored for that
+    seat alone gives the same choice and the same root value (to rounding)."""
     for seed in (1, 2, 3):
         state = _midgame(players, seed, 12 + 7 * seed)
         view = state.view(state.current)
-        alone = make_bot("mcts:leaf=value,iterations=30")
-        every = make_bot("mcts:leaf=value,iterations=30")
+        alone = make_bot(spec)
+        every = make_bot(spec)
         assert alone._mover_only
         every._mover_only = False
         assert alone(view, random.Random(seed)) == every(view, random.Random(seed))
+        assert alone.root_value > 0
         # the same to rounding: numpy's product of one row and of several differ in the last bit
         assert alone.root_value == pytest.approx(every.root_value, rel=1e-12, abs=1e-12)
-    assert not make_bot("mcts:leaf=value,tree=turn")._mover_only
     assert not make_bot("mcts:leaf=value,width=1")._mover_only
+    assert not make_bot("mcts:iterations=8,tree=turn")._mover_only
 
 
 def _searched_root(spec: str, state: GameState, seed: int) -> tuple[MCTSBot, object, int]:
