@@ -337,6 +337,7 @@ def _solo(run_dirs: list[Path], names: tuple[str, ...] = ()) -> dict[str, Any]:
     paired by deal. Each bot's seats come from the first run that played it (stopped runs'
     parts too), so runs of the same deals pool; ``names`` default to the first run's two."""
     from projectl_sim.errors import UsageError
+    from projectl_sim.sim.spec import run_bot_name
 
     runs = []
     for run_dir in run_dirs:
@@ -354,10 +355,12 @@ def _solo(run_dirs: list[Path], names: tuple[str, ...] = ()) -> dict[str, Any]:
         raise UsageError("the runs are of different difficulties")
     rows = []
     for name in names:
-        held = [seats for seats, _, _ in runs if not seats.empty and name in set(seats["lineup"])]
+        # as given, or as a run names it (a model's hash added: ``run_bot_name``)
+        known = {name, run_bot_name(name)}
+        held = [s for s, _, _ in runs if not s.empty and known & set(s["lineup"])]
         if not held:
-            raise UsageError(f"no run played {name!r} (give the line-up as the run names it)")
-        rows.append(held[0][held[0]["lineup"] == name].set_index("deal"))
+            raise UsageError(f"no run played {name!r}")
+        rows.append(held[0][held[0]["lineup"].isin(known)].set_index("deal"))
     a, b = rows
     both = a.index.intersection(b.index)
     a, b = a.loc[both], b.loc[both]

@@ -273,8 +273,8 @@ def test_solo_pools_two_runs_of_the_same_deals_and_pairs_their_bots(
         str(tmp_path / "c" / "solo"),
     )
     assert code == 2 and err.count("\n") == 1 and "different games" in err
-    code, _, err = _main(strength, capsys, "--solo", "value", "random", "--pool", *runs)
-    assert code == 2 and err.count("\n") == 1 and "no run played 'value'" in err
+    code, _, err = _main(strength, capsys, "--solo", "mcts", "random", "--pool", *runs)
+    assert code == 2 and err.count("\n") == 1 and "no run played 'mcts'" in err
 
 
 def test_ladder_fits_the_runs_games_jointly_and_refuses_an_unrated_anchor(
