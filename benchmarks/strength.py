@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/strength.py --out DIR [--games N] [--seed S] [--jobs J]
 [--players N] [--variant V] [--expansions E] (--pair A B)... | --scaling TEMPLATE --budgets 8,32,128
-| --solo A B [--difficulty D]``, or ``strength.py --pair A B --pool DIR...``, or
+| --solo A B [--difficulty D]``, or ``strength.py (--pair A B | --solo A B) --pool DIR...``, or
 ``strength.py --ladder DIR... [--anchor SPEC]``.
 
 Each pair plays ``--games`` 2-player games, every deal under both seatings (the runner's round
@@ -24,8 +24,10 @@ once and bot B in every other seat, under every rotation of the line-up over the
 deals. A's score share is how often it finishes ahead of a B seat (rank against rank, a tie half),
 averaged over its B opponents, so 50% is even at any player count; its win share is printed beside
 it (an even table gives 1/N). ``--solo A B`` plays each deal of the solo variant (``--difficulty``)
-once with each bot: its win rates, and A's points minus B's paired by deal. ``--pool DIR...``
-reads finished (or stopped) runs of one pair instead of playing, and pools their deals.
+once with each bot: its win rates, and A's points (and the mastermind's) minus B's paired by
+deal. ``--pool DIR...`` reads finished (or stopped) runs of one pair instead of playing, and pools
+their deals; with ``--solo A B`` it reads each bot's games from the first run that played it, so
+two bots played in different runs of the same deals (``--seed``) are paired.
 
 ``--converge TEMPLATE --budgets 12,48,192,768`` asks whether a budget still changes a search's
 choices (the flat search's root: ``mcts:leaf=value,tree=turn``): at every 8th decision of
@@ -98,6 +100,13 @@ def main() -> int:
         return _converge(args.converge, budgets, args.games, args.seed, args.reference)
     if args.ladder:
         return _ladder(args.ladder, args.anchor)
+    if args.pool and args.solo:
+        try:
+            print(_solo_line(*args.solo, _solo(args.pool, tuple(args.solo))))
+        except ProjectLError as exc:
+            print(f"strength.py: {exc}", file=sys.stderr)
+            return 2
+        return 0
     if args.pool:
         if len(args.pair) != 1:
             ap.error("--pool reads the runs of one --pair A B")
@@ -139,7 +148,7 @@ def main() -> int:
                 "difficulty": [args.difficulty],
             }
             _play(spec, args.out / "solo", options)
-            print(_solo_line(a, b, _solo(args.out / "solo")))
+            print(_solo_line(a, b, _solo([args.out / "solo"])))
             return 0
         pairs = [tuple(p) for p in args.pair]
         if args.scaling:
@@ -323,29 +332,67 @@ def _score(run_dirs: list[Path]) -> dict[str, Any]:
     }
 
 
-def _solo(run_dir: Path) -> dict[str, Any]:
-    """Return each bot's solo win rate and A's points minus B's, paired by deal."""
-    seats, manifest = _seats(run_dir)
-    a_name, b_name = (c["lineup"][0] for c in manifest["configs"][:2])
-    # each bot's seats by its line-up as given (a file's bot goes by its class name in ``bot``)
-    a = seats[seats["lineup"] == a_name].set_index("deal")
-    b = seats[seats["lineup"] == b_name].set_index("deal")
+def _solo(run_dirs: list[Path], names: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Return each bot's solo win rate, points and the mastermind's points, and A's minus B's
+    paired by deal. Each bot's seats come from the first run that played it (stopped runs'
+    parts too), so runs of the same deals pool; ``names`` default to the first run's two."""
+    from projectl_sim.errors import UsageError
+    from projectl_sim.sim.spec import run_bot_name
+
+    runs = []
+    for run_dir in run_dirs:
+        seats, manifest = _seats(run_dir)
+        configs = manifest["configs"]
+        if any(c["variant"] != "solo" for c in configs):
+            raise UsageError(f"{run_dir}: not a solo run")
+        if not seats.empty:
+            games = _games(run_dir)[["game_id", "opponent_score"]]
+            seats = seats.merge(games, on="game_id")
+        runs.append((seats, manifest, configs[0]["difficulty"]))
+    if not names:
+        names = tuple(c["lineup"][0] for c in runs[0][1]["configs"][:2])
+    if len({difficulty for _, _, difficulty in runs}) > 1:
+        raise UsageError("the runs are of different difficulties")
+    rows = []
+    for name in names:
+        # as given, or as a run names it (a model's hash added: ``run_bot_name``)
+        known = {name, run_bot_name(name)}
+        held = [s for s, _, _ in runs if not s.empty and known & set(s["lineup"])]
+        if not held:
+            raise UsageError(f"no run played {name!r}")
+        rows.append(held[0][held[0]["lineup"].isin(known)].set_index("deal"))
+    a, b = rows
     both = a.index.intersection(b.index)
     a, b = a.loc[both], b.loc[both]
+    if not (a["seed"] == b["seed"]).all():
+        raise UsageError("the runs dealt different games (a different --seed?): nothing to pair")
     return {
         "deals": len(both),
-        "difficulty": manifest["configs"][0]["difficulty"],
+        "difficulty": runs[0][2],
         "win_a": _interval(a["won"].astype(float)),
         "win_b": _interval(b["won"].astype(float)),
         "win_diff": _interval(a["won"].astype(float) - b["won"].astype(float)),
         "points_a": float(a["score"].mean()),
         "points_b": float(b["score"].mean()),
         "points_diff": _interval(a["score"] - b["score"]),
+        "mastermind_a": float(a["opponent_score"].mean()) if len(both) else math.nan,
+        "mastermind_b": float(b["opponent_score"].mean()) if len(both) else math.nan,
+        "mastermind_diff": _interval(a["opponent_score"] - b["opponent_score"]),
         "ms_a": _ms(a),
         "ms_b": _ms(b),
         "s_a": _s_game(a),
         "s_b": _s_game(b),
     }
+
+
+def _games(run_dir: Path) -> Any:
+    """Return a run's game rows (a stopped run's parts too)."""
+    import pandas as pd
+
+    files = [run_dir / "games.parquet"]
+    if not files[0].exists():
+        files = sorted((run_dir / "parts" / "games").glob("*.parquet"))
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
 
 
 def _s_game(rows: Any) -> float:
@@ -366,7 +413,9 @@ def _solo_line(a: str, b: str, r: dict[str, Any]) -> str:
             f"{r['ms_a']:.2f} ms/dec, {r['s_a']:.2f} s/game",
             f"  B {b}: wins {ci(r['win_b'])}, points {r['points_b']:.2f}, "
             f"{r['ms_b']:.2f} ms/dec, {r['s_b']:.2f} s/game",
-            f"  A - B: wins {ci(r['win_diff'])}, points {ci(r['points_diff'], pct=False)}",
+            f"  A - B: wins {ci(r['win_diff'])}, points {ci(r['points_diff'], pct=False)}, "
+            f"the mastermind's points {ci(r['mastermind_diff'], pct=False)} "
+            f"({r['mastermind_a']:.2f} against {r['mastermind_b']:.2f})",
         ]
     )
 

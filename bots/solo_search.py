@@ -13,8 +13,11 @@ determinizations (perfect-information Monte Carlo), with common deals across the
 that their differences are not the deals'. ``halving`` rounds drop the worse half of the
 candidates after each quarter of the worlds (0: every candidate meets every world). ``soft``
 scores a world's win as a logistic of its margin instead of 0 or 1; ``prior`` is a bonus of
-greedy's own choice that another candidate must beat; ``leaf=N`` stops each play-out N of the
-player's turns on and asks the value model (``model``, ``hash``) instead of playing to the end.
+greedy's own choice that another candidate must beat; ``confirm`` plays a candidate that beat
+greedy's choice again with it in fresh worlds, and keeps it only if it wins there too;
+``points`` values the player's own points beside the margin; ``leaf=N`` stops each play-out N
+of the player's turns on and asks the value model (``model``, ``hash``) instead of playing to
+the end.
 
 It reads the rules in force (difficulty, ``solo_unlock``, Finesse Solo's two takes) through the
 game it copies, sees only its view (the deck order is dealt, never read), and outside solo, or
@@ -72,6 +75,11 @@ class SoloSearchBot(Bot):
             "value of a point of final margin over the mastermind (a win is worth 1)",
             Range(0.0),
         ),
+        "points": (
+            0.0,
+            "value of a point of the player's own final score (on top of the margin's)",
+            Range(0.0),
+        ),
         "soft": (
             0.0,
             "score a world's win as a logistic of the margin with this scale in points (0: a win "
@@ -82,6 +90,12 @@ class SoloSearchBot(Bot):
             0.0,
             "bonus of greedy's own choice in the mean (another candidate must beat it by this)",
             Range(0.0),
+        ),
+        "confirm": (
+            0,
+            "a candidate that beats greedy's choice is played again with it in this many fresh "
+            "worlds and kept only if it beats it there too (by ``prior``); 0: no second deal",
+            Range(0, 100_000),
         ),
         "leaf": (
             0,
@@ -105,8 +119,10 @@ class SoloSearchBot(Bot):
         self.margin = float(self.options["margin"])
         self.halving = int(self.options["halving"])
         self.soft = float(self.options["soft"])
+        self.points = float(self.options["points"])
         self.leaf = int(self.options["leaf"])
         self.prior = float(self.options["prior"])
+        self.confirm = int(self.options["confirm"])
         self.model: ValueModel | None = None
         path, digest = str(self.options["model"]), str(self.options["hash"])
         if self.leaf > 0:
@@ -181,7 +197,23 @@ class SoloSearchBot(Bot):
         if 0 in alive:  # greedy's choice is the first candidate
             totals[0] += self.prior * len(worlds)
         best = max(alive, key=lambda i: (totals[i], -i))
+        if best != 0 and self.confirm > 0 and not self._confirmed(view, cands[0], cands[best], rng):
+            best = 0
         return cands[best]
+
+    def _confirmed(
+        self, view: GameState, greedys: Action, best: Action, rng: random.Random
+    ) -> bool:
+        """Return whether ``best`` beats greedy's choice by ``prior`` in ``confirm`` fresh worlds.
+
+        The best of several noisy means overrates itself (the winner's curse); in worlds that
+        did not choose it the two candidates' means are unbiased, so a candidate that won the
+        first deal by luck is dropped there about as often as not."""
+        gap = 0.0
+        for _ in range(self.confirm):
+            world, seed = self._world(view, rng), rng.getrandbits(32)
+            gap += self._play_out(world, best, seed) - self._play_out(world, greedys, seed)
+        return gap > self.prior * self.confirm
 
     def _world(self, view: GameState, rng: random.Random) -> GameState:
         """Return one full state consistent with ``view``: the unseen deck dealt with ``rng``."""
@@ -200,12 +232,14 @@ class SoloSearchBot(Bot):
 
     def _ended(self, state: GameState) -> float:
         """Return what an ended world is worth: a win (``soft``: a logistic of the margin) plus
-        ``margin`` a point of final margin."""
-        margin = float(state.final_scores()[0] - state.opponent_score())
+        ``margin`` a point of final margin and ``points`` a point of the player's own score."""
+        own = float(state.final_scores()[0])
+        margin = own - state.opponent_score()
+        extra = self.margin * margin + self.points * own
         if self.soft > 0.0:
             # a win needs a margin of 1 or more (a tie goes to the mastermind): centred at 0.5
-            return 1.0 / (1.0 + math.exp(-(margin - 0.5) / self.soft)) + self.margin * margin
-        return (1.0 if state.winners() else 0.0) + self.margin * margin
+            return 1.0 / (1.0 + math.exp(-(margin - 0.5) / self.soft)) + extra
+        return (1.0 if state.winners() else 0.0) + extra
 
     def _leaf(self, state: GameState, rng: random.Random) -> float:
         """Play ``state`` on with greedy until ``leaf`` more of the player's turns have begun (or

@@ -8,6 +8,7 @@ import pytest
 
 from bots import make_bot
 from bots.solo_search import SoloSearchBot
+from bots.value import play_out
 from projectl_sim import Rules, play_game
 from projectl_sim.engine import OVER, deal, new_game
 from projectl_sim.engine.actions import Take, TakeDeck
@@ -90,6 +91,8 @@ def test_the_search_takes_the_best_mean_over_the_same_worlds() -> None:
         "solosearch:when=never",
         "solosearch:margin=-1",
         "solosearch:soft=-1",
+        "solosearch:points=-0.1",
+        "solosearch:confirm=-1",
         "solosearch:model=candidate-9271b03f1f1c",  # a model without a leaf that reads it
         "solosearch:leaf=1,hash=000000000000",
     ],
@@ -123,8 +126,6 @@ def test_soft_scores_a_world_by_a_logistic_of_the_margin() -> None:
     hard, soft = SoloSearchBot(margin=0.0), SoloSearchBot(margin=0.0, soft=2.0)
     end = world.copy()
     end.apply(take)
-    from bots.value import play_out
-
     play_out(end, hard.rollout, random.Random(6))
     margin = end.final_scores()[0] - end.opponent_score()
     value = soft._play_out(world, take, 6)
@@ -137,6 +138,47 @@ def test_the_prior_keeps_greedys_choice_unless_beaten_by_it() -> None:
     view = state.view(0)
     takes = view.take_actions()
     assert SoloSearchBot(worlds=4, prior=100.0)._search(view, takes, random.Random(8)) == takes[0]
+
+
+def test_points_adds_the_players_own_score_to_a_worlds_value() -> None:
+    state = _solo_state(4, 0)
+    view = state.view(0)
+    world = view.determinize(random.Random(5))
+    take = view.take_actions()[0]
+    end = world.copy()
+    end.apply(take)
+    play_out(end, SoloSearchBot().rollout, random.Random(6))
+    own, margin = end.final_scores()[0], end.final_scores()[0] - end.opponent_score()
+    win = 1.0 if end.winners() else 0.0
+    value = SoloSearchBot(margin=0.05, points=0.1)._play_out(world, take, 6)
+    assert value == pytest.approx(win + 0.05 * margin + 0.1 * own)
+    assert own > 0 and value != SoloSearchBot(margin=0.05)._play_out(world, take, 6)
+
+
+def test_confirm_keeps_a_deviation_only_if_fresh_worlds_confirm_it() -> None:
+    """Where the first deal of worlds prefers another candidate to greedy's choice, the two are
+    played again in ``confirm`` fresh worlds (drawn next from the same rng) and the other one is
+    kept only if it beats greedy's choice there too."""
+    for seed in range(40):
+        view = _solo_state(seed, 0).view(0)
+        cands = view.take_actions()
+        plain = SoloSearchBot(worlds=6)
+        rng = random.Random(seed)
+        first = plain._search(view, cands, rng)
+        if len(cands) >= 2 and first != cands[0]:
+            break
+    else:
+        raise AssertionError("no deal where the first worlds leave greedy's choice")
+    gap = 0.0
+    for _ in range(5):  # the fresh worlds, as the confirming search draws them after the first
+        world, play = view.determinize(rng), rng.getrandbits(32)
+        gap += plain._play_out(world, first, play) - plain._play_out(world, cands[0], play)
+    bot = SoloSearchBot(worlds=6, confirm=5)
+    choice = bot._search(view, cands, random.Random(seed))
+    assert choice == (first if gap > 0 else cands[0])
+    assert bot.rollouts == 6 * len(cands) + 2 * 5
+    # a candidate never beats itself in the fresh worlds (a tie keeps greedy's choice)
+    assert bot._confirmed(view, cands[0], cands[0], random.Random(1)) is False
 
 
 def test_a_value_leaf_scores_the_position_turns_later_with_the_model() -> None:

@@ -118,7 +118,7 @@ def test_solo_pairs_the_bots_by_deal(
     assert code == 0 and "solo (normal), 3 deals" in out
     seats = pd.read_parquet(tmp_path / "solo" / "seats.parquet")
     by = seats.pivot(index="deal", columns="bot_spec", values="score")
-    result = strength._solo(tmp_path / "solo")
+    result = strength._solo([tmp_path / "solo"])
     assert result["points_diff"][0] == pytest.approx((by["greedy"] - by["random"]).mean())
     assert result["points_a"] == pytest.approx(by["greedy"].mean())
     # the CPU a game: the seat's decisions' CPU over its games (the ms a decision times them)
@@ -207,7 +207,74 @@ def test_solo_finds_a_spec_with_parameters_by_its_line_up(
         "random",
     )
     assert code == 0 and "solo (normal), 2 deals" in out
-    assert strength._solo(tmp_path / "solo")["deals"] == 2
+    assert strength._solo([tmp_path / "solo"])["deals"] == 2
+
+
+def test_solo_pools_two_runs_of_the_same_deals_and_pairs_their_bots(
+    strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bots played in two runs of one seed pair by deal (the mastermind's points too); runs of
+    another seed, or a bot no run played, are refused in one line."""
+    for name, seed, bots in (
+        ("a", "4", ("greedy", "random")),
+        ("b", "4", ("greedy:deny=0.5", "greedy")),
+        ("c", "5", ("random", "greedy")),
+    ):
+        code, _, _ = _main(
+            strength,
+            capsys,
+            "--out",
+            str(tmp_path / name),
+            "--games",
+            "3",
+            "--seed",
+            seed,
+            "--solo",
+            *bots,
+        )
+        assert code == 0
+    runs = [str(tmp_path / "a" / "solo"), str(tmp_path / "b" / "solo")]
+    code, out, _ = _main(strength, capsys, "--solo", "greedy:deny=0.5", "random", "--pool", *runs)
+    assert code == 0 and "solo (normal), 3 deals" in out
+    seats = pd.concat(pd.read_parquet(Path(r) / "seats.parquet") for r in runs)
+    games = pd.concat(pd.read_parquet(Path(r) / "games.parquet").assign(run=r) for r in runs)
+    seats = seats.merge(games[["run_id", "game_id", "opponent_score"]], on=["run_id", "game_id"])
+    by = seats.drop_duplicates(["deal", "lineup"]).pivot(
+        index="deal", columns="lineup", values="score"
+    )
+    mm = seats.drop_duplicates(["deal", "lineup"]).pivot(
+        index="deal", columns="lineup", values="opponent_score"
+    )
+    result = strength._solo([Path(r) for r in runs], ("greedy:deny=0.5", "random"))
+    assert result["points_diff"][0] == pytest.approx((by["greedy:deny=0.5"] - by["random"]).mean())
+    assert result["mastermind_diff"][0] == pytest.approx(
+        (mm["greedy:deny=0.5"] - mm["random"]).mean()
+    )
+    assert result["mastermind_b"] > result["mastermind_a"]  # random feeds the mastermind
+    code, _, err = _main(
+        strength,
+        capsys,
+        "--solo",
+        "greedy",
+        "random",
+        "--pool",
+        runs[0],
+        str(tmp_path / "c" / "solo"),
+    )
+    assert code == 0  # both bots are in the first run: the other is not read for them
+    code, _, err = _main(
+        strength,
+        capsys,
+        "--solo",
+        "greedy:deny=0.5",
+        "random",
+        "--pool",
+        runs[1],
+        str(tmp_path / "c" / "solo"),
+    )
+    assert code == 2 and err.count("\n") == 1 and "different games" in err
+    code, _, err = _main(strength, capsys, "--solo", "mcts", "random", "--pool", *runs)
+    assert code == 2 and err.count("\n") == 1 and "no run played 'mcts'" in err
 
 
 def test_ladder_fits_the_runs_games_jointly_and_refuses_an_unrated_anchor(
