@@ -94,7 +94,8 @@ HEURISTICS = (
 )
 SOLO = (
     "benchmarks/strength.py --solo SPEC greedy --games 400 --seed 53 --jobs 1 (compiled, load "
-    "16-25; the prior's two lines at --jobs 4 and 5, which give the same games; docs/benchmarks.md)"
+    "16-25; the prior's two lines at --jobs 4 and 5, confirm=16's at 2, which give the same games; "
+    "docs/benchmarks.md)"
 )
 CANDIDATE = "candidate-a0bf61a97e76"  # a model shipped beside the default one (session 59)
 JOINT = (
@@ -291,6 +292,13 @@ MEASURED: tuple[Measured, ...] = (
         SOLO,
         note="solo only (elsewhere it is greedy): won 46.0% [41.1%, 50.9%] of 400 Normal deals "
         "where greedy won 15.2%, -0.18 points [-0.43, +0.06] a game",
+    ),
+    Measured(
+        "solosearch:prior=0.05,when=always,confirm=16",
+        136.0,
+        SOLO,
+        note="solo only (elsewhere it is greedy): won 56.0% [51.1%, 60.9%] of 400 Normal deals "
+        "where greedy won 15.2%, +0.47 points [+0.23, +0.71] a game",
     ),
     Measured("random", 0.014, HEURISTICS, note="never won a game: below every other bot"),
     Measured("mcts", 170.0, BENCHMARKS, iterations=200),
