@@ -205,7 +205,7 @@ def _check_expansions(text: str) -> None:
 
 def _play(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:
     """Play (or finish) a runner run in ``run_dir``."""
-    from projectl_sim.errors import UsageError
+    from projectl_sim.errors import RunInterrupted, UsageError
     from projectl_sim.sim import runner, tables
     from projectl_sim.sim.spec import RunSpec
 
@@ -213,7 +213,13 @@ def _play(spec_data: dict[str, Any], run_dir: Path, options: Any) -> None:
     resume = (run_dir / "manifest.json").exists()
     if resume:
         tables.read_manifest(run_dir)
-    if not runner.run(None if resume else spec, run_dir, resume=resume, options=options).complete:
+    try:
+        done = runner.run(None if resume else spec, run_dir, resume=resume, options=options)
+    except RunInterrupted as exc:
+        # the saved games stay: the same command with the same --out plays only the rest
+        saved = str(exc).split("; finish with")[0]
+        raise UsageError(f"{saved}; run the same command again to finish") from None
+    if not done.complete:
         raise UsageError(f"{run_dir}: the run did not complete; run the command again to finish")
 
 

@@ -147,6 +147,26 @@ def test_bad_setting_is_one_line(
     assert code == 2 and err.count("\n") == 1 and "nosuch" in err
 
 
+def test_an_interrupted_match_is_one_line_naming_how_to_finish(
+    strength: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from projectl_sim.errors import RunInterrupted
+    from projectl_sim.sim import runner
+
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        raise RunInterrupted(f"interrupted: 3/8 games saved in {tmp_path}; finish with: X")
+
+    monkeypatch.setattr(runner, "run", stopped)
+    code, _, err = _main(
+        strength, capsys, "--out", str(tmp_path), "--games", "8", "--pair", "greedy", "random"
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "3/8 games saved" in err and "same command again" in err and "X" not in err
+
+
 def test_a_rules_switch_is_played_and_named(
     strength: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
