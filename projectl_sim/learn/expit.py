@@ -989,16 +989,27 @@ def _search_fit(
     else:
         mean, scale, layers = fine_tune(incumbent, rows, s["fit"])
     training = {
-        "method": "expert iteration (projectl_sim.learn.expit)",
+        **_training_head("expert iteration (projectl_sim.learn.expit)", plan, g, incumbent, s),
+        "fit_rows": len(rows),
+        "data": data_summary(pos),
+    }
+    _write_fit(gen_dir, mean, scale, layers, training, pos.subset(test), incumbent)
+
+
+def _training_head(
+    method: str, plan: Plan, g: int, incumbent: str, s: dict[str, int]
+) -> dict[str, Any]:
+    """Return the entries every generation's model file opens its ``training`` with."""
+    from bots.value_model import load_model
+
+    return {
+        "method": method,
         "generation": g,
         "parent": load_model(incumbent).hash,
         "seeds": s,
         # the plan without its length: a generation's model is the same in a longer run
         "plan": {k: v for k, v in plan.training().items() if k != "generations"},
-        "fit_rows": len(rows),
-        "data": data_summary(pos),
     }
-    _write_fit(gen_dir, mean, scale, layers, training, pos.subset(test), incumbent)
 
 
 def _rollout_fit(
@@ -1014,7 +1025,6 @@ def _rollout_fit(
     """Fit the candidate as the one-off training fits (``learn.value.fit``, seed ``plan.seed``)
     on the outcome rows' training games plus the extra rows and the window's rollout rows,
     each added row counted ``extra_weight`` times."""
-    from bots.value_model import load_model
     from projectl_sim.learn.value import Positions, fit, fit_library, held_out, joined, weighted
 
     base = inputs["base"]
@@ -1028,12 +1038,9 @@ def _rollout_fit(
         gens[f"{name}/{ROLLOUTS_FILE}"] = len(rows)
         added = joined(added, rows) if added is not None else rows
     added = weighted(added, plan.extra_weight)
+    method = "expert iteration, rollout labels (projectl_sim.learn.expit)"
     training = {
-        "method": "expert iteration, rollout labels (projectl_sim.learn.expit)",
-        "generation": g,
-        "parent": load_model(incumbent).hash,
-        "seeds": s,
-        "plan": {k: v for k, v in plan.training().items() if k != "generations"},
+        **_training_head(method, plan, g, incumbent, s),
         # the one-off training's entries (learn.value.train), the fit it is
         "games": len(np.unique(train_pos.game)),
         "positions": len(train_pos),
