@@ -416,10 +416,11 @@ class MCTSBot(Bot):
         ),
         "deepen": (
             0,
-            "the flat search (leaf=value,tree=turn): a root candidate's visits from the "
-            "deepen-th on are scored one turn of the searching seat further on, and one more "
-            "every deepen visits after (greedy play through them), so a budget past deepen "
-            "visits a candidate buys depth instead of more worlds at one depth (0 = never)",
+            "the flat search or greedy lines (leaf=value with tree=turn or width=0): a root "
+            "candidate's visits from the deepen-th on are scored one turn of the searching "
+            "seat further on, and one more every deepen visits after (greedy play through "
+            "them), so a budget past deepen visits a candidate buys depth instead of more "
+            "worlds at one depth (0 = never)",
             Range(0),
         ),
         **MODEL_PARAMS,
@@ -924,10 +925,17 @@ class MCTSBot(Bot):
 
 
 def _check_deepen(name: str, options: dict[str, Any]) -> int:
-    """Return ``deepen``, refused where it means nothing (only the flat search deepens)."""
+    """Return ``deepen``, refused where it means nothing: it schedules the learned leaf's depth
+    in the two shapes whose leaves are scored for the searching seat alone, the flat search
+    (``tree=turn``) and greedy lines (``width=0``)."""
     deepen = int(options["deepen"])
-    if deepen and (options["leaf"] != "value" or options["tree"] != "turn"):
-        raise UsageError(f"bot {name}: deepen= needs leaf=value and tree=turn (the flat search)")
+    if deepen and (
+        options["leaf"] != "value" or (options["tree"] != "turn" and float(options["width"]) != 0)
+    ):
+        raise UsageError(
+            f"bot {name}: deepen= needs leaf=value and tree=turn or width=0 "
+            "(the flat search or greedy lines)"
+        )
     return deepen
 
 

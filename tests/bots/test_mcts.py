@@ -343,6 +343,7 @@ def test_every_learned_leaf_is_scored_at_the_end_of_a_turn_of_the_searching_seat
         "mcts:leaf=value,iterations=30",
         "mcts:leaf=value,iterations=40,tree=turn",
         "mcts:leaf=value,iterations=40,tree=turn,deepen=4",
+        "mcts:leaf=value,iterations=30,deepen=4",
     ],
 )
 @pytest.mark.parametrize("players", [2, 3])
@@ -453,19 +454,29 @@ def test_a_learned_leaf_plays_on_through_as_many_ends_of_the_searching_seats_tur
         assert set(seen) == {(played, next_seat)}
 
 
-def test_deepen_is_the_flat_searchs_and_is_refused_elsewhere() -> None:
-    """deepen= schedules the flat search's depth (leaf=value,tree=turn); elsewhere it would
-    mean nothing, so a spec that gives it there is a usage error; the spec names it."""
-    for spec in ("mcts:deepen=8", "mcts:leaf=value,deepen=8", "mcts:tree=turn,deepen=8"):
+def test_deepen_is_the_flat_searchs_and_greedy_lines_and_is_refused_elsewhere() -> None:
+    """deepen= schedules the learned leaf's depth in the flat search (leaf=value,tree=turn) and
+    in greedy lines (leaf=value, width=0, its default); with rollouts, or in a tree that also
+    tries other actions below the root, it would mean nothing, so a spec that gives it there is
+    a usage error; the spec names it."""
+    for spec in (
+        "mcts:deepen=8",
+        "mcts:tree=turn,deepen=8",
+        "mcts:leaf=value,width=1,deepen=8",
+    ):
         with pytest.raises(UsageError, match="deepen"):
             make_bot(spec)
-    bot = make_bot("mcts:leaf=value,tree=turn,deepen=8")
-    assert "deepen=8" in repr(bot)
-    assert repr(make_bot(repr(bot))) == repr(bot)
+    for spec in ("mcts:leaf=value,tree=turn,deepen=8", "mcts:leaf=value,deepen=8"):
+        bot = make_bot(spec)
+        assert "deepen=8" in repr(bot)
+        assert repr(make_bot(repr(bot))) == repr(bot)
     assert "deepen" not in repr(make_bot("mcts:leaf=value,tree=turn"))
+    # a flat search may try more below the root within the searching seat's turn
+    assert make_bot("mcts:leaf=value,tree=turn,width=1,deepen=8").deepen == 8
 
 
-def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visits() -> None:
+@pytest.mark.parametrize("tree", ["turn", "full"])
+def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visits(tree: str) -> None:
     """With deepen=D a root candidate's k-th visit (from 0) plays its leaf through 1 + k // D
     ends of the searching seat's turns: the visits below D as without it, the rest deeper."""
     seen: list[tuple[int, int]] = []  # (the candidate's visit, turn ends asked)
@@ -483,19 +494,22 @@ def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visit
             return super()._leaf_values(state, rng, model, ends)  # type: ignore[arg-type]
 
     state = _midgame(2, 3, 9)
-    bot = Counted(leaf="value", tree="turn", iterations=60, deepen=3, places=0)
+    bot = Counted(leaf="value", tree=tree, iterations=60, deepen=3, places=0)
     bot(state.view(state.current), random.Random(5))
     assert max(v for v, _ in seen) >= 6
     assert all(ends == 1 + v // 3 for v, ends in seen)
 
 
-def test_a_search_whose_candidates_stay_below_deepen_visits_decides_as_without_it() -> None:
+@pytest.mark.parametrize("shape", ["tree=turn,", ""])
+def test_a_search_whose_candidates_stay_below_deepen_visits_decides_as_without_it(
+    shape: str,
+) -> None:
     """deepen only changes the visits from the D-th on: with D above any candidate's visits the
-    same seeds give the same decisions as the flat search without it."""
+    same seeds give the same decisions as the same search (flat, or greedy lines) without it."""
     for seed in (1, 2, 3):
         state = _midgame(2, seed, 7 + seed)
         view = state.view(state.current)
-        flat = make_bot("mcts:leaf=value,tree=turn,iterations=24")
-        deep = make_bot("mcts:leaf=value,tree=turn,iterations=24,deepen=24")
+        flat = make_bot(f"mcts:leaf=value,{shape}iterations=24")
+        deep = make_bot(f"mcts:leaf=value,{shape}iterations=24,deepen=24")
         assert flat(view, random.Random(seed)) == deep(view, random.Random(seed))
         assert flat.root_value == deep.root_value
