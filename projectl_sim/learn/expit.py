@@ -242,7 +242,9 @@ def _searcher(spec: str) -> Any:
                     position_features(state, p, self._private & ~(1 << p), self._per_card)
                     for p in range(state.n)
                 ]
-                out = self.value_model.evaluate_rows(rows)
+                vm = self.value_model
+                assert vm is not None  # the searcher's leaf is the learned one (leaf=value)
+                out = vm.evaluate_rows(rows)
             sums = self.sums.setdefault(self.pick, [[0.0] * state.n, [0.0] * state.n, [0.0]])
             for p, (win, margin) in enumerate(out):
                 sums[0][p] += win
