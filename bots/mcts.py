@@ -65,7 +65,11 @@ evaluation's ranking one turn on), and that ranking is the ceiling. ``deepen=D``
 depth schedule: a root candidate's visits from the D-th on are scored one turn of the searching
 seat further on (greedy play through the others' turns and its own), one turn more every D
 visits, so the candidates that sequential halving keeps, which get most of a big budget, are
-scored deeper and deeper; a search whose candidates never reach D visits is unchanged.
+scored deeper and deeper; a search whose candidates never reach D visits is unchanged. Greedy
+lines take the same schedule: their leaves stay some 3 turns down (the worlds' lines part), so
+past about 400 iterations a bigger budget bought only more worlds at that depth; with
+``deepen=D`` a candidate's visits from the D-th on are played on the greedy way one turn of the
+searching seat further past their leaf, one more every D visits.
 
 Sequential halving (Karnin, Koren and Somekh, "Almost optimal exploration in multi-armed bandits",
 ICML 2013; the root rule of Gumbel MuZero, Danihelka et al. 2022) splits the budget into
