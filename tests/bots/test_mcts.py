@@ -476,7 +476,9 @@ def test_deepen_is_the_flat_searchs_and_greedy_lines_and_is_refused_elsewhere() 
 
 
 @pytest.mark.parametrize("tree", ["turn", "full"])
-def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visits(tree: str) -> None:
+def test_deepen_scores_a_candidates_later_visits_a_turn_deeper_each_deepen_visits(
+    tree: str,
+) -> None:
     """With deepen=D a root candidate's k-th visit (from 0) plays its leaf through 1 + k // D
     ends of the searching seat's turns: the visits below D as without it, the rest deeper."""
     seen: list[tuple[int, int]] = []  # (the candidate's visit, turn ends asked)
