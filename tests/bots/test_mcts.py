@@ -511,7 +511,7 @@ def test_a_search_whose_candidates_stay_below_deepen_visits_decides_as_without_i
     for seed in (1, 2, 3):
         state = _midgame(2, seed, 7 + seed)
         view = state.view(state.current)
-        flat = make_bot(f"mcts:leaf=value,{shape}iterations=24")
+        plain = make_bot(f"mcts:leaf=value,{shape}iterations=24")
         deep = make_bot(f"mcts:leaf=value,{shape}iterations=24,deepen=24")
-        assert flat(view, random.Random(seed)) == deep(view, random.Random(seed))
-        assert flat.root_value == deep.root_value
+        assert plain(view, random.Random(seed)) == deep(view, random.Random(seed))
+        assert plain.root_value == deep.root_value
