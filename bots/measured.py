@@ -186,9 +186,9 @@ MEASURED: tuple[Measured, ...] = (
         567.0,
         iterations=115,
         note=(
-            "+142 [+127, +159] over the flat search on the previous model in 2,000 new games "
-            "(the joint fit +149) at 0.95 times its CPU; 63.4% [58.8, 68.0] of 400 games "
-            "against mcts:iterations=3200"
+            "+149 [+135, +164] over the flat search on the previous model at 0.95 times its "
+            "CPU (+142 [+127, +159] on its 2,000 new games alone); 63.4% [58.8, 68.0] of 400 "
+            "games against mcts:iterations=3200"
         ),
     ),
     Measured(f"value:model={PREVIOUS_MODEL}", 0.503, PREVIOUS, 188.0, 142.0, 236.0),
