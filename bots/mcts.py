@@ -448,12 +448,6 @@ class MCTSBot(Bot):
         self._private = 0  # the seats whose piles the searching seat's view hides
         self._root = 0  # the searching seat
         self.prior = float(self.options["prior"])
-        self.deepen = _check_deepen(self.name, self.options)
-        self.places = int(self.options["places"])
-        self.reach = float(self.options["reach"])
-        self.cycle = int(self.options["worlds"])
-        if (self.reach > 0 or self.cycle > 0) and self.value_model is None:
-            raise UsageError(f"bot {self.name}: reach= and worlds= need leaf=value")
         # the learned leaf in greedy lines (width=0: no node below the root compares values) or
         # in the flat search (tree=turn: every node below the root is the searching seat's), and
         # the root compares the searching seat's values only, so a leaf is scored for that seat
@@ -462,6 +456,18 @@ class MCTSBot(Bot):
         self._mover_only = self.value_model is not None and (
             float(self.options["width"]) == 0.0 or self.options["tree"] == "turn"
         )
+        # deepen schedules the depth of exactly those leaves: elsewhere it would mean nothing
+        self.deepen = int(self.options["deepen"])
+        if self.deepen and not self._mover_only:
+            raise UsageError(
+                f"bot {self.name}: deepen= needs leaf=value and tree=turn or width=0 "
+                "(the flat search or greedy lines)"
+            )
+        self.places = int(self.options["places"])
+        self.reach = float(self.options["reach"])
+        self.cycle = int(self.options["worlds"])
+        if (self.reach > 0 or self.cycle > 0) and self.value_model is None:
+            raise UsageError(f"bot {self.name}: reach= and worlds= need leaf=value")
         self._per_card = 0.0  # what a hidden pile's card is worth (the unseen cards' mean)
         self.endgame = int(self.options["endgame"])
         # the rollouts' policies never search solo's end (every rollout would pay for it); the bot
@@ -926,21 +932,6 @@ class MCTSBot(Bot):
         elif self.places > 0:
             cands = shortlist(cands, model.levels, self.places)
         return cands
-
-
-def _check_deepen(name: str, options: dict[str, Any]) -> int:
-    """Return ``deepen``, refused where it means nothing: it schedules the learned leaf's depth
-    in the two shapes whose leaves are scored for the searching seat alone, the flat search
-    (``tree=turn``) and greedy lines (``width=0``)."""
-    deepen = int(options["deepen"])
-    if deepen and (
-        options["leaf"] != "value" or (options["tree"] != "turn" and float(options["width"]) != 0)
-    ):
-        raise UsageError(
-            f"bot {name}: deepen= needs leaf=value and tree=turn or width=0 "
-            "(the flat search or greedy lines)"
-        )
-    return deepen
 
 
 def _better_checked(checks: dict[Action, list[float]], alive: list[Action]) -> list[Action]:
