@@ -24,6 +24,7 @@ from bots import make_bot  # noqa: E402
 from projectl_sim import Rules  # noqa: E402
 from projectl_sim._native import compiled  # noqa: E402
 from projectl_sim.sim.play import play_game  # noqa: E402
+from projectl_sim.sim.spec import split_lineup  # noqa: E402
 
 
 def main() -> None:
@@ -32,7 +33,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--bots", default="random,random")
     args = parser.parse_args()
-    specs = args.bots.split(",")
+    specs = split_lineup(args.bots)  # a spec's parameters stay with their bot
     rules = Rules(players=len(specs))
     bots = [make_bot(s) for s in specs]
     count = [0]

@@ -43,6 +43,7 @@ from projectl_sim import Rules  # noqa: E402
 from projectl_sim._native import compiled  # noqa: E402
 from projectl_sim.errors import ProjectLError  # noqa: E402
 from projectl_sim.sim.play import play_game  # noqa: E402
+from projectl_sim.sim.spec import split_lineup  # noqa: E402
 
 # the four expansions, and the Endless White Deck (a rules switch: ``endless_white_deck``)
 EXPANSIONS = ("ghost_piece", "ambassador_pack", "finesse", "phoenix", "endless")
@@ -128,7 +129,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=None, help="root seed (default: fresh)")
     args = parser.parse_args()
     root = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    specs = args.bots.split(",") if args.bots else sorted(set(REGISTRY) - NOT_SHIPPED)
+    # a spec's own parameters are comma-separated too (mcts:leaf=value,deepen=16): the runner's
+    # split keeps them with their bot
+    specs = split_lineup(args.bots) if args.bots else sorted(set(REGISTRY) - NOT_SHIPPED)
+    for spec in specs:
+        try:
+            make_bot(spec)
+        except ProjectLError as exc:
+            parser.error(f"--bots: {exc}")
     known = {v for v, _ in SEATINGS}
     variants = frozenset(args.variants.split(",")) if args.variants else None
     if variants is not None and not variants <= known:
